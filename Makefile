@@ -1,0 +1,144 @@
+# bloomkit - build, test, install.
+#
+#   make                 libraries (build/libbloomkit.a, build/libbloomkit.so)
+#   make check           every Check suite, the export check and the install check
+#   make check-asan      the suites under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-tsan      the thread suites under ThreadSanitizer
+#   make install PREFIX=/usr/local DESTDIR=
+#   make format / lint
+#
+# Variant builds go to their own folder (BUILD=build/asan ...) so sanitizer
+# objects never mix with normal ones.
+
+VERSION_MAJOR := 0
+VERSION := 0.1.0
+
+CC ?= cc
+BUILD ?= build
+OPT ?= -O2
+SAN ?=
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+
+WARN := -Wall -Wextra -Wpedantic -Werror
+BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -MMD -MP $(SAN)
+override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
+LDLIBS := -lm -pthread
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+LIB_SRCS := $(wildcard src/*.c src/common/*.c src/standard/*.c src/counting/*.c src/scalable/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_SRCS := $(wildcard tests/*.c)
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
+
+STATIC_LIB := $(BUILD)/libbloomkit.a
+SHARED_REAL := $(BUILD)/libbloomkit.so.$(VERSION)
+SHARED_SONAME := libbloomkit.so.$(VERSION_MAJOR)
+SHARED_LIB := $(BUILD)/libbloomkit.so
+TEST_BIN := $(BUILD)/tests/run_tests
+
+.PHONY: all lib check check-asan check-tsan run-tests check-exports check-install \
+        install install-lib install-headers install-pc uninstall clean format lint
+
+all: lib
+
+lib: $(STATIC_LIB) $(SHARED_LIB)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED_REAL): $(LIB_OBJS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -shared -Wl,-soname,$(SHARED_SONAME) -o $@ $^ $(LDLIBS)
+
+$(SHARED_LIB): $(SHARED_REAL)
+	ln -sf libbloomkit.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
+	ln -sf libbloomkit.so.$(VERSION) $@
+
+# Tests use the static library: they may reach internal (hidden) symbols.
+$(BUILD)/obj/tests/%.o: CFLAGS += $(CHECK_CFLAGS) -Isrc
+
+$(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(LDLIBS)
+
+# Suites run from the repository root (tests read tests/data/...).
+# CK_RUN_SUITE / CK_RUN_CASE select a subset (Check's own variables).
+run-tests: $(TEST_BIN)
+	$(TEST_BIN)
+
+check: lib run-tests check-exports check-install
+
+# Only bk_* names may leave the shared library.
+check-exports: $(SHARED_LIB)
+	@bad=$$(nm -D --defined-only $(SHARED_LIB) | awk '{print $$3}' | grep -v '^bk_' || true); \
+	if [ -n "$$bad" ]; then echo "non-bk_ symbols exported: $$bad"; exit 1; fi; \
+	echo "exports: $$(nm -D --defined-only $(SHARED_LIB) | grep -c ' T bk_') bk_* functions, nothing else"; \
+	readelf -d $(SHARED_LIB) | grep -q 'SONAME.*$(SHARED_SONAME)' && echo "soname: $(SHARED_SONAME)"
+
+# Install into a scratch DESTDIR and build an example against it with pkg-config.
+check-install: lib
+	@tmp=$$(mktemp -d) && \
+	$(MAKE) --no-print-directory -s install DESTDIR=$$tmp PREFIX=/opt/bk >/dev/null && \
+	PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_LIBDIR=$$tmp/opt/bk/lib/pkgconfig \
+	  $(CC) -std=c11 $(WARN) examples/standard.c -o $$tmp/ex \
+	  $$(PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_LIBDIR=$$tmp/opt/bk/lib/pkgconfig pkg-config --cflags --libs bloomkit) && \
+	LD_LIBRARY_PATH=$$tmp/opt/bk/lib $$tmp/ex >/dev/null && \
+	echo "install: headers, libbloomkit.a, libbloomkit.so and bloomkit.pc work through pkg-config" && \
+	rm -rf $$tmp
+
+SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+check-asan:
+	$(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN)" run-tests
+
+# The thread suite without Check's fork per test, so TSan sees the whole run.
+check-tsan:
+	CK_RUN_SUITE=threads CK_FORK=no $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
+
+install: install-lib install-headers install-pc
+
+install-lib: lib
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf libbloomkit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_SONAME)
+	ln -sf libbloomkit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libbloomkit.so
+
+install-headers:
+	install -d $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 include/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/
+
+install-pc: bloomkit.pc.in
+	install -d $(DESTDIR)$(PKGCONFIGDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    bloomkit.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libbloomkit.a $(DESTDIR)$(LIBDIR)/libbloomkit.so* \
+	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc
+
+FORMAT_FILES := $(shell find include src tests examples -name '*.[ch]' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_FILES)
+
+lint:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

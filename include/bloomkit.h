@@ -1,0 +1,272 @@
+/*
+ * bloomkit.h - Bloom filter toolkit: classic, 4-bit counting and scalable filters.
+ *
+ * One opaque handle (bk_filter) for three interchangeable variants chosen by a
+ * bk_config. Every key is hashed once with keyed SipHash; the variant derives its
+ * probes from that one 128-bit digest.
+ *
+ * Conventions for every function below:
+ *  - Errors are negative BK_E* codes; bk_strerror() names them. The library never
+ *    prints, exits or aborts on bad input, and a failed call leaves the filter as
+ *    it was.
+ *  - A key is (pointer, length); a zero-length key is a valid key and its pointer
+ *    may then be NULL.
+ *  - Thread-safety is stated per function. "Concurrent" means several threads on
+ *    the same filter at once; different filters are always independent.
+ */
+#ifndef BLOOMKIT_H
+#define BLOOMKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BK_API __attribute__((visibility("default")))
+#else
+#define BK_API
+#endif
+
+#define BK_VERSION_MAJOR 0
+#define BK_VERSION_MINOR 1
+#define BK_VERSION_PATCH 0
+#define BK_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------- errors -- */
+
+/* X-macro list: code, value, message. bk_strerror()/bk_err_name() are generated
+ * from it so codes and texts never drift apart. */
+#define BK_ERROR_LIST(X)                                                       \
+    X(BK_OK, 0, "success")                                                     \
+    X(BK_EINVAL, -1, "invalid argument")                                       \
+    X(BK_ENOMEM, -2, "out of memory")                                          \
+    X(BK_ENOTFOUND, -3, "key not found")                                       \
+    X(BK_ENOTSUP, -4, "operation not supported by this filter variant")        \
+    X(BK_ECONFIG, -5, "invalid configuration")                                 \
+    X(BK_ERANGE, -6, "size or count out of the supported range")               \
+    X(BK_EIO, -7, "input/output error")                                        \
+    X(BK_ECORRUPT, -8, "corrupt or unsupported file")                          \
+    X(BK_EINCOMPAT, -9, "filters are not compatible")                          \
+    X(BK_ESYS, -10, "system call failed")
+
+enum {
+#define BK_ERROR_ENUM_(name, value, text) name = (value),
+    BK_ERROR_LIST(BK_ERROR_ENUM_)
+#undef BK_ERROR_ENUM_
+};
+
+/* Text for an error code ("out of memory"); never NULL, static storage.
+ * Unknown codes give "unknown error". Thread-safe. */
+BK_API const char *bk_strerror(int code);
+
+/* Symbolic name of an error code ("BK_ENOMEM"); "BK_UNKNOWN" for unknown codes.
+ * Static storage. Thread-safe. */
+BK_API const char *bk_err_name(int code);
+
+/* Library version as "MAJOR.MINOR.PATCH"; static storage. Thread-safe. */
+BK_API const char *bk_version(void);
+
+/* --------------------------------------------------------------- hashing -- */
+
+/* SipHash-2-4 with 64-bit output (Aumasson & Bernstein, 2012), little-endian
+ * output bytes exactly as the reference implementation writes them.
+ * key: 16 bytes; msg may be NULL when len == 0; out: 8 bytes. No allocation,
+ * no error; thread-safe. */
+BK_API void bk_siphash24(const uint8_t key[16], const void *msg, size_t len, uint8_t out[8]);
+
+/* SipHash-2-4 with 128-bit output (the reference "outlen = 16" mode); out: 16
+ * bytes. Thread-safe. */
+BK_API void bk_siphash24_128(const uint8_t key[16], const void *msg, size_t len,
+                             uint8_t out[16]);
+
+/* SipHash-1-3 with 64-bit output: the faster, lower-margin option. Thread-safe. */
+BK_API void bk_siphash13(const uint8_t key[16], const void *msg, size_t len, uint8_t out[8]);
+
+/* SipHash-1-3 with 128-bit output (what `hash=siphash13` filters use). */
+BK_API void bk_siphash13_128(const uint8_t key[16], const void *msg, size_t len,
+                             uint8_t out[16]);
+
+/* ---------------------------------------------------------------- sizing -- */
+
+/* Sizing for n keys at false-positive rate p (Bloom 1970; see docs/design.md):
+ *   m = ceil(-n ln p / (ln 2)^2) bits,
+ *   k = floor or ceil of (m/n) ln 2, whichever gives the lower rate, >= 1,
+ *   rate = (1 - e^(-k n / m))^k. */
+typedef struct bk_plan {
+    uint64_t bits;       /* m */
+    uint64_t bytes;      /* ceil(m / 8): memory of a standard filter */
+    unsigned k;          /* number of probes */
+    double expected_fpr; /* rate after exactly n insertions */
+    double bits_per_key; /* m / n */
+} bk_plan;
+
+/* Fill *out for capacity n (1 .. 2^48) and rate p in (0, 0.5].
+ * Errors: BK_EINVAL (out NULL, n or p out of range, p not finite), BK_ERANGE (m
+ * would not fit in memory addressable here). Thread-safe. */
+BK_API int bk_plan_size(uint64_t capacity, double fpr, bk_plan *out);
+
+/* Rate of a filter of m bits and k probes after n insertions:
+ * (1 - e^(-k n / m))^k. Returns 1.0 when m or k is 0. Thread-safe. */
+BK_API double bk_rate_after(uint64_t m, unsigned k, uint64_t n);
+
+/* Cardinality estimate from X set bits (Swamidass & Baldi, 2007):
+ * n* = -(m / k) ln(1 - X / m). X >= m (a full filter) returns +infinity.
+ * Returns 0 for m or k equal to 0. Thread-safe. */
+BK_API double bk_estimate_cardinality(uint64_t m, unsigned k, uint64_t set_bits);
+
+/* ---------------------------------------------------------------- config -- */
+
+typedef enum bk_variant {
+    BK_VARIANT_STANDARD = 0, /* classic m-bit array */
+    BK_VARIANT_COUNTING = 1, /* 4-bit counters, supports bk_remove */
+    BK_VARIANT_SCALABLE = 2  /* chain of standard slices that grows */
+} bk_variant;
+
+typedef enum bk_hash_alg {
+    BK_HASH_SIPHASH24 = 0, /* default: SipHash-2-4, 128-bit output */
+    BK_HASH_SIPHASH13 = 1  /* fast option: SipHash-1-3, 128-bit output */
+} bk_hash_alg;
+
+/* Limits of every config value (inclusive unless said). */
+#define BK_CAPACITY_MAX (UINT64_C(1) << 48)
+#define BK_FPR_MAX 0.5 /* fpr is in (0, BK_FPR_MAX] */
+#define BK_GROWTH_MIN 2.0
+#define BK_GROWTH_MAX 16.0
+#define BK_TIGHTENING_MIN 0.1
+#define BK_TIGHTENING_MAX 0.95
+
+/* Plain value type; copy it freely. Initialise with bk_config_init() or
+ * bk_config_parse(). */
+typedef struct bk_config {
+    bk_variant variant; /* default standard */
+    uint64_t capacity;  /* n: expected keys (scalable: of the first slice); default 1,000,000 */
+    double fpr;         /* p: target false-positive rate; default 0.01 */
+    double growth;      /* scalable: slice i holds capacity * growth^i; default 2 */
+    double tightening;  /* scalable: slice i has rate fpr*(1-r)*r^i; default 0.5 */
+    bk_hash_alg hash;   /* default siphash24 */
+    int has_key;        /* 0: bk_new draws a random key; 1: use key[] */
+    uint8_t key[16];    /* SipHash key when has_key */
+} bk_config;
+
+/* Set *cfg to the defaults listed in bk_config. No error; cfg must not be NULL
+ * (then nothing happens). Thread-safe. */
+BK_API void bk_config_init(bk_config *cfg);
+
+/* Parse `text` ("key=value" pairs separated by spaces, commas or newlines; '#'
+ * starts a comment to end of line; spaces around '=' allowed) over the defaults
+ * and store the result in *cfg. Keys: variant (standard|counting|scalable),
+ * capacity (1 .. 2^48), fpr (0 < p <= 0.5), growth (2 .. 16), tightening
+ * (0.1 .. 0.95), hash (siphash24|siphash13), key (32 hex digits).
+ * On error returns BK_ECONFIG (BK_EINVAL for NULL cfg/text), leaves *cfg
+ * untouched, and, when err is not NULL and errlen > 0, writes one line into err
+ * naming the key, the offending value and the allowed range (truncated to
+ * errlen, always NUL-terminated). Unknown keys, duplicate keys, empty values,
+ * NaN/infinite/negative numbers and trailing junk are errors.
+ * The caller owns all buffers. Thread-safe. */
+BK_API int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen);
+
+/* Write cfg as config text that bk_config_parse() reads back to the same
+ * values (the key is written only when include_key is non-zero). Returns the
+ * length the full text needs (excluding NUL) like snprintf; writes at most
+ * buflen bytes including NUL. Returns BK_EINVAL if cfg is NULL or invalid.
+ * Thread-safe. */
+BK_API int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t buflen);
+
+/* Name of a variant ("standard", ...) or hash ("siphash24", ...); NULL if unknown. */
+BK_API const char *bk_variant_name(bk_variant v);
+BK_API const char *bk_hash_name(bk_hash_alg h);
+
+/* ------------------------------------------------------------- allocator -- */
+
+/* A caller-supplied allocator (mirrors zstd's ZSTD_customMem). alloc returns
+ * NULL on failure; free accepts NULL. opaque is passed back unchanged. */
+typedef struct bk_allocator {
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *opaque;
+} bk_allocator;
+
+/* Make `a` the allocator for filters created from now on (NULL restores
+ * malloc/free). Each filter copies the allocator current at its creation and
+ * frees with that one, so changing it later never mismatches a free.
+ * Errors: BK_EINVAL if exactly one of alloc/free is NULL.
+ * Not thread-safe: call it while no other thread creates filters. */
+BK_API int bk_set_allocator(const bk_allocator *a);
+
+/* ---------------------------------------------------------------- filter -- */
+
+typedef struct bk_filter bk_filter;
+
+/* Create an empty filter as cfg says (cfg NULL = defaults). On success *out owns
+ * a new filter to release with bk_free(). When cfg->has_key is 0 the SipHash key
+ * is 16 bytes from getrandom().
+ * Errors: BK_EINVAL (out NULL), BK_ECONFIG (a cfg value outside the limits
+ * bk_config_parse enforces), BK_ERANGE (the size does not fit this machine's
+ * address space), BK_ENOMEM, BK_ESYS (no randomness available). On error *out
+ * is set to NULL (when out is not NULL). Thread-safe. */
+BK_API int bk_new(const bk_config *cfg, bk_filter **out);
+
+/* Release f and everything it owns; bk_free(NULL) does nothing. Not concurrent
+ * with any other use of f. */
+BK_API void bk_free(bk_filter *f);
+
+/* Insert a key. Returns 1 when the key was absent before the call (some bit or
+ * counter went from 0), 0 when it was (maybe) present already. standard and
+ * scalable then change nothing; counting still increments (a multiset: a key
+ * added twice needs two removals). Errors: BK_EINVAL (f NULL, key NULL with
+ * len > 0), BK_ENOMEM / BK_ERANGE (scalable could not add a slice; the key is
+ * not added). Thread-safety: concurrent bk_add/bk_contains are safe on standard
+ * and scalable filters; counting filters need the caller's lock around
+ * bk_add/bk_remove. */
+BK_API int bk_add(bk_filter *f, const void *key, size_t len);
+
+/* Query a key: 1 maybe present, 0 definitely absent, BK_EINVAL for f NULL or
+ * key NULL with len > 0 (so test `== 1`, not truthiness, if errors matter).
+ * Concurrent with other bk_contains always; with bk_add as for bk_add. */
+BK_API int bk_contains(const bk_filter *f, const void *key, size_t len);
+
+/* Remove one occurrence of a key (counting only). BK_OK, BK_ENOTFOUND (some
+ * probed counter is zero: the key was never added; nothing changes),
+ * BK_ENOTSUP (standard, scalable), BK_EINVAL. Saturated counters (15) are
+ * sticky and never decremented, so a removal can never cause a false negative.
+ * Not concurrent with any other use of a counting filter. */
+BK_API int bk_remove(bk_filter *f, const void *key, size_t len);
+
+/* Empty the filter (scalable: back to one slice), keeping its configuration and
+ * hash key. Errors: BK_EINVAL. Not concurrent with any other use of f. */
+BK_API int bk_clear(bk_filter *f);
+
+typedef struct bk_filter_stats {
+    const char *variant;    /* "standard" | "counting" | "scalable"; static */
+    const char *hash;       /* "siphash24" | "siphash13"; static */
+    uint64_t capacity;      /* configured n (scalable: total of all slices) */
+    double fpr;             /* configured target rate */
+    uint64_t bits;          /* m: bits (counting: counters; scalable: sum) */
+    uint64_t bytes;         /* bytes of payload memory */
+    unsigned k;             /* probes per key (scalable: of the newest slice) */
+    uint64_t keys;          /* bk_add calls that reported new (counting: adds - removes) */
+    uint64_t set_bits;      /* bits set (counting: non-zero counters) */
+    double fill;            /* set_bits / bits */
+    double est_cardinality; /* distinct keys estimated from the fill */
+    double est_fpr;         /* current rate estimated from the fill */
+    uint32_t slices;        /* 1 except scalable */
+    uint64_t saturated;     /* counting: counters stuck at 15; else 0 */
+} bk_filter_stats;
+
+/* Fill *st with f's figures. Errors: BK_EINVAL. Safe concurrently with
+ * bk_add/bk_contains on standard and scalable (figures are then a snapshot that
+ * may be slightly behind). */
+BK_API int bk_stats(const bk_filter *f, bk_filter_stats *st);
+
+/* Copy f's configuration (with its actual hash key, has_key = 1) into *cfg.
+ * Errors: BK_EINVAL. Thread-safe. */
+BK_API int bk_get_config(const bk_filter *f, bk_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLOOMKIT_H */

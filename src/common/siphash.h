@@ -1,0 +1,27 @@
+/*
+ * siphash.h - keyed SipHash-c-d in 64- and 128-bit output modes (internal).
+ *
+ * The public entry points (bk_siphash24 ...) serialise to bytes; filters want
+ * the two 64-bit words of the 128-bit digest directly, which bk_sip128_words()
+ * gives without a round trip through memory.
+ */
+#ifndef BK_COMMON_SIPHASH_H
+#define BK_COMMON_SIPHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Key as the two little-endian words k0 = key[0..7], k1 = key[8..15]. */
+typedef struct bk_sipkey {
+    uint64_t k0, k1;
+} bk_sipkey;
+
+bk_sipkey bk_sipkey_from_bytes(const uint8_t key[16]);
+
+/* 128-bit SipHash-2-4 / SipHash-1-3: out[0] is the first output word, out[1]
+ * the second, as the reference writes them little-endian. msg may be NULL when
+ * len is 0. */
+void bk_sip24_128_words(const bk_sipkey *key, const void *msg, size_t len, uint64_t out[2]);
+void bk_sip13_128_words(const bk_sipkey *key, const void *msg, size_t len, uint64_t out[2]);
+
+#endif

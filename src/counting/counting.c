@@ -1,0 +1,204 @@
+/*
+ * counting.c - the counting Bloom filter (Fan, Cao, Almeida & Broder, "Summary
+ * Cache", IEEE/ACM ToN 8(3), 2000) with 4-bit counters, two per byte.
+ *
+ * Layout: m counters, counter i in byte i/2, high nibble for even i (Redis
+ * BITFIELD u4 order, see common/bits.h). m and k are sized exactly like the
+ * standard filter, so the memory is 4x the standard's for the same n and p.
+ *
+ * Invariants:
+ *  - A counter that reaches 15 (BK_COUNTER_MAX) never moves again: once it has
+ *    saturated we no longer know how many keys hold it, so decrementing could
+ *    reach 0 while a key still needs it (a false negative). Sticky saturation
+ *    trades that for a slightly higher false-positive rate; `saturated` counts
+ *    such counters.
+ *  - A counter never goes below 0: remove decrements the k counters in turn
+ *    and, if one is already 0 (the key was never added), puts back every
+ *    decrement it made and returns BK_ENOTFOUND, leaving the array exactly as
+ *    before. A key whose probes repeat a counter decrements it once per probe,
+ *    as add incremented it once per probe, so multiplicity is handled for free.
+ *  - nonzero is the number of non-zero counters; keys is adds minus removes.
+ *
+ * Concurrency: none inside; writers need the caller's lock (documented in
+ * bloomkit.h). Cost: O(k) for add, contains and remove.
+ */
+#include "counting.h"
+
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/bits.h"
+#include "../common/sizing.h"
+
+/* The largest value a 4-bit counter holds; reaching it makes it sticky. */
+#define BK_COUNTER_MAX 15u
+
+typedef struct bk_counting {
+    bk_filter base; /* first: a bk_counting* is a bk_filter* */
+    uint64_t m;     /* counters */
+    unsigned k;
+    uint64_t nbytes; /* ceil(m / 2) */
+    uint8_t *cells;
+    uint64_t nonzero;
+    uint64_t saturated;
+    uint64_t keys;
+} bk_counting;
+
+_Static_assert(offsetof(bk_counting, base) == 0, "bk_filter must be the first member");
+
+static unsigned cell_get(const bk_counting *c, uint64_t i)
+{
+    return (c->cells[i >> 1] >> bk_nibble_shift(i)) & 0xfu;
+}
+
+static void cell_set(bk_counting *c, uint64_t i, unsigned v)
+{
+    const unsigned sh = bk_nibble_shift(i);
+    uint8_t *b = &c->cells[i >> 1];
+    *b = (uint8_t)((*b & ~(0xfu << sh)) | (v << sh));
+}
+
+/* Increment counter i unless saturated; keep nonzero/saturated exact. */
+static void cell_inc(bk_counting *c, uint64_t i)
+{
+    const unsigned v = cell_get(c, i);
+    if (v == BK_COUNTER_MAX)
+        return;
+    cell_set(c, i, v + 1);
+    c->nonzero += (v == 0);
+    c->saturated += (v + 1 == BK_COUNTER_MAX);
+}
+
+static int cnt_add(bk_filter *f, const bk_hash *h)
+{
+    bk_counting *c = (bk_counting *)f;
+    bk_probe_iter it = bk_probes_begin(h);
+    int was_new = 0;
+    for (unsigned i = 0; i < c->k; i++) {
+        const uint64_t pos = bk_probe_next(&it, c->m);
+        was_new |= (cell_get(c, pos) == 0);
+        cell_inc(c, pos);
+    }
+    c->keys++;
+    return was_new;
+}
+
+static int cnt_contains(const bk_filter *f, const bk_hash *h)
+{
+    const bk_counting *c = (const bk_counting *)f;
+    bk_probe_iter it = bk_probes_begin(h);
+    for (unsigned i = 0; i < c->k; i++)
+        if (cell_get(c, bk_probe_next(&it, c->m)) == 0)
+            return 0;
+    return 1;
+}
+
+/* Undo the decrements of probes 0 .. done-1 (saturated ones were skipped and
+ * are still 15; every decremented one is now <= 14, so "not 15" finds them). */
+static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
+{
+    bk_probe_iter it = bk_probes_begin(h);
+    for (unsigned i = 0; i < done; i++) {
+        const uint64_t pos = bk_probe_next(&it, c->m);
+        if (cell_get(c, pos) != BK_COUNTER_MAX)
+            cell_inc(c, pos);
+    }
+}
+
+static int cnt_remove(bk_filter *f, const bk_hash *h)
+{
+    bk_counting *c = (bk_counting *)f;
+    bk_probe_iter it = bk_probes_begin(h);
+    for (unsigned i = 0; i < c->k; i++) {
+        const uint64_t pos = bk_probe_next(&it, c->m);
+        const unsigned v = cell_get(c, pos);
+        if (v == 0) {
+            undo_decrements(c, h, i);
+            return BK_ENOTFOUND;
+        }
+        if (v == BK_COUNTER_MAX)
+            continue; /* sticky */
+        cell_set(c, pos, v - 1);
+        c->nonzero -= (v == 1);
+    }
+    c->keys -= (c->keys > 0);
+    return BK_OK;
+}
+
+static void cnt_stats(const bk_filter *f, bk_filter_stats *st)
+{
+    const bk_counting *c = (const bk_counting *)f;
+    st->capacity = f->cfg.capacity;
+    st->bits = c->m;
+    st->bytes = c->nbytes;
+    st->k = c->k;
+    st->keys = c->keys;
+    st->set_bits = c->nonzero;
+    st->fill = (double)c->nonzero / (double)c->m;
+    st->est_cardinality = bk_estimate_cardinality(c->m, c->k, c->nonzero);
+    st->est_fpr = bk_rate_from_fill(st->fill, c->k);
+    st->slices = 1;
+    st->saturated = c->saturated;
+}
+
+static void cnt_clear(bk_filter *f)
+{
+    bk_counting *c = (bk_counting *)f;
+    memset(c->cells, 0, (size_t)c->nbytes);
+    c->nonzero = c->saturated = c->keys = 0;
+}
+
+static void cnt_destroy(bk_filter *f)
+{
+    bk_counting *c = (bk_counting *)f;
+    const bk_allocator a = f->alloc;
+    bk_mem_free(&a, c->cells);
+    bk_mem_free(&a, c);
+}
+
+static const bk_filter_ops counting_ops = {
+    .version = BK_FILTER_OPS_VERSION,
+    .name = "counting",
+    .add = cnt_add,
+    .contains = cnt_contains,
+    .remove = cnt_remove,
+    .stats = cnt_stats,
+    .clear = cnt_clear,
+    .destroy = cnt_destroy,
+};
+
+const uint8_t *bk_counting_cells(const bk_filter *f, uint64_t *nbytes)
+{
+    if (!f || f->ops != &counting_ops)
+        return NULL;
+    const bk_counting *c = (const bk_counting *)f;
+    *nbytes = c->nbytes;
+    return c->cells;
+}
+
+int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    uint64_t m;
+    unsigned k;
+    int rc = bk_size_for(cfg->capacity, cfg->fpr, &m, &k);
+    if (rc != BK_OK)
+        return rc;
+    const uint64_t nbytes = m / 2 + (m % 2);
+    if (nbytes > SIZE_MAX)
+        return BK_ERANGE;
+    bk_counting *c = bk_mem_alloc(a, sizeof *c);
+    if (!c)
+        return BK_ENOMEM;
+    memset(c, 0, sizeof *c);
+    c->cells = bk_mem_calloc(a, (size_t)nbytes, 1);
+    if (!c->cells) {
+        bk_mem_free(a, c);
+        return BK_ENOMEM;
+    }
+    c->m = m;
+    c->k = k;
+    c->nbytes = nbytes;
+    bk_filter_base_init(&c->base, &counting_ops, cfg, a);
+    *out = &c->base;
+    return BK_OK;
+}

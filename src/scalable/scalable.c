@@ -1,0 +1,201 @@
+/*
+ * scalable.c - scalable Bloom filter (Almeida, Baquero, Preguica & Hutchison,
+ * "Scalable Bloom Filters", Information Processing Letters 101(6), 2007).
+ *
+ * A chain of standard slices (src/standard's slice interface). Slice i is sized
+ * for capacity n0 * s^i at rate p0 * (1 - r) * r^i, so the compound rate
+ * 1 - prod(1 - p_i) <= sum p_i = p0 (1 - r) / (1 - r) = p0 however many slices
+ * are added. Keys go into the newest slice; before an add, if the newest slice's
+ * fill (set bits / m) exceeds 0.5 - the fill of an optimally loaded filter - a
+ * new slice is started. A key already present in any slice is not added again,
+ * so the slices' fills reflect distinct keys.
+ *
+ * Concurrency: slices live in a fixed table of BK_SCALABLE_MAX_SLICES pointers
+ * that never moves; `count` is published with release after the slice is fully
+ * built and read with acquire, so add/contains need no lock and see only
+ * complete slices. Growth takes a mutex and re-checks, so concurrent writers
+ * never add two slices for one. Adds racing with a growth may land in the
+ * previous slice: harmless, its fill only goes slightly past 0.5.
+ *
+ * Cost: contains is O(slices * k) for absent keys (newest slice first: it is the
+ * largest and holds most keys); the number of slices is logarithmic in the keys.
+ */
+#include "scalable.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/sizing.h"
+#include "../standard/standard.h"
+
+/* More slices than anyone can allocate: with growth >= 2 slice 63 alone would
+ * hold n0 * 2^63 keys. A fixed table keeps the slice pointers still under
+ * concurrent readers. */
+#define BK_SCALABLE_MAX_SLICES 64
+/* The newest slice's fill beyond which a new slice is started. */
+#define BK_SCALABLE_GROW_FILL 0.5
+
+typedef struct bk_scalable {
+    bk_filter base; /* first: a bk_scalable* is a bk_filter* */
+    bk_std_slice *slices[BK_SCALABLE_MAX_SLICES];
+    _Atomic uint32_t count; /* slices in use, >= 1 */
+    pthread_mutex_t grow_lock;
+} bk_scalable;
+
+_Static_assert(offsetof(bk_scalable, base) == 0, "bk_filter must be the first member");
+
+/* Capacity and rate of slice i, from the paper's geometric series. */
+static int slice_params(const bk_config *cfg, uint32_t i, uint64_t *cap, double *fpr)
+{
+    const double c = ceil((double)cfg->capacity * pow(cfg->growth, (double)i));
+    const double p = cfg->fpr * (1.0 - cfg->tightening) * pow(cfg->tightening, (double)i);
+    if (!(c <= (double)BK_BITS_MAX) || !(p > 0.0))
+        return BK_ERANGE;
+    *cap = (uint64_t)c;
+    *fpr = p;
+    return BK_OK;
+}
+
+static int add_slice(bk_scalable *sf, uint32_t i)
+{
+    if (i >= BK_SCALABLE_MAX_SLICES)
+        return BK_ERANGE;
+    uint64_t cap;
+    double fpr;
+    int rc = slice_params(&sf->base.cfg, i, &cap, &fpr);
+    if (rc != BK_OK)
+        return rc;
+    bk_std_slice *s = bk_mem_alloc(&sf->base.alloc, sizeof *s);
+    if (!s)
+        return BK_ENOMEM;
+    rc = bk_std_slice_init(s, cap, fpr, &sf->base.alloc);
+    if (rc != BK_OK) {
+        bk_mem_free(&sf->base.alloc, s);
+        return rc;
+    }
+    sf->slices[i] = s;
+    atomic_store_explicit(&sf->count, i + 1, memory_order_release);
+    return BK_OK;
+}
+
+static uint32_t slice_count(const bk_scalable *sf)
+{
+    return atomic_load_explicit(&((bk_scalable *)sf)->count, memory_order_acquire);
+}
+
+/* Start a new slice if the newest one (index n-1) is past its fill limit. */
+static int grow_if_full(bk_scalable *sf, uint32_t n)
+{
+    if (bk_std_slice_fill(sf->slices[n - 1]) <= BK_SCALABLE_GROW_FILL)
+        return BK_OK;
+    pthread_mutex_lock(&sf->grow_lock);
+    int rc = BK_OK;
+    if (slice_count(sf) == n) /* nobody grew it meanwhile */
+        rc = add_slice(sf, n);
+    pthread_mutex_unlock(&sf->grow_lock);
+    return rc;
+}
+
+static int scl_contains(const bk_filter *f, const bk_hash *h)
+{
+    const bk_scalable *sf = (const bk_scalable *)f;
+    for (uint32_t i = slice_count(sf); i-- > 0;)
+        if (bk_std_slice_contains(sf->slices[i], h))
+            return 1;
+    return 0;
+}
+
+static int scl_add(bk_filter *f, const bk_hash *h)
+{
+    bk_scalable *sf = (bk_scalable *)f;
+    if (scl_contains(f, h))
+        return 0;
+    const int rc = grow_if_full(sf, slice_count(sf));
+    if (rc != BK_OK)
+        return rc;
+    return bk_std_slice_add(sf->slices[slice_count(sf) - 1], h);
+}
+
+static void scl_stats(const bk_filter *f, bk_filter_stats *st)
+{
+    const bk_scalable *sf = (const bk_scalable *)f;
+    const uint32_t n = slice_count(sf);
+    double pass_all = 1.0; /* probability an absent key passes no slice */
+    for (uint32_t i = 0; i < n; i++) {
+        const bk_std_slice *s = sf->slices[i];
+        const uint64_t set = atomic_load_explicit(&s->set_bits, memory_order_relaxed);
+        st->capacity += s->capacity;
+        st->bits += s->m;
+        st->bytes += s->nbytes;
+        st->keys += atomic_load_explicit(&s->keys, memory_order_relaxed);
+        st->set_bits += set;
+        st->est_cardinality += bk_estimate_cardinality(s->m, s->k, set);
+        pass_all *= 1.0 - bk_rate_from_fill((double)set / (double)s->m, s->k);
+    }
+    st->k = sf->slices[n - 1]->k;
+    st->fill = (double)st->set_bits / (double)st->bits;
+    st->est_fpr = 1.0 - pass_all;
+    st->slices = n;
+}
+
+static void free_slices_from(bk_scalable *sf, uint32_t first)
+{
+    const uint32_t n = slice_count(sf);
+    for (uint32_t i = first; i < n; i++) {
+        bk_std_slice_release(sf->slices[i], &sf->base.alloc);
+        bk_mem_free(&sf->base.alloc, sf->slices[i]);
+        sf->slices[i] = NULL;
+    }
+}
+
+static void scl_clear(bk_filter *f)
+{
+    bk_scalable *sf = (bk_scalable *)f;
+    free_slices_from(sf, 1);
+    atomic_store(&sf->count, 1);
+    bk_std_slice_clear(sf->slices[0]);
+}
+
+static void scl_destroy(bk_filter *f)
+{
+    bk_scalable *sf = (bk_scalable *)f;
+    const bk_allocator a = f->alloc;
+    free_slices_from(sf, 0);
+    pthread_mutex_destroy(&sf->grow_lock);
+    bk_mem_free(&a, sf);
+}
+
+static const bk_filter_ops scalable_ops = {
+    .version = BK_FILTER_OPS_VERSION,
+    .name = "scalable",
+    .add = scl_add,
+    .contains = scl_contains,
+    .remove = NULL, /* slices are bit arrays */
+    .stats = scl_stats,
+    .clear = scl_clear,
+    .destroy = scl_destroy,
+};
+
+int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    bk_scalable *sf = bk_mem_alloc(a, sizeof *sf);
+    if (!sf)
+        return BK_ENOMEM;
+    memset(sf, 0, sizeof *sf);
+    bk_filter_base_init(&sf->base, &scalable_ops, cfg, a);
+    atomic_init(&sf->count, 0);
+    if (pthread_mutex_init(&sf->grow_lock, NULL) != 0) {
+        bk_mem_free(a, sf);
+        return BK_ESYS;
+    }
+    const int rc = add_slice(sf, 0);
+    if (rc != BK_OK) {
+        pthread_mutex_destroy(&sf->grow_lock);
+        bk_mem_free(a, sf);
+        return rc;
+    }
+    *out = &sf->base;
+    return BK_OK;
+}

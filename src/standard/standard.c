@@ -1,0 +1,169 @@
+/*
+ * standard.c - the classic Bloom filter: an m-bit array and k probes per key.
+ *
+ * Layout: bit i lives in byte i/8 under mask 0x80 >> (i % 8) (Redis's bit
+ * order, see common/bits.h). Invariants: a bit once set is never cleared except
+ * by clear(); set_bits equals the population count of the array, because a bit
+ * is counted only by the thread whose atomic OR turned it from 0 to 1.
+ *
+ * Concurrency: add ORs bits in with relaxed atomics, after a plain relaxed load
+ * shows the bit clear (so re-adding a present key costs no locked instruction);
+ * contains only loads. A key whose add has returned is visible to every later
+ * contains in any thread that synchronises with the adder; concurrent add and
+ * contains of the same key may see it either way, as with any set.
+ *
+ * Cost: add and contains are O(k) probes, one cache miss each in a large array.
+ * contains stops at the first clear bit, so absent keys cost ~2 probes on average.
+ */
+#include "standard.h"
+
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/bits.h"
+#include "../common/sizing.h"
+
+int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, const bk_allocator *a)
+{
+    uint64_t m;
+    unsigned k;
+    const int rc = bk_size_for(capacity, fpr, &m, &k);
+    if (rc != BK_OK)
+        return rc;
+    const uint64_t nbytes = bk_bits_to_bytes(m);
+    if (nbytes > SIZE_MAX)
+        return BK_ERANGE;
+    _Atomic uint8_t *bits = bk_mem_calloc(a, (size_t)nbytes, 1);
+    if (!bits)
+        return BK_ENOMEM;
+    s->m = m;
+    s->k = k;
+    s->capacity = capacity;
+    s->fpr = fpr;
+    s->nbytes = nbytes;
+    s->bits = bits;
+    atomic_init(&s->set_bits, 0);
+    atomic_init(&s->keys, 0);
+    return BK_OK;
+}
+
+void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
+{
+    bk_mem_free(a, (void *)s->bits);
+    s->bits = NULL;
+}
+
+int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
+{
+    bk_probe_iter it = bk_probes_begin(h);
+    uint64_t changed = 0;
+    for (unsigned i = 0; i < s->k; i++) {
+        const uint64_t bit = bk_probe_next(&it, s->m);
+        _Atomic uint8_t *byte = &s->bits[bk_bit_byte(bit)];
+        const uint8_t mask = bk_bit_mask(bit);
+        if (atomic_load_explicit(byte, memory_order_relaxed) & mask)
+            continue;
+        const uint8_t old = atomic_fetch_or_explicit(byte, mask, memory_order_relaxed);
+        changed += !(old & mask);
+    }
+    if (changed == 0)
+        return 0;
+    atomic_fetch_add_explicit(&s->set_bits, changed, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->keys, 1, memory_order_relaxed);
+    return 1;
+}
+
+int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
+{
+    bk_probe_iter it = bk_probes_begin(h);
+    for (unsigned i = 0; i < s->k; i++) {
+        const uint64_t bit = bk_probe_next(&it, s->m);
+        if (!(atomic_load_explicit(&s->bits[bk_bit_byte(bit)], memory_order_relaxed) &
+              bk_bit_mask(bit)))
+            return 0;
+    }
+    return 1;
+}
+
+void bk_std_slice_clear(bk_std_slice *s)
+{
+    memset((void *)s->bits, 0, (size_t)s->nbytes);
+    atomic_store(&s->set_bits, 0);
+    atomic_store(&s->keys, 0);
+}
+
+double bk_std_slice_fill(const bk_std_slice *s)
+{
+    return (double)atomic_load_explicit(&s->set_bits, memory_order_relaxed) / (double)s->m;
+}
+
+/* --- the standard variant: one slice behind the vtable ------------------- */
+
+typedef struct bk_standard {
+    bk_filter base; /* first: a bk_standard* is a bk_filter* */
+    bk_std_slice slice;
+} bk_standard;
+
+_Static_assert(offsetof(bk_standard, base) == 0, "bk_filter must be the first member");
+
+static int std_add(bk_filter *f, const bk_hash *h)
+{
+    return bk_std_slice_add(&((bk_standard *)f)->slice, h);
+}
+
+static int std_contains(const bk_filter *f, const bk_hash *h)
+{
+    return bk_std_slice_contains(&((const bk_standard *)f)->slice, h);
+}
+
+static void std_stats(const bk_filter *f, bk_filter_stats *st)
+{
+    const bk_std_slice *s = &((const bk_standard *)f)->slice;
+    const uint64_t set = atomic_load_explicit(&s->set_bits, memory_order_relaxed);
+    st->capacity = s->capacity;
+    st->bits = s->m;
+    st->bytes = s->nbytes;
+    st->k = s->k;
+    st->keys = atomic_load_explicit(&s->keys, memory_order_relaxed);
+    st->set_bits = set;
+    st->fill = (double)set / (double)s->m;
+    st->est_cardinality = bk_estimate_cardinality(s->m, s->k, set);
+    st->est_fpr = bk_rate_from_fill(st->fill, s->k);
+    st->slices = 1;
+}
+
+static void std_clear(bk_filter *f) { bk_std_slice_clear(&((bk_standard *)f)->slice); }
+
+static void std_destroy(bk_filter *f)
+{
+    bk_standard *sf = (bk_standard *)f;
+    const bk_allocator a = f->alloc;
+    bk_std_slice_release(&sf->slice, &a);
+    bk_mem_free(&a, sf);
+}
+
+static const bk_filter_ops standard_ops = {
+    .version = BK_FILTER_OPS_VERSION,
+    .name = "standard",
+    .add = std_add,
+    .contains = std_contains,
+    .remove = NULL, /* a bit array cannot forget a key */
+    .stats = std_stats,
+    .clear = std_clear,
+    .destroy = std_destroy,
+};
+
+int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    bk_standard *sf = bk_mem_alloc(a, sizeof *sf);
+    if (!sf)
+        return BK_ENOMEM;
+    const int rc = bk_std_slice_init(&sf->slice, cfg->capacity, cfg->fpr, a);
+    if (rc != BK_OK) {
+        bk_mem_free(a, sf);
+        return rc;
+    }
+    bk_filter_base_init(&sf->base, &standard_ops, cfg, a);
+    *out = &sf->base;
+    return BK_OK;
+}

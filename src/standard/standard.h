@@ -1,0 +1,48 @@
+/*
+ * standard.h - the classic Bloom filter's internal interface.
+ *
+ * A "slice" is one m-bit array with k probes. The standard variant is one
+ * slice behind the vtable; the scalable variant chains slices through these
+ * functions (and only these), so the bit-array logic exists once.
+ *
+ * Thread-safety: bk_std_slice_add and bk_std_slice_contains may run
+ * concurrently on one slice (bits are set with atomic OR, counters are atomic).
+ * init/release/clear must not overlap any other call on the slice.
+ */
+#ifndef BK_STANDARD_STANDARD_H
+#define BK_STANDARD_STANDARD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../common/filter_impl.h"
+
+typedef struct bk_std_slice {
+    uint64_t m;                /* bits, 1 .. BK_BITS_MAX */
+    unsigned k;                /* probes per key */
+    uint64_t capacity;         /* keys it was sized for */
+    double fpr;                /* rate it was sized for */
+    uint64_t nbytes;           /* payload bytes: ceil(m / 8) */
+    _Atomic uint8_t *bits;     /* bit i: byte i/8, mask 0x80 >> (i % 8) */
+    _Atomic uint64_t set_bits; /* population count of bits */
+    _Atomic uint64_t keys;     /* adds that reported a new key */
+} bk_std_slice;
+
+/* Size a slice for `capacity` keys at `fpr` and allocate its zeroed bits.
+ * BK_OK, BK_ERANGE (too large), BK_ENOMEM. On error nothing is allocated. */
+int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, const bk_allocator *a);
+void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
+
+/* 1 if some probed bit went from 0 to 1 (the key was new), else 0. */
+int bk_std_slice_add(bk_std_slice *s, const bk_hash *h);
+/* 1 if every probed bit is set. */
+int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h);
+void bk_std_slice_clear(bk_std_slice *s);
+
+/* set_bits / m. */
+double bk_std_slice_fill(const bk_std_slice *s);
+
+/* The standard variant's constructor (bk_filter_create_fn). */
+int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * main.c - runs every suite. Select with Check's own variables:
+ * CK_RUN_SUITE=counting, CK_RUN_CASE=..., CK_FORK=no, CK_VERBOSITY=verbose.
+ */
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+    Suite *(*const suites[])(void) = {siphash_suite,  hash_suite,     sizing_suite,
+                                      config_suite,   standard_suite, counting_suite,
+                                      scalable_suite, contract_suite, alloc_suite,
+                                      threads_suite};
+    SRunner *sr = srunner_create(NULL);
+    for (size_t i = 0; i < sizeof suites / sizeof *suites; i++)
+        srunner_add_suite(sr, suites[i]());
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,18 @@
+/* suites.h - every Check suite, one per module; main.c runs them all. */
+#ifndef BK_SUITES_H
+#define BK_SUITES_H
+
+#include <check.h>
+
+Suite *siphash_suite(void);
+Suite *hash_suite(void);
+Suite *sizing_suite(void);
+Suite *config_suite(void);
+Suite *standard_suite(void);
+Suite *counting_suite(void);
+Suite *scalable_suite(void);
+Suite *contract_suite(void);
+Suite *alloc_suite(void);
+Suite *threads_suite(void);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * test_alloc.c - fault injection on every allocation (SQLite's habit): fail
+ * the N-th allocation for N = 1, 2, ... until the scenario succeeds; every
+ * failure must return BK_ENOMEM, leave the filter as it was, and leak nothing.
+ */
+#include <stdlib.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+static long g_calls, g_fail_at, g_live;
+
+static void *failing_alloc(void *opaque, size_t size)
+{
+    (void)opaque;
+    if (++g_calls == g_fail_at)
+        return NULL;
+    void *p = malloc(size);
+    g_live += p != NULL;
+    return p;
+}
+
+static void counting_free(void *opaque, void *p)
+{
+    (void)opaque;
+    if (p) {
+        g_live--;
+        free(p);
+    }
+}
+
+static const bk_allocator failing = {failing_alloc, counting_free, NULL};
+
+/* Create a filter and add enough keys that scalable grows several times.
+ * Returns 1 if an allocation failure was met (and handled), 0 if it ran clean. */
+static int scenario(const char *variant)
+{
+    char cfg[96], key[32];
+    snprintf(cfg, sizeof cfg, "variant=%s capacity=16 fpr=0.01", variant);
+    bk_config c;
+    ck_assert_int_eq(bk_config_parse(&c, cfg, NULL, 0), BK_OK);
+    bk_filter *f = (bk_filter *)&c;
+    const int rc = bk_new(&c, &f);
+    if (rc != BK_OK) {
+        ck_assert_int_eq(rc, BK_ENOMEM);
+        ck_assert_ptr_null(f);
+        ck_assert_int_eq(g_live, 0);
+        return 1;
+    }
+    int failed = 0;
+    for (uint64_t i = 0; i < 400 && !failed; i++) {
+        const size_t len = tu_key(key, sizeof key, "fi", i);
+        bk_filter_stats before, after;
+        bk_stats(f, &before);
+        const int arc = bk_add(f, key, len);
+        if (arc < 0) {
+            ck_assert_int_eq(arc, BK_ENOMEM);
+            bk_stats(f, &after);
+            ck_assert_uint_eq(before.set_bits, after.set_bits);
+            ck_assert_uint_eq(before.keys, after.keys);
+            ck_assert_uint_eq(before.slices, after.slices);
+            failed = 1;
+        }
+    }
+    bk_free(f);
+    ck_assert_int_eq(g_live, 0);
+    return failed;
+}
+
+START_TEST(every_allocation_failure_is_reported_and_leaks_nothing)
+{
+    const char *variant = _i == 0 ? "standard" : _i == 1 ? "counting" : "scalable";
+    ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
+    long n = 1;
+    for (; n < 10000; n++) {
+        g_calls = 0;
+        g_fail_at = n;
+        g_live = 0;
+        if (!scenario(variant))
+            break;
+    }
+    fprintf(stderr, "[alloc %s] %ld allocation points failed in turn, then a clean run of %ld\n",
+            variant, n - 1, g_calls);
+    ck_assert_int_gt(n, 1);
+    ck_assert_int_lt(n, 10000);
+    if (_i == 2)
+        ck_assert_int_gt(n, 4); /* scalable allocated slices while adding */
+    bk_set_allocator(NULL);
+}
+END_TEST
+
+/* A filter frees with the allocator it was created with. */
+START_TEST(filter_keeps_its_allocator)
+{
+    g_calls = 0;
+    g_fail_at = -1;
+    g_live = 0;
+    ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
+    bk_filter *f = tu_filter("variant=scalable capacity=10");
+    ck_assert_int_gt(g_live, 0);
+    ck_assert_int_eq(bk_set_allocator(NULL), BK_OK);
+    char key[32];
+    for (uint64_t i = 0; i < 200; i++)
+        bk_add(f, key, tu_key(key, sizeof key, "a", i));
+    bk_free(f);
+    ck_assert_int_eq(g_live, 0);
+    const bk_allocator half = {failing_alloc, NULL, NULL};
+    ck_assert_int_eq(bk_set_allocator(&half), BK_EINVAL);
+}
+END_TEST
+
+Suite *alloc_suite(void)
+{
+    Suite *s = suite_create("alloc");
+    TCase *tc = tcase_create("fault_injection");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_loop_test(tc, every_allocation_failure_is_reported_and_leaks_nothing, 0, 3);
+    tcase_add_test(tc, filter_keeps_its_allocator);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,212 @@
+/*
+ * test_config.c - the config text: every key, separators and comments, every
+ * kind of bad value (error names key and range, config untouched), round trip
+ * through bk_config_format, and variant switching by text alone.
+ */
+#include <string.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+START_TEST(defaults)
+{
+    bk_config c;
+    ck_assert_int_eq(bk_config_parse(&c, "", NULL, 0), BK_OK);
+    ck_assert_int_eq(c.variant, BK_VARIANT_STANDARD);
+    ck_assert_uint_eq(c.capacity, 1000000);
+    ck_assert_double_eq(c.fpr, 0.01);
+    ck_assert_double_eq(c.growth, 2.0);
+    ck_assert_double_eq(c.tightening, 0.5);
+    ck_assert_int_eq(c.hash, BK_HASH_SIPHASH24);
+    ck_assert_int_eq(c.has_key, 0);
+}
+END_TEST
+
+START_TEST(every_key_and_separator)
+{
+    bk_config c;
+    char err[256];
+    const char *text = "# experiment A\n"
+                       "variant = scalable,capacity=5000\tfpr=1e-3  # trailing comment\r\n"
+                       "growth=4 , tightening=0.9\n"
+                       "hash=siphash13 key=000102030405060708090A0b0c0d0e0f\n";
+    ck_assert_int_eq(bk_config_parse(&c, text, err, sizeof err), BK_OK);
+    ck_assert_int_eq(c.variant, BK_VARIANT_SCALABLE);
+    ck_assert_uint_eq(c.capacity, 5000);
+    ck_assert_double_eq(c.fpr, 1e-3);
+    ck_assert_double_eq(c.growth, 4.0);
+    ck_assert_double_eq(c.tightening, 0.9);
+    ck_assert_int_eq(c.hash, BK_HASH_SIPHASH13);
+    ck_assert_int_eq(c.has_key, 1);
+    for (int i = 0; i < 16; i++)
+        ck_assert_uint_eq(c.key[i], i);
+    ck_assert_int_eq(bk_config_parse(&c, "capacity=1e6 fpr=0.5", err, sizeof err), BK_OK);
+    ck_assert_uint_eq(c.capacity, 1000000);
+    ck_assert_int_eq(bk_config_parse(&c, "capacity=281474976710656", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_parse(&c, "capacity=1 growth=2 growth_x=1", err, sizeof err),
+                     BK_ECONFIG);
+}
+END_TEST
+
+/* Each bad text: BK_ECONFIG, *cfg untouched, and the message names `key` and
+ * contains `range` (the allowed values). */
+static void expect_bad(const char *text, const char *key, const char *range)
+{
+    bk_config c, before;
+    memset(&c, 0xa5, sizeof c);
+    before = c;
+    char err[256] = "";
+    ck_assert_msg(bk_config_parse(&c, text, err, sizeof err) == BK_ECONFIG, "'%s' accepted",
+                  text);
+    ck_assert_msg(memcmp(&c, &before, sizeof c) == 0, "'%s' changed the config", text);
+    ck_assert_msg(strstr(err, key) != NULL, "'%s': message '%s' does not name %s", text, err,
+                  key);
+    ck_assert_msg(strstr(err, range) != NULL, "'%s': message '%s' lacks '%s'", text, err, range);
+}
+
+START_TEST(bad_values_are_rejected_with_key_and_range)
+{
+    expect_bad("capacity=0", "capacity", "1 .. 2^48");
+    expect_bad("capacity=281474976710657", "capacity", "1 .. 2^48");
+    expect_bad("capacity=99999999999999999999999", "capacity", "1 .. 2^48");
+    expect_bad("capacity=1000x", "capacity", "1 .. 2^48");
+    expect_bad("capacity=-5", "capacity", "1 .. 2^48");
+    expect_bad("capacity=1.5", "capacity", "1 .. 2^48");
+    expect_bad("capacity=", "capacity", "1 .. 2^48");
+    expect_bad("fpr=0", "fpr", "(0, 0.5]");
+    expect_bad("fpr=0.50001", "fpr", "(0, 0.5]");
+    expect_bad("fpr=nan", "fpr", "(0, 0.5]");
+    expect_bad("fpr=NaN", "fpr", "(0, 0.5]");
+    expect_bad("fpr=inf", "fpr", "(0, 0.5]");
+    expect_bad("fpr=-0.01", "fpr", "(0, 0.5]");
+    expect_bad("fpr=+0.01", "fpr", "(0, 0.5]");
+    expect_bad("fpr=0.01abc", "fpr", "(0, 0.5]");
+    expect_bad("fpr=0x1p-4", "fpr", "(0, 0.5]");
+    expect_bad("fpr=1e-400", "fpr", "(0, 0.5]");
+    expect_bad("fpr=0.1.2", "fpr", "(0, 0.5]");
+    expect_bad("growth=1.5", "growth", "[2, 16]");
+    expect_bad("growth=17", "growth", "[2, 16]");
+    expect_bad("tightening=0.05", "tightening", "[0.1, 0.95]");
+    expect_bad("tightening=1", "tightening", "[0.1, 0.95]");
+    expect_bad("hash=md5", "hash", "siphash24, siphash13");
+    expect_bad("variant=cuckoo", "variant", "standard, counting, scalable");
+    expect_bad("variant=Standard", "variant", "standard, counting, scalable");
+    expect_bad("key=0011", "key", "32 hexadecimal digits");
+    expect_bad("key=000102030405060708090a0b0c0d0e0g", "key", "32 hexadecimal digits");
+    expect_bad("key=000102030405060708090a0b0c0d0e0f00", "key", "32 hexadecimal digits");
+}
+END_TEST
+
+START_TEST(structural_errors)
+{
+    expect_bad("fpr=0.01 colour=blue", "colour", "known:");
+    expect_bad("fpr=0.01 fpr=0.02", "fpr", "duplicate");
+    expect_bad("capacity", "capacity", "=value");
+    expect_bad("=5", "line 1", "unexpected character");
+    expect_bad("variant=standard\n\nfpr=2", "line 3", "(0, 0.5]");
+    char longval[300];
+    memset(longval, '1', sizeof longval);
+    memcpy(longval, "capacity=", 9);
+    longval[sizeof longval - 1] = '\0';
+    expect_bad(longval, "capacity", "longer than");
+}
+END_TEST
+
+START_TEST(null_arguments_and_small_error_buffers)
+{
+    bk_config c;
+    char err[8];
+    ck_assert_int_eq(bk_config_parse(NULL, "fpr=0.1", err, sizeof err), BK_EINVAL);
+    ck_assert_int_eq(bk_config_parse(&c, NULL, err, sizeof err), BK_EINVAL);
+    ck_assert_int_eq(bk_config_parse(&c, "fpr=7", err, sizeof err), BK_ECONFIG);
+    ck_assert_uint_eq(strlen(err), sizeof err - 1); /* truncated, terminated */
+    ck_assert_int_eq(bk_config_parse(&c, "fpr=7", NULL, 0), BK_ECONFIG);
+    ck_assert_int_eq(bk_config_parse(&c, "fpr=7", err, 0), BK_ECONFIG);
+}
+END_TEST
+
+START_TEST(format_round_trips)
+{
+    bk_config a, b;
+    char text[512];
+    const char *src = "variant=counting capacity=777 fpr=0.0123 growth=3.5 tightening=0.8 "
+                      "hash=siphash13 key=ffeeddccbbaa99887766554433221100";
+    ck_assert_int_eq(bk_config_parse(&a, src, NULL, 0), BK_OK);
+    const int n = bk_config_format(&a, 1, text, sizeof text);
+    ck_assert_int_gt(n, 0);
+    ck_assert_int_lt(n, (int)sizeof text);
+    ck_assert_int_eq(bk_config_parse(&b, text, NULL, 0), BK_OK);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+    ck_assert_int_eq(bk_config_format(&a, 0, text, sizeof text), (int)strlen(text));
+    ck_assert_ptr_null(strstr(text, "key="));
+    a.fpr = 2.0;
+    ck_assert_int_eq(bk_config_format(&a, 0, text, sizeof text), BK_EINVAL);
+}
+END_TEST
+
+/* The same program, only `variant=` changed, gets each filter type. */
+START_TEST(variant_switch_by_text_alone)
+{
+    const char *names[] = {"standard", "counting", "scalable"};
+    for (int i = 0; i < 3; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "variant=%s capacity=1000", names[i]);
+        bk_filter *f = tu_filter(text);
+        ck_assert_int_eq(bk_add(f, "x", 1), 1);
+        ck_assert_int_eq(bk_contains(f, "x", 1), 1);
+        bk_filter_stats st;
+        ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+        ck_assert_str_eq(st.variant, names[i]);
+        ck_assert_int_eq(bk_remove(f, "x", 1), i == 1 ? BK_OK : BK_ENOTSUP);
+        bk_free(f);
+    }
+}
+END_TEST
+
+/* bk_new refuses an out-of-range struct filled by hand. */
+START_TEST(new_validates_struct)
+{
+    bk_config c;
+    bk_config_init(&c);
+    bk_filter *f = (bk_filter *)&c;
+    c.fpr = 0.9;
+    ck_assert_int_eq(bk_new(&c, &f), BK_ECONFIG);
+    ck_assert_ptr_null(f);
+    bk_config_init(&c);
+    c.variant = (bk_variant)9;
+    ck_assert_int_eq(bk_new(&c, &f), BK_ECONFIG);
+    ck_assert_int_eq(bk_new(&c, NULL), BK_EINVAL);
+    ck_assert_ptr_null(bk_variant_name((bk_variant)9));
+    ck_assert_str_eq(bk_variant_name(BK_VARIANT_COUNTING), "counting");
+    ck_assert_str_eq(bk_hash_name(BK_HASH_SIPHASH13), "siphash13");
+}
+END_TEST
+
+START_TEST(error_texts)
+{
+    ck_assert_str_eq(bk_strerror(BK_ENOMEM), "out of memory");
+    ck_assert_str_eq(bk_err_name(BK_ENOTSUP), "BK_ENOTSUP");
+    ck_assert_str_eq(bk_strerror(12345), "unknown error");
+    ck_assert_str_eq(bk_err_name(-999), "BK_UNKNOWN");
+    for (int code = 0; code >= BK_ESYS; code--)
+        ck_assert_str_ne(bk_strerror(code), "unknown error");
+    ck_assert_str_eq(bk_version(), BK_VERSION_STRING);
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, every_key_and_separator);
+    tcase_add_test(tc, bad_values_are_rejected_with_key_and_range);
+    tcase_add_test(tc, structural_errors);
+    tcase_add_test(tc, null_arguments_and_small_error_buffers);
+    tcase_add_test(tc, format_round_trips);
+    tcase_add_test(tc, variant_switch_by_text_alone);
+    tcase_add_test(tc, new_validates_struct);
+    tcase_add_test(tc, error_texts);
+    suite_add_tcase(s, tc);
+    return s;
+}

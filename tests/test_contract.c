@@ -1,0 +1,132 @@
+/*
+ * test_contract.c - the same properties for every variant, through the public
+ * API and so through the vtable: no false negative, measured false-positive
+ * rate on 10^6 absent keys within the statistical bound of the expected rate,
+ * and the add/contains contract.
+ */
+#include <math.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+static const char *const variants[] = {"standard", "counting", "scalable"};
+
+/* Insert n keys at rate p, probe 10^6 disjoint keys; returns the measured rate
+ * and fills *st. Fails on any false negative. */
+static double measure(const char *variant, uint64_t n, double p, bk_filter_stats *st)
+{
+    char cfg[128], key[40];
+    snprintf(cfg, sizeof cfg, "variant=%s capacity=%llu fpr=%g", variant, (unsigned long long)n,
+             p);
+    bk_filter *f = tu_filter(cfg);
+    for (uint64_t i = 0; i < n; i++)
+        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "member", i)), 0);
+    for (uint64_t i = 0; i < n; i++)
+        ck_assert_msg(bk_contains(f, key, tu_key(key, sizeof key, "member", i)) == 1,
+                      "%s: false negative for member:%llu", variant, (unsigned long long)i);
+    const uint64_t probes = 1000000;
+    uint64_t fp = 0;
+    for (uint64_t i = 0; i < probes; i++)
+        fp += (uint64_t)bk_contains(f, key, tu_key(key, sizeof key, "absent", i));
+    bk_stats(f, st);
+    bk_free(f);
+    return (double)fp / (double)probes;
+}
+
+/* At capacity, the measured rate is within 5 standard deviations of the rate
+ * the filter's own fill predicts, and below 1.25 p. */
+START_TEST(false_positive_rate_within_bound)
+{
+    const char *variant = variants[_i % 3];
+    const double p = _i < 3 ? 0.01 : 0.001;
+    bk_filter_stats st;
+    const double rate = measure(variant, 100000, p, &st);
+    const double sigma = sqrt(st.est_fpr * (1 - st.est_fpr) / 1e6);
+    fprintf(stderr, "[fpr %s p=%g] measured %.6f, predicted from fill %.6f (sigma %.6f), bound %.6f\n",
+            variant, p, rate, st.est_fpr, sigma, 1.25 * p);
+    ck_assert_double_le(rate, 1.25 * p);
+    ck_assert_double_le(fabs(rate - st.est_fpr), 5 * sigma + 1e-6);
+    /* Integer k and ceil(m) keep the rate at capacity within a few % of p. */
+    ck_assert_double_le(st.est_fpr, 1.05 * p);
+}
+END_TEST
+
+/* Past capacity, standard degrades exactly as theory says; scalable holds p. */
+START_TEST(overfilled_standard_follows_theory_scalable_holds)
+{
+    bk_filter_stats st;
+    const double rate_std = measure("standard", 30000, 0.01, &st);
+    ck_assert_double_le(rate_std, 1.25 * 0.01);
+    bk_filter *f = tu_filter("variant=standard capacity=10000 fpr=0.01");
+    char key[40];
+    for (uint64_t i = 0; i < 40000; i++)
+        bk_add(f, key, tu_key(key, sizeof key, "over", i));
+    bk_stats(f, &st);
+    const double theory = bk_rate_after(st.bits, st.k, 40000);
+    uint64_t fp = 0;
+    for (uint64_t i = 0; i < 200000; i++)
+        fp += (uint64_t)bk_contains(f, key, tu_key(key, sizeof key, "x", i));
+    const double rate = (double)fp / 200000.0;
+    fprintf(stderr, "[overfill 4x] measured %.4f theory %.4f\n", rate, theory);
+    ck_assert_double_le(fabs(rate - theory), 5 * sqrt(theory * (1 - theory) / 200000.0));
+    bk_free(f);
+}
+END_TEST
+
+START_TEST(add_contract_all_variants)
+{
+    for (int v = 0; v < 3; v++) {
+        char cfg[64];
+        snprintf(cfg, sizeof cfg, "variant=%s capacity=1000", variants[v]);
+        bk_filter *f = tu_filter(cfg);
+        ck_assert_int_eq(bk_add(f, "k", 1), 1);
+        ck_assert_int_eq(bk_add(f, "k", 1), 0);
+        ck_assert_int_eq(bk_add(f, "", 0), 1);
+        ck_assert_int_eq(bk_contains(f, NULL, 0), 1);
+        ck_assert_int_eq(bk_add(f, NULL, 1), BK_EINVAL);
+        bk_filter_stats st;
+        bk_stats(f, &st);
+        ck_assert_uint_eq(st.keys, v == 1 ? 3 : 2); /* counting counts the re-add */
+        ck_assert_str_eq(st.variant, variants[v]);
+        bk_free(f);
+    }
+}
+END_TEST
+
+/* hash=siphash13 is a working filter with its own digests. */
+START_TEST(siphash13_filters_work)
+{
+    for (int v = 0; v < 3; v++) {
+        char cfg[96];
+        snprintf(cfg, sizeof cfg, "variant=%s capacity=20000 fpr=0.01 hash=siphash13",
+                 variants[v]);
+        bk_filter *f = tu_filter(cfg);
+        char key[40];
+        for (uint64_t i = 0; i < 20000; i++)
+            bk_add(f, key, tu_key(key, sizeof key, "h", i));
+        for (uint64_t i = 0; i < 20000; i++)
+            ck_assert_int_eq(bk_contains(f, key, tu_key(key, sizeof key, "h", i)), 1);
+        uint64_t fp = 0;
+        for (uint64_t i = 0; i < 100000; i++)
+            fp += (uint64_t)bk_contains(f, key, tu_key(key, sizeof key, "n", i));
+        ck_assert_uint_le(fp, 1250);
+        bk_filter_stats st;
+        bk_stats(f, &st);
+        ck_assert_str_eq(st.hash, "siphash13");
+        bk_free(f);
+    }
+}
+END_TEST
+
+Suite *contract_suite(void)
+{
+    Suite *s = suite_create("contract");
+    TCase *tc = tcase_create("all_variants");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_loop_test(tc, false_positive_rate_within_bound, 0, 6);
+    tcase_add_test(tc, overfilled_standard_follows_theory_scalable_holds);
+    tcase_add_test(tc, add_contract_all_variants);
+    tcase_add_test(tc, siphash13_filters_work);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,183 @@
+/*
+ * test_counting.c - 4-bit counters: exact undo of add by remove, sticky
+ * saturation, no underflow, no false negative after mass removal.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "counting/counting.h"
+#include "suites.h"
+#include "testutil.h"
+
+/* A private copy of the counter array, to compare states byte for byte. */
+static uint8_t *snapshot(const bk_filter *f, uint64_t *n)
+{
+    const uint8_t *cells = bk_counting_cells(f, n);
+    ck_assert_ptr_nonnull(cells);
+    uint8_t *copy = malloc(*n);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, cells, *n);
+    return copy;
+}
+
+static int same_as(const bk_filter *f, const uint8_t *snap, uint64_t n)
+{
+    uint64_t m;
+    const uint8_t *cells = bk_counting_cells(f, &m);
+    return m == n && memcmp(cells, snap, n) == 0;
+}
+
+START_TEST(memory_is_four_times_standard)
+{
+    bk_filter *c = tu_filter("variant=counting capacity=100000 fpr=0.001");
+    bk_filter *s = tu_filter("variant=standard capacity=100000 fpr=0.001");
+    bk_filter_stats cs, ss;
+    bk_stats(c, &cs);
+    bk_stats(s, &ss);
+    ck_assert_uint_eq(cs.bits, ss.bits);
+    ck_assert_uint_eq(cs.k, ss.k);
+    ck_assert_uint_le(cs.bytes, 4 * ss.bytes);
+    ck_assert_uint_ge(cs.bytes, 4 * ss.bytes - 4);
+    ck_assert_ptr_null(bk_counting_cells(s, &cs.bytes));
+    bk_free(c);
+    bk_free(s);
+}
+END_TEST
+
+START_TEST(add_then_remove_restores_every_counter)
+{
+    bk_filter *f = tu_filter("variant=counting capacity=10000 fpr=0.01");
+    char key[32];
+    for (uint64_t i = 0; i < 5000; i++)
+        bk_add(f, key, tu_key(key, sizeof key, "base", i));
+    uint64_t n;
+    uint8_t *before = snapshot(f, &n);
+    bk_filter_stats sa, sb;
+    bk_stats(f, &sa);
+    for (uint64_t i = 0; i < 300; i++) {
+        const size_t len = tu_key(key, sizeof key, "extra", i);
+        bk_add(f, key, len);
+        ck_assert_int_eq(bk_remove(f, key, len), BK_OK);
+        ck_assert_msg(same_as(f, before, n), "counters differ after add+remove of %s", key);
+    }
+    bk_stats(f, &sb);
+    ck_assert_uint_eq(sa.keys, sb.keys);
+    ck_assert_uint_eq(sa.set_bits, sb.set_bits);
+    free(before);
+    bk_free(f);
+}
+END_TEST
+
+START_TEST(saturated_counters_are_sticky)
+{
+    bk_filter *f = tu_filter("variant=counting capacity=1000 fpr=0.01");
+    char key[32];
+    for (uint64_t i = 0; i < 500; i++)
+        bk_add(f, key, tu_key(key, sizeof key, "other", i));
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_eq(bk_add(f, "hot", 3), i == 0 ? 1 : 0);
+    bk_filter_stats st;
+    bk_stats(f, &st);
+    ck_assert_uint_ge(st.saturated, 1);
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_eq(bk_remove(f, "hot", 3), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "hot", 3), 1); /* sticky: still present */
+    for (uint64_t i = 0; i < 500; i++)
+        ck_assert_int_eq(bk_contains(f, key, tu_key(key, sizeof key, "other", i)), 1);
+    bk_stats(f, &st);
+    ck_assert_uint_ge(st.saturated, 1);
+    bk_free(f);
+}
+END_TEST
+
+START_TEST(removing_an_absent_key_changes_nothing)
+{
+    bk_filter *f = tu_filter("variant=counting capacity=10000 fpr=0.01");
+    char key[32];
+    for (uint64_t i = 0; i < 5000; i++)
+        bk_add(f, key, tu_key(key, sizeof key, "in", i));
+    uint64_t n;
+    uint8_t *before = snapshot(f, &n);
+    int refused = 0;
+    for (uint64_t i = 0; i < 2000; i++) {
+        const size_t len = tu_key(key, sizeof key, "never", i);
+        if (bk_contains(f, key, len))
+            continue; /* a false positive: removal would be allowed */
+        ck_assert_int_eq(bk_remove(f, key, len), BK_ENOTFOUND);
+        ck_assert_msg(same_as(f, before, n), "refused removal of %s changed counters", key);
+        refused++;
+    }
+    ck_assert_int_gt(refused, 1900);
+    /* Removing a key twice after adding it once: the second is refused. */
+    bk_filter *g = tu_filter("variant=counting capacity=1000");
+    bk_add(g, "once", 4);
+    ck_assert_int_eq(bk_remove(g, "once", 4), BK_OK);
+    ck_assert_int_eq(bk_remove(g, "once", 4), BK_ENOTFOUND);
+    bk_filter_stats st;
+    bk_stats(g, &st);
+    ck_assert_uint_eq(st.set_bits, 0);
+    ck_assert_uint_eq(st.keys, 0);
+    free(before);
+    bk_free(f);
+    bk_free(g);
+}
+END_TEST
+
+START_TEST(mass_removal_leaves_no_false_negative)
+{
+    uint64_t seed = tu_seed("mass_removal_leaves_no_false_negative");
+    enum { N = 100000 };
+    bk_filter *f = tu_filter("variant=counting capacity=100000 fpr=0.01");
+    char key[32];
+    for (uint64_t i = 0; i < N; i++)
+        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "k", i)), 0);
+    /* Remove a random half: a Fisher-Yates prefix of a permutation. */
+    uint32_t *perm = malloc(N * sizeof *perm);
+    ck_assert_ptr_nonnull(perm);
+    for (uint32_t i = 0; i < N; i++)
+        perm[i] = i;
+    for (uint32_t i = 0; i < N / 2; i++) {
+        const uint32_t j = i + (uint32_t)(tu_next(&seed) % (N - i));
+        const uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+        ck_assert_int_eq(bk_remove(f, key, tu_key(key, sizeof key, "k", perm[i])), BK_OK);
+    }
+    for (uint32_t i = N / 2; i < N; i++)
+        ck_assert_msg(bk_contains(f, key, tu_key(key, sizeof key, "k", perm[i])) == 1,
+                      "kept key %u reported absent", perm[i]);
+    bk_filter_stats st;
+    bk_stats(f, &st);
+    ck_assert_uint_eq(st.keys, N / 2);
+    free(perm);
+    bk_free(f);
+}
+END_TEST
+
+START_TEST(add_counts_a_multiset)
+{
+    bk_filter *f = tu_filter("variant=counting capacity=1000");
+    ck_assert_int_eq(bk_add(f, "dup", 3), 1);
+    ck_assert_int_eq(bk_add(f, "dup", 3), 0);
+    ck_assert_int_eq(bk_remove(f, "dup", 3), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "dup", 3), 1);
+    ck_assert_int_eq(bk_remove(f, "dup", 3), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "dup", 3), 0);
+    bk_free(f);
+}
+END_TEST
+
+Suite *counting_suite(void)
+{
+    Suite *s = suite_create("counting");
+    TCase *tc = tcase_create("counters");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_test(tc, memory_is_four_times_standard);
+    tcase_add_test(tc, add_then_remove_restores_every_counter);
+    tcase_add_test(tc, saturated_counters_are_sticky);
+    tcase_add_test(tc, removing_an_absent_key_changes_nothing);
+    tcase_add_test(tc, mass_removal_leaves_no_false_negative);
+    tcase_add_test(tc, add_counts_a_multiset);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,109 @@
+/*
+ * test_hash.c - probe derivation: enhanced double hashing values, range
+ * reduction correct beyond 2^32, and a real filter with m > 2^33 bits.
+ */
+#include <math.h>
+
+#include "common/alloc.h"
+#include "common/hash.h"
+#include "standard/standard.h"
+#include "suites.h"
+#include "testutil.h"
+
+/* Probe i equals h1 + i*h2 + (i^3 - i)/6 mod 2^64 (Dillinger & Manolios). */
+START_TEST(probes_follow_enhanced_double_hashing)
+{
+    uint64_t st = tu_seed("probes_follow_enhanced_double_hashing");
+    for (int trial = 0; trial < 1000; trial++) {
+        const bk_hash h = {tu_next(&st), tu_next(&st)};
+        bk_probe_iter it = bk_probes_begin(&h);
+        for (uint64_t i = 0; i < 64; i++) {
+            const uint64_t want = h.h1 + i * h.h2 + (i * i * i - i) / 6;
+            ck_assert_uint_eq(bk_probe_next_raw(&it), want);
+        }
+    }
+}
+END_TEST
+
+START_TEST(reduce_is_multiply_shift)
+{
+    ck_assert_uint_eq(bk_reduce(0, 1000), 0);
+    ck_assert_uint_eq(bk_reduce(UINT64_MAX, 1000), 999);
+    ck_assert_uint_eq(bk_reduce(UINT64_C(1) << 63, 1000), 500);
+    ck_assert_uint_eq(bk_reduce(UINT64_C(1) << 63, (UINT64_C(1) << 33) + 1), UINT64_C(1) << 32);
+    ck_assert_uint_eq(bk_mulhi64(UINT64_MAX, UINT64_MAX), UINT64_MAX - 1);
+}
+END_TEST
+
+/* m = 2^33 + 1: every probe is < m, and both halves (below and above 2^32 *
+ * 2) get their share, so nothing is truncated to 32 bits. */
+START_TEST(probes_cover_m_beyond_2_pow_33)
+{
+    const uint64_t m = (UINT64_C(1) << 33) + 1;
+    const bk_sipkey key = {0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+    uint64_t low = 0, high = 0, above_2_32 = 0;
+    char buf[64];
+    for (uint64_t n = 0; n < 100000; n++) {
+        bk_hash h;
+        bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "url", n), &h);
+        bk_probe_iter it = bk_probes_begin(&h);
+        for (int i = 0; i < 7; i++) {
+            const uint64_t p = bk_probe_next(&it, m);
+            ck_assert_uint_lt(p, m);
+            if (p < m / 2)
+                low++;
+            else
+                high++;
+            above_2_32 += p >= (UINT64_C(1) << 32);
+        }
+    }
+    fprintf(stderr, "[probes m=2^33+1] low half %llu, high half %llu, above 2^32 %llu\n",
+            (unsigned long long)low, (unsigned long long)high, (unsigned long long)above_2_32);
+    const double frac = (double)high / (double)(low + high);
+    ck_assert_msg(fabs(frac - 0.5) < 0.01, "high-half fraction %.4f", frac);
+    ck_assert_uint_gt(above_2_32, (low + high) / 2);
+}
+END_TEST
+
+/* A real slice of m > 2^33 bits (1 GiB; calloc'd pages are touched lazily):
+ * keys are found, and their bits land in both halves. */
+START_TEST(slice_larger_than_2_pow_33_bits)
+{
+    const bk_allocator a = bk_current_allocator();
+    bk_std_slice s;
+    ck_assert_int_eq(bk_std_slice_init(&s, 900000000, 0.01, &a), BK_OK);
+    ck_assert_uint_gt(s.m, UINT64_C(1) << 33);
+    const bk_sipkey key = {1, 2};
+    char buf[64];
+    uint64_t high = 0;
+    for (uint64_t n = 0; n < 20000; n++) {
+        bk_hash h;
+        bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "big", n), &h);
+        ck_assert_int_eq(bk_std_slice_add(&s, &h), 1);
+        bk_probe_iter it = bk_probes_begin(&h);
+        for (unsigned i = 0; i < s.k; i++)
+            high += bk_probe_next(&it, s.m) >= s.m / 2;
+    }
+    for (uint64_t n = 0; n < 20000; n++) {
+        bk_hash h;
+        bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "big", n), &h);
+        ck_assert_int_eq(bk_std_slice_contains(&s, &h), 1);
+    }
+    ck_assert_uint_gt(high, 20000 * s.k / 3);
+    ck_assert_uint_gt(atomic_load(&s.set_bits), 20000 * (uint64_t)s.k * 99 / 100);
+    bk_std_slice_release(&s, &a);
+}
+END_TEST
+
+Suite *hash_suite(void)
+{
+    Suite *s = suite_create("hash");
+    TCase *tc = tcase_create("probes");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_test(tc, probes_follow_enhanced_double_hashing);
+    tcase_add_test(tc, reduce_is_multiply_shift);
+    tcase_add_test(tc, probes_cover_m_beyond_2_pow_33);
+    tcase_add_test(tc, slice_larger_than_2_pow_33_bits);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,112 @@
+/*
+ * test_scalable.c - the chain grows past its initial capacity and keeps the
+ * compound rate under its target with bounded memory.
+ */
+#include <math.h>
+
+#include "common/sizing.h"
+#include "suites.h"
+#include "testutil.h"
+
+/* capacity 1,000 at 1%, one million keys: no false negative, measured rate
+ * <= 1%, >= 8 slices, total bits within 2.5x of a filter sized up front. */
+START_TEST(grows_a_thousandfold_within_its_bound)
+{
+    enum { N = 1000000 };
+    bk_filter *f = tu_filter("variant=scalable capacity=1000 fpr=0.01");
+    char key[32];
+    for (uint64_t i = 0; i < N; i++)
+        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "in", i)), 0);
+    for (uint64_t i = 0; i < N; i++)
+        ck_assert_msg(bk_contains(f, key, tu_key(key, sizeof key, "in", i)) == 1,
+                      "false negative for in:%llu", (unsigned long long)i);
+    uint64_t fp = 0;
+    for (uint64_t i = 0; i < N; i++)
+        fp += (uint64_t)bk_contains(f, key, tu_key(key, sizeof key, "out", i));
+    bk_filter_stats st;
+    bk_stats(f, &st);
+    bk_plan up_front;
+    bk_plan_size(N, 0.01, &up_front);
+    const double rate = (double)fp / N, ratio = (double)st.bits / (double)up_front.bits;
+    fprintf(stderr,
+            "[scalable 1e3 -> 1e6] slices %u, bits %llu, up-front %llu, ratio %.3f, measured "
+            "rate %.5f, estimated %.5f, keys %llu\n",
+            st.slices, (unsigned long long)st.bits, (unsigned long long)up_front.bits, ratio,
+            rate, st.est_fpr, (unsigned long long)st.keys);
+    ck_assert_double_le(rate, 0.01);
+    ck_assert_uint_ge(st.slices, 8);
+    ck_assert_double_le(ratio, 2.5);
+    ck_assert_uint_le(st.keys, N);
+    ck_assert_uint_ge(st.keys, N - N / 100);
+    ck_assert_double_le(st.est_fpr, 0.01);
+    bk_free(f);
+}
+END_TEST
+
+/* Slice i is sized for n0 * s^i keys at p0 * (1 - r) * r^i: visible in the
+ * total bits of the chain after a known number of slices. */
+START_TEST(growth_and_tightening_come_from_config)
+{
+    const char *cfgs[] = {"variant=scalable capacity=100 fpr=0.01",
+                          "variant=scalable capacity=100 fpr=0.01 growth=4 tightening=0.9"};
+    const double s_[] = {2, 4}, r_[] = {0.5, 0.9};
+    for (int c = 0; c < 2; c++) {
+        bk_filter *f = tu_filter(cfgs[c]);
+        char key[32];
+        for (uint64_t i = 0; i < 20000; i++)
+            bk_add(f, key, tu_key(key, sizeof key, "g", i));
+        bk_filter_stats st;
+        bk_stats(f, &st);
+        uint64_t bits = 0, cap = 0;
+        for (uint32_t i = 0; i < st.slices; i++) {
+            uint64_t m;
+            unsigned k;
+            const uint64_t ci = (uint64_t)ceil(100 * pow(s_[c], i));
+            ck_assert_int_eq(bk_size_for(ci, 0.01 * (1 - r_[c]) * pow(r_[c], i), &m, &k), BK_OK);
+            bits += m;
+            cap += ci;
+        }
+        ck_assert_uint_eq(st.bits, bits);
+        ck_assert_uint_eq(st.capacity, cap);
+        ck_assert_uint_ge(st.capacity, 20000 * 9 / 10);
+        bk_free(f);
+    }
+}
+END_TEST
+
+START_TEST(present_keys_are_not_added_again_and_clear_resets)
+{
+    bk_filter *f = tu_filter("variant=scalable capacity=50 fpr=0.01");
+    char key[32];
+    for (uint64_t i = 0; i < 1000; i++)
+        ck_assert_int_eq(bk_add(f, key, tu_key(key, sizeof key, "p", i)) >= 0, 1);
+    bk_filter_stats a, b;
+    bk_stats(f, &a);
+    ck_assert_uint_gt(a.slices, 2);
+    for (uint64_t i = 0; i < 1000; i++)
+        ck_assert_int_eq(bk_add(f, key, tu_key(key, sizeof key, "p", i)), 0);
+    bk_stats(f, &b);
+    ck_assert_uint_eq(a.set_bits, b.set_bits);
+    ck_assert_uint_eq(a.keys, b.keys);
+    ck_assert_uint_eq(a.slices, b.slices);
+    ck_assert_int_eq(bk_clear(f), BK_OK);
+    bk_stats(f, &b);
+    ck_assert_uint_eq(b.slices, 1);
+    ck_assert_uint_eq(b.set_bits, 0);
+    ck_assert_int_eq(bk_contains(f, key, tu_key(key, sizeof key, "p", 1)), 0);
+    ck_assert_int_eq(bk_add(f, key, tu_key(key, sizeof key, "p", 1)), 1);
+    bk_free(f);
+}
+END_TEST
+
+Suite *scalable_suite(void)
+{
+    Suite *s = suite_create("scalable");
+    TCase *tc = tcase_create("growth");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_test(tc, grows_a_thousandfold_within_its_bound);
+    tcase_add_test(tc, growth_and_tightening_come_from_config);
+    tcase_add_test(tc, present_keys_are_not_added_again_and_clear_resets);
+    suite_add_tcase(s, tc);
+    return s;
+}

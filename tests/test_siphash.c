@@ -1,0 +1,155 @@
+/*
+ * test_siphash.c - SipHash-2-4 (64 and 128-bit) and SipHash-1-3 against every
+ * reference vector in tests/data (key 00..0f, message 00 01 .. of length
+ * 0..63), and the internal word interface against the byte interface.
+ */
+#include <string.h>
+
+#include "common/hash.h"
+#include "common/siphash.h"
+#include "suites.h"
+#include "testutil.h"
+
+static const uint8_t ref_key[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+static int unhex(const char *s, uint8_t *out, size_t max)
+{
+    size_t n = 0;
+    for (; s[0] && s[1] && n < max; s += 2) {
+        unsigned v;
+        if (sscanf(s, "%2x", &v) != 1)
+            return -1;
+        out[n++] = (uint8_t)v;
+    }
+    return (int)n;
+}
+
+/* Check every line of `path` whose variant is `variant` with fn; returns the
+ * number of vectors checked. */
+static int check_file(const char *path, const char *variant, size_t outlen,
+                      void (*fn)(const uint8_t *, const void *, size_t, uint8_t *))
+{
+    FILE *fp = fopen(path, "r");
+    ck_assert_msg(fp != NULL, "cannot open %s (run from the repository root)", path);
+    char line[256];
+    int checked = 0;
+    while (fgets(line, sizeof line, fp)) {
+        char name[32], hex[80];
+        unsigned len;
+        if (line[0] == '#' || sscanf(line, "%31s %u %79s", name, &len, hex) != 3)
+            continue;
+        if (strcmp(name, variant) != 0)
+            continue;
+        uint8_t msg[64], want[16], got[16];
+        ck_assert_uint_lt(len, 64);
+        for (unsigned i = 0; i < len; i++)
+            msg[i] = (uint8_t)i;
+        ck_assert_int_eq(unhex(hex, want, sizeof want), (int)outlen);
+        fn(ref_key, len ? msg : NULL, len, got);
+        ck_assert_msg(memcmp(got, want, outlen) == 0, "%s vector for length %u differs", variant,
+                      len);
+        checked++;
+    }
+    fclose(fp);
+    return checked;
+}
+
+static void sip24_64(const uint8_t *k, const void *m, size_t n, uint8_t *o) { bk_siphash24(k, m, n, o); }
+static void sip24_128(const uint8_t *k, const void *m, size_t n, uint8_t *o) { bk_siphash24_128(k, m, n, o); }
+static void sip13_64(const uint8_t *k, const void *m, size_t n, uint8_t *o) { bk_siphash13(k, m, n, o); }
+
+START_TEST(siphash24_64_reference_vectors)
+{
+    ck_assert_int_eq(check_file("tests/data/siphash24_vectors.txt", "sip24-64", 8, sip24_64), 64);
+}
+END_TEST
+
+START_TEST(siphash24_128_reference_vectors)
+{
+    ck_assert_int_eq(check_file("tests/data/siphash24_vectors.txt", "sip24-128", 16, sip24_128),
+                     64);
+}
+END_TEST
+
+START_TEST(siphash13_64_reference_vectors)
+{
+    ck_assert_int_eq(check_file("tests/data/siphash13_vectors.txt", "sip13-64", 8, sip13_64), 64);
+}
+END_TEST
+
+/* The digest filters use is the 128-bit output read as two little-endian words. */
+START_TEST(filter_digest_is_the_128_bit_output)
+{
+    const bk_sipkey k = bk_sipkey_from_bytes(ref_key);
+    for (size_t len = 0; len < 40; len++) {
+        uint8_t msg[40], bytes[16];
+        for (size_t i = 0; i < len; i++)
+            msg[i] = (uint8_t)(i * 7 + 1);
+        for (int alg = 0; alg < 2; alg++) {
+            bk_hash h;
+            bk_hash_key((bk_hash_alg)alg, &k, msg, len, &h);
+            if (alg == BK_HASH_SIPHASH24)
+                bk_siphash24_128(ref_key, msg, len, bytes);
+            else
+                bk_siphash13_128(ref_key, msg, len, bytes);
+            uint64_t w0 = 0, w1 = 0;
+            for (int i = 7; i >= 0; i--) {
+                w0 = w0 << 8 | bytes[i];
+                w1 = w1 << 8 | bytes[8 + i];
+            }
+            ck_assert_uint_eq(h.h1, w0);
+            ck_assert_uint_eq(h.h2, w1);
+        }
+    }
+}
+END_TEST
+
+/* SipHash-1-3-128 has no published vectors: check it is a different function
+ * from 2-4, depends on every key byte, and is deterministic. */
+START_TEST(siphash13_128_is_keyed_and_distinct)
+{
+    uint8_t a[16], b[16], key[16];
+    memcpy(key, ref_key, 16);
+    bk_siphash13_128(key, "bloomkit", 8, a);
+    bk_siphash24_128(key, "bloomkit", 8, b);
+    ck_assert(memcmp(a, b, 16) != 0);
+    for (int i = 0; i < 16; i++) {
+        key[i] ^= 1;
+        bk_siphash13_128(key, "bloomkit", 8, b);
+        ck_assert_msg(memcmp(a, b, 16) != 0, "key byte %d does not matter", i);
+        key[i] ^= 1;
+    }
+    bk_siphash13_128(key, "bloomkit", 8, b);
+    ck_assert(memcmp(a, b, 16) == 0);
+}
+END_TEST
+
+/* Messages longer than 255 bytes wrap the length byte; hashing must still
+ * separate lengths 1 and 257 of the same prefix and read past 64 bytes. */
+START_TEST(long_messages_differ_by_length)
+{
+    uint8_t msg[300] = {0}, a[16], b[16];
+    bk_siphash24_128(ref_key, msg, 1, a);
+    bk_siphash24_128(ref_key, msg, 257, b);
+    ck_assert(memcmp(a, b, 16) != 0);
+    msg[299] = 1;
+    bk_siphash24_128(ref_key, msg, 300, a);
+    msg[299] = 0;
+    bk_siphash24_128(ref_key, msg, 300, b);
+    ck_assert(memcmp(a, b, 16) != 0);
+}
+END_TEST
+
+Suite *siphash_suite(void)
+{
+    Suite *s = suite_create("siphash");
+    TCase *tc = tcase_create("vectors");
+    tcase_add_test(tc, siphash24_64_reference_vectors);
+    tcase_add_test(tc, siphash24_128_reference_vectors);
+    tcase_add_test(tc, siphash13_64_reference_vectors);
+    tcase_add_test(tc, filter_digest_is_the_128_bit_output);
+    tcase_add_test(tc, siphash13_128_is_keyed_and_distinct);
+    tcase_add_test(tc, long_messages_differ_by_length);
+    suite_add_tcase(s, tc);
+    return s;
+}
