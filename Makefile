@@ -42,8 +42,9 @@ SHARED_REAL := $(BUILD)/libbloomkit.so.$(VERSION)
 SHARED_SONAME := libbloomkit.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/libbloomkit.so
 TEST_BIN := $(BUILD)/tests/run_tests
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib examples run-examples check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib
@@ -78,7 +79,18 @@ $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
 run-tests: $(TEST_BIN)
 	$(TEST_BIN)
 
-check: lib run-tests check-exports check-install
+$(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+examples: $(EXAMPLES)
+
+# Each example must run and exit 0.
+run-examples: $(EXAMPLES)
+	@for e in $(EXAMPLES); do $$e >/dev/null || { echo "example $$e failed"; exit 1; }; done; \
+	echo "examples: $(notdir $(EXAMPLES)) ran"
+
+check: lib run-tests run-examples check-exports check-install
 
 # Only bk_* names may leave the shared library.
 check-exports: $(SHARED_LIB)

@@ -30,26 +30,26 @@ extern "C" {
 #define BK_API
 #endif
 
-#define BK_VERSION_MAJOR 0
-#define BK_VERSION_MINOR 1
-#define BK_VERSION_PATCH 0
+#define BK_VERSION_MAJOR  0
+#define BK_VERSION_MINOR  1
+#define BK_VERSION_PATCH  0
 #define BK_VERSION_STRING "0.1.0"
 
 /* ---------------------------------------------------------------- errors -- */
 
 /* X-macro list: code, value, message. bk_strerror()/bk_err_name() are generated
  * from it so codes and texts never drift apart. */
-#define BK_ERROR_LIST(X)                                                       \
-    X(BK_OK, 0, "success")                                                     \
-    X(BK_EINVAL, -1, "invalid argument")                                       \
-    X(BK_ENOMEM, -2, "out of memory")                                          \
-    X(BK_ENOTFOUND, -3, "key not found")                                       \
-    X(BK_ENOTSUP, -4, "operation not supported by this filter variant")        \
-    X(BK_ECONFIG, -5, "invalid configuration")                                 \
-    X(BK_ERANGE, -6, "size or count out of the supported range")               \
-    X(BK_EIO, -7, "input/output error")                                        \
-    X(BK_ECORRUPT, -8, "corrupt or unsupported file")                          \
-    X(BK_EINCOMPAT, -9, "filters are not compatible")                          \
+#define BK_ERROR_LIST(X)                                                                           \
+    X(BK_OK, 0, "success")                                                                         \
+    X(BK_EINVAL, -1, "invalid argument")                                                           \
+    X(BK_ENOMEM, -2, "out of memory")                                                              \
+    X(BK_ENOTFOUND, -3, "key not found")                                                           \
+    X(BK_ENOTSUP, -4, "operation not supported by this filter variant")                            \
+    X(BK_ECONFIG, -5, "invalid configuration")                                                     \
+    X(BK_ERANGE, -6, "size or count out of the supported range")                                   \
+    X(BK_EIO, -7, "input/output error")                                                            \
+    X(BK_ECORRUPT, -8, "corrupt or unsupported file")                                              \
+    X(BK_EINCOMPAT, -9, "filters are not compatible")                                              \
     X(BK_ESYS, -10, "system call failed")
 
 enum {
@@ -79,15 +79,13 @@ BK_API void bk_siphash24(const uint8_t key[16], const void *msg, size_t len, uin
 
 /* SipHash-2-4 with 128-bit output (the reference "outlen = 16" mode); out: 16
  * bytes. Thread-safe. */
-BK_API void bk_siphash24_128(const uint8_t key[16], const void *msg, size_t len,
-                             uint8_t out[16]);
+BK_API void bk_siphash24_128(const uint8_t key[16], const void *msg, size_t len, uint8_t out[16]);
 
 /* SipHash-1-3 with 64-bit output: the faster, lower-margin option. Thread-safe. */
 BK_API void bk_siphash13(const uint8_t key[16], const void *msg, size_t len, uint8_t out[8]);
 
 /* SipHash-1-3 with 128-bit output (what `hash=siphash13` filters use). */
-BK_API void bk_siphash13_128(const uint8_t key[16], const void *msg, size_t len,
-                             uint8_t out[16]);
+BK_API void bk_siphash13_128(const uint8_t key[16], const void *msg, size_t len, uint8_t out[16]);
 
 /* ---------------------------------------------------------------- sizing -- */
 
@@ -131,10 +129,10 @@ typedef enum bk_hash_alg {
 } bk_hash_alg;
 
 /* Limits of every config value (inclusive unless said). */
-#define BK_CAPACITY_MAX (UINT64_C(1) << 48)
-#define BK_FPR_MAX 0.5 /* fpr is in (0, BK_FPR_MAX] */
-#define BK_GROWTH_MIN 2.0
-#define BK_GROWTH_MAX 16.0
+#define BK_CAPACITY_MAX   (UINT64_C(1) << 48)
+#define BK_FPR_MAX        0.5 /* fpr is in (0, BK_FPR_MAX] */
+#define BK_GROWTH_MIN     2.0
+#define BK_GROWTH_MAX     16.0
 #define BK_TIGHTENING_MIN 0.1
 #define BK_TIGHTENING_MAX 0.95
 

@@ -23,7 +23,10 @@ static const bk_filter_create_fn creators[] = {
 };
 
 /* A key is (NULL, 0) or (non-NULL, any length). */
-static int key_valid(const void *key, size_t len) { return key != NULL || len == 0; }
+static int key_valid(const void *key, size_t len)
+{
+    return key != NULL || len == 0;
+}
 
 static void hash_for(const bk_filter *f, const void *key, size_t len, bk_hash *h)
 {

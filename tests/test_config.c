@@ -56,11 +56,9 @@ static void expect_bad(const char *text, const char *key, const char *range)
     memset(&c, 0xa5, sizeof c);
     before = c;
     char err[256] = "";
-    ck_assert_msg(bk_config_parse(&c, text, err, sizeof err) == BK_ECONFIG, "'%s' accepted",
-                  text);
+    ck_assert_msg(bk_config_parse(&c, text, err, sizeof err) == BK_ECONFIG, "'%s' accepted", text);
     ck_assert_msg(memcmp(&c, &before, sizeof c) == 0, "'%s' changed the config", text);
-    ck_assert_msg(strstr(err, key) != NULL, "'%s': message '%s' does not name %s", text, err,
-                  key);
+    ck_assert_msg(strstr(err, key) != NULL, "'%s': message '%s' does not name %s", text, err, key);
     ck_assert_msg(strstr(err, range) != NULL, "'%s': message '%s' lacks '%s'", text, err, range);
 }
 

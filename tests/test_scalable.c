@@ -31,8 +31,8 @@ START_TEST(grows_a_thousandfold_within_its_bound)
     fprintf(stderr,
             "[scalable 1e3 -> 1e6] slices %u, bits %llu, up-front %llu, ratio %.3f, measured "
             "rate %.5f, estimated %.5f, keys %llu\n",
-            st.slices, (unsigned long long)st.bits, (unsigned long long)up_front.bits, ratio,
-            rate, st.est_fpr, (unsigned long long)st.keys);
+            st.slices, (unsigned long long)st.bits, (unsigned long long)up_front.bits, ratio, rate,
+            st.est_fpr, (unsigned long long)st.keys);
     ck_assert_double_le(rate, 0.01);
     ck_assert_uint_ge(st.slices, 8);
     ck_assert_double_le(ratio, 2.5);

@@ -54,9 +54,18 @@ static int check_file(const char *path, const char *variant, size_t outlen,
     return checked;
 }
 
-static void sip24_64(const uint8_t *k, const void *m, size_t n, uint8_t *o) { bk_siphash24(k, m, n, o); }
-static void sip24_128(const uint8_t *k, const void *m, size_t n, uint8_t *o) { bk_siphash24_128(k, m, n, o); }
-static void sip13_64(const uint8_t *k, const void *m, size_t n, uint8_t *o) { bk_siphash13(k, m, n, o); }
+static void sip24_64(const uint8_t *k, const void *m, size_t n, uint8_t *o)
+{
+    bk_siphash24(k, m, n, o);
+}
+static void sip24_128(const uint8_t *k, const void *m, size_t n, uint8_t *o)
+{
+    bk_siphash24_128(k, m, n, o);
+}
+static void sip13_64(const uint8_t *k, const void *m, size_t n, uint8_t *o)
+{
+    bk_siphash13(k, m, n, o);
+}
 
 START_TEST(siphash24_64_reference_vectors)
 {

@@ -31,8 +31,8 @@ START_TEST(rate_table_matches_closed_form)
         for (unsigned k = 5; k <= 24; k++) {
             const double got = bk_rate_after((uint64_t)ratio * n, k, n);
             const double want = closed_form_rate(ratio, k);
-            ck_assert_msg(fabs(got - want) <= 1e-12 * want, "m/n=%u k=%u: %g vs %g", ratio, k,
-                          got, want);
+            ck_assert_msg(fabs(got - want) <= 1e-12 * want, "m/n=%u k=%u: %g vs %g", ratio, k, got,
+                          want);
         }
     /* The two figures quoted in the design notes, to three significant digits. */
     ck_assert_double_eq_tol(bk_rate_after(20 * n, 10, n), 8.89e-05, 0.005e-05);

@@ -40,7 +40,10 @@ int bk_set_allocator(const bk_allocator *a)
     return BK_OK;
 }
 
-bk_allocator bk_current_allocator(void) { return g_allocator; }
+bk_allocator bk_current_allocator(void)
+{
+    return g_allocator;
+}
 
 void *bk_mem_alloc(const bk_allocator *a, size_t size)
 {

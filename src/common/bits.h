@@ -11,13 +11,25 @@
 
 #include <stdint.h>
 
-static inline uint64_t bk_bit_byte(uint64_t bit) { return bit >> 3; }
-static inline uint8_t bk_bit_mask(uint64_t bit) { return (uint8_t)(0x80u >> (bit & 7)); }
+static inline uint64_t bk_bit_byte(uint64_t bit)
+{
+    return bit >> 3;
+}
+static inline uint8_t bk_bit_mask(uint64_t bit)
+{
+    return (uint8_t)(0x80u >> (bit & 7));
+}
 
 /* Bytes needed for `bits` bits. */
-static inline uint64_t bk_bits_to_bytes(uint64_t bits) { return bits / 8 + (bits % 8 != 0); }
+static inline uint64_t bk_bits_to_bytes(uint64_t bits)
+{
+    return bits / 8 + (bits % 8 != 0);
+}
 
 /* Shift that selects counter i's nibble within its byte: 4 for even i (high). */
-static inline unsigned bk_nibble_shift(uint64_t i) { return (i & 1) ? 0u : 4u; }
+static inline unsigned bk_nibble_shift(uint64_t i)
+{
+    return (i & 1) ? 0u : 4u;
+}
 
 #endif

@@ -180,8 +180,7 @@ static int apply(bk_config *c, const char *key, const char *val, const char **ra
         c->variant = (bk_variant)idx;
     } else if (strcmp(key, "capacity") == 0) {
         *range = "an integer in 1 .. 2^48 (281474976710656)";
-        if (parse_count(val, &c->capacity) != 0 || c->capacity < 1 ||
-            c->capacity > BK_CAPACITY_MAX)
+        if (parse_count(val, &c->capacity) != 0 || c->capacity < 1 || c->capacity > BK_CAPACITY_MAX)
             return -1;
     } else if (strcmp(key, "fpr") == 0) {
         *range = "a number in (0, 0.5]";
@@ -213,13 +212,22 @@ static int apply(bk_config *c, const char *key, const char *val, const char **ra
     return 0;
 }
 
-static const char *const known_keys[] = {"variant", "capacity", "fpr",  "growth",
-                                         "tightening", "hash",  "key"};
+static const char *const known_keys[] = {"variant",    "capacity", "fpr", "growth",
+                                         "tightening", "hash",     "key"};
 #define NKEYS (sizeof known_keys / sizeof *known_keys)
 
-static int is_sep(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == ','; }
-static int is_blank(char ch) { return ch == ' ' || ch == '\t'; }
-static int is_keych(char ch) { return isalnum((unsigned char)ch) || ch == '_' || ch == '-'; }
+static int is_sep(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == ',';
+}
+static int is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+static int is_keych(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_' || ch == '-';
+}
 
 static int key_index(const char *key)
 {
@@ -260,15 +268,15 @@ int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen)
             key[klen++] = *p++;
         key[klen] = '\0';
         if (klen == 0) {
-            bk_errorf(err, errlen, "line %u: unexpected character '%c' (expected key=value)",
-                      line, *p);
+            bk_errorf(err, errlen, "line %u: unexpected character '%c' (expected key=value)", line,
+                      *p);
             return BK_ECONFIG;
         }
         while (is_blank(*p))
             p++;
         if (*p != '=') {
-            bk_errorf(err, errlen, "line %u: '%.*s' must be followed by '=value'", line,
-                      QUOTE_MAX, key);
+            bk_errorf(err, errlen, "line %u: '%.*s' must be followed by '=value'", line, QUOTE_MAX,
+                      key);
             return BK_ECONFIG;
         }
         p++;

@@ -30,4 +30,7 @@ const char *bk_err_name(int code)
     }
 }
 
-const char *bk_version(void) { return BK_VERSION_STRING; }
+const char *bk_version(void)
+{
+    return BK_VERSION_STRING;
+}

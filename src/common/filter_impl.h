@@ -45,8 +45,8 @@ struct bk_filter {
 };
 
 /* Set up the base part of a variant's struct. */
-static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops,
-                                       const bk_config *cfg, const bk_allocator *a)
+static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, const bk_config *cfg,
+                                       const bk_allocator *a)
 {
     f->ops = ops;
     f->alloc = *a;
@@ -55,7 +55,6 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops,
 }
 
 /* Variant constructor: cfg is validated and carries the key (has_key = 1). */
-typedef int (*bk_filter_create_fn)(const bk_config *cfg, const bk_allocator *a,
-                                   bk_filter **out);
+typedef int (*bk_filter_create_fn)(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
 
 #endif

@@ -4,8 +4,7 @@
  */
 #include "hash.h"
 
-void bk_hash_key(bk_hash_alg alg, const bk_sipkey *key, const void *msg, size_t len,
-                 bk_hash *out)
+void bk_hash_key(bk_hash_alg alg, const bk_sipkey *key, const void *msg, size_t len, bk_hash *out)
 {
     uint64_t w[2];
     if (alg == BK_HASH_SIPHASH13)

@@ -27,8 +27,7 @@ typedef struct bk_hash {
 } bk_hash;
 
 /* Hash msg[0..len) with the given algorithm and key. msg may be NULL if len is 0. */
-void bk_hash_key(bk_hash_alg alg, const bk_sipkey *key, const void *msg, size_t len,
-                 bk_hash *out);
+void bk_hash_key(bk_hash_alg alg, const bk_sipkey *key, const void *msg, size_t len, bk_hash *out);
 
 /* High 64 bits of the 128-bit product a*b. */
 static inline uint64_t bk_mulhi64(uint64_t a, uint64_t b)
@@ -45,7 +44,10 @@ static inline uint64_t bk_mulhi64(uint64_t a, uint64_t b)
 }
 
 /* Map a uniform 64-bit value to [0, m). Requires m > 0. */
-static inline uint64_t bk_reduce(uint64_t x, uint64_t m) { return bk_mulhi64(x, m); }
+static inline uint64_t bk_reduce(uint64_t x, uint64_t m)
+{
+    return bk_mulhi64(x, m);
+}
 
 /* Iterator over the probes of one digest. */
 typedef struct bk_probe_iter {

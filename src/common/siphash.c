@@ -27,10 +27,13 @@
 #define SIP_C2 UINT64_C(0x6c7967656e657261)
 #define SIP_C3 UINT64_C(0x7465646279746573)
 /* Domain separation of the 128-bit mode. */
-#define SIP_128_INIT 0xee
+#define SIP_128_INIT   0xee
 #define SIP_128_SECOND 0xdd
 
-static inline uint64_t rotl64(uint64_t x, unsigned b) { return (x << b) | (x >> (64 - b)); }
+static inline uint64_t rotl64(uint64_t x, unsigned b)
+{
+    return (x << b) | (x >> (64 - b));
+}
 
 static inline uint64_t load_le64(const uint8_t *p)
 {
@@ -115,8 +118,8 @@ static inline uint64_t sip64(const bk_sipkey *key, unsigned c, unsigned d, const
     return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
 }
 
-static inline void sip128(const bk_sipkey *key, unsigned c, unsigned d, const void *msg,
-                          size_t len, uint64_t out[2])
+static inline void sip128(const bk_sipkey *key, unsigned c, unsigned d, const void *msg, size_t len,
+                          uint64_t out[2])
 {
     sip_state s = sip_absorb(key, c, 1, (const uint8_t *)msg, len);
     s.v2 ^= SIP_128_INIT;

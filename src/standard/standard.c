@@ -132,7 +132,10 @@ static void std_stats(const bk_filter *f, bk_filter_stats *st)
     st->slices = 1;
 }
 
-static void std_clear(bk_filter *f) { bk_std_slice_clear(&((bk_standard *)f)->slice); }
+static void std_clear(bk_filter *f)
+{
+    bk_std_slice_clear(&((bk_standard *)f)->slice);
+}
 
 static void std_destroy(bk_filter *f)
 {
