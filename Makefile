@@ -27,12 +27,13 @@ DESTDIR ?=
 WARN := -Wall -Wextra -Wpedantic -Werror
 BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -MMD -MP $(SAN)
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
-LDLIBS := -lm -pthread
+LDLIBS := -lxxhash -lm -pthread
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRCS := $(wildcard src/*.c src/common/*.c src/standard/*.c src/counting/*.c src/scalable/*.c)
+LIB_SRCS := $(wildcard src/*.c src/common/*.c src/standard/*.c src/counting/*.c src/scalable/*.c \
+              src/io/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -68,7 +69,7 @@ $(SHARED_LIB): $(SHARED_REAL)
 	ln -sf libbloomkit.so.$(VERSION) $@
 
 # Tests use the static library: they may reach internal (hidden) symbols.
-$(BUILD)/obj/tests/%.o: CFLAGS += $(CHECK_CFLAGS) -Isrc
+$(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOURCE
 
 $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)

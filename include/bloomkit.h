@@ -50,7 +50,8 @@ extern "C" {
     X(BK_EIO, -7, "input/output error")                                                            \
     X(BK_ECORRUPT, -8, "corrupt or unsupported file")                                              \
     X(BK_EINCOMPAT, -9, "filters are not compatible")                                              \
-    X(BK_ESYS, -10, "system call failed")
+    X(BK_ESYS, -10, "system call failed")                                                          \
+    X(BK_EREADONLY, -11, "filter is read-only")
 
 enum {
 #define BK_ERROR_ENUM_(name, value, text) name = (value),
@@ -65,6 +66,13 @@ BK_API const char *bk_strerror(int code);
 /* Symbolic name of an error code ("BK_ENOMEM"); "BK_UNKNOWN" for unknown codes.
  * Static storage. Thread-safe. */
 BK_API const char *bk_err_name(int code);
+
+/* Detail of the most recent failed call in this thread that reports detail
+ * (bk_save, bk_load, bk_open_mmap, bk_sync, bk_merge, bk_intersect), such as
+ * "checksum mismatch in payload" or "open /x/y: Permission denied". Empty when
+ * no such call has failed in this thread. The text lives in thread-local
+ * storage, valid until the next such call in the same thread. */
+BK_API const char *bk_last_error(void);
 
 /* Library version as "MAJOR.MINOR.PATCH"; static storage. Thread-safe. */
 BK_API const char *bk_version(void);
@@ -207,8 +215,10 @@ typedef struct bk_filter bk_filter;
  * is set to NULL (when out is not NULL). Thread-safe. */
 BK_API int bk_new(const bk_config *cfg, bk_filter **out);
 
-/* Release f and everything it owns; bk_free(NULL) does nothing. Not concurrent
- * with any other use of f. */
+/* Release f and everything it owns; bk_free(NULL) does nothing. A filter
+ * opened with bk_open_mmap(BK_MAP_WRITE) is synced first, like fclose()
+ * flushing (call bk_sync() before to see its errors), then unmapped. Not
+ * concurrent with any other use of f. */
 BK_API void bk_free(bk_filter *f);
 
 /* Insert a key. Returns 1 when the key was absent before the call (some bit or
@@ -262,6 +272,65 @@ BK_API int bk_stats(const bk_filter *f, bk_filter_stats *st);
 /* Copy f's configuration (with its actual hash key, has_key = 1) into *cfg.
  * Errors: BK_EINVAL. Thread-safe. */
 BK_API int bk_get_config(const bk_filter *f, bk_config *cfg);
+
+/* Union: dst |= src. Both must be the same variant with the same hash and key
+ * and the same shape (bits and probes; for scalable the same slices). standard
+ * ORs bits, counting adds counters (saturating at 15, sticky), scalable ORs
+ * slice by slice. The result answers "present" for every key of either, and
+ * for standard and counting equals a filter built from both key sets.
+ * keys becomes the sum of both sides' keys. Errors: BK_EINVAL (NULL),
+ * BK_EINCOMPAT (anything differs; nothing changes), BK_EREADONLY (dst mapped
+ * read-only). Detail in bk_last_error(). Not concurrent with any other use of
+ * dst, nor with writers of src. */
+BK_API int bk_merge(bk_filter *dst, const bk_filter *src);
+
+/* Intersection of two standard filters: dst &= src, same compatibility rules
+ * as bk_merge. Every key present in both stays present; keys becomes the
+ * smaller side's. BK_ENOTSUP for counting and scalable filters. */
+BK_API int bk_intersect(bk_filter *dst, const bk_filter *src);
+
+/* ------------------------------------------------------------ persistence -- */
+
+/* Save f to path atomically (docs/file-format.md): written to a temporary in
+ * the same directory with mode 0600 (the file holds the hash key), fsync'd,
+ * renamed over path, directory fsync'd. A crash at any moment leaves the old
+ * file or the new one at path. On error nothing at path changes and no
+ * temporary is left (except after a kill, where a ".NAME.tmp.XXXXXX" may
+ * remain). Errors: BK_EINVAL, BK_ENOMEM, BK_ERANGE, BK_EIO (detail, including
+ * the OS reason, in bk_last_error()). If the process has a file-size limit
+ * (RLIMIT_FSIZE), ignore SIGXFSZ to get BK_EIO instead of being killed.
+ * Safe concurrently with bk_add/bk_contains on standard and scalable filters
+ * (each chunk is a consistent snapshot); counting filters need the caller's lock. */
+BK_API int bk_save(const bk_filter *f, const char *path);
+
+/* Load a file written by bk_save (any variant) into memory from the current
+ * allocator. *out owns the new filter (bk_free). Errors: BK_EINVAL,
+ * BK_EIO (missing, unreadable, a directory), BK_ENOMEM, BK_ECORRUPT (bad
+ * magic, unknown version, fields out of range or inconsistent, size differs
+ * from the header's, checksum mismatch: never reads out of bounds). Detail in
+ * bk_last_error(). On error *out is NULL. Thread-safe. */
+BK_API int bk_load(const char *path, bk_filter **out);
+
+/* Flags of bk_open_mmap. */
+#define BK_MAP_READONLY 0u /* queries only; bk_add etc. return BK_EREADONLY */
+#define BK_MAP_WRITE    1u /* adds go to the file; bk_sync() makes it consistent */
+#define BK_MAP_NOVERIFY 2u /* skip the checksums (counts are still recomputed) */
+
+/* Map a filter file instead of reading it: the payload stays in the page
+ * cache, so opening costs one pass to verify the checksum (skipped with
+ * BK_MAP_NOVERIFY) and no heap. Same errors as bk_load. With BK_MAP_WRITE, the
+ * file's checksum is stale between an add and the next bk_sync(); after a
+ * crash in that window, reopen with BK_MAP_NOVERIFY and save. bk_free() unmaps.
+ * Another process truncating the file while it is mapped makes later access
+ * fault (SIGBUS); do not share mapped files with writers that truncate. */
+BK_API int bk_open_mmap(const char *path, unsigned flags, bk_filter **out);
+
+/* Flush a BK_MAP_WRITE filter: recompute counts and checksum, rewrite the
+ * header, msync. A scalable filter that grew past the slices in its file is
+ * saved anew (atomically, bk_save) to the same path instead. Errors:
+ * BK_EINVAL (not mapped), BK_EREADONLY (mapped read-only), BK_EIO, BK_ENOMEM.
+ * Not concurrent with writers of f. */
+BK_API int bk_sync(bk_filter *f);
 
 #ifdef __cplusplus
 }

@@ -1,26 +1,18 @@
 /*
  * filter.c - the public filter API: validate, hash the key once, dispatch.
  *
- * This is the only file that knows all three variants (through their
- * constructors) and the only place a missing vtable operation becomes
- * BK_ENOTSUP. Variants receive a digest, never key bytes.
+ * The only place a missing vtable operation becomes BK_ENOTSUP and a read-only
+ * (mapped) filter refuses mutation. Variants receive a digest, never key bytes.
  */
 #include <string.h>
 
 #include "bloomkit.h"
 #include "common/alloc.h"
 #include "common/config.h"
+#include "common/error.h"
 #include "common/filter_impl.h"
 #include "common/random.h"
-#include "counting/counting.h"
-#include "scalable/scalable.h"
-#include "standard/standard.h"
-
-static const bk_filter_create_fn creators[] = {
-    [BK_VARIANT_STANDARD] = bk_standard_create,
-    [BK_VARIANT_COUNTING] = bk_counting_create,
-    [BK_VARIANT_SCALABLE] = bk_scalable_create,
-};
+#include "io/io.h"
 
 /* A key is (NULL, 0) or (non-NULL, any length). */
 static int key_valid(const void *key, size_t len)
@@ -52,19 +44,26 @@ int bk_new(const bk_config *cfg, bk_filter **out)
         c.has_key = 1;
     }
     const bk_allocator a = bk_current_allocator();
-    return creators[c.variant](&c, &a, out);
+    return bk_variant_impl_for(c.variant)->create(&c, &a, out);
 }
 
 void bk_free(bk_filter *f)
 {
-    if (f)
-        f->ops->destroy(f);
+    if (!f)
+        return;
+    if (f->mapping && !f->readonly)
+        bk_sync(f); /* like fclose: best effort; call bk_sync first to see errors */
+    bk_mapping *map = f->mapping;
+    f->ops->destroy(f);
+    bk_mapping_release(map); /* after the filter: its payloads lived there */
 }
 
 int bk_add(bk_filter *f, const void *key, size_t len)
 {
     if (!f || !key_valid(key, len))
         return BK_EINVAL;
+    if (f->readonly)
+        return BK_EREADONLY;
     bk_hash h;
     hash_for(f, key, len, &h);
     return f->ops->add(f, &h);
@@ -85,6 +84,8 @@ int bk_remove(bk_filter *f, const void *key, size_t len)
         return BK_EINVAL;
     if (!f->ops->remove)
         return BK_ENOTSUP;
+    if (f->readonly)
+        return BK_EREADONLY;
     bk_hash h;
     hash_for(f, key, len, &h);
     return f->ops->remove(f, &h);
@@ -94,6 +95,8 @@ int bk_clear(bk_filter *f)
 {
     if (!f)
         return BK_EINVAL;
+    if (f->readonly)
+        return BK_EREADONLY;
     f->ops->clear(f);
     return BK_OK;
 }
@@ -116,4 +119,39 @@ int bk_get_config(const bk_filter *f, bk_config *cfg)
         return BK_EINVAL;
     *cfg = f->cfg;
     return BK_OK;
+}
+
+/* Shared checks of merge and intersect: same variant, hash and key; the
+ * variant then checks its slice shapes. */
+static int combine(bk_filter *dst, const bk_filter *src, int intersect)
+{
+    const char *what = intersect ? "intersect" : "merge";
+    if (!dst || !src)
+        return bk_fail(BK_EINVAL, "%s: NULL filter", what);
+    if (dst->readonly)
+        return bk_fail(BK_EREADONLY, "%s: destination is mapped read-only", what);
+    if (dst->ops != src->ops)
+        return bk_fail(BK_EINCOMPAT, "%s: variants differ (%s vs %s)", what, dst->ops->name,
+                       src->ops->name);
+    if (dst->cfg.hash != src->cfg.hash)
+        return bk_fail(BK_EINCOMPAT, "%s: hash algorithms differ", what);
+    if (memcmp(dst->cfg.key, src->cfg.key, sizeof dst->cfg.key) != 0)
+        return bk_fail(BK_EINCOMPAT, "%s: hash keys differ", what);
+    int (*op)(bk_filter *, const bk_filter *) = intersect ? dst->ops->intersect : dst->ops->merge;
+    if (!op)
+        return bk_fail(BK_ENOTSUP, "%s: not defined for %s filters", what, dst->ops->name);
+    const int rc = op(dst, src);
+    if (rc == BK_EINCOMPAT)
+        return bk_fail(rc, "%s: sizes differ (bits, probes or slices)", what);
+    return rc;
+}
+
+int bk_merge(bk_filter *dst, const bk_filter *src)
+{
+    return combine(dst, src, 0);
+}
+
+int bk_intersect(bk_filter *dst, const bk_filter *src)
+{
+    return combine(dst, src, 1);
 }

@@ -8,10 +8,21 @@
 
 typedef Suite *(*suite_fn)(void);
 
+/* clang-format off */
 static const suite_fn all_suites[] = {
-    siphash_suite,  hash_suite,     sizing_suite,   config_suite, standard_suite,
-    counting_suite, scalable_suite, contract_suite, alloc_suite,  threads_suite,
+    siphash_suite,
+    hash_suite,
+    sizing_suite,
+    config_suite,
+    standard_suite,
+    counting_suite,
+    scalable_suite,
+    contract_suite,
+    alloc_suite,
+    threads_suite,
+    io_suite,
 };
+/* clang-format on */
 
 int main(void)
 {

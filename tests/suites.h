@@ -14,5 +14,6 @@ Suite *scalable_suite(void);
 Suite *contract_suite(void);
 Suite *alloc_suite(void);
 Suite *threads_suite(void);
+Suite *io_suite(void);
 
 #endif

@@ -58,3 +58,97 @@ static inline bk_filter *tu_filter(const char *text)
 }
 
 #endif
+
+/* ---- files and filter comparison (persistence suites) ---- */
+#include <dirent.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/filter_impl.h"
+
+/* A fresh private directory under $TMPDIR (or /tmp); remove with tu_rmtree. */
+static inline char *tu_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char *path = malloc(strlen(base) + 32);
+    ck_assert_ptr_nonnull(path);
+    sprintf(path, "%s/bktest.XXXXXX", base);
+    ck_assert_ptr_nonnull(mkdtemp(path));
+    return path;
+}
+
+/* Remove every file in dir (one level) and dir itself; frees dir. */
+static inline void tu_rmtree(char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char p[4096];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
+/* Number of entries in dir other than . and .. */
+static inline int tu_count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Whole file into memory (malloc); *len its size. */
+static inline uint8_t *tu_read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    ck_assert_msg(fp != NULL, "cannot open %s", path);
+    fseek(fp, 0, SEEK_END);
+    const long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, fp), (size_t)n);
+    fclose(fp);
+    *len = (size_t)n;
+    return buf;
+}
+
+static inline void tu_write_file(const char *path, const uint8_t *buf, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(buf, 1, len, fp), len);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+/* 1 when a and b have the same configuration, hash key, slices and payload
+ * bytes: then they answer every query identically. */
+static inline int tu_same_filter(const bk_filter *a, const bk_filter *b)
+{
+    if (a->ops != b->ops || memcmp(&a->cfg, &b->cfg, sizeof a->cfg) != 0)
+        return 0;
+    const uint32_t n = a->ops->slice_count(a);
+    if (b->ops->slice_count(b) != n)
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bk_slice_view x, y;
+        a->ops->slice_view(a, i, &x);
+        b->ops->slice_view(b, i, &y);
+        if (x.m != y.m || x.k != y.k || x.nbytes != y.nbytes || x.set_bits != y.set_bits ||
+            x.saturated != y.saturated || memcmp(x.data, y.data, (size_t)x.nbytes) != 0)
+            return 0;
+    }
+    return 1;
+}

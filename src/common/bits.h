@@ -9,6 +9,7 @@
 #ifndef BK_COMMON_BITS_H
 #define BK_COMMON_BITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint64_t bk_bit_byte(uint64_t bit)
@@ -31,5 +32,16 @@ static inline unsigned bk_nibble_shift(uint64_t i)
 {
     return (i & 1) ? 0u : 4u;
 }
+
+/* Number of set bits in p[0..n). */
+uint64_t bk_popcount(const uint8_t *p, size_t n);
+
+/* Count non-zero and saturated (== 15) 4-bit cells in p[0..n). */
+void bk_nibble_census(const uint8_t *p, size_t n, uint64_t *nonzero, uint64_t *saturated);
+
+/* dst[i] |= src[i] (op 0) or dst[i] &= src[i] (op 1) for n bytes; returns the
+ * population count of the result. */
+enum { BK_BITS_OR = 0, BK_BITS_AND = 1 };
+uint64_t bk_bits_combine(uint8_t *dst, const uint8_t *src, size_t n, int op);
 
 #endif

@@ -2,7 +2,30 @@
  * error.c - error texts and names, generated from BK_ERROR_LIST in bloomkit.h
  * so that a new code cannot be added without its message.
  */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "bloomkit.h"
+#include "error.h"
+
+/* Room for a path and an OS message; longer detail is cut, never overrun. */
+#define DETAIL_MAX 512
+
+static _Thread_local char g_detail[DETAIL_MAX];
+
+const char *bk_last_error(void)
+{
+    return g_detail;
+}
+
+int bk_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_detail, sizeof g_detail, fmt, ap);
+    va_end(ap);
+    return code;
+}
 
 const char *bk_strerror(int code)
 {

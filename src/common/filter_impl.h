@@ -21,6 +21,25 @@
 /* Version 1: every field below. */
 #define BK_FILTER_OPS_VERSION 1
 
+/* One bit or counter array of a filter, as persistence and merging see it.
+ * Standard and counting filters have one slice, scalable filters one per link
+ * of the chain. data points into the filter (or, for a view passed to an adopt
+ * constructor, to a payload the new filter takes over). */
+typedef struct bk_slice_view {
+    uint64_t m;         /* bits or counters */
+    unsigned k;         /* probes */
+    uint64_t capacity;  /* keys the slice was sized for */
+    double fpr;         /* rate the slice was sized for */
+    uint64_t set_bits;  /* set bits, or non-zero counters */
+    uint64_t keys;      /* keys added (counting: adds - removes) */
+    uint64_t saturated; /* counting: counters at 15; else 0 */
+    uint8_t *data;      /* payload */
+    uint64_t nbytes;    /* payload bytes */
+} bk_slice_view;
+
+/* The file mapping a filter's payloads live in (src/io/mmap.c); opaque here. */
+typedef struct bk_mapping bk_mapping;
+
 typedef struct bk_filter_ops {
     int version;      /* BK_FILTER_OPS_VERSION the table was written for */
     const char *name; /* "standard", ... */
@@ -33,15 +52,26 @@ typedef struct bk_filter_ops {
     /* Fill the variant's figures; the base fields are filled by the caller. */
     void (*stats)(const bk_filter *f, bk_filter_stats *st);
     void (*clear)(bk_filter *f);
-    /* Release everything, including f itself, with f->alloc. */
+    /* Release everything, including f itself, with f->alloc; payloads that
+     * were adopted as borrowed (mapped) are left alone. */
     void (*destroy)(bk_filter *f);
+    /* Slices, for persistence and merging. */
+    uint32_t (*slice_count)(const bk_filter *f);
+    void (*slice_view)(const bk_filter *f, uint32_t i, bk_slice_view *out);
+    /* dst |= src, for filters whose variant, hash and key already match;
+     * BK_EINCOMPAT (nothing changed) when the slice shapes differ. */
+    int (*merge)(bk_filter *dst, const bk_filter *src);
+    /* dst &= src, same rules; NULL when the variant cannot intersect. */
+    int (*intersect)(bk_filter *dst, const bk_filter *src);
 } bk_filter_ops;
 
 struct bk_filter {
     const bk_filter_ops *ops;
-    bk_allocator alloc; /* the allocator f was made with; frees with it */
-    bk_config cfg;      /* validated, has_key = 1 with the actual key */
-    bk_sipkey sipkey;   /* cfg.key as SipHash's two words */
+    bk_allocator alloc;  /* the allocator f was made with; frees with it */
+    bk_config cfg;       /* validated, has_key = 1 with the actual key */
+    bk_sipkey sipkey;    /* cfg.key as SipHash's two words */
+    int readonly;        /* mapped read-only: every mutation is refused */
+    bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
 };
 
 /* Set up the base part of a variant's struct. */
@@ -52,9 +82,30 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->alloc = *a;
     f->cfg = *cfg;
     f->sipkey = bk_sipkey_from_bytes(cfg->key);
+    f->readonly = 0;
+    f->mapping = NULL;
 }
 
 /* Variant constructor: cfg is validated and carries the key (has_key = 1). */
 typedef int (*bk_filter_create_fn)(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
+
+/* Variant constructor over existing payloads (a loaded or mapped file): n
+ * slice views whose shapes the caller has validated. On success the filter
+ * owns the payloads (frees them with a) unless `borrowed`, in which case they
+ * belong to a mapping that outlives the filter. On error nothing is taken. */
+typedef int (*bk_filter_adopt_fn)(const bk_config *cfg, const bk_allocator *a,
+                                  const bk_slice_view *slices, uint32_t n, int borrowed,
+                                  bk_filter **out);
+
+/* The constructors of every variant (src/variants.c). */
+typedef struct bk_variant_impl {
+    bk_filter_create_fn create;
+    bk_filter_adopt_fn adopt;
+    uint32_t max_slices; /* 1, or the scalable chain's limit */
+    unsigned cell_bits;  /* bits per cell of the payload: 1 (bits) or 4 (counters) */
+} bk_variant_impl;
+
+/* NULL for an unknown variant. */
+const bk_variant_impl *bk_variant_impl_for(bk_variant v);
 
 #endif

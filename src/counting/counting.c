@@ -42,6 +42,7 @@ typedef struct bk_counting {
     uint64_t nonzero;
     uint64_t saturated;
     uint64_t keys;
+    int borrowed; /* cells belong to a file mapping */
 } bk_counting;
 
 _Static_assert(offsetof(bk_counting, base) == 0, "bk_filter must be the first member");
@@ -152,8 +153,50 @@ static void cnt_destroy(bk_filter *f)
 {
     bk_counting *c = (bk_counting *)f;
     const bk_allocator a = f->alloc;
-    bk_mem_free(&a, c->cells);
+    if (!c->borrowed)
+        bk_mem_free(&a, c->cells);
     bk_mem_free(&a, c);
+}
+
+static uint32_t cnt_slice_count(const bk_filter *f)
+{
+    (void)f;
+    return 1;
+}
+
+static void cnt_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    (void)i;
+    const bk_counting *c = (const bk_counting *)f;
+    out->m = c->m;
+    out->k = c->k;
+    out->capacity = f->cfg.capacity;
+    out->fpr = f->cfg.fpr;
+    out->set_bits = c->nonzero;
+    out->keys = c->keys;
+    out->saturated = c->saturated;
+    out->data = c->cells;
+    out->nbytes = c->nbytes;
+}
+
+/* Counter-wise saturating sum: the same counters as adding both key
+ * multisets into one filter (a sum >= 15 is what 15 sticky increments give). */
+static int cnt_merge(bk_filter *dst, const bk_filter *src)
+{
+    bk_counting *d = (bk_counting *)dst;
+    const bk_counting *s = (const bk_counting *)src;
+    if (d->m != s->m || d->k != s->k)
+        return BK_EINCOMPAT;
+    for (uint64_t i = 0; i < d->nbytes; i++) {
+        const unsigned a = d->cells[i], b = s->cells[i];
+        unsigned hi = (a >> 4) + (b >> 4), lo = (a & 0xfu) + (b & 0xfu);
+        hi = hi > BK_COUNTER_MAX ? BK_COUNTER_MAX : hi;
+        lo = lo > BK_COUNTER_MAX ? BK_COUNTER_MAX : lo;
+        d->cells[i] = (uint8_t)(hi << 4 | lo);
+    }
+    bk_nibble_census(d->cells, (size_t)d->nbytes, &d->nonzero, &d->saturated);
+    d->keys += s->keys;
+    return BK_OK;
 }
 
 static const bk_filter_ops counting_ops = {
@@ -165,16 +208,11 @@ static const bk_filter_ops counting_ops = {
     .stats = cnt_stats,
     .clear = cnt_clear,
     .destroy = cnt_destroy,
+    .slice_count = cnt_slice_count,
+    .slice_view = cnt_slice_view,
+    .merge = cnt_merge,
+    .intersect = NULL, /* a minimum of counters is not the counters of the common keys */
 };
-
-const uint8_t *bk_counting_cells(const bk_filter *f, uint64_t *nbytes)
-{
-    if (!f || f->ops != &counting_ops)
-        return NULL;
-    const bk_counting *c = (const bk_counting *)f;
-    *nbytes = c->nbytes;
-    return c->cells;
-}
 
 int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
@@ -198,6 +236,28 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     c->m = m;
     c->k = k;
     c->nbytes = nbytes;
+    bk_filter_base_init(&c->base, &counting_ops, cfg, a);
+    *out = &c->base;
+    return BK_OK;
+}
+
+int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                      uint32_t n, int borrowed, bk_filter **out)
+{
+    if (n != 1)
+        return BK_EINVAL;
+    bk_counting *c = bk_mem_alloc(a, sizeof *c);
+    if (!c)
+        return BK_ENOMEM;
+    memset(c, 0, sizeof *c);
+    c->m = slices[0].m;
+    c->k = slices[0].k;
+    c->nbytes = slices[0].nbytes;
+    c->cells = slices[0].data;
+    c->nonzero = slices[0].set_bits;
+    c->saturated = slices[0].saturated;
+    c->keys = slices[0].keys;
+    c->borrowed = borrowed;
     bk_filter_base_init(&c->base, &counting_ops, cfg, a);
     *out = &c->base;
     return BK_OK;

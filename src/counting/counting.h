@@ -4,11 +4,9 @@
 
 #include "../common/filter_impl.h"
 
-/* bk_filter_create_fn for variant=counting. */
+/* bk_filter_create_fn / bk_filter_adopt_fn for variant=counting. */
 int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
-
-/* The counter array of a counting filter (read-only view, owned by f) and its
- * size in bytes; NULL if f is not a counting filter. */
-const uint8_t *bk_counting_cells(const bk_filter *f, uint64_t *nbytes);
+int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                      uint32_t n, int borrowed, bk_filter **out);
 
 #endif

@@ -27,13 +27,10 @@
 #include <string.h>
 
 #include "../common/alloc.h"
+#include "../common/bits.h"
 #include "../common/sizing.h"
 #include "../standard/standard.h"
 
-/* More slices than anyone can allocate: with growth >= 2 slice 63 alone would
- * hold n0 * 2^63 keys. A fixed table keeps the slice pointers still under
- * concurrent readers. */
-#define BK_SCALABLE_MAX_SLICES 64
 /* The newest slice's fill beyond which a new slice is started. */
 #define BK_SCALABLE_GROW_FILL 0.5
 
@@ -167,6 +164,33 @@ static void scl_destroy(bk_filter *f)
     bk_mem_free(&a, sf);
 }
 
+static uint32_t scl_slice_count(const bk_filter *f)
+{
+    return slice_count((const bk_scalable *)f);
+}
+
+static void scl_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    bk_std_slice_view(((const bk_scalable *)f)->slices[i], out);
+}
+
+/* Slice by slice, only when both chains have the same number of slices of the
+ * same shapes (then they were built from one config and grew alike). */
+static int scl_merge(bk_filter *dst, const bk_filter *src)
+{
+    bk_scalable *d = (bk_scalable *)dst;
+    const bk_scalable *s = (const bk_scalable *)src;
+    const uint32_t n = slice_count(d);
+    if (slice_count(s) != n)
+        return BK_EINCOMPAT;
+    for (uint32_t i = 0; i < n; i++)
+        if (!bk_std_slice_same_shape(d->slices[i], s->slices[i]))
+            return BK_EINCOMPAT;
+    for (uint32_t i = 0; i < n; i++)
+        bk_std_slice_combine(d->slices[i], s->slices[i], BK_BITS_OR);
+    return BK_OK;
+}
+
 static const bk_filter_ops scalable_ops = {
     .version = BK_FILTER_OPS_VERSION,
     .name = "scalable",
@@ -176,9 +200,14 @@ static const bk_filter_ops scalable_ops = {
     .stats = scl_stats,
     .clear = scl_clear,
     .destroy = scl_destroy,
+    .slice_count = scl_slice_count,
+    .slice_view = scl_slice_view,
+    .merge = scl_merge,
+    .intersect = NULL, /* the chain's slices hold disjoint key sets */
 };
 
-int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+/* An empty chain (no slices yet). */
+static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_scalable **out)
 {
     bk_scalable *sf = bk_mem_alloc(a, sizeof *sf);
     if (!sf)
@@ -190,12 +219,48 @@ int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
         bk_mem_free(a, sf);
         return BK_ESYS;
     }
-    const int rc = add_slice(sf, 0);
+    *out = sf;
+    return BK_OK;
+}
+
+int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    bk_scalable *sf;
+    int rc = new_chain(cfg, a, &sf);
+    if (rc != BK_OK)
+        return rc;
+    rc = add_slice(sf, 0);
     if (rc != BK_OK) {
-        pthread_mutex_destroy(&sf->grow_lock);
-        bk_mem_free(a, sf);
+        scl_destroy(&sf->base);
         return rc;
     }
+    *out = &sf->base;
+    return BK_OK;
+}
+
+int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                      uint32_t n, int borrowed, bk_filter **out)
+{
+    if (n < 1 || n > BK_SCALABLE_MAX_SLICES)
+        return BK_EINVAL;
+    bk_scalable *sf;
+    int rc = new_chain(cfg, a, &sf);
+    if (rc != BK_OK)
+        return rc;
+    /* Allocate every slice header first, so a failure takes no payload. */
+    for (uint32_t i = 0; i < n; i++) {
+        sf->slices[i] = bk_mem_alloc(a, sizeof *sf->slices[i]);
+        if (!sf->slices[i]) {
+            for (uint32_t j = 0; j < i; j++)
+                bk_mem_free(a, sf->slices[j]);
+            pthread_mutex_destroy(&sf->grow_lock);
+            bk_mem_free(a, sf);
+            return BK_ENOMEM;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        bk_std_slice_adopt(sf->slices[i], &slices[i], borrowed);
+    atomic_store(&sf->count, n);
     *out = &sf->base;
     return BK_OK;
 }

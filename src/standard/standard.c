@@ -44,12 +44,59 @@ int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, const bk_a
     s->bits = bits;
     atomic_init(&s->set_bits, 0);
     atomic_init(&s->keys, 0);
+    s->borrowed = 0;
+    return BK_OK;
+}
+
+void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed)
+{
+    s->m = v->m;
+    s->k = v->k;
+    s->capacity = v->capacity;
+    s->fpr = v->fpr;
+    s->nbytes = v->nbytes;
+    s->bits = (_Atomic uint8_t *)v->data;
+    atomic_init(&s->set_bits, v->set_bits);
+    atomic_init(&s->keys, v->keys);
+    s->borrowed = borrowed;
+}
+
+void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out)
+{
+    out->m = s->m;
+    out->k = s->k;
+    out->capacity = s->capacity;
+    out->fpr = s->fpr;
+    out->set_bits = atomic_load_explicit(&s->set_bits, memory_order_relaxed);
+    out->keys = atomic_load_explicit(&s->keys, memory_order_relaxed);
+    out->saturated = 0;
+    out->data = (uint8_t *)s->bits;
+    out->nbytes = s->nbytes;
+}
+
+int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b)
+{
+    return a->m == b->m && a->k == b->k;
+}
+
+int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
+{
+    if (!bk_std_slice_same_shape(dst, src))
+        return BK_EINCOMPAT;
+    const uint64_t set =
+        bk_bits_combine((uint8_t *)dst->bits, (const uint8_t *)src->bits, (size_t)dst->nbytes, op);
+    atomic_store(&dst->set_bits, set);
+    const uint64_t dk = atomic_load(&dst->keys), sk = atomic_load(&src->keys);
+    /* keys: adds reported new on either side (union), or at most the smaller
+     * side (intersection): the figures bk_stats documents. */
+    atomic_store(&dst->keys, op == BK_BITS_OR ? dk + sk : (dk < sk ? dk : sk));
     return BK_OK;
 }
 
 void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
 {
-    bk_mem_free(a, (void *)s->bits);
+    if (!s->borrowed)
+        bk_mem_free(a, (void *)s->bits);
     s->bits = NULL;
 }
 
@@ -145,6 +192,30 @@ static void std_destroy(bk_filter *f)
     bk_mem_free(&a, sf);
 }
 
+static uint32_t std_slice_count(const bk_filter *f)
+{
+    (void)f;
+    return 1;
+}
+
+static void std_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    (void)i;
+    bk_std_slice_view(&((const bk_standard *)f)->slice, out);
+}
+
+static int std_merge(bk_filter *dst, const bk_filter *src)
+{
+    return bk_std_slice_combine(&((bk_standard *)dst)->slice, &((const bk_standard *)src)->slice,
+                                BK_BITS_OR);
+}
+
+static int std_intersect(bk_filter *dst, const bk_filter *src)
+{
+    return bk_std_slice_combine(&((bk_standard *)dst)->slice, &((const bk_standard *)src)->slice,
+                                BK_BITS_AND);
+}
+
 static const bk_filter_ops standard_ops = {
     .version = BK_FILTER_OPS_VERSION,
     .name = "standard",
@@ -154,6 +225,10 @@ static const bk_filter_ops standard_ops = {
     .stats = std_stats,
     .clear = std_clear,
     .destroy = std_destroy,
+    .slice_count = std_slice_count,
+    .slice_view = std_slice_view,
+    .merge = std_merge,
+    .intersect = std_intersect,
 };
 
 int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
@@ -166,6 +241,20 @@ int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
         bk_mem_free(a, sf);
         return rc;
     }
+    bk_filter_base_init(&sf->base, &standard_ops, cfg, a);
+    *out = &sf->base;
+    return BK_OK;
+}
+
+int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                      uint32_t n, int borrowed, bk_filter **out)
+{
+    if (n != 1)
+        return BK_EINVAL;
+    bk_standard *sf = bk_mem_alloc(a, sizeof *sf);
+    if (!sf)
+        return BK_ENOMEM;
+    bk_std_slice_adopt(&sf->slice, &slices[0], borrowed);
     bk_filter_base_init(&sf->base, &standard_ops, cfg, a);
     *out = &sf->base;
     return BK_OK;

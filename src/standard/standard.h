@@ -26,6 +26,7 @@ typedef struct bk_std_slice {
     _Atomic uint8_t *bits;     /* bit i: byte i/8, mask 0x80 >> (i % 8) */
     _Atomic uint64_t set_bits; /* population count of bits */
     _Atomic uint64_t keys;     /* adds that reported a new key */
+    int borrowed;              /* bits belong to a file mapping: never freed here */
 } bk_std_slice;
 
 /* Size a slice for `capacity` keys at `fpr` and allocate its zeroed bits.
@@ -42,7 +43,19 @@ void bk_std_slice_clear(bk_std_slice *s);
 /* set_bits / m. */
 double bk_std_slice_fill(const bk_std_slice *s);
 
-/* The standard variant's constructor (bk_filter_create_fn). */
+/* Take over the payload described by v (shape validated by the caller). */
+void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed);
+/* Describe s for persistence (data points at s's bits). */
+void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out);
+/* dst |= src (BK_BITS_OR) or dst &= src (BK_BITS_AND); BK_EINCOMPAT and no
+ * change when m or k differ. Not concurrent with any other call on dst. */
+int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op);
+/* 1 when m and k are equal. */
+int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b);
+
+/* The standard variant's constructors (bk_filter_create_fn, bk_filter_adopt_fn). */
 int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
+int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                      uint32_t n, int borrowed, bk_filter **out);
 
 #endif

@@ -1,0 +1,90 @@
+/* fileutil.c - retrying I/O and thread-safe error text for src/io. */
+#define _DEFAULT_SOURCE
+#include "fileutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/error.h"
+#include "bloomkit.h"
+#include "sysio.h"
+
+/* Large transfers are split so no single call exceeds what Linux moves at
+ * once (0x7ffff000 bytes) and the loop stays uniform. */
+#define IO_STEP (UINT64_C(1) << 30)
+
+int bk_write_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n > 0) {
+        const size_t step = n < IO_STEP ? n : (size_t)IO_STEP;
+        const ssize_t w = bk_sys.write(fd, b, step);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int bk_read_all(int fd, void *p, size_t n)
+{
+    uint8_t *b = p;
+    while (n > 0) {
+        const size_t step = n < IO_STEP ? n : (size_t)IO_STEP;
+        const ssize_t r = bk_sys.read(fd, b, step);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            errno = 0;
+            return -2;
+        }
+        b += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+const char *bk_os_error(int err, char *buf, size_t n)
+{
+    if (strerror_r(err, buf, n) != 0)
+        snprintf(buf, n, "error %d", err);
+    return buf;
+}
+
+int bk_open_regular(const char *path, int write, int *fd_out, uint64_t *size, uint64_t *dev,
+                    uint64_t *ino)
+{
+    char why[128];
+    const int fd = bk_sys.open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+    if (fd < 0)
+        return bk_fail(BK_EIO, "open %s: %s", path, bk_os_error(errno, why, sizeof why));
+    struct stat st;
+    if (bk_sys.fstat(fd, &st) != 0) {
+        const int e = errno;
+        bk_sys.close(fd);
+        return bk_fail(BK_EIO, "stat %s: %s", path, bk_os_error(e, why, sizeof why));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        bk_sys.close(fd);
+        return bk_fail(BK_EIO, "%s: %s", path,
+                       S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+    }
+    *fd_out = fd;
+    *size = (uint64_t)st.st_size;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    return BK_OK;
+}

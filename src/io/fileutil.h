@@ -1,0 +1,22 @@
+/* fileutil.h - small helpers shared by save, load and mmap (internal). */
+#ifndef BK_IO_FILEUTIL_H
+#define BK_IO_FILEUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Write/read exactly n bytes, retrying on EINTR and short transfers.
+ * 0 on success; -1 with errno set (a write of 0 bytes sets ENOSPC; a read
+ * that meets end of file sets 0 in errno and returns -2). */
+int bk_write_all(int fd, const void *p, size_t n);
+int bk_read_all(int fd, void *p, size_t n);
+
+/* strerror(err) into buf, thread-safe; returns buf. */
+const char *bk_os_error(int err, char *buf, size_t n);
+
+/* Open path for reading (write=0) or reading and writing and check it is a
+ * regular file; on success *fd and *size. BK_EIO with detail on failure. */
+int bk_open_regular(const char *path, int write, int *fd, uint64_t *size, uint64_t *dev,
+                    uint64_t *ino);
+
+#endif

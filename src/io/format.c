@@ -1,0 +1,378 @@
+/*
+ * format.c - encode, decode and validate file format version 1.
+ *
+ * Validation order matters for safety: the framing (magic, version, header
+ * size within the file) is checked before the rest of the header is read; the
+ * header checksum before any field is trusted; every field's range and the
+ * layout's consistency before any payload offset is used. Payload offsets are
+ * never read from the file and trusted: they are recomputed from m and must
+ * equal what the file says.
+ */
+#include "format.h"
+
+#include <math.h>
+#include <string.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "../common/alloc.h"
+#include "../common/bits.h"
+#include "../common/config.h"
+#include "../common/error.h"
+#include "../common/sizing.h"
+
+/* PNG's trick: a high-bit byte (7-bit transports), CR LF (newline
+ * conversion), ^Z (DOS type), LF. */
+const uint8_t bk_file_magic[BK_FILE_MAGIC_LEN] = {0x89, 'B', 'K', 'F', '\r', '\n', 0x1a, '\n'};
+
+/* Probes beyond this are refused as corrupt: fpr >= DBL_MIN needs k < 1030. */
+#define BK_FILE_K_MAX 2048
+
+/* Offsets in the fixed header. */
+enum {
+    H_MAGIC = 0,
+    H_VERSION = 8,
+    H_HEADER_SIZE = 12,
+    H_VARIANT = 16,
+    H_HASH = 17,
+    H_LAYOUT = 18,
+    H_FLAGS = 19,
+    H_NSLICES = 20,
+    H_KEY = 24,
+    H_CAPACITY = 40,
+    H_FPR = 48,
+    H_GROWTH = 56,
+    H_TIGHTENING = 64,
+    H_FILE_SIZE = 72,
+    H_PAYLOAD_SUM = 80,
+    H_RESERVED = 88, /* 32 bytes of zero */
+    H_HEADER_SUM = 120
+};
+
+/* Offsets in a slice entry. */
+enum {
+    S_M = 0,
+    S_K = 8,
+    S_RESERVED = 12,
+    S_CAPACITY = 16,
+    S_FPR = 24,
+    S_SET = 32,
+    S_KEYS = 40,
+    S_SATURATED = 48,
+    S_OFFSET = 56
+};
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void putf64(uint8_t *p, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    put64(p, v);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static double getf64(const uint8_t *p)
+{
+    const uint64_t v = get64(p);
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static uint64_t align_up(uint64_t x)
+{
+    return (x + BK_FILE_ALIGN - 1) / BK_FILE_ALIGN * BK_FILE_ALIGN;
+}
+
+uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits)
+{
+    return bk_bits_to_bytes(m * cell_bits); /* m <= 2^56: no overflow */
+}
+
+static unsigned cell_bits_of(bk_variant v)
+{
+    return bk_variant_impl_for(v)->cell_bits;
+}
+
+int bk_file_layout(bk_file_header *h)
+{
+    const unsigned cb = cell_bits_of(h->cfg.variant);
+    h->header_size = BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices;
+    uint64_t off = align_up(h->header_size);
+    for (uint32_t i = 0; i < h->nslices; i++) {
+        h->slices[i].nbytes = bk_file_payload_bytes(h->slices[i].m, cb);
+        h->offsets[i] = off;
+        off += h->slices[i].nbytes;
+        if (off > (UINT64_C(1) << 62))
+            return BK_ERANGE;
+        h->file_size = off;
+        off = align_up(off);
+    }
+    return BK_OK;
+}
+
+/* XXH3-64 of the header with its checksum field read as zero. */
+static uint64_t header_checksum(const uint8_t *buf, uint32_t header_size)
+{
+    static const uint8_t zero[8] = {0};
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_64bits_reset(&st);
+    XXH3_64bits_update(&st, buf, H_HEADER_SUM);
+    XXH3_64bits_update(&st, zero, 8);
+    XXH3_64bits_update(&st, buf + BK_FILE_FIXED, header_size - BK_FILE_FIXED);
+    return XXH3_64bits_digest(&st);
+}
+
+void bk_file_encode(const bk_file_header *h, uint8_t *buf)
+{
+    memset(buf, 0, h->header_size);
+    memcpy(buf + H_MAGIC, bk_file_magic, BK_FILE_MAGIC_LEN);
+    put32(buf + H_VERSION, BK_FILE_VERSION);
+    put32(buf + H_HEADER_SIZE, h->header_size);
+    buf[H_VARIANT] = (uint8_t)h->cfg.variant;
+    buf[H_HASH] = (uint8_t)h->cfg.hash;
+    buf[H_LAYOUT] = 0; /* classic */
+    buf[H_FLAGS] = 0;
+    put32(buf + H_NSLICES, h->nslices);
+    memcpy(buf + H_KEY, h->cfg.key, 16);
+    put64(buf + H_CAPACITY, h->cfg.capacity);
+    putf64(buf + H_FPR, h->cfg.fpr);
+    putf64(buf + H_GROWTH, h->cfg.growth);
+    putf64(buf + H_TIGHTENING, h->cfg.tightening);
+    put64(buf + H_FILE_SIZE, h->file_size);
+    put64(buf + H_PAYLOAD_SUM, h->payload_checksum);
+    for (uint32_t i = 0; i < h->nslices; i++) {
+        uint8_t *e = buf + BK_FILE_FIXED + BK_FILE_ENTRY * i;
+        const bk_slice_view *s = &h->slices[i];
+        put64(e + S_M, s->m);
+        put32(e + S_K, s->k);
+        put64(e + S_CAPACITY, s->capacity);
+        putf64(e + S_FPR, s->fpr);
+        put64(e + S_SET, s->set_bits);
+        put64(e + S_KEYS, s->keys);
+        put64(e + S_SATURATED, s->saturated);
+        put64(e + S_OFFSET, h->offsets[i]);
+    }
+    put64(buf + H_HEADER_SUM, header_checksum(buf, h->header_size));
+}
+
+int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
+{
+    if (file_len < BK_FILE_FIXED)
+        return bk_fail(BK_ECORRUPT, "file is %llu bytes, shorter than the %d-byte header",
+                       (unsigned long long)file_len, BK_FILE_FIXED);
+    if (memcmp(buf, bk_file_magic, BK_FILE_MAGIC_LEN) != 0)
+        return bk_fail(BK_ECORRUPT, "not a bloomkit filter file (bad magic)");
+    h->version = get32(buf + H_VERSION);
+    if (h->version != BK_FILE_VERSION)
+        return bk_fail(BK_ECORRUPT, "unsupported format version %u (this library reads %d)",
+                       h->version, BK_FILE_VERSION);
+    h->header_size = get32(buf + H_HEADER_SIZE);
+    h->nslices = get32(buf + H_NSLICES);
+    if (h->nslices < 1 || h->nslices > BK_FILE_MAX_SLICES ||
+        h->header_size != BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices)
+        return bk_fail(BK_ECORRUPT, "header size %u does not match %u slices", h->header_size,
+                       h->nslices);
+    if (h->header_size > file_len)
+        return bk_fail(BK_ECORRUPT, "file is %llu bytes, shorter than its %u-byte header",
+                       (unsigned long long)file_len, h->header_size);
+    return BK_OK;
+}
+
+/* Fields of one slice entry; the layout is checked by the caller. */
+static int decode_slice(const uint8_t *e, uint32_t i, bk_slice_view *s, uint64_t *offset)
+{
+    s->m = get64(e + S_M);
+    s->k = get32(e + S_K);
+    s->capacity = get64(e + S_CAPACITY);
+    s->fpr = getf64(e + S_FPR);
+    s->set_bits = get64(e + S_SET);
+    s->keys = get64(e + S_KEYS);
+    s->saturated = get64(e + S_SATURATED);
+    s->data = NULL;
+    *offset = get64(e + S_OFFSET);
+    if (s->m < 1 || s->m > BK_BITS_MAX)
+        return bk_fail(BK_ECORRUPT, "slice %u: size %llu bits out of range", i,
+                       (unsigned long long)s->m);
+    if (s->k < 1 || s->k > BK_FILE_K_MAX)
+        return bk_fail(BK_ECORRUPT, "slice %u: %u probes out of range", i, s->k);
+    if (s->capacity < 1 || s->capacity > BK_BITS_MAX || !(s->fpr > 0.0 && s->fpr < 1.0))
+        return bk_fail(BK_ECORRUPT, "slice %u: capacity or rate out of range", i);
+    if (s->set_bits > s->m || s->saturated > s->set_bits)
+        return bk_fail(BK_ECORRUPT, "slice %u: more set cells than cells", i);
+    if (get32(e + S_RESERVED) != 0)
+        return bk_fail(BK_ECORRUPT, "slice %u: reserved field is not zero", i);
+    return BK_OK;
+}
+
+int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
+{
+    if (get64(buf + H_HEADER_SUM) != header_checksum(buf, h->header_size))
+        return bk_fail(BK_ECORRUPT, "header checksum mismatch");
+    bk_config *c = &h->cfg;
+    bk_config_init(c);
+    c->variant = (bk_variant)buf[H_VARIANT];
+    c->hash = (bk_hash_alg)buf[H_HASH];
+    c->has_key = 1;
+    memcpy(c->key, buf + H_KEY, 16);
+    c->capacity = get64(buf + H_CAPACITY);
+    c->fpr = getf64(buf + H_FPR);
+    c->growth = getf64(buf + H_GROWTH);
+    c->tightening = getf64(buf + H_TIGHTENING);
+    char why[160];
+    if (buf[H_VARIANT] > BK_VARIANT_SCALABLE || buf[H_HASH] > BK_HASH_SIPHASH13 ||
+        bk_config_validate(c, why, sizeof why) != BK_OK)
+        return bk_fail(BK_ECORRUPT, "parameters out of range: %s",
+                       buf[H_VARIANT] > BK_VARIANT_SCALABLE ? "unknown variant"
+                       : buf[H_HASH] > BK_HASH_SIPHASH13    ? "unknown hash"
+                                                            : why);
+    if (buf[H_LAYOUT] != 0 || buf[H_FLAGS] != 0 || !bk_file_is_zero(buf + H_RESERVED, 32))
+        return bk_fail(BK_ECORRUPT, "unknown layout, flags or reserved bytes");
+    if (h->nslices > bk_variant_impl_for(c->variant)->max_slices)
+        return bk_fail(BK_ECORRUPT, "%u slices for a %s filter", h->nslices,
+                       bk_variant_name(c->variant));
+    h->file_size = get64(buf + H_FILE_SIZE);
+    h->payload_checksum = get64(buf + H_PAYLOAD_SUM);
+
+    uint64_t offsets[BK_FILE_MAX_SLICES];
+    for (uint32_t i = 0; i < h->nslices; i++) {
+        const int rc =
+            decode_slice(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i, i, &h->slices[i], &offsets[i]);
+        if (rc != BK_OK)
+            return rc;
+        if (c->variant != BK_VARIANT_COUNTING && h->slices[i].saturated != 0)
+            return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in a bit array", i);
+    }
+    if (c->variant != BK_VARIANT_SCALABLE &&
+        (h->slices[0].capacity != c->capacity || h->slices[0].fpr != c->fpr))
+        return bk_fail(BK_ECORRUPT, "slice parameters disagree with the filter's");
+
+    /* Offsets and size are recomputed, never trusted. */
+    const uint64_t claimed = h->file_size;
+    if (bk_file_layout(h) != BK_OK)
+        return bk_fail(BK_ECORRUPT, "slice sizes overflow");
+    for (uint32_t i = 0; i < h->nslices; i++)
+        if (offsets[i] != h->offsets[i])
+            return bk_fail(BK_ECORRUPT, "slice %u: payload offset %llu, expected %llu", i,
+                           (unsigned long long)offsets[i], (unsigned long long)h->offsets[i]);
+    if (claimed != h->file_size)
+        return bk_fail(BK_ECORRUPT, "header says %llu bytes but its slices need %llu",
+                       (unsigned long long)claimed, (unsigned long long)h->file_size);
+    if (file_len != h->file_size)
+        return bk_fail(BK_ECORRUPT, "file is %llu bytes but its header says %llu",
+                       (unsigned long long)file_len, (unsigned long long)h->file_size);
+    return BK_OK;
+}
+
+struct bk_payload_sum {
+    XXH3_state_t xxh;
+};
+
+bk_payload_sum *bk_payload_sum_new(const bk_allocator *a)
+{
+    /* XXH3_state_t wants 64-byte alignment; over-allocate and align by hand
+     * so any caller allocator works. */
+    uint8_t *raw = bk_mem_alloc(a, sizeof(bk_payload_sum) + 64 + sizeof(void *));
+    if (!raw)
+        return NULL;
+    uintptr_t p = ((uintptr_t)(raw + sizeof(void *)) + 63) & ~(uintptr_t)63;
+    memcpy((void *)(p - sizeof(void *)), &raw, sizeof raw);
+    bk_payload_sum *ps = (bk_payload_sum *)p;
+    XXH3_INITSTATE(&ps->xxh);
+    XXH3_64bits_reset(&ps->xxh);
+    return ps;
+}
+
+void bk_payload_sum_free(bk_payload_sum *ps, const bk_allocator *a)
+{
+    if (!ps)
+        return;
+    void *raw;
+    memcpy(&raw, (uint8_t *)ps - sizeof(void *), sizeof raw);
+    bk_mem_free(a, raw);
+}
+
+void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, unsigned cell_bits,
+                         uint64_t *set, uint64_t *saturated)
+{
+    XXH3_64bits_update(&ps->xxh, p, (size_t)n);
+    if (cell_bits == 1) {
+        *set += bk_popcount(p, (size_t)n);
+        return;
+    }
+    uint64_t nz, sat;
+    bk_nibble_census(p, (size_t)n, &nz, &sat);
+    *set += nz;
+    *saturated += sat;
+}
+
+uint64_t bk_payload_sum_digest(const bk_payload_sum *ps)
+{
+    return XXH3_64bits_digest(&ps->xxh);
+}
+
+int bk_file_is_zero(const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* Chunks small enough to stay in cache between the checksum and the census. */
+#define VERIFY_CHUNK (UINT64_C(1) << 20)
+
+int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
+                            const bk_allocator *a)
+{
+    bk_payload_sum *ps = bk_payload_sum_new(a);
+    if (!ps)
+        return bk_fail(BK_ENOMEM, "no memory to verify the payload");
+    const unsigned cb = cell_bits_of(h->cfg.variant);
+    uint64_t set[BK_FILE_MAX_SLICES] = {0}, sat[BK_FILE_MAX_SLICES] = {0};
+    for (uint32_t i = 0; i < h->nslices; i++)
+        for (uint64_t off = 0; off < h->slices[i].nbytes; off += VERIFY_CHUNK) {
+            const uint64_t left = h->slices[i].nbytes - off;
+            bk_payload_sum_feed(ps, data[i] + off, left < VERIFY_CHUNK ? left : VERIFY_CHUNK, cb,
+                                &set[i], &sat[i]);
+        }
+    const uint64_t digest = bk_payload_sum_digest(ps);
+    bk_payload_sum_free(ps, a);
+    if (strict && digest != h->payload_checksum)
+        return bk_fail(BK_ECORRUPT, "payload checksum mismatch");
+    h->payload_checksum = digest;
+    for (uint32_t i = 0; i < h->nslices; i++) {
+        bk_slice_view *s = &h->slices[i];
+        const unsigned unused = (unsigned)(s->nbytes * 8 - s->m * cb); /* 0..7 */
+        if (unused && (data[i][s->nbytes - 1] & ((1u << unused) - 1)))
+            return bk_fail(BK_ECORRUPT, "slice %u: bits set beyond its size", i);
+        if (strict && (set[i] != s->set_bits || sat[i] != s->saturated))
+            return bk_fail(BK_ECORRUPT, "slice %u: header counts %llu set cells, payload has %llu",
+                           i, (unsigned long long)s->set_bits, (unsigned long long)set[i]);
+        s->set_bits = set[i];
+        s->saturated = sat[i];
+    }
+    return BK_OK;
+}

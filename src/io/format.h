@@ -1,0 +1,81 @@
+/*
+ * format.h - file format version 1 (specified in docs/file-format.md): the
+ * header codec and every consistency rule a file must meet (internal).
+ *
+ * Layout: a 128-byte fixed header, one 64-byte entry per slice, then each
+ * slice's payload at the next multiple of 64 bytes. All integers little-endian;
+ * doubles as their IEEE-754 bit pattern, little-endian. Two XXH3-64 checksums:
+ * one over the header (its own field read as zero), one over the slices'
+ * payload bytes in order. Padding between them must be zero.
+ */
+#ifndef BK_IO_FORMAT_H
+#define BK_IO_FORMAT_H
+
+#include <stdint.h>
+
+#include "../common/filter_impl.h"
+
+#define BK_FILE_VERSION    1
+#define BK_FILE_MAGIC_LEN  8
+#define BK_FILE_FIXED      128 /* bytes of the fixed header */
+#define BK_FILE_ENTRY      64  /* bytes of one slice entry */
+#define BK_FILE_ALIGN      64  /* payloads start at multiples of this (cache line, mmap) */
+#define BK_FILE_MAX_SLICES 64
+#define BK_FILE_HEADER_MAX (BK_FILE_FIXED + BK_FILE_ENTRY * BK_FILE_MAX_SLICES)
+
+extern const uint8_t bk_file_magic[BK_FILE_MAGIC_LEN];
+
+/* A decoded header. slices[i].data is unused here; nbytes is derived from m. */
+typedef struct bk_file_header {
+    uint32_t version;
+    uint32_t header_size;
+    bk_config cfg; /* has_key = 1 */
+    uint32_t nslices;
+    uint64_t file_size;
+    uint64_t payload_checksum;
+    bk_slice_view slices[BK_FILE_MAX_SLICES];
+    uint64_t offsets[BK_FILE_MAX_SLICES];
+} bk_file_header;
+
+/* Payload bytes of m cells of cell_bits bits. */
+uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits);
+
+/* Fill header_size, nslices-derived offsets, nbytes and file_size from cfg and
+ * slices[].m. BK_ERANGE if the file would not fit in 63 bits. */
+int bk_file_layout(bk_file_header *h);
+
+/* Write the header_size bytes of h (with both checksums) into buf. */
+void bk_file_encode(const bk_file_header *h, uint8_t *buf);
+
+/* Read the fixed header's framing from buf[0..BK_FILE_FIXED): magic, version
+ * and a header size that fits a file of file_len bytes. Sets h->header_size.
+ * BK_ECORRUPT with bk_last_error() detail. */
+int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *h);
+
+/* Decode and validate the whole header (buf holds h->header_size bytes):
+ * checksum, every field's range, and consistency with each other and with a
+ * file of file_len bytes. BK_ECORRUPT with detail. */
+int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h);
+
+/* Streaming payload checksum and census, shared by save (over the bytes it
+ * writes) and by the verifier. */
+typedef struct bk_payload_sum bk_payload_sum;
+bk_payload_sum *bk_payload_sum_new(const bk_allocator *a);
+void bk_payload_sum_free(bk_payload_sum *ps, const bk_allocator *a);
+/* Add n payload bytes of cells of cell_bits bits; accumulates into *set and
+ * *saturated. */
+void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, unsigned cell_bits,
+                         uint64_t *set, uint64_t *saturated);
+uint64_t bk_payload_sum_digest(const bk_payload_sum *ps);
+
+/* Verify the payloads data[0..nslices) against h: checksum and set/saturated
+ * counts (a mismatch is BK_ECORRUPT when `strict`; otherwise the payload's
+ * figures replace the header's: recovery of a writable mapping after a crash,
+ * and bk_sync), and zero bits beyond m. BK_ENOMEM, BK_ECORRUPT with detail. */
+int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
+                            const bk_allocator *a);
+
+/* 1 when p[0..n) is all zero. */
+int bk_file_is_zero(const uint8_t *p, uint64_t n);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * mmap.c - bk_open_mmap / bk_sync: a filter whose payloads stay in the file.
+ *
+ * The whole file is mapped MAP_SHARED (read-only, or read-write with
+ * BK_MAP_WRITE); the header is validated exactly as bk_load does, the payload
+ * checksum and census are verified in one pass over the mapping unless
+ * BK_MAP_NOVERIFY, and the variant adopts the payloads as *borrowed*: they are
+ * never freed, the mapping is released after the filter by bk_free.
+ *
+ * Writable mappings: adds go straight to the page cache. bk_sync recomputes
+ * the counts and checksum, rewrites the header in place and msyncs. Between an
+ * add and the next sync the file's checksum is stale, so a crash then leaves a
+ * file that bk_load refuses as corrupt; bk_open_mmap with BK_MAP_NOVERIFY
+ * reopens it (counts are recomputed from the payload) so it can be saved
+ * again. For crash atomicity use bk_save. A scalable filter that grows past the
+ * slices in its file, or whose file was replaced by bk_save, syncs by saving
+ * anew (atomically) to the same path.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../common/alloc.h"
+#include "../common/error.h"
+#include "fileutil.h"
+#include "format.h"
+#include "io.h"
+#include "mapping.h"
+#include "sysio.h"
+
+void bk_mapping_release(bk_mapping *map)
+{
+    if (!map)
+        return;
+    const bk_allocator a = map->alloc;
+    bk_sys.munmap(map->base, map->size);
+    bk_mem_free(&a, map->path);
+    bk_mem_free(&a, map);
+}
+
+/* Validate the mapped file and describe its slices (data pointing into it). */
+static int check_mapped(const uint8_t *base, uint64_t size, unsigned flags, bk_file_header *h,
+                        const bk_allocator *a)
+{
+    int rc = bk_file_decode_fixed(base, size, h);
+    if (rc == BK_OK)
+        rc = bk_file_decode(base, size, h);
+    if (rc != BK_OK)
+        return rc;
+    uint8_t *data[BK_FILE_MAX_SLICES];
+    uint64_t pos = h->header_size;
+    for (uint32_t i = 0; i < h->nslices; i++) {
+        if (!bk_file_is_zero(base + pos, h->offsets[i] - pos))
+            return bk_fail(BK_ECORRUPT, "padding before slice %u is not zero", i);
+        data[i] = (uint8_t *)base + h->offsets[i];
+        h->slices[i].data = data[i];
+        pos = h->offsets[i] + h->slices[i].nbytes;
+    }
+    return bk_file_verify_payloads(h, data, !(flags & BK_MAP_NOVERIFY), a);
+}
+
+static int new_mapping(const char *path, uint8_t *base, uint64_t size, unsigned flags, uint64_t dev,
+                       uint64_t ino, const bk_allocator *a, bk_mapping **out)
+{
+    bk_mapping *map = bk_mem_alloc(a, sizeof *map);
+    const size_t plen = strlen(path) + 1;
+    char *p = bk_mem_alloc(a, plen);
+    if (!map || !p) {
+        bk_mem_free(a, map);
+        bk_mem_free(a, p);
+        return bk_fail(BK_ENOMEM, "open %s: out of memory", path);
+    }
+    memcpy(p, path, plen);
+    *map = (bk_mapping){.base = base,
+                        .size = (size_t)size,
+                        .writable = (flags & BK_MAP_WRITE) != 0,
+                        .path = p,
+                        .dev = (dev_t)dev,
+                        .ino = (ino_t)ino,
+                        .alloc = *a};
+    *out = map;
+    return BK_OK;
+}
+
+int bk_open_mmap(const char *path, unsigned flags, bk_filter **out)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !out || (flags & ~(unsigned)(BK_MAP_WRITE | BK_MAP_NOVERIFY)))
+        return bk_fail(BK_EINVAL, "open_mmap: no path, no output or unknown flags");
+    const int writable = (flags & BK_MAP_WRITE) != 0;
+    int fd;
+    uint64_t size, dev, ino;
+    int rc = bk_open_regular(path, writable, &fd, &size, &dev, &ino);
+    if (rc != BK_OK)
+        return rc;
+    if (size < BK_FILE_FIXED || size > SIZE_MAX) {
+        bk_sys.close(fd);
+        bk_file_header h;
+        return size < BK_FILE_FIXED ? bk_file_decode_fixed(NULL, size, &h)
+                                    : bk_fail(BK_ERANGE, "open %s: too large to map", path);
+    }
+    void *base =
+        bk_sys.mmap(NULL, (size_t)size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+    const int map_errno = errno;
+    bk_sys.close(fd); /* the mapping keeps the file */
+    if (base == MAP_FAILED) {
+        char why[128];
+        return bk_fail(BK_EIO, "mmap %s: %s", path, bk_os_error(map_errno, why, sizeof why));
+    }
+    const bk_allocator a = bk_current_allocator();
+    bk_file_header h;
+    bk_mapping *map = NULL;
+    rc = check_mapped(base, size, flags, &h, &a);
+    if (rc == BK_OK)
+        rc = new_mapping(path, base, size, flags, dev, ino, &a, &map);
+    if (rc == BK_OK)
+        rc = bk_variant_impl_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 1, out);
+    if (rc != BK_OK) {
+        if (map)
+            bk_mapping_release(map);
+        else
+            bk_sys.munmap(base, (size_t)size);
+        return rc;
+    }
+    map->nslices = h.nslices;
+    (*out)->mapping = map;
+    (*out)->readonly = !writable;
+    return BK_OK;
+}
+
+/* Rewrite the header of a mapping whose slices are all in the file. */
+static int sync_in_place(bk_filter *f, bk_mapping *map)
+{
+    bk_file_header h;
+    memset(&h, 0, sizeof h);
+    h.cfg = f->cfg;
+    h.nslices = map->nslices;
+    uint8_t *data[BK_FILE_MAX_SLICES];
+    for (uint32_t i = 0; i < h.nslices; i++) {
+        f->ops->slice_view(f, i, &h.slices[i]);
+        data[i] = h.slices[i].data;
+    }
+    bk_file_layout(&h);
+    /* Non-strict verification computes exactly the counts and checksum the
+     * header must now carry. */
+    const int rc = bk_file_verify_payloads(&h, data, 0, &map->alloc);
+    if (rc != BK_OK)
+        return rc;
+    bk_file_encode(&h, map->base);
+    if (bk_sys.msync(map->base, map->size, MS_SYNC) != 0) {
+        char why[128];
+        return bk_fail(BK_EIO, "sync %s: msync: %s", map->path,
+                       bk_os_error(errno, why, sizeof why));
+    }
+    return BK_OK;
+}
+
+int bk_sync(bk_filter *f)
+{
+    if (!f)
+        return bk_fail(BK_EINVAL, "sync: no filter");
+    bk_mapping *map = f->mapping;
+    if (!map)
+        return bk_fail(BK_EINVAL, "sync: filter is not mapped from a file (use bk_save)");
+    if (!map->writable)
+        return bk_fail(BK_EREADONLY, "sync %s: mapped read-only", map->path);
+    if (map->detached || f->ops->slice_count(f) != map->nslices) {
+        const int rc = bk_save(f, map->path);
+        if (rc == BK_OK)
+            map->detached = 1;
+        return rc;
+    }
+    return sync_in_place(f, map);
+}

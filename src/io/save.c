@@ -1,0 +1,206 @@
+/*
+ * save.c - bk_save: write a filter atomically.
+ *
+ * The file is written to a temporary in the same directory (so rename stays on
+ * one filesystem), fsync'd, renamed over the target and the directory fsync'd.
+ * A crash or kill at any moment leaves the old file or the new one at path,
+ * never a mix; a failure unlinks the temporary and leaves path untouched.
+ * mkstemp creates the temporary with mode 0600: the file holds the hash key.
+ *
+ * Payloads are copied through a bounce buffer before they are checksummed and
+ * written, so a standard filter that other threads keep adding to is saved as
+ * a consistent snapshot of each chunk, with counts that match the bytes
+ * written. The header is written last, at offset 0, once those are known.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "../common/alloc.h"
+#include "../common/error.h"
+#include "fileutil.h"
+#include "format.h"
+#include "mapping.h"
+#include "sysio.h"
+
+/* Bounce buffer: large writes, small enough to stay cache-warm for the sum. */
+#define SAVE_CHUNK ((size_t)4 << 20)
+#define TMP_SUFFIX ".tmp.XXXXXX"
+
+typedef struct save_job {
+    const bk_filter *f;
+    const char *path;
+    char *tmp;       /* temporary file name, owned */
+    char *dir;       /* its directory, owned */
+    uint8_t *bounce; /* SAVE_CHUNK bytes, owned */
+    int fd;          /* the temporary, while open */
+    int created;     /* the temporary exists on disk */
+    bk_file_header h;
+} save_job;
+
+static int io_fail(save_job *j, const char *what)
+{
+    char why[128];
+    return bk_fail(BK_EIO, "save %s: %s: %s", j->path, what, bk_os_error(errno, why, sizeof why));
+}
+
+/* "<dir>/.<base>.tmp.XXXXXX" and "<dir>". */
+static int make_names(save_job *j, const bk_allocator *a)
+{
+    const size_t len = strlen(j->path);
+    const char *slash = strrchr(j->path, '/');
+    const size_t dirlen = slash ? (size_t)(slash - j->path) : 0;
+    const char *base = slash ? slash + 1 : j->path;
+    if (*base == '\0')
+        return bk_fail(BK_EINVAL, "save %s: path names a directory", j->path);
+    j->tmp = bk_mem_alloc(a, len + sizeof TMP_SUFFIX + 2);
+    j->dir = bk_mem_alloc(a, dirlen + 2);
+    if (!j->tmp || !j->dir)
+        return bk_fail(BK_ENOMEM, "save %s: out of memory", j->path);
+    memcpy(j->tmp, j->path, (size_t)(base - j->path));
+    snprintf(j->tmp + (base - j->path), len + sizeof TMP_SUFFIX + 2 - (size_t)(base - j->path),
+             ".%s" TMP_SUFFIX, base);
+    if (slash && dirlen == 0)
+        strcpy(j->dir, "/");
+    else if (slash) {
+        memcpy(j->dir, j->path, dirlen);
+        j->dir[dirlen] = '\0';
+    } else
+        strcpy(j->dir, ".");
+    return BK_OK;
+}
+
+/* Padding up to `to`, then slice i's payload through the bounce buffer. */
+static int write_slice(save_job *j, bk_payload_sum *ps, uint64_t *pos, uint32_t i,
+                       const bk_slice_view *v)
+{
+    static const uint8_t zeros[BK_FILE_ALIGN];
+    const uint64_t pad = j->h.offsets[i] - *pos;
+    if (pad && bk_write_all(j->fd, zeros, (size_t)pad) != 0)
+        return io_fail(j, "write");
+    const unsigned cb = bk_variant_impl_for(j->h.cfg.variant)->cell_bits;
+    uint64_t set = 0, sat = 0;
+    for (uint64_t off = 0; off < v->nbytes; off += SAVE_CHUNK) {
+        const size_t n = (size_t)(v->nbytes - off < SAVE_CHUNK ? v->nbytes - off : SAVE_CHUNK);
+        memcpy(j->bounce, v->data + off, n);
+        bk_payload_sum_feed(ps, j->bounce, n, cb, &set, &sat);
+        if (bk_write_all(j->fd, j->bounce, n) != 0)
+            return io_fail(j, "write");
+    }
+    j->h.slices[i].set_bits = set;
+    j->h.slices[i].saturated = sat;
+    *pos = j->h.offsets[i] + v->nbytes;
+    return BK_OK;
+}
+
+static int write_file(save_job *j, const bk_allocator *a)
+{
+    bk_payload_sum *ps = bk_payload_sum_new(a);
+    if (!ps)
+        return bk_fail(BK_ENOMEM, "save %s: out of memory", j->path);
+    uint64_t pos = j->h.header_size;
+    int rc = BK_OK;
+    if (lseek(j->fd, (off_t)pos, SEEK_SET) < 0)
+        rc = io_fail(j, "seek");
+    for (uint32_t i = 0; rc == BK_OK && i < j->h.nslices; i++) {
+        bk_slice_view v;
+        j->f->ops->slice_view(j->f, i, &v);
+        rc = write_slice(j, ps, &pos, i, &v);
+    }
+    j->h.payload_checksum = bk_payload_sum_digest(ps);
+    bk_payload_sum_free(ps, a);
+    if (rc != BK_OK)
+        return rc;
+    uint8_t hdr[BK_FILE_HEADER_MAX];
+    bk_file_encode(&j->h, hdr);
+    for (size_t done = 0; done < j->h.header_size;) {
+        const ssize_t w = bk_sys.pwrite(j->fd, hdr + done, j->h.header_size - done, (off_t)done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return io_fail(j, "write header");
+        }
+        done += (size_t)w;
+    }
+    if (bk_sys.fsync(j->fd) != 0)
+        return io_fail(j, "fsync");
+    return BK_OK;
+}
+
+/* After the rename: make the directory entry durable. Filesystems that cannot
+ * fsync a directory say EINVAL; that is not a failure of the save. */
+static int sync_dir(save_job *j)
+{
+    const int dfd = bk_sys.open(j->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (dfd < 0)
+        return io_fail(j, "open directory");
+    int rc = BK_OK;
+    if (bk_sys.fsync(dfd) != 0 && errno != EINVAL)
+        rc = io_fail(j, "fsync directory (the new file is in place)");
+    bk_sys.close(dfd);
+    return rc;
+}
+
+/* Fill the header from the filter: config, slice shapes, keys. */
+static int describe(save_job *j)
+{
+    const bk_filter *f = j->f;
+    memset(&j->h, 0, sizeof j->h);
+    j->h.cfg = f->cfg;
+    j->h.nslices = f->ops->slice_count(f);
+    for (uint32_t i = 0; i < j->h.nslices; i++)
+        f->ops->slice_view(f, i, &j->h.slices[i]);
+    if (bk_file_layout(&j->h) != BK_OK)
+        return bk_fail(BK_ERANGE, "save %s: filter too large for the format", j->path);
+    return BK_OK;
+}
+
+/* If f is mapped from the file now at path, that inode is about to be
+ * replaced: later syncs must save anew rather than write the old inode. */
+static int replaces_mapping(const save_job *j)
+{
+    const bk_mapping *map = j->f->mapping;
+    struct stat st;
+    return map && !map->detached && stat(j->path, &st) == 0 && st.st_dev == map->dev &&
+           st.st_ino == map->ino;
+}
+
+int bk_save(const bk_filter *f, const char *path)
+{
+    if (!f || !path || !*path)
+        return bk_fail(BK_EINVAL, "save: no filter or no path");
+    const bk_allocator a = f->alloc;
+    save_job j = {.f = f, .path = path, .fd = -1};
+    int rc = describe(&j);
+    if (rc == BK_OK)
+        rc = make_names(&j, &a);
+    if (rc == BK_OK && !(j.bounce = bk_mem_alloc(&a, SAVE_CHUNK)))
+        rc = bk_fail(BK_ENOMEM, "save %s: out of memory", path);
+    if (rc == BK_OK && (j.fd = bk_sys.mkstemp(j.tmp)) < 0)
+        rc = io_fail(&j, "create temporary file");
+    j.created = j.fd >= 0;
+    if (rc == BK_OK)
+        rc = write_file(&j, &a);
+    if (j.fd >= 0 && bk_sys.close(j.fd) != 0 && rc == BK_OK)
+        rc = io_fail(&j, "close");
+    const int replacing = rc == BK_OK && replaces_mapping(&j);
+    if (rc == BK_OK && bk_sys.rename(j.tmp, path) != 0)
+        rc = io_fail(&j, "rename");
+    if (rc != BK_OK && j.created)
+        bk_sys.unlink(j.tmp);
+    if (rc == BK_OK) {
+        if (replacing)
+            f->mapping->detached = 1;
+        rc = sync_dir(&j);
+    }
+    bk_mem_free(&a, j.bounce);
+    bk_mem_free(&a, j.tmp);
+    bk_mem_free(&a, j.dir);
+    return rc;
+}

@@ -1,0 +1,20 @@
+/*
+ * variants.c - the registry of variants: how to build each one empty (bk_new)
+ * or over existing payloads (src/io), and the shape of its payload. The one
+ * table to extend when a variant is added.
+ */
+#include "common/filter_impl.h"
+#include "counting/counting.h"
+#include "scalable/scalable.h"
+#include "standard/standard.h"
+
+static const bk_variant_impl impls[] = {
+    [BK_VARIANT_STANDARD] = {bk_standard_create, bk_standard_adopt, 1, 1},
+    [BK_VARIANT_COUNTING] = {bk_counting_create, bk_counting_adopt, 1, 4},
+    [BK_VARIANT_SCALABLE] = {bk_scalable_create, bk_scalable_adopt, BK_SCALABLE_MAX_SLICES, 1},
+};
+
+const bk_variant_impl *bk_variant_impl_for(bk_variant v)
+{
+    return (unsigned)v < sizeof impls / sizeof *impls ? &impls[v] : NULL;
+}

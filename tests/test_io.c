@@ -1,0 +1,272 @@
+/*
+ * test_io.c - save/load round trips of every variant, corruption always caught
+ * (every byte flipped, every truncation, extension), and bad input (missing
+ * file, directory, unreadable file, full disk) returning errors that leave the
+ * existing file untouched and no temporary behind.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+static const char *const variants[] = {"standard", "counting", "scalable"};
+
+/* A small filter of variant v with some keys (scalable grows to 3 slices). */
+static bk_filter *small_filter(int v)
+{
+    char cfg[96], key[32];
+    snprintf(cfg, sizeof cfg, "variant=%s capacity=40 fpr=0.05", variants[v]);
+    bk_filter *f = tu_filter(cfg);
+    for (uint64_t i = 0; i < (v == 2 ? 150u : 30u); i++)
+        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "s", i)), 0);
+    if (v == 1)
+        for (int i = 0; i < 16; i++)
+            bk_add(f, "hot", 3); /* saturate some counters */
+    return f;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    ck_assert_ptr_nonnull(p);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+START_TEST(round_trip_every_variant)
+{
+    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    for (int v = 0; v < 3; v++) {
+        bk_filter *f = small_filter(v), *g = NULL;
+        ck_assert_int_eq(bk_save(f, path), BK_OK);
+        struct stat st;
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_int_eq(st.st_mode & 0777, 0600);
+        ck_assert_int_eq(bk_load(path, &g), BK_OK);
+        ck_assert_msg(tu_same_filter(f, g), "%s differs after load", variants[v]);
+        bk_filter_stats a, b;
+        bk_stats(f, &a);
+        bk_stats(g, &b);
+        ck_assert_uint_eq(a.keys, b.keys);
+        ck_assert_uint_eq(a.saturated, b.saturated);
+        ck_assert_uint_eq(a.slices, b.slices);
+        if (v == 1)
+            ck_assert_uint_gt(b.saturated, 0);
+        /* The loaded filter keeps working: adds, growth, removal. */
+        char key[32];
+        for (uint64_t i = 0; i < 200; i++)
+            ck_assert_int_ge(bk_add(g, key, tu_key(key, sizeof key, "more", i)), 0);
+        if (v == 1)
+            ck_assert_int_eq(bk_remove(g, key, tu_key(key, sizeof key, "more", 3)), BK_OK);
+        ck_assert_int_eq(bk_save(g, path), BK_OK); /* over an existing file */
+        bk_filter *h = NULL;
+        ck_assert_int_eq(bk_load(path, &h), BK_OK);
+        ck_assert(tu_same_filter(g, h));
+        bk_free(f);
+        bk_free(g);
+        bk_free(h);
+    }
+    ck_assert_int_eq(tu_count_files(dir), 1); /* no temporaries left */
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* Load `bytes` from a file: either BK_ECORRUPT, or a filter identical to orig. */
+static void expect_corrupt_or_same(const char *path, const uint8_t *bytes, size_t len,
+                                   const bk_filter *orig, int use_mmap, const char *what)
+{
+    tu_write_file(path, bytes, len);
+    bk_filter *g = NULL;
+    const int rc = use_mmap ? bk_open_mmap(path, BK_MAP_READONLY, &g) : bk_load(path, &g);
+    if (rc == BK_OK) {
+        ck_assert_msg(tu_same_filter(orig, g), "%s: loaded but answers differently", what);
+        bk_free(g);
+        return;
+    }
+    ck_assert_msg(rc == BK_ECORRUPT, "%s: %s (%s)", what, bk_err_name(rc), bk_last_error());
+    ck_assert_ptr_null(g);
+    ck_assert_msg(bk_last_error()[0] != '\0', "%s: no detail", what);
+}
+
+START_TEST(every_flipped_byte_and_truncation_is_caught)
+{
+    const int v = _i % 3, use_mmap = _i / 3;
+    char *dir = tu_tmpdir(), *good = path_in(dir, "good.bkf"), *bad = path_in(dir, "bad.bkf");
+    bk_filter *f = small_filter(v);
+    ck_assert_int_eq(bk_save(f, good), BK_OK);
+    size_t len;
+    uint8_t *bytes = tu_read_file(good, &len);
+    uint8_t *copy = malloc(len + 1);
+    ck_assert_ptr_nonnull(copy);
+    char what[96];
+    unsigned caught = 0;
+    for (size_t i = 0; i < len; i++)
+        for (int pattern = 0; pattern < 2; pattern++) {
+            memcpy(copy, bytes, len);
+            copy[i] ^= pattern ? 0xff : 0x01;
+            snprintf(what, sizeof what, "%s byte %zu ^ %s", variants[v], i, pattern ? "ff" : "01");
+            expect_corrupt_or_same(bad, copy, len, f, use_mmap, what);
+            caught++;
+        }
+    for (size_t n = 0; n < len; n++) {
+        snprintf(what, sizeof what, "%s truncated to %zu", variants[v], n);
+        expect_corrupt_or_same(bad, bytes, n, f, use_mmap, what);
+    }
+    memcpy(copy, bytes, len);
+    copy[len] = 0;
+    expect_corrupt_or_same(bad, copy, len + 1, f, use_mmap, "one byte longer");
+    fprintf(stderr, "[corruption %s %s] %zu-byte file: %u flips, %zu truncations checked\n",
+            variants[v], use_mmap ? "mmap" : "load", len, caught, len);
+    free(bytes);
+    free(copy);
+    bk_free(f);
+    free(good);
+    free(bad);
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(specific_corruptions_are_named)
+{
+    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    bk_filter *f = small_filter(0), *g = NULL;
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    size_t len;
+    uint8_t *b = tu_read_file(path, &len);
+    struct {
+        size_t off;
+        uint8_t val;
+        const char *says;
+    } cases[] = {{0, 'X', "bad magic"},
+                 {8, 2, "unsupported format version 2"},
+                 {16, 7, "header checksum"},
+                 {200, 0xff, "payload checksum"}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const uint8_t saved = b[cases[c].off];
+        b[cases[c].off] = cases[c].val;
+        tu_write_file(path, b, len);
+        ck_assert_int_eq(bk_load(path, &g), BK_ECORRUPT);
+        ck_assert_msg(strstr(bk_last_error(), cases[c].says), "'%s' lacks '%s'", bk_last_error(),
+                      cases[c].says);
+        b[cases[c].off] = saved;
+    }
+    tu_write_file(path, b, len - 1);
+    ck_assert_int_eq(bk_load(path, &g), BK_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "header says"));
+    tu_write_file(path, b, 10);
+    ck_assert_int_eq(bk_load(path, &g), BK_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "shorter than"));
+    free(b);
+    bk_free(f);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(bad_paths_are_errors)
+{
+    char *dir = tu_tmpdir(), *missing = path_in(dir, "missing.bkf");
+    bk_filter *g = (bk_filter *)dir;
+    ck_assert_int_eq(bk_load(missing, &g), BK_EIO);
+    ck_assert_ptr_null(g);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "No such file"));
+    ck_assert_int_eq(bk_load(dir, &g), BK_EIO);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "directory"));
+    ck_assert_int_eq(bk_open_mmap(dir, 0, &g), BK_EIO);
+    ck_assert_int_eq(bk_load(NULL, &g), BK_EINVAL);
+    ck_assert_int_eq(bk_load(missing, NULL), BK_EINVAL);
+    ck_assert_int_eq(bk_open_mmap(missing, 0x80, &g), BK_EINVAL);
+    bk_filter *f = small_filter(0);
+    ck_assert_int_eq(bk_save(NULL, missing), BK_EINVAL);
+    ck_assert_int_eq(bk_save(f, NULL), BK_EINVAL);
+    ck_assert_int_eq(bk_save(f, ""), BK_EINVAL);
+    ck_assert_int_eq(bk_save(f, dir), BK_EIO); /* rename over a directory fails */
+    char *nodir = path_in(dir, "no/such/dir.bkf");
+    ck_assert_int_eq(bk_save(f, nodir), BK_EIO);
+    ck_assert_int_eq(bk_sync(f), BK_EINVAL); /* not mapped */
+    ck_assert_int_eq(tu_count_files(dir), 0);
+    bk_free(f);
+    free(missing);
+    free(nodir);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* A file without read permission: as root, drop to an unprivileged user in a
+ * child, since root reads anything. */
+START_TEST(unreadable_file_is_an_error)
+{
+    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    chmod(dir, 0755);
+    bk_filter *f = small_filter(1);
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    chmod(path, 0200);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(3);
+        bk_filter *g = NULL;
+        const int rc = bk_load(path, &g);
+        _exit(rc == BK_EIO && g == NULL && strstr(bk_last_error(), "Permission denied") ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    bk_free(f);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* A full disk, simulated by a small RLIMIT_FSIZE in a child: BK_EIO, the old
+ * file byte-identical, no temporary left. */
+START_TEST(full_disk_leaves_old_file)
+{
+    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    bk_filter *small = small_filter(0);
+    ck_assert_int_eq(bk_save(small, path), BK_OK);
+    size_t len_before;
+    uint8_t *before = tu_read_file(path, &len_before);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        bk_filter *big = tu_filter("capacity=1000000 fpr=0.01"); /* ~1.2 MB */
+        const struct rlimit lim = {64 * 1024, 64 * 1024};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        const int rc = bk_save(big, path);
+        _exit(rc == BK_EIO && strstr(bk_last_error(), "File too large") ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    size_t len_after;
+    uint8_t *after = tu_read_file(path, &len_after);
+    ck_assert_uint_eq(len_before, len_after);
+    ck_assert(memcmp(before, after, len_before) == 0);
+    ck_assert_int_eq(tu_count_files(dir), 1);
+    free(before);
+    free(after);
+    bk_free(small);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+Suite *io_suite(void)
+{
+    Suite *s = suite_create("io");
+    TCase *tc = tcase_create("files");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_test(tc, round_trip_every_variant);
+    tcase_add_loop_test(tc, every_flipped_byte_and_truncation_is_caught, 0, 6);
+    tcase_add_test(tc, specific_corruptions_are_named);
+    tcase_add_test(tc, bad_paths_are_errors);
+    tcase_add_test(tc, unreadable_file_is_an_error);
+    tcase_add_test(tc, full_disk_leaves_old_file);
+    suite_add_tcase(s, tc);
+    return s;
+}
