@@ -314,13 +314,14 @@ BK_API int bk_load(const char *path, bk_filter **out);
 /* Flags of bk_open_mmap. */
 #define BK_MAP_READONLY 0u /* queries only; bk_add etc. return BK_EREADONLY */
 #define BK_MAP_WRITE    1u /* adds go to the file; bk_sync() makes it consistent */
-#define BK_MAP_NOVERIFY 2u /* skip the checksums (counts are still recomputed) */
+#define BK_MAP_NOVERIFY 2u /* skip verification: O(1) open; counts trusted until bk_sync */
 
 /* Map a filter file instead of reading it: the payload stays in the page
  * cache, so opening costs one pass to verify the checksum (skipped with
  * BK_MAP_NOVERIFY) and no heap. Same errors as bk_load. With BK_MAP_WRITE, the
  * file's checksum is stale between an add and the next bk_sync(); after a
- * crash in that window, reopen with BK_MAP_NOVERIFY and save. bk_free() unmaps.
+ * crash in that window, reopen with BK_MAP_WRITE | BK_MAP_NOVERIFY and bk_sync
+ * (which recounts and re-checksums). bk_free() unmaps.
  * Another process truncating the file while it is mapped makes later access
  * fault (SIGBUS); do not share mapped files with writers that truncate. */
 BK_API int bk_open_mmap(const char *path, unsigned flags, bk_filter **out);

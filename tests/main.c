@@ -21,6 +21,7 @@ static const suite_fn all_suites[] = {
     alloc_suite,
     threads_suite,
     io_suite,
+    mmap_suite,
 };
 /* clang-format on */
 

@@ -15,5 +15,6 @@ Suite *contract_suite(void);
 Suite *alloc_suite(void);
 Suite *threads_suite(void);
 Suite *io_suite(void);
+Suite *mmap_suite(void);
 
 #endif

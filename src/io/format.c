@@ -344,29 +344,17 @@ int bk_file_is_zero(const uint8_t *p, uint64_t n)
 /* Chunks small enough to stay in cache between the checksum and the census. */
 #define VERIFY_CHUNK (UINT64_C(1) << 20)
 
-int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
-                            const bk_allocator *a)
+int bk_file_finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *set,
+                          const uint64_t *sat, const uint8_t *last_bytes, int strict)
 {
-    bk_payload_sum *ps = bk_payload_sum_new(a);
-    if (!ps)
-        return bk_fail(BK_ENOMEM, "no memory to verify the payload");
-    const unsigned cb = cell_bits_of(h->cfg.variant);
-    uint64_t set[BK_FILE_MAX_SLICES] = {0}, sat[BK_FILE_MAX_SLICES] = {0};
-    for (uint32_t i = 0; i < h->nslices; i++)
-        for (uint64_t off = 0; off < h->slices[i].nbytes; off += VERIFY_CHUNK) {
-            const uint64_t left = h->slices[i].nbytes - off;
-            bk_payload_sum_feed(ps, data[i] + off, left < VERIFY_CHUNK ? left : VERIFY_CHUNK, cb,
-                                &set[i], &sat[i]);
-        }
-    const uint64_t digest = bk_payload_sum_digest(ps);
-    bk_payload_sum_free(ps, a);
     if (strict && digest != h->payload_checksum)
         return bk_fail(BK_ECORRUPT, "payload checksum mismatch");
     h->payload_checksum = digest;
+    const unsigned cb = cell_bits_of(h->cfg.variant);
     for (uint32_t i = 0; i < h->nslices; i++) {
         bk_slice_view *s = &h->slices[i];
         const unsigned unused = (unsigned)(s->nbytes * 8 - s->m * cb); /* 0..7 */
-        if (unused && (data[i][s->nbytes - 1] & ((1u << unused) - 1)))
+        if (unused && (last_bytes[i] & ((1u << unused) - 1)))
             return bk_fail(BK_ECORRUPT, "slice %u: bits set beyond its size", i);
         if (strict && (set[i] != s->set_bits || sat[i] != s->saturated))
             return bk_fail(BK_ECORRUPT, "slice %u: header counts %llu set cells, payload has %llu",
@@ -375,4 +363,26 @@ int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
         s->saturated = sat[i];
     }
     return BK_OK;
+}
+
+int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
+                            const bk_allocator *a)
+{
+    bk_payload_sum *ps = bk_payload_sum_new(a);
+    if (!ps)
+        return bk_fail(BK_ENOMEM, "no memory to verify the payload");
+    const unsigned cb = cell_bits_of(h->cfg.variant);
+    uint64_t set[BK_FILE_MAX_SLICES] = {0}, sat[BK_FILE_MAX_SLICES] = {0};
+    uint8_t last[BK_FILE_MAX_SLICES];
+    for (uint32_t i = 0; i < h->nslices; i++) {
+        for (uint64_t off = 0; off < h->slices[i].nbytes; off += VERIFY_CHUNK) {
+            const uint64_t left = h->slices[i].nbytes - off;
+            bk_payload_sum_feed(ps, data[i] + off, left < VERIFY_CHUNK ? left : VERIFY_CHUNK, cb,
+                                &set[i], &sat[i]);
+        }
+        last[i] = data[i][h->slices[i].nbytes - 1];
+    }
+    const uint64_t digest = bk_payload_sum_digest(ps);
+    bk_payload_sum_free(ps, a);
+    return bk_file_finish_verify(h, digest, set, sat, last, strict);
 }

@@ -75,6 +75,12 @@ uint64_t bk_payload_sum_digest(const bk_payload_sum *ps);
 int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
                             const bk_allocator *a);
 
+/* The final step of verification, for callers that stream the payloads
+ * themselves: compare the digest and per-slice census (set[i], sat[i], and
+ * the last payload byte of each slice) with h, as bk_file_verify_payloads. */
+int bk_file_finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *set,
+                          const uint64_t *sat, const uint8_t *last_bytes, int strict);
+
 /* 1 when p[0..n) is all zero. */
 int bk_file_is_zero(const uint8_t *p, uint64_t n);
 
