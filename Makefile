@@ -45,7 +45,7 @@ SHARED_LIB := $(BUILD)/libbloomkit.so
 TEST_BIN := $(BUILD)/tests/run_tests
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib examples run-examples check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib
@@ -92,6 +92,12 @@ run-examples: $(EXAMPLES)
 	echo "examples: $(notdir $(EXAMPLES)) ran"
 
 check: lib run-tests run-examples check-exports check-install
+
+# Rewrite the format-compatibility files (only for a deliberate new format
+# version: keep the old files and add new ones).
+golden: $(TEST_BIN)
+	mkdir -p tests/data/golden
+	BK_WRITE_GOLDEN=1 CK_RUN_SUITE=golden $(TEST_BIN)
 
 # Only bk_* names may leave the shared library.
 check-exports: $(SHARED_LIB)

@@ -22,6 +22,9 @@ static const suite_fn all_suites[] = {
     threads_suite,
     io_suite,
     mmap_suite,
+    crash_suite,
+    merge_suite,
+    golden_suite,
 };
 /* clang-format on */
 

@@ -16,5 +16,8 @@ Suite *alloc_suite(void);
 Suite *threads_suite(void);
 Suite *io_suite(void);
 Suite *mmap_suite(void);
+Suite *crash_suite(void);
+Suite *merge_suite(void);
+Suite *golden_suite(void);
 
 #endif

@@ -1,0 +1,256 @@
+/*
+ * test_crash.c - atomic save under SIGKILL and under failing system calls.
+ *
+ * A child saves 200 MB filters A and B over one path, alternately, forever;
+ * the parent kills it with SIGKILL at random moments, 50 times. After every
+ * kill the file at path must load and be exactly A or exactly B.
+ * Then every system call of the save path (mkstemp, write, pwrite, fsync,
+ * close, rename) is made to fail at its N-th call for every N: each failure
+ * returns BK_EIO, leaves the old file byte-identical and no temporary behind.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "io/sysio.h"
+#include "suites.h"
+#include "testutil.h"
+
+/* ~200 MB each: 1.67e8 keys at 1% is 1.6e9 bits. */
+#define BIG_CFG "capacity=167000000 fpr=0.01 key=a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"
+
+static bk_filter *marked(const char *family)
+{
+    bk_filter *f = tu_filter(BIG_CFG);
+    char key[32];
+    for (uint64_t i = 0; i < 20000; i++)
+        bk_add(f, key, tu_key(key, sizeof key, family, i));
+    return f;
+}
+
+static void sleep_ns(long ns)
+{
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Remove the ".crawl.bkf.tmp.*" temporaries a killed save leaves; returns how
+ * many. Anything else in dir is left for the caller to see. */
+static int remove_temps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    char p[4096];
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, ".crawl.bkf.tmp.", 15) == 0) {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            ck_assert_int_eq(unlink(p), 0);
+            n++;
+        }
+    closedir(d);
+    return n;
+}
+
+START_TEST(sigkill_during_save_leaves_old_or_new)
+{
+    uint64_t seed = tu_seed("sigkill_during_save_leaves_old_or_new");
+    char *dir = tu_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/crawl.bkf", dir);
+    bk_filter *a = marked("A"), *b = marked("B");
+    ck_assert_int_eq(bk_save(a, path), BK_OK);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(bk_save(a, path), BK_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const long save_ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
+    int seen_a = 0, seen_b = 0, stale = 0;
+    for (int kill_no = 0; kill_no < 50; kill_no++) {
+        const pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+            for (unsigned n = 0;; n++)
+                if (bk_save(n % 2 ? a : b, path) != BK_OK)
+                    _exit(2);
+        /* Kill somewhere within the first two saves (random, seeded). */
+        sleep_ns((long)(tu_next(&seed) % (uint64_t)(2 * save_ns + 1)));
+        kill(pid, SIGKILL);
+        int status;
+        waitpid(pid, &status, 0);
+        ck_assert_msg(WIFSIGNALED(status), "child exited on its own (status %d)", status);
+        bk_filter *g = NULL;
+        const int rc = bk_load(path, &g);
+        ck_assert_msg(rc == BK_OK, "kill %d: load failed: %s", kill_no, bk_last_error());
+        const int is_a = tu_same_filter(a, g), is_b = tu_same_filter(b, g);
+        ck_assert_msg(is_a || is_b, "kill %d: file is neither the old nor the new filter", kill_no);
+        seen_a += is_a;
+        seen_b += is_b;
+        bk_free(g);
+        stale += remove_temps(dir);
+        ck_assert_int_eq(tu_count_files(dir), 1);
+    }
+    fprintf(stderr,
+            "[sigkill] 50 kills over %.2f s saves: %d times A, %d times B, %d stale temps\n",
+            (double)save_ns / 1e9, seen_a, seen_b, stale);
+    ck_assert_int_gt(seen_b, 0);
+    bk_free(a);
+    bk_free(b);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* --- failing system calls ------------------------------------------------ */
+
+static long g_calls, g_fail_at;
+static bk_sysio g_real;
+
+static int tick(void)
+{
+    return ++g_calls == g_fail_at;
+}
+
+static int f_mkstemp(char *t)
+{
+    if (tick()) {
+        errno = EMFILE;
+        return -1;
+    }
+    return g_real.mkstemp(t);
+}
+
+static ssize_t f_write(int fd, const void *p, size_t n)
+{
+    if (tick()) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return write(fd, p, n);
+}
+
+static ssize_t f_pwrite(int fd, const void *p, size_t n, off_t off)
+{
+    if (tick()) {
+        errno = EIO;
+        return -1;
+    }
+    return pwrite(fd, p, n, off);
+}
+
+static int f_fsync(int fd)
+{
+    if (tick()) {
+        errno = EIO;
+        return -1;
+    }
+    return fsync(fd);
+}
+
+static int f_close(int fd)
+{
+    const int r = close(fd);
+    if (tick()) {
+        errno = EIO;
+        return -1;
+    }
+    return r;
+}
+
+static int f_rename(const char *from, const char *to)
+{
+    if (tick()) {
+        errno = EXDEV;
+        return -1;
+    }
+    return rename(from, to);
+}
+
+static void install_failing(void)
+{
+    bk_sysio_defaults();
+    g_real = bk_sys;
+    bk_sys.mkstemp = f_mkstemp;
+    bk_sys.write = f_write;
+    bk_sys.pwrite = f_pwrite;
+    bk_sys.fsync = f_fsync;
+    bk_sys.close = f_close;
+    bk_sys.rename = f_rename;
+}
+
+START_TEST(every_failing_syscall_keeps_the_old_file)
+{
+    char *dir = tu_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/f.bkf", dir);
+    bk_filter *old = tu_filter("variant=scalable capacity=500 fpr=0.01");
+    bk_filter *new = tu_filter("variant=scalable capacity=500 fpr=0.01");
+    char key[32];
+    for (uint64_t i = 0; i < 3000; i++)
+        bk_add(new, key, tu_key(key, sizeof key, "n", i));
+    ck_assert_int_eq(bk_save(old, path), BK_OK);
+    size_t len0;
+    uint8_t *before = tu_read_file(path, &len0);
+    long n = 1;
+    for (; n < 1000; n++) {
+        g_calls = 0;
+        g_fail_at = n;
+        install_failing();
+        const int rc = bk_save(new, path);
+        bk_sysio_defaults();
+        if (g_calls < n) { /* no call failed: the save went through */
+            ck_assert_int_eq(rc, BK_OK);
+            break;
+        }
+        if (rc == BK_OK) {
+            /* Only the close of the directory handle may fail harmlessly:
+             * the new file is in place. */
+            bk_filter *g = NULL;
+            ck_assert_int_eq(bk_load(path, &g), BK_OK);
+            ck_assert_msg(tu_same_filter(new, g), "call %ld: BK_OK but not the new filter", n);
+            bk_free(g);
+            tu_write_file(path, before, len0);
+            continue;
+        }
+        ck_assert_msg(rc == BK_EIO, "call %ld: %s", n, bk_err_name(rc));
+        ck_assert_msg(bk_last_error()[0], "call %ld: no detail", n);
+        size_t len;
+        uint8_t *now = tu_read_file(path, &len);
+        const int same = len == len0 && memcmp(now, before, len) == 0;
+        free(now);
+        /* A failure after the rename (directory fsync) leaves the new file. */
+        if (!same) {
+            bk_filter *g = NULL;
+            ck_assert_int_eq(bk_load(path, &g), BK_OK);
+            ck_assert_msg(tu_same_filter(new, g), "call %ld: neither old nor new", n);
+            bk_free(g);
+            ck_assert_ptr_nonnull(strstr(bk_last_error(), "directory"));
+            tu_write_file(path, before, len0);
+        }
+        ck_assert_msg(tu_count_files(dir) == 1, "call %ld: temporary left behind", n);
+    }
+    fprintf(stderr, "[save faults] %ld system calls failed in turn, each cleanly\n", n - 1);
+    ck_assert_int_gt(n, 6);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    ck_assert(tu_same_filter(new, g));
+    bk_free(g);
+    free(before);
+    bk_free(old);
+    bk_free(new);
+    tu_rmtree(dir);
+}
+END_TEST
+
+Suite *crash_suite(void)
+{
+    Suite *s = suite_create("crash");
+    TCase *tc = tcase_create("atomic_save");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_test(tc, every_failing_syscall_keeps_the_old_file);
+    tcase_add_test(tc, sigkill_during_save_leaves_old_or_new);
+    suite_add_tcase(s, tc);
+    return s;
+}

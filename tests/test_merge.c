@@ -1,0 +1,156 @@
+/*
+ * test_merge.c - union and intersection: no false negative after a merge,
+ * merged standard and counting filters equal one built from both key sets,
+ * and every incompatibility is refused without changing anything.
+ */
+#include "suites.h"
+#include "testutil.h"
+
+#define KEY "key=00112233445566778899aabbccddeeff"
+
+static void add_range(bk_filter *f, const char *family, uint64_t from, uint64_t to)
+{
+    char key[32];
+    for (uint64_t i = from; i < to; i++)
+        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, family, i)), 0);
+}
+
+static void all_present(const bk_filter *f, const char *family, uint64_t from, uint64_t to)
+{
+    char key[32];
+    for (uint64_t i = from; i < to; i++)
+        ck_assert_msg(bk_contains(f, key, tu_key(key, sizeof key, family, i)) == 1,
+                      "false negative %s:%llu", family, (unsigned long long)i);
+}
+
+START_TEST(merge_equals_filter_built_from_both_sets)
+{
+    const char *cfgs[] = {"variant=standard capacity=20000 " KEY,
+                          "variant=counting capacity=20000 " KEY};
+    for (int v = 0; v < 2; v++) {
+        bk_filter *a = tu_filter(cfgs[v]), *b = tu_filter(cfgs[v]), *both = tu_filter(cfgs[v]);
+        add_range(a, "x", 0, 6000);
+        add_range(b, "x", 4000, 10000); /* overlapping sets */
+        add_range(both, "x", 0, 6000);
+        add_range(both, "x", 4000, 10000);
+        ck_assert_int_eq(bk_merge(a, b), BK_OK);
+        all_present(a, "x", 0, 10000);
+        ck_assert_msg(tu_same_filter(a, both), "%s merge differs from the union build",
+                      v ? "counting" : "standard");
+        bk_free(a);
+        bk_free(b);
+        bk_free(both);
+    }
+}
+END_TEST
+
+START_TEST(counting_merge_saturates_and_removes)
+{
+    bk_filter *a = tu_filter("variant=counting capacity=1000 " KEY);
+    bk_filter *b = tu_filter("variant=counting capacity=1000 " KEY);
+    for (int i = 0; i < 10; i++) {
+        bk_add(a, "hot", 3);
+        bk_add(b, "hot", 3);
+    }
+    bk_add(b, "once", 4);
+    ck_assert_int_eq(bk_merge(a, b), BK_OK);
+    bk_filter_stats st;
+    bk_stats(a, &st);
+    ck_assert_uint_ge(st.saturated, 1);
+    ck_assert_int_eq(bk_remove(a, "once", 4), BK_OK);
+    ck_assert_int_eq(bk_contains(a, "hot", 3), 1);
+    ck_assert_int_eq(bk_merge(a, a), BK_OK); /* a multiset plus itself */
+    ck_assert_int_eq(bk_contains(a, "hot", 3), 1);
+    bk_free(a);
+    bk_free(b);
+}
+END_TEST
+
+START_TEST(scalable_merge_slice_by_slice)
+{
+    const char *cfg = "variant=scalable capacity=1000 fpr=0.01 " KEY;
+    bk_filter *a = tu_filter(cfg), *b = tu_filter(cfg);
+    add_range(a, "p", 0, 1500);
+    add_range(b, "q", 0, 1500); /* both now hold two slices */
+    bk_filter_stats sa, sb;
+    bk_stats(a, &sa);
+    bk_stats(b, &sb);
+    ck_assert_uint_eq(sa.slices, 2);
+    ck_assert_uint_eq(sb.slices, 2);
+    ck_assert_int_eq(bk_merge(a, b), BK_OK);
+    all_present(a, "p", 0, 1500);
+    all_present(a, "q", 0, 1500);
+    /* Different shapes: refused. */
+    bk_filter *c = tu_filter(cfg);
+    add_range(c, "r", 0, 10);
+    ck_assert_int_eq(bk_merge(a, c), BK_EINCOMPAT);
+    bk_free(a);
+    bk_free(b);
+    bk_free(c);
+}
+END_TEST
+
+/* Each incompatible pair: BK_EINCOMPAT (or ENOTSUP), dst byte-identical. */
+START_TEST(incompatible_merges_change_nothing)
+{
+    bk_filter *dst = tu_filter("variant=standard capacity=5000 " KEY);
+    add_range(dst, "d", 0, 1000);
+    bk_filter *copy = tu_filter("variant=standard capacity=5000 " KEY);
+    add_range(copy, "d", 0, 1000);
+    bk_filter *others[] = {
+        tu_filter("variant=standard capacity=5000"),                     /* other key */
+        tu_filter("variant=standard capacity=6000 " KEY),                /* other size */
+        tu_filter("variant=counting capacity=5000 " KEY),                /* other variant */
+        tu_filter("variant=standard capacity=5000 hash=siphash13 " KEY), /* other hash */
+        tu_filter("variant=standard capacity=5000 fpr=0.001 " KEY),      /* other k */
+    };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        add_range(others[i], "o", 0, 100);
+        ck_assert_int_eq(bk_merge(dst, others[i]), BK_EINCOMPAT);
+        ck_assert_int_eq(bk_intersect(dst, others[i]), BK_EINCOMPAT);
+        ck_assert_msg(bk_last_error()[0], "no detail for case %zu", i);
+        ck_assert_msg(tu_same_filter(dst, copy), "case %zu changed dst", i);
+        bk_free(others[i]);
+    }
+    ck_assert_int_eq(bk_merge(NULL, dst), BK_EINVAL);
+    ck_assert_int_eq(bk_merge(dst, NULL), BK_EINVAL);
+    bk_filter *c1 = tu_filter("variant=counting capacity=100 " KEY);
+    bk_filter *c2 = tu_filter("variant=counting capacity=100 " KEY);
+    ck_assert_int_eq(bk_intersect(c1, c2), BK_ENOTSUP);
+    bk_free(c1);
+    bk_free(c2);
+    bk_free(dst);
+    bk_free(copy);
+}
+END_TEST
+
+START_TEST(intersect_keeps_common_keys)
+{
+    const char *cfg = "variant=standard capacity=20000 " KEY;
+    bk_filter *a = tu_filter(cfg), *b = tu_filter(cfg);
+    add_range(a, "x", 0, 6000);
+    add_range(b, "x", 4000, 10000);
+    ck_assert_int_eq(bk_intersect(a, b), BK_OK);
+    all_present(a, "x", 4000, 6000);
+    char key[32];
+    uint64_t gone = 0;
+    for (uint64_t i = 0; i < 4000; i++)
+        gone += bk_contains(a, key, tu_key(key, sizeof key, "x", i)) == 0;
+    ck_assert_uint_gt(gone, 3900); /* keys of one side only mostly vanish */
+    bk_free(a);
+    bk_free(b);
+}
+END_TEST
+
+Suite *merge_suite(void)
+{
+    Suite *s = suite_create("merge");
+    TCase *tc = tcase_create("union");
+    tcase_add_test(tc, merge_equals_filter_built_from_both_sets);
+    tcase_add_test(tc, counting_merge_saturates_and_removes);
+    tcase_add_test(tc, scalable_merge_slice_by_slice);
+    tcase_add_test(tc, incompatible_merges_change_nothing);
+    tcase_add_test(tc, intersect_keeps_common_keys);
+    suite_add_tcase(s, tc);
+    return s;
+}
