@@ -174,6 +174,12 @@ BK_API void bk_config_init(bk_config *cfg);
  * The caller owns all buffers. Thread-safe. */
 BK_API int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen);
 
+/* Like bk_config_parse, but applies the text over the values already in *cfg
+ * (which must be valid: BK_EINVAL otherwise) instead of over the defaults, so a
+ * caller can layer its own defaults or compare an explicit text against an
+ * existing filter's configuration. Same errors; *cfg untouched on error. */
+BK_API int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t errlen);
+
 /* Write cfg as config text that bk_config_parse() reads back to the same
  * values (the key is written only when include_key is non-zero). Returns the
  * length the full text needs (excluding NUL) like snprintf; writes at most

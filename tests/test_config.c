@@ -123,6 +123,26 @@ START_TEST(null_arguments_and_small_error_buffers)
 }
 END_TEST
 
+START_TEST(parse_over_layers_on_existing_values)
+{
+    bk_config c;
+    bk_config_init(&c);
+    c.variant = BK_VARIANT_SCALABLE;
+    c.fpr = 0.0001;
+    ck_assert_int_eq(bk_config_parse_over(&c, "capacity=5000", NULL, 0), BK_OK);
+    ck_assert_int_eq(c.variant, BK_VARIANT_SCALABLE);
+    ck_assert_double_eq(c.fpr, 0.0001);
+    ck_assert_uint_eq(c.capacity, 5000);
+    const bk_config before = c;
+    char err[128];
+    ck_assert_int_eq(bk_config_parse_over(&c, "fpr=0.1 fpr=0.2", err, sizeof err), BK_ECONFIG);
+    ck_assert(memcmp(&c, &before, sizeof c) == 0);
+    c.fpr = 7;
+    ck_assert_int_eq(bk_config_parse_over(&c, "capacity=5", err, sizeof err), BK_EINVAL);
+    ck_assert_int_eq(bk_config_parse_over(NULL, "", err, sizeof err), BK_EINVAL);
+}
+END_TEST
+
 START_TEST(format_round_trips)
 {
     bk_config a, b;
@@ -201,6 +221,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, bad_values_are_rejected_with_key_and_range);
     tcase_add_test(tc, structural_errors);
     tcase_add_test(tc, null_arguments_and_small_error_buffers);
+    tcase_add_test(tc, parse_over_layers_on_existing_values);
     tcase_add_test(tc, format_round_trips);
     tcase_add_test(tc, variant_switch_by_text_alone);
     tcase_add_test(tc, new_validates_struct);

@@ -237,16 +237,12 @@ static int key_index(const char *key)
     return -1;
 }
 
-int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen)
+/* Apply text to *base (valid) and, if all of it is valid, store the result in
+ * *cfg. The shared body of bk_config_parse and bk_config_parse_over. */
+static int parse_text(bk_config *cfg, const bk_config *base, const char *text, char *err,
+                      size_t errlen)
 {
-    if (err && errlen)
-        err[0] = '\0';
-    if (!cfg || !text) {
-        bk_errorf(err, errlen, "config: no configuration or text given");
-        return BK_EINVAL;
-    }
-    bk_config c;
-    bk_config_init(&c);
+    bk_config c = *base;
     int seen[NKEYS] = {0};
     unsigned line = 1;
     const char *p = text;
@@ -318,6 +314,33 @@ int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen)
     }
     *cfg = c;
     return BK_OK;
+}
+
+int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!cfg || !text) {
+        bk_errorf(err, errlen, "config: no configuration or text given");
+        return BK_EINVAL;
+    }
+    bk_config defaults;
+    bk_config_init(&defaults);
+    return parse_text(cfg, &defaults, text, err, errlen);
+}
+
+int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!cfg || !text) {
+        bk_errorf(err, errlen, "config: no configuration or text given");
+        return BK_EINVAL;
+    }
+    if (bk_config_validate(cfg, err, errlen) != BK_OK)
+        return BK_EINVAL;
+    const bk_config base = *cfg;
+    return parse_text(cfg, &base, text, err, errlen);
 }
 
 int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t buflen)
