@@ -22,6 +22,8 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 WARN := -Wall -Wextra -Wpedantic -Werror
@@ -43,14 +45,22 @@ SHARED_REAL := $(BUILD)/libbloomkit.so.$(VERSION)
 SHARED_SONAME := libbloomkit.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/libbloomkit.so
 TEST_BIN := $(BUILD)/tests/run_tests
+CLI_SRCS := $(wildcard tools/bloomkit/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli bench-cli demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
-all: lib
+all: lib cli
 
 lib: $(STATIC_LIB) $(SHARED_LIB)
+
+cli: $(CLI_BIN)
+
+$(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -71,7 +81,10 @@ $(SHARED_LIB): $(SHARED_REAL)
 # Tests use the static library: they may reach internal (hidden) symbols.
 $(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOURCE
 
-$(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
+# The CLI suite runs the bloomkit built alongside it.
+$(BUILD)/obj/tests/test_cli.o: override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"'
+
+$(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB) $(CLI_BIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(LDLIBS)
 
@@ -91,7 +104,25 @@ run-examples: $(EXAMPLES)
 	@for e in $(EXAMPLES); do $$e >/dev/null || { echo "example $$e failed"; exit 1; }; done; \
 	echo "examples: $(notdir $(EXAMPLES)) ran"
 
-check: lib run-tests run-examples check-exports check-install
+check: lib cli run-tests run-examples check-exports check-install
+
+$(BUILD)/bench/gen_urls: bench/gen_urls.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $<
+
+# bloomkit dedup against awk on 10^7 synthetic crawler URLs (BENCH_LINES=...).
+BENCH_LINES ?= 10000000
+bench-cli: $(CLI_BIN) $(BUILD)/bench/gen_urls
+	bench/bench_cli.sh $(CLI_BIN) $(BUILD)/bench/gen_urls $(BENCH_LINES)
+
+# The main job on the shipped sample: how many lines came in and went out.
+demo: $(CLI_BIN)
+	@echo "bloomkit dedup --state build/demo.bkf < examples/urls.txt"
+	@rm -f build/demo.bkf
+	@$(CLI_BIN) dedup --state build/demo.bkf < examples/urls.txt > build/demo.out
+	@echo "lines in: $$(wc -l < examples/urls.txt), lines out (first sightings): $$(wc -l < build/demo.out)"
+	@echo "again, with the saved state: $$($(CLI_BIN) dedup --state build/demo.bkf < examples/urls.txt | wc -l) lines out"
+	@$(CLI_BIN) info build/demo.bkf
 
 # Rewrite the format-compatibility files (only for a deliberate new format
 # version: keep the old files and add new ones).
@@ -125,7 +156,12 @@ check-asan:
 check-tsan:
 	CK_RUN_SUITE=threads CK_FORK=no $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
 
-install: install-lib install-headers install-pc
+install: install-lib install-headers install-pc install-cli
+
+install-cli: cli
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/bloomkit
+	install -m 644 docs/bloomkit.1 $(DESTDIR)$(MANDIR)/man1/bloomkit.1
 
 install-lib: lib
 	install -d $(DESTDIR)$(LIBDIR)
@@ -148,16 +184,16 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libbloomkit.a $(DESTDIR)$(LIBDIR)/libbloomkit.so* \
 	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc
 
-FORMAT_FILES := $(shell find include src tests examples -name '*.[ch]' 2>/dev/null)
+FORMAT_FILES := $(shell find include src tests examples tools bench -name '*.[ch]' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_FILES)
 
 lint:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests
+	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools
 
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

@@ -25,6 +25,7 @@ static const suite_fn all_suites[] = {
     crash_suite,
     merge_suite,
     golden_suite,
+    cli_suite,
 };
 /* clang-format on */
 

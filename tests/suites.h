@@ -19,5 +19,6 @@ Suite *mmap_suite(void);
 Suite *crash_suite(void);
 Suite *merge_suite(void);
 Suite *golden_suite(void);
+Suite *cli_suite(void);
 
 #endif

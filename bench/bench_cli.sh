@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# bench_cli.sh BLOOMKIT GEN_URLS [LINES]: bloomkit dedup against awk '!seen[$0]++'
+# on the same synthetic crawler URLs, in the same run. Prints wall time and peak
+# memory of each and the ratios. Needs GNU time (Debian package `time`).
+set -euo pipefail
+bk=$1 gen=$2 lines=${3:-10000000}
+command -v /usr/bin/time >/dev/null || { echo "bench-cli needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$gen" "$lines" > "$tmp/urls.txt"
+cat "$tmp/urls.txt" > /dev/null   # same page-cache state for both
+measure() { # name cmd... -> "seconds kilobytes"
+    /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" < "$tmp/urls.txt" > "$tmp/out.$1" 2>/dev/null || true
+    cat "$tmp/t"
+}
+read -r awk_s awk_kb < <(measure awk awk '!seen[$0]++')
+read -r bk_s bk_kb < <(measure bloomkit "$bk" dedup --quiet)
+in_lines=$(wc -l < "$tmp/urls.txt"); awk_out=$(wc -l < "$tmp/out.awk"); bk_out=$(wc -l < "$tmp/out.bloomkit")
+printf 'input: %s lines, %s bytes; distinct (awk): %s; bloomkit kept %s (%s lost to false positives)\n' \
+    "$in_lines" "$(stat -c %s "$tmp/urls.txt")" "$awk_out" "$bk_out" "$((awk_out - bk_out))"
+printf '%-10s %8s s %10s KB\n' awk "$awk_s" "$awk_kb" bloomkit "$bk_s" "$bk_kb"
+awk -v as="$awk_s" -v bs="$bk_s" -v am="$awk_kb" -v bm="$bk_kb" 'BEGIN {
+    printf "speed: bloomkit is %.1fx faster than awk (target >= 5x)\n", as / bs
+    printf "memory: bloomkit uses 1/%.0f of awk'"'"'s peak (target <= 1/20)\n", am / bm }'

@@ -1,0 +1,461 @@
+/*
+ * test_cli.c - the bloomkit command, driven as a user drives it: every
+ * command, the flags, the error paths and exit codes, signals, and a two-run
+ * crawl with --state. The binary under test is BK_CLI_PATH (set by the
+ * Makefile to the build's bloomkit).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+#ifndef BK_CLI_PATH
+#define BK_CLI_PATH "build/bloomkit"
+#endif
+
+typedef struct run_result {
+    int code; /* exit status, or 128 + signal */
+    char *out, *err;
+    size_t outlen, errlen;
+} run_result;
+
+static char *g_dir; /* this test's scratch directory */
+
+static char *in_dir(const char *name)
+{
+    static char paths[32][4096];
+    static int next;
+    char *p = paths[next++ % 32];
+    snprintf(p, 4096, "%s/%s", g_dir, name);
+    return p;
+}
+
+static void setup(void)
+{
+    g_dir = tu_tmpdir();
+}
+static void teardown(void)
+{
+    tu_rmtree(g_dir);
+}
+
+/* Run bloomkit with argv (NULL-terminated) and `input` on stdin; optionally
+ * with a file-size limit. */
+static run_result run_limited(const char *input, size_t inlen, rlim_t fsize, char *const argv[])
+{
+    char inp[4096], outp[4096], errp[4096];
+    snprintf(inp, sizeof inp, "%s/.stdin", g_dir);
+    snprintf(outp, sizeof outp, "%s/.stdout", g_dir);
+    snprintf(errp, sizeof errp, "%s/.stderr", g_dir);
+    tu_write_file(inp, (const uint8_t *)(input ? input : ""), input ? inlen : 0);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        const int i = open(inp, O_RDONLY), o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+                  e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (i < 0 || o < 0 || e < 0 || dup2(i, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(99);
+        if (fsize) {
+            const struct rlimit lim = {fsize, fsize};
+            setrlimit(RLIMIT_FSIZE, &lim);
+        }
+        char *args[64] = {BK_CLI_PATH};
+        for (int k = 0; argv[k] && k < 62; k++)
+            args[k + 1] = argv[k];
+        execv(BK_CLI_PATH, args);
+        _exit(98);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    run_result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = (char *)tu_read_file(outp, &r.outlen);
+    r.out[r.outlen] = '\0';
+    r.err = (char *)tu_read_file(errp, &r.errlen);
+    r.err[r.errlen] = '\0';
+    unlink(inp);
+    unlink(outp);
+    unlink(errp);
+    return r;
+}
+
+static size_t len_of(const char *s)
+{
+    return s ? strlen(s) : 0;
+}
+
+#define RUN(input, ...) run_limited((input), len_of(input), 0, (char *[]){__VA_ARGS__, NULL})
+
+static void done(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* The exit code, and exactly one line on stderr when failing. */
+static void expect_code(run_result r, int code, const char *what)
+{
+    ck_assert_msg(r.code == code, "%s: exit %d, expected %d; stderr: %s", what, r.code, code,
+                  r.err);
+    if (code >= 2) {
+        ck_assert_msg(r.errlen > 0 && strchr(r.err, '\n') == r.err + r.errlen - 1,
+                      "%s: stderr is not one line: '%s'", what, r.err);
+        ck_assert_msg(r.outlen == 0, "%s: wrote to stdout on error", what);
+    }
+    done(&r);
+}
+
+START_TEST(every_command_has_help)
+{
+    const char *cmds[] = {"plan", "create", "add", "check", "remove", "dedup", "info", "merge"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        run_result r = RUN(NULL, (char *)cmds[i], "--help");
+        ck_assert_int_eq(r.code, 0);
+        ck_assert_msg(strstr(r.out, "usage: bloomkit") != NULL, "%s --help: %s", cmds[i], r.out);
+        done(&r);
+    }
+    run_result r = RUN(NULL, "--help");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "dedup"));
+    done(&r);
+    expect_code(RUN(NULL, "frobnicate"), 2, "unknown command");
+}
+END_TEST
+
+START_TEST(plan_reports_the_worked_example)
+{
+    run_result r = RUN(NULL, "plan", "--capacity", "1000000", "--fpr", "0.0001");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "19170117"));
+    ck_assert_ptr_nonnull(strstr(r.out, "2.29 MiB"));
+    ck_assert_ptr_nonnull(strstr(r.out, "hashes (k)    13"));
+    done(&r);
+    r = RUN(NULL, "plan", "--json", "--fpr=0.0001", "--capacity=1000000");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"bits\":19170117"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"k\":13"));
+    ck_assert(r.out[0] == '{' && r.out[r.outlen - 2] == '}' && r.out[r.outlen - 1] == '\n');
+    done(&r);
+    expect_code(RUN(NULL, "plan", "--capacity", "0", "--fpr", "0.1"), 2, "plan capacity 0");
+    expect_code(RUN(NULL, "plan", "--capacity", "10"), 2, "plan without fpr");
+    expect_code(RUN(NULL, "plan", "--capacity", "10", "--fpr", "nan"), 2, "plan fpr nan");
+}
+END_TEST
+
+/* CRLF, empty lines, a last line without newline, repeats: exact bytes. */
+START_TEST(dedup_streams_first_sightings_in_order)
+{
+    const char *in = "a\nb\r\na\nb\n\nc\n\n\xff\xfe\nlast";
+    run_result r = RUN(in, "dedup");
+    ck_assert_int_eq(r.code, 0);
+    const char *want = "a\nb\r\n\nc\n\xff\xfe\nlast";
+    ck_assert_uint_eq(r.outlen, strlen(want));
+    ck_assert(memcmp(r.out, want, r.outlen) == 0);
+    ck_assert_uint_eq(r.errlen, 0); /* not a terminator: no progress, nothing else */
+    done(&r);
+    /* Named inputs, '-' for stdin, options after arguments. */
+    tu_write_file(in_dir("one.txt"), (const uint8_t *)"x\ny\n", 4);
+    r = RUN("y\nz\n", "dedup", in_dir("one.txt"), "-", "--quiet");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "x\ny\nz\n");
+    done(&r);
+    expect_code(RUN(NULL, "dedup", in_dir("missing.txt")), 3, "missing input");
+}
+END_TEST
+
+START_TEST(dedup_keeps_huge_lines_whole_and_null_records)
+{
+    const size_t big = 3u << 20; /* 3 MB, longer than every buffer */
+    char *in = malloc(2 * big + 8);
+    ck_assert_ptr_nonnull(in);
+    memset(in, 'u', big);
+    in[big] = '\n';
+    memcpy(in + big + 1, in, big + 1); /* the same line again */
+    in[2 * big + 2] = '\0';
+    run_result r = run_limited(in, 2 * big + 2, 0, (char *[]){"dedup", NULL});
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_uint_eq(r.outlen, big + 1);
+    ck_assert(memcmp(r.out, in, big + 1) == 0);
+    done(&r);
+    free(in);
+    const char nul_in[] = "p\0q\0p\0a\nb\0";
+    r = run_limited(nul_in, sizeof nul_in - 1, 0, (char *[]){"dedup", "--null", NULL});
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_uint_eq(r.outlen, 8);
+    ck_assert(memcmp(r.out, "p\0q\0a\nb\0", 8) == 0);
+    done(&r);
+}
+END_TEST
+
+static char *url_lines(uint64_t from, uint64_t to)
+{
+    char *buf = malloc((to - from) * 48 + 1), *p = buf;
+    ck_assert_ptr_nonnull(buf);
+    for (uint64_t i = from; i < to; i++)
+        p += sprintf(p, "https://example.org/page/%llu\n", (unsigned long long)i);
+    *p = '\0';
+    return buf;
+}
+
+/* A crawl in two runs: the second prints only what the first never saw. */
+START_TEST(two_run_crawl_with_state)
+{
+    char *state = in_dir("crawl.bkf");
+    char *first = url_lines(0, 20000), *second = url_lines(10000, 30000);
+    run_result r = RUN(first, "dedup", "--state", state);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, first);
+    done(&r);
+    r = RUN(second, "dedup", "--state", state);
+    ck_assert_int_eq(r.code, 0);
+    char *want = url_lines(20000, 30000);
+    /* Up to counted false positives, the output is exactly the new lines. */
+    uint64_t printed = 0, old = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        printed++;
+        unsigned long long n = 0;
+        sscanf(line, "https://example.org/page/%llu", &n);
+        old += n < 20000;
+    }
+    fprintf(stderr, "[two-run crawl] second run printed %llu of 10000 new lines\n",
+            (unsigned long long)printed);
+    ck_assert_uint_eq(old, 0);
+    ck_assert_uint_le(printed, 10000);
+    ck_assert_uint_ge(printed, 9990); /* fpr 1e-4: a lost line is a counted false positive */
+    done(&r);
+    struct stat st;
+    ck_assert_int_eq(stat(state, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    /* Its parameters win; an explicit conflicting config is an error. */
+    expect_code(RUN("x\n", "dedup", "--state", state, "--config", "variant=standard"), 2,
+                "conflicting --config");
+    r = RUN("x\n", "dedup", "--state", state, "--config", "variant=scalable fpr=0.0001");
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    free(first);
+    free(second);
+    free(want);
+}
+END_TEST
+
+/* SIGTERM / SIGINT: finish the line, save, exit 143 / 130. --checkpoint 1
+ * flushes stdout after every line, so the test knows what was processed. */
+START_TEST(dedup_saves_on_signals)
+{
+    const int sigs[] = {SIGTERM, SIGINT};
+    for (int s = 0; s < 2; s++) {
+        char *state = in_dir(s ? "int.bkf" : "term.bkf");
+        int to_child[2], from_child[2];
+        ck_assert_int_eq(pipe(to_child), 0);
+        ck_assert_int_eq(pipe(from_child), 0);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            dup2(to_child[0], 0);
+            dup2(from_child[1], 1);
+            close(to_child[1]);
+            close(from_child[0]);
+            execl(BK_CLI_PATH, BK_CLI_PATH, "dedup", "--state", state, "--checkpoint", "1",
+                  (char *)NULL);
+            _exit(98);
+        }
+        close(to_child[0]);
+        close(from_child[1]);
+        ck_assert_int_eq(write(to_child[1], "one\ntwo\nthree\n", 14), 14);
+        char buf[64];
+        size_t got = 0;
+        while (got < 14) {
+            const ssize_t n = read(from_child[0], buf + got, sizeof buf - got);
+            ck_assert_int_gt(n, 0);
+            got += (size_t)n;
+        }
+        kill(pid, sigs[s]); /* the child is blocked reading stdin */
+        int status;
+        waitpid(pid, &status, 0);
+        close(to_child[1]);
+        close(from_child[0]);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sigs[s], "status %d",
+                      status);
+        bk_filter *f = NULL;
+        ck_assert_int_eq(bk_load(state, &f), BK_OK);
+        ck_assert_int_eq(bk_contains(f, "three", 5), 1);
+        bk_free(f);
+    }
+}
+END_TEST
+
+START_TEST(create_add_check_remove_info_merge)
+{
+    char *cf = in_dir("c.bkf"), *sf = in_dir("s.bkf"), *mf = in_dir("m.bkf");
+    run_result r = RUN(NULL, "create", cf, "--variant", "counting", "--capacity", "5000");
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    expect_code(RUN(NULL, "create", cf), 2, "create over an existing file");
+    r = RUN("apple\nbanana\ncherry\n", "add", cf);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_uint_eq(r.outlen, 0);
+    done(&r);
+    r = RUN("apple\nzebra\n", "check", cf);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "apple\n");
+    done(&r);
+    r = RUN("apple\nzebra\n", "check", "-v", cf);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "zebra\n");
+    done(&r);
+    r = RUN("zebra\n", "check", cf);
+    ck_assert_int_eq(r.code, 1); /* found nothing, as grep */
+    done(&r);
+    r = RUN("apple\nzebra\n", "remove", cf);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.err, "1 of 2 lines were not in the filter"));
+    done(&r);
+    r = RUN("apple\nbanana\n", "check", cf);
+    ck_assert_str_eq(r.out, "banana\n");
+    done(&r);
+    r = RUN(NULL, "info", cf);
+    ck_assert_int_eq(r.code, 0);
+    const char *fields[] = {"variant       counting",
+                            "k ",
+                            "keys added    2",
+                            "est. distinct",
+                            "fill",
+                            "est. fpr",
+                            "slices        1",
+                            "saturated     0",
+                            "KiB"};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        ck_assert_msg(strstr(r.out, fields[i]) != NULL, "info lacks '%s': %s", fields[i], r.out);
+    ck_assert_ptr_null(strstr(r.out, "key           "));
+    done(&r);
+    r = RUN(NULL, "info", cf, "--json", "--show-key");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"variant\":\"counting\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"key\":\""));
+    done(&r);
+    /* remove on a standard filter: exit 2, file byte-identical. */
+    r = RUN(NULL, "create", sf, "--config", "capacity=5000 key=000102030405060708090a0b0c0d0e0f");
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    size_t l1, l2;
+    uint8_t *before = tu_read_file(sf, &l1);
+    expect_code(RUN("apple\n", "remove", sf), 2, "remove on standard");
+    uint8_t *after = tu_read_file(sf, &l2);
+    ck_assert(l1 == l2 && memcmp(before, after, l1) == 0);
+    free(before);
+    free(after);
+    /* merge: copies of one created filter, different keys added. */
+    char *s2 = in_dir("s2.bkf");
+    r = RUN(NULL, "create", s2, "--config", "capacity=5000 key=000102030405060708090a0b0c0d0e0f");
+    done(&r);
+    r = RUN("left\n", "add", sf);
+    done(&r);
+    r = RUN("right\n", "add", s2);
+    done(&r);
+    r = RUN(NULL, "merge", mf, sf, s2);
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    r = RUN("left\nright\nnone\n", "check", mf);
+    ck_assert_str_eq(r.out, "left\nright\n");
+    done(&r);
+    expect_code(RUN(NULL, "merge", mf, sf, cf), 2, "merge incompatible");
+    expect_code(RUN(NULL, "merge", mf, sf), 2, "merge one input");
+}
+END_TEST
+
+START_TEST(errors_and_exit_codes)
+{
+    char *f = in_dir("f.bkf"), *bad = in_dir("bad.bkf");
+    expect_code(RUN("x\n", "add", in_dir("missing.bkf")), 3, "add missing file");
+    expect_code(RUN(NULL, "info", g_dir), 3, "info on a directory");
+    tu_write_file(bad, (const uint8_t *)"not a filter at all", 19);
+    expect_code(RUN("x\n", "check", bad), 3, "check corrupt file");
+    expect_code(RUN(NULL, "info", bad), 3, "info corrupt file");
+    expect_code(RUN(NULL, "create", f, "--fpr", "0.7"), 2, "create bad fpr");
+    expect_code(RUN(NULL, "create", f, "--config", "colour=red"), 2, "create unknown key");
+    expect_code(RUN(NULL, "create", f, "--config", "fpr=0.1", "--fpr", "0.2"), 2, "key twice");
+    expect_code(RUN(NULL, "create", f, "--bogus"), 2, "unknown option");
+    expect_code(RUN(NULL, "create", f, "--capacity"), 2, "option without value");
+    expect_code(RUN(NULL, "create"), 2, "create without FILE");
+    expect_code(RUN(NULL, "add"), 2, "add without FILE");
+    expect_code(RUN(NULL, "dedup", "--checkpoint", "x", "--state", f), 2, "bad checkpoint");
+    expect_code(RUN(NULL, "dedup", "--checkpoint", "5"), 2, "checkpoint without state");
+    expect_code(RUN(NULL, "create", f, "--config-file", in_dir("none.cfg")), 3, "config-file");
+    /* "--" ends options: a file named like an option. */
+    run_result r = RUN(NULL, "create", "--capacity", "100", "--", in_dir("-odd.bkf"));
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    /* --config-file works and names the line of a bad value. */
+    tu_write_file(in_dir("exp.cfg"), (const uint8_t *)"# test\nvariant=scalable\nfpr=9\n", 31);
+    r = RUN(NULL, "create", in_dir("x.bkf"), "--config-file", in_dir("exp.cfg"));
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "line 3"));
+    done(&r);
+    /* Failed commands created nothing: only bad.bkf, -odd.bkf and exp.cfg. */
+    ck_assert_int_eq(access(f, F_OK), -1);
+    ck_assert_int_eq(access(in_dir("x.bkf"), F_OK), -1);
+    ck_assert_int_eq(tu_count_files(g_dir), 3);
+}
+END_TEST
+
+/* A full disk (file-size limit) during add: exit 3, old file intact, no temp. */
+START_TEST(full_disk_during_add)
+{
+    char *f = in_dir("big.bkf");
+    run_result r = RUN(NULL, "create", f, "--capacity", "200000");
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    size_t l1, l2;
+    uint8_t *before = tu_read_file(f, &l1);
+    r = run_limited("k\n", 2, 64 * 1024, (char *[]){"add", f, NULL});
+    ck_assert_int_eq(r.code, 3);
+    ck_assert_ptr_nonnull(strstr(r.err, "big.bkf"));
+    done(&r);
+    uint8_t *after = tu_read_file(f, &l2);
+    ck_assert(l1 == l2 && memcmp(before, after, l1) == 0);
+    ck_assert_int_eq(tu_count_files(g_dir), 1);
+    free(before);
+    free(after);
+}
+END_TEST
+
+START_TEST(progress_only_when_asked_or_on_a_terminal)
+{
+    setenv("BLOOMKIT_PROGRESS_DELAY", "0", 1);
+    run_result r = RUN("a\nb\n", "dedup", "--progress");
+    ck_assert_str_eq(r.out, "a\nb\n"); /* nothing mixed into stdout */
+    ck_assert_ptr_nonnull(strstr(r.err, "2 lines"));
+    ck_assert_ptr_nonnull(strstr(r.err, "keys"));
+    ck_assert_ptr_nonnull(strstr(r.err, "fill"));
+    done(&r);
+    r = RUN("a\nb\n", "dedup", "--progress", "--quiet");
+    ck_assert_uint_eq(r.errlen, 0);
+    done(&r);
+    r = RUN("a\nb\n", "dedup"); /* stderr is a file, not a terminal */
+    ck_assert_uint_eq(r.errlen, 0);
+    done(&r);
+    unsetenv("BLOOMKIT_PROGRESS_DELAY");
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("bloomkit");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, every_command_has_help);
+    tcase_add_test(tc, plan_reports_the_worked_example);
+    tcase_add_test(tc, dedup_streams_first_sightings_in_order);
+    tcase_add_test(tc, dedup_keeps_huge_lines_whole_and_null_records);
+    tcase_add_test(tc, two_run_crawl_with_state);
+    tcase_add_test(tc, dedup_saves_on_signals);
+    tcase_add_test(tc, create_add_check_remove_info_merge);
+    tcase_add_test(tc, errors_and_exit_codes);
+    tcase_add_test(tc, full_disk_during_add);
+    tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);
+    suite_add_tcase(s, tc);
+    return s;
+}

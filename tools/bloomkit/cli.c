@@ -1,0 +1,347 @@
+/*
+ * cli.c - option parsing, errors, config building and signals shared by every
+ * command. The library never prints; this is the only layer that talks to the
+ * user, always one line on stderr per error.
+ */
+#define _DEFAULT_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile sig_atomic_t cli_stop = 0;
+
+static const struct optdef {
+    const char *name;
+    char short_name;
+    int has_arg;
+    unsigned id;
+} optdefs[] = {
+    {"config", 0, 1, O_CONFIG},
+    {"config-file", 0, 1, O_CONFIG_FILE},
+    {"variant", 0, 1, O_VARIANT},
+    {"capacity", 0, 1, O_CAPACITY},
+    {"fpr", 0, 1, O_FPR},
+    {"growth", 0, 1, O_GROWTH},
+    {"tightening", 0, 1, O_TIGHTENING},
+    {"hash", 0, 1, O_HASH},
+    {"key", 0, 1, O_KEY},
+    {"state", 0, 1, O_STATE},
+    {"checkpoint", 0, 1, O_CHECKPOINT},
+    {"json", 0, 0, O_JSON},
+    {"quiet", 'q', 0, O_QUIET},
+    {"progress", 0, 0, O_PROGRESS},
+    {"null", '0', 0, O_NULL},
+    {"invert", 'v', 0, O_INVERT},
+    {"force", 'f', 0, O_FORCE},
+    {"show-key", 0, 0, O_SHOW_KEY},
+    {"help", 'h', 0, O_HELP},
+};
+#define NOPTS (sizeof optdefs / sizeof *optdefs)
+
+int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
+{
+    fflush(stdout);
+    fprintf(stderr, "bloomkit %s: ", o && o->cmd ? o->cmd : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int cli_exit_for(int rc)
+{
+    switch (rc) {
+    case BK_EIO:
+    case BK_ECORRUPT:
+    case BK_ENOMEM:
+    case BK_ESYS:
+    case BK_ERANGE:
+        return EXIT_IO;
+    default:
+        return EXIT_USAGE;
+    }
+}
+
+int cli_lib_fail(const cli_opts *o, int rc, const char *what)
+{
+    const char *detail = bk_last_error();
+    if (detail && *detail)
+        return cli_fail(o, cli_exit_for(rc), "%s: %s", what, detail);
+    return cli_fail(o, cli_exit_for(rc), "%s: %s", what, bk_strerror(rc));
+}
+
+static int parse_count(const char *s, uint64_t *out)
+{
+    if (!*s || strspn(s, "0123456789") != strlen(s))
+        return -1;
+    errno = 0;
+    const unsigned long long v = strtoull(s, NULL, 10);
+    if (errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Store the value of option d into o. */
+static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
+{
+    switch (d->id) {
+    case O_CONFIG:
+        o->config_text = val;
+        break;
+    case O_CONFIG_FILE:
+        o->config_file = val;
+        break;
+    case O_VARIANT:
+        o->variant = val;
+        break;
+    case O_CAPACITY:
+        o->capacity = val;
+        break;
+    case O_FPR:
+        o->fpr = val;
+        break;
+    case O_GROWTH:
+        o->growth = val;
+        break;
+    case O_TIGHTENING:
+        o->tightening = val;
+        break;
+    case O_HASH:
+        o->hash = val;
+        break;
+    case O_KEY:
+        o->key = val;
+        break;
+    case O_STATE:
+        o->state = val;
+        break;
+    case O_CHECKPOINT:
+        if (parse_count(val, &o->checkpoint) != 0 || o->checkpoint == 0)
+            return cli_fail(o, EXIT_USAGE, "--checkpoint: '%s' is not a whole number of lines >= 1",
+                            val);
+        break;
+    case O_JSON:
+        o->json = 1;
+        break;
+    case O_QUIET:
+        o->quiet = 1;
+        break;
+    case O_PROGRESS:
+        o->progress = 1;
+        break;
+    case O_NULL:
+        o->null_sep = 1;
+        break;
+    case O_INVERT:
+        o->invert = 1;
+        break;
+    case O_FORCE:
+        o->force = 1;
+        break;
+    case O_SHOW_KEY:
+        o->show_key = 1;
+        break;
+    case O_HELP:
+        o->help = 1;
+        break;
+    }
+    if (o->given & d->id && d->has_arg)
+        return cli_fail(o, EXIT_USAGE, "--%s given twice", d->name);
+    o->given |= d->id;
+    return 0;
+}
+
+static const struct optdef *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strlen(optdefs[i].name) == len && strncmp(optdefs[i].name, name, len) == 0)
+            return &optdefs[i];
+    return NULL;
+}
+
+static const struct optdef *find_short(char c)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (optdefs[i].short_name == c)
+            return &optdefs[i];
+    return NULL;
+}
+
+int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    /* Kept reachable in a static so the process owns it until exit. */
+    static char **args_store;
+    free(args_store);
+    o->args = args_store = calloc((size_t)argc + 1, sizeof *o->args);
+    if (!o->args)
+        return cli_fail(o, EXIT_IO, "out of memory");
+    int only_args = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_args || a[0] != '-' || strcmp(a, "-") == 0) {
+            o->args[o->nargs++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_args = 1;
+            continue;
+        }
+        const struct optdef *d;
+        const char *val = NULL;
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            d = find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+            val = eq ? eq + 1 : NULL;
+        } else {
+            d = a[2] == '\0' ? find_short(a[1]) : NULL;
+        }
+        if (!d || !(d->id & allowed))
+            return cli_fail(o, EXIT_USAGE, "unknown option '%s' (see bloomkit %s --help)", a, cmd);
+        if (d->has_arg && !val) {
+            if (i + 1 >= argc)
+                return cli_fail(o, EXIT_USAGE, "--%s needs a value", d->name);
+            val = argv[++i];
+        } else if (!d->has_arg && val) {
+            return cli_fail(o, EXIT_USAGE, "--%s takes no value", d->name);
+        }
+        const int rc = set_opt(o, d, val);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The whole of a --config-file into a NUL-terminated string (malloc). */
+static char *read_text_file(const cli_opts *o, const char *path, int *rc)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        *rc = cli_fail(o, EXIT_IO, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + len, 1, cap - len - 1, fp)) > 0) {
+        len += r;
+        if (len + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    const int bad = ferror(fp);
+    fclose(fp);
+    if (!buf || bad) {
+        free(buf);
+        *rc = cli_fail(o, EXIT_IO, "%s: cannot read", path);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+int cli_apply_config(const cli_opts *o, bk_config *cfg)
+{
+    if (o->config_text && o->config_file)
+        return cli_fail(o, EXIT_USAGE, "give --config or --config-file, not both");
+    int rc = 0;
+    char *file_text = o->config_file ? read_text_file(o, o->config_file, &rc) : NULL;
+    if (rc)
+        return rc;
+    const char *base = file_text ? file_text : o->config_text ? o->config_text : "";
+    const struct {
+        const char *key, *val;
+    } flags[] = {{"variant", o->variant}, {"capacity", o->capacity},     {"fpr", o->fpr},
+                 {"growth", o->growth},   {"tightening", o->tightening}, {"hash", o->hash},
+                 {"key", o->key}};
+    size_t need = strlen(base) + 2;
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (flags[i].val)
+            need += strlen(flags[i].key) + strlen(flags[i].val) + 3;
+    char *text = malloc(need);
+    if (!text) {
+        free(file_text);
+        return cli_fail(o, EXIT_IO, "out of memory");
+    }
+    /* Flags go on their own line after the text: the parser then reports a
+     * key set both ways as a duplicate. */
+    size_t pos = (size_t)snprintf(text, need, "%s\n", base);
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (flags[i].val)
+            pos += (size_t)snprintf(text + pos, need - pos, "%s=%s ", flags[i].key, flags[i].val);
+    char err[256];
+    bk_config text_only = *cfg;
+    const int text_rc = bk_config_parse_over(&text_only, base, err, sizeof err);
+    rc = text_rc == BK_OK ? bk_config_parse_over(cfg, text, err, sizeof err) : text_rc;
+    free(text);
+    free(file_text);
+    if (text_rc != BK_OK)
+        return cli_fail(o, EXIT_USAGE, "%s: %s", o->config_file ? o->config_file : "--config", err);
+    if (rc != BK_OK) {
+        /* The text alone was fine: a flag is wrong, or repeats a key of the
+         * text. Name the flag, not a line of our own making. */
+        const char *msg = strstr(err, ": ") ? strstr(err, ": ") + 2 : err;
+        char key[32];
+        if (sscanf(msg, "duplicate key '%31[a-z]'", key) == 1)
+            return cli_fail(o, EXIT_USAGE, "--%s repeats a key that %s already sets", key,
+                            o->config_file ? o->config_file : "--config");
+        return cli_fail(o, EXIT_USAGE, "option --%s", msg);
+    }
+    return 0;
+}
+
+int cli_help(const char *usage)
+{
+    fputs(usage, stdout);
+    return EXIT_OK;
+}
+
+static void on_signal(int sig)
+{
+    cli_stop = sig;
+}
+
+void cli_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN); /* a file-size limit is a write error, not a kill */
+}
+
+int cli_signal_exit(void)
+{
+    return 128 + (int)cli_stop;
+}
+
+const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof *units) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, n, "%.2f %s", v, units[u]);
+    return buf;
+}

@@ -1,0 +1,157 @@
+/*
+ * cmd_dedup.c - the main job: write each record the first time it is seen.
+ *
+ * Records stream from the INPUTs (or stdin) to stdout in input order; memory is
+ * the filter plus fixed buffers, whatever the input size. With --state FILE
+ * the filter survives runs: loaded if FILE exists (its parameters win; an
+ * explicit config that differs is an error), created otherwise, and saved
+ * atomically at the end, every --checkpoint N records and on SIGINT/SIGTERM
+ * (after the current record; exit 130/143).
+ *
+ * Ordering invariant: stdout is flushed before every save, so a saved state
+ * never holds a record that was not written out. If stdout fails (the reader
+ * went away), the state is not saved again: the last saved state matches what
+ * was delivered, and the next run re-emits the rest.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inputs.h"
+
+static const char usage[] =
+    "usage: bloomkit dedup [INPUT...] [--state FILE] [--checkpoint N]\n"
+    "                      [--config TEXT | --config-file F] [--variant V] [--capacity N]\n"
+    "                      [--fpr P] [--null] [--quiet | --progress]\n"
+    "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"
+    "the first time it is seen, in input order. Default filter: variant=scalable\n"
+    "fpr=0.0001 capacity=1000000, in memory. --state FILE keeps the filter across runs:\n"
+    "loaded if FILE exists (its parameters win), created otherwise, saved atomically at\n"
+    "the end, every N records with --checkpoint N, and on SIGINT/SIGTERM.\n"
+    "Lines end in LF or CRLF (CR not part of the key); --null: NUL-terminated records.\n";
+
+typedef struct dedup_job {
+    const cli_opts *o;
+    bk_filter *f;
+    out_buf out;
+    uint64_t seen, emitted;
+    int save_failed;
+} dedup_job;
+
+/* Flush stdout, then save the state atomically. 0 or an exit code. */
+static int checkpoint(dedup_job *j)
+{
+    if (out_flush(&j->out) != 0)
+        return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+    if (!j->o->state)
+        return 0;
+    const int rc = bk_save(j->f, j->o->state);
+    return rc == BK_OK ? 0 : cli_lib_fail(j->o, rc, j->o->state);
+}
+
+static int on_line(void *ctx, const uint8_t *raw, size_t rawlen, size_t keylen)
+{
+    dedup_job *j = ctx;
+    const int rc = bk_add(j->f, raw, keylen);
+    if (rc < 0)
+        return cli_lib_fail(j->o, rc, "filter");
+    if (rc == 1) {
+        j->emitted++;
+        if (out_write(&j->out, raw, rawlen) != 0)
+            return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+    }
+    if (++j->seen % (j->o->checkpoint ? j->o->checkpoint : UINT64_MAX) == 0)
+        return checkpoint(j);
+    return 0;
+}
+
+/* Name the first field where an explicit config differs from the state's. */
+static const char *first_difference(const bk_config *a, const bk_config *b)
+{
+    if (a->variant != b->variant)
+        return "variant";
+    if (a->capacity != b->capacity)
+        return "capacity";
+    if (a->fpr != b->fpr)
+        return "fpr";
+    if (a->growth != b->growth)
+        return "growth";
+    if (a->tightening != b->tightening)
+        return "tightening";
+    if (a->hash != b->hash)
+        return "hash";
+    if (memcmp(a->key, b->key, sizeof a->key) != 0)
+        return "key";
+    return NULL;
+}
+
+/* The filter: loaded from --state if it exists, else new from the config. */
+static int open_filter(const cli_opts *o, bk_filter **f)
+{
+    struct stat st;
+    if (o->state && stat(o->state, &st) == 0) {
+        int rc = bk_load(o->state, f);
+        if (rc != BK_OK)
+            return cli_lib_fail(o, rc, o->state);
+        bk_config have, asked;
+        bk_get_config(*f, &have);
+        asked = have;
+        rc = cli_apply_config(o, &asked);
+        const char *diff = rc ? NULL : first_difference(&have, &asked);
+        if (rc || diff) {
+            bk_free(*f);
+            return rc ? rc
+                      : cli_fail(o, EXIT_USAGE,
+                                 "%s: the state file was made with a different %s than "
+                                 "--config asks; its parameters are kept only if they agree",
+                                 o->state, diff);
+        }
+        return 0;
+    }
+    if (o->state && errno != ENOENT)
+        return cli_fail(o, EXIT_IO, "%s: %s", o->state, strerror(errno));
+    bk_config cfg;
+    bk_config_init(&cfg);
+    cfg.variant = BK_VARIANT_SCALABLE;
+    cfg.fpr = 0.0001;
+    int rc = cli_apply_config(o, &cfg);
+    if (rc)
+        return rc;
+    rc = bk_new(&cfg, f);
+    return rc == BK_OK ? 0 : cli_lib_fail(o, rc, "filter");
+}
+
+int cmd_dedup(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(
+        argc, argv, "dedup",
+        O_FILTER_FLAGS | O_STATE | O_CHECKPOINT | O_NULL | O_QUIET | O_PROGRESS | O_HELP, &o);
+    if (rc || o.help)
+        return rc ? rc : cli_help(usage);
+    if (o.checkpoint && !o.state)
+        return cli_fail(&o, EXIT_USAGE, "--checkpoint needs --state FILE");
+    dedup_job j = {.o = &o};
+    rc = open_filter(&o, &j.f);
+    if (rc)
+        return rc;
+    if (out_init(&j.out, STDOUT_FILENO) != 0) {
+        bk_free(j.f);
+        return cli_fail(&o, EXIT_IO, "out of memory");
+    }
+    cli_install_signals();
+    uint64_t lines = 0;
+    rc = run_inputs(&o, o.args, o.nargs, on_line, &j, j.f, &lines);
+    if (rc == 0 || rc == INPUTS_STOPPED) {
+        const int crc = checkpoint(&j);
+        if (crc)
+            rc = crc;
+    } else {
+        out_flush(&j.out); /* deliver what was decided; the state stays as last saved */
+    }
+    out_free(&j.out);
+    bk_free(j.f);
+    return rc == INPUTS_STOPPED ? cli_signal_exit() : rc;
+}

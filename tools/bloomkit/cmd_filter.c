@@ -1,0 +1,134 @@
+/*
+ * cmd_filter.c - add, check and remove: stream records against a filter file.
+ *
+ * add and remove load the file, apply every record and save atomically at the
+ * end (or when SIGINT/SIGTERM stops them after the current record), so the
+ * file is always the old filter or the new one. check maps the file read-only
+ * (verified), which opens even huge filters without reading them whole.
+ */
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inputs.h"
+
+static const char add_usage[] =
+    "usage: bloomkit add FILE [INPUT...] [--null] [--quiet | --progress]\n"
+    "Add each line of the INPUTs (default or '-': standard input) to the filter in FILE\n"
+    "and save it atomically. Lines end in LF or CRLF (the CR is not part of the key);\n"
+    "--null reads NUL-terminated records.\n";
+static const char check_usage[] =
+    "usage: bloomkit check FILE [INPUT...] [-v] [--null] [--quiet | --progress]\n"
+    "Print each input line that may be in the filter (with -v: each line that is\n"
+    "definitely not). Exit 0 if a line was printed, 1 if none, like grep.\n";
+static const char remove_usage[] =
+    "usage: bloomkit remove FILE [INPUT...] [--null] [--quiet | --progress]\n"
+    "Remove each input line from a counting filter and save it atomically. Lines\n"
+    "not in the filter change nothing and are counted on standard error.\n";
+
+typedef struct filter_job {
+    const cli_opts *o;
+    bk_filter *f;
+    out_buf out;
+    uint64_t hits, misses;
+    int op; /* 0 add, 1 check, 2 remove */
+} filter_job;
+
+static int on_line(void *ctx, const uint8_t *raw, size_t rawlen, size_t keylen)
+{
+    filter_job *j = ctx;
+    int rc;
+    switch (j->op) {
+    case 0:
+        rc = bk_add(j->f, raw, keylen);
+        if (rc < 0)
+            return cli_lib_fail(j->o, rc, j->o->args[0]);
+        j->hits += (uint64_t)rc;
+        return 0;
+    case 1:
+        rc = bk_contains(j->f, raw, keylen);
+        if ((rc == 1) != j->o->invert) {
+            j->hits++;
+            if (out_write(&j->out, raw, rawlen) != 0)
+                return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+        }
+        return 0;
+    default:
+        rc = bk_remove(j->f, raw, keylen);
+        if (rc == BK_OK)
+            j->hits++;
+        else if (rc == BK_ENOTFOUND)
+            j->misses++;
+        else
+            return cli_lib_fail(j->o, rc, j->o->args[0]);
+        return 0;
+    }
+}
+
+static int run(int argc, char **argv, const char *cmd, const char *usage, int op)
+{
+    cli_opts o;
+    unsigned allowed = O_NULL | O_QUIET | O_PROGRESS | O_HELP | (op == 1 ? O_INVERT : 0);
+    int rc = cli_parse(argc, argv, cmd, allowed, &o);
+    if (rc || o.help)
+        return rc ? rc : cli_help(usage);
+    if (o.nargs < 1)
+        return cli_fail(&o, EXIT_USAGE, "missing FILE (see bloomkit %s --help)", cmd);
+    filter_job j = {.o = &o, .op = op};
+    const char *path = o.args[0];
+    rc = op == 1 ? bk_open_mmap(path, BK_MAP_READONLY, &j.f) : bk_load(path, &j.f);
+    if (rc != BK_OK)
+        return cli_lib_fail(&o, rc, path);
+    if (op == 2) {
+        bk_filter_stats st;
+        bk_stats(j.f, &st);
+        if (strcmp(st.variant, "counting") != 0) {
+            bk_free(j.f);
+            return cli_fail(&o, EXIT_USAGE,
+                            "%s: a %s filter cannot remove keys (only counting filters can); "
+                            "file unchanged",
+                            path, st.variant);
+        }
+    }
+    if (out_init(&j.out, STDOUT_FILENO) != 0) {
+        bk_free(j.f);
+        return cli_fail(&o, EXIT_IO, "out of memory");
+    }
+    cli_install_signals();
+    uint64_t lines = 0;
+    rc = run_inputs(&o, o.args + 1, o.nargs - 1, on_line, &j, j.f, &lines);
+    const int stopped = rc == INPUTS_STOPPED;
+    if (out_flush(&j.out) != 0 && (rc == 0 || stopped))
+        rc = cli_fail(&o, EXIT_IO, "standard output: %s", strerror(j.out.err));
+    if ((rc == 0 || rc == INPUTS_STOPPED) && op != 1) {
+        const int src = bk_save(j.f, path);
+        if (src != BK_OK)
+            rc = cli_lib_fail(&o, src, path);
+    }
+    if (op == 2 && j.misses && !o.quiet)
+        fprintf(stderr,
+                "bloomkit remove: %llu of %llu lines were not in the filter (nothing "
+                "changed for them)\n",
+                (unsigned long long)j.misses, (unsigned long long)lines);
+    out_free(&j.out);
+    bk_free(j.f);
+    if (rc == INPUTS_STOPPED)
+        return cli_signal_exit();
+    if (rc)
+        return rc;
+    return op == 1 && j.hits == 0 ? EXIT_NOTHING : EXIT_OK;
+}
+
+int cmd_add(int argc, char **argv)
+{
+    return run(argc, argv, "add", add_usage, 0);
+}
+int cmd_check(int argc, char **argv)
+{
+    return run(argc, argv, "check", check_usage, 1);
+}
+int cmd_remove(int argc, char **argv)
+{
+    return run(argc, argv, "remove", remove_usage, 2);
+}

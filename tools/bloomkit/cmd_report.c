@@ -1,0 +1,134 @@
+/*
+ * cmd_report.c - plan and info: figures as aligned text or one JSON object.
+ */
+#define _DEFAULT_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char plan_usage[] =
+    "usage: bloomkit plan --capacity N --fpr P [--variant V] [--json]\n"
+    "Size a filter for N keys at false-positive rate P: bits m = ceil(-N ln P / ln^2 2),\n"
+    "bytes, probes k and the rate after N keys. counting filters take 4x the bytes.\n";
+static const char info_usage[] =
+    "usage: bloomkit info FILE [--json] [--show-key]\n"
+    "Show a filter file's figures: variant, size, k, keys added, estimated distinct\n"
+    "keys, fill, estimated current rate, slices, saturated counters. The hash key is\n"
+    "secret and shown only with --show-key.\n";
+
+/* A JSON number: finite doubles as %.6g, others as null (JSON has no inf). */
+static void json_num(const char *name, double v, int last)
+{
+    if (isfinite(v))
+        printf("\"%s\":%.6g%s", name, v, last ? "" : ",");
+    else
+        printf("\"%s\":null%s", name, last ? "" : ",");
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, "plan", O_CAPACITY | O_FPR | O_VARIANT | O_JSON | O_HELP, &o);
+    if (rc || o.help)
+        return rc ? rc : cli_help(plan_usage);
+    if (o.nargs)
+        return cli_fail(&o, EXIT_USAGE, "unexpected argument '%s'", o.args[0]);
+    if (!o.capacity || !o.fpr)
+        return cli_fail(&o, EXIT_USAGE, "--capacity and --fpr are required");
+    bk_config cfg;
+    bk_config_init(&cfg);
+    rc = cli_apply_config(&o, &cfg);
+    if (rc)
+        return rc;
+    bk_plan p;
+    rc = bk_plan_size(cfg.capacity, cfg.fpr, &p);
+    if (rc != BK_OK)
+        return cli_fail(&o, cli_exit_for(rc), "cannot size %llu keys at %g: %s",
+                        (unsigned long long)cfg.capacity, cfg.fpr, bk_strerror(rc));
+    const uint64_t bytes = cfg.variant == BK_VARIANT_COUNTING ? (p.bits + 1) / 2 : p.bytes;
+    char human[32];
+    cli_human_bytes(bytes, human, sizeof human);
+    if (o.json) {
+        printf("{\"variant\":\"%s\",\"capacity\":%llu,", bk_variant_name(cfg.variant),
+               (unsigned long long)cfg.capacity);
+        json_num("fpr", cfg.fpr, 0);
+        printf("\"bits\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,",
+               (unsigned long long)p.bits, (unsigned long long)bytes, human, p.k);
+        json_num("bits_per_key", p.bits_per_key, 0);
+        json_num("expected_fpr", p.expected_fpr, 1);
+        printf("}\n");
+    } else {
+        printf("variant       %s\n", bk_variant_name(cfg.variant));
+        printf("capacity      %llu keys\n", (unsigned long long)cfg.capacity);
+        printf("target fpr    %g\n", cfg.fpr);
+        printf("bits (m)      %llu\n", (unsigned long long)p.bits);
+        printf("bytes         %llu (%s)\n", (unsigned long long)bytes, human);
+        printf("hashes (k)    %u\n", p.k);
+        printf("bits per key  %.2f\n", p.bits_per_key);
+        printf("expected fpr  %.4g (after %llu keys)\n", p.expected_fpr,
+               (unsigned long long)cfg.capacity);
+    }
+    return EXIT_OK;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, "info", O_JSON | O_SHOW_KEY | O_HELP, &o);
+    if (rc || o.help)
+        return rc ? rc : cli_help(info_usage);
+    if (o.nargs != 1)
+        return cli_fail(&o, EXIT_USAGE, "give exactly one FILE (see bloomkit info --help)");
+    bk_filter *f;
+    rc = bk_open_mmap(o.args[0], BK_MAP_READONLY, &f);
+    if (rc != BK_OK)
+        return cli_lib_fail(&o, rc, o.args[0]);
+    bk_filter_stats st;
+    bk_config cfg;
+    bk_stats(f, &st);
+    bk_get_config(f, &cfg);
+    char human[32], key[33] = "";
+    cli_human_bytes(st.bytes, human, sizeof human);
+    for (int i = 0; o.show_key && i < 16; i++)
+        snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
+    if (o.json) {
+        printf("{\"file\":\"");
+        for (const char *c = o.args[0]; *c; c++) /* escape for JSON */
+            (*c == '"' || *c == '\\')    ? printf("\\%c", *c)
+            : ((unsigned char)*c < 0x20) ? printf("\\u%04x", (unsigned char)*c)
+                                         : putchar(*c);
+        printf("\",\"variant\":\"%s\",\"hash\":\"%s\",\"bits\":%llu,\"bytes\":%llu,"
+               "\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
+               st.variant, st.hash, (unsigned long long)st.bits, (unsigned long long)st.bytes,
+               human, st.k, (unsigned long long)st.keys);
+        json_num("est_cardinality", st.est_cardinality, 0);
+        json_num("fill", st.fill, 0);
+        json_num("est_fpr", st.est_fpr, 0);
+        json_num("target_fpr", st.fpr, 0);
+        printf("\"capacity\":%llu,\"slices\":%u,\"saturated\":%llu",
+               (unsigned long long)st.capacity, st.slices, (unsigned long long)st.saturated);
+        if (o.show_key)
+            printf(",\"key\":\"%s\"", key);
+        printf("}\n");
+    } else {
+        printf("file          %s\n", o.args[0]);
+        printf("variant       %s\n", st.variant);
+        printf("hash          %s\n", st.hash);
+        printf("size          %llu %s, %s\n", (unsigned long long)st.bits,
+               strcmp(st.variant, "counting") ? "bits" : "counters", human);
+        printf("k             %u\n", st.k);
+        printf("keys added    %llu\n", (unsigned long long)st.keys);
+        printf("est. distinct %.0f\n", st.est_cardinality);
+        printf("fill          %.4f\n", st.fill);
+        printf("est. fpr      %.3g (target %g)\n", st.est_fpr, st.fpr);
+        printf("capacity      %llu\n", (unsigned long long)st.capacity);
+        printf("slices        %u\n", st.slices);
+        printf("saturated     %llu\n", (unsigned long long)st.saturated);
+        if (o.show_key)
+            printf("key           %s\n", key);
+    }
+    bk_free(f);
+    return EXIT_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * main.c - bloomkit: the command-line tool. Dispatches to one command per
+ * file (cmd_*.c); the CLI contract (commands, flags, exit codes) is in
+ * docs/bloomkit.1.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"plan", cmd_plan, "size a filter: bits, bytes, k, expected rate"},
+    {"create", cmd_create, "create an empty filter file"},
+    {"add", cmd_add, "add lines to a filter file"},
+    {"check", cmd_check, "print lines that may be in a filter (-v: that are not)"},
+    {"remove", cmd_remove, "remove lines from a counting filter file"},
+    {"dedup", cmd_dedup, "copy each line the first time it is seen (--state FILE)"},
+    {"info", cmd_info, "show a filter file's figures (--json)"},
+    {"merge", cmd_merge, "write the union of compatible filter files"},
+};
+
+static int usage(FILE *to, int code)
+{
+    fprintf(to, "usage: bloomkit COMMAND [ARGS...]   (bloomkit COMMAND --help for details)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(to, "\nExit status: 0 success, 1 check found nothing, 2 usage or bad input,\n"
+                "3 I/O error or corrupt file.\n");
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr, EXIT_USAGE);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0)
+        return usage(stdout, EXIT_OK);
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("bloomkit %s\n", bk_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "bloomkit: unknown command '%s' (see bloomkit --help)\n", argv[1]);
+    return EXIT_USAGE;
+}
