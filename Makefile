@@ -138,14 +138,16 @@ check-exports: $(SHARED_LIB)
 	readelf -d $(SHARED_LIB) | grep -q 'SONAME.*$(SHARED_SONAME)' && echo "soname: $(SHARED_SONAME)"
 
 # Install into a scratch DESTDIR and build an example against it with pkg-config.
-check-install: lib
+check-install: lib cli
 	@tmp=$$(mktemp -d) && \
 	$(MAKE) --no-print-directory -s install DESTDIR=$$tmp PREFIX=/opt/bk >/dev/null && \
 	PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_LIBDIR=$$tmp/opt/bk/lib/pkgconfig \
 	  $(CC) -std=c11 $(WARN) examples/standard.c -o $$tmp/ex \
 	  $$(PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_LIBDIR=$$tmp/opt/bk/lib/pkgconfig pkg-config --cflags --libs bloomkit) && \
 	LD_LIBRARY_PATH=$$tmp/opt/bk/lib $$tmp/ex >/dev/null && \
-	echo "install: headers, libbloomkit.a, libbloomkit.so and bloomkit.pc work through pkg-config" && \
+	$$tmp/opt/bk/bin/bloomkit --version >/dev/null && \
+	test -f $$tmp/opt/bk/share/man/man1/bloomkit.1 && \
+	echo "install: headers, libbloomkit.a, libbloomkit.so, bloomkit.pc (via pkg-config), bin/bloomkit and its man page" && \
 	rm -rf $$tmp
 
 SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

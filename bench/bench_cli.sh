@@ -9,8 +9,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$gen" "$lines" > "$tmp/urls.txt"
 cat "$tmp/urls.txt" > /dev/null   # same page-cache state for both
 measure() { # name cmd... -> "seconds kilobytes"
-    /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" < "$tmp/urls.txt" > "$tmp/out.$1" 2>/dev/null || true
-    cat "$tmp/t"
+    local name=$1; shift
+    /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" < "$tmp/urls.txt" > "$tmp/out.$name" 2>/dev/null \
+        || { echo "bench-cli: $name failed" >&2; exit 1; }
+    tail -n 1 "$tmp/t"
 }
 read -r awk_s awk_kb < <(measure awk awk '!seen[$0]++')
 read -r bk_s bk_kb < <(measure bloomkit "$bk" dedup --quiet)

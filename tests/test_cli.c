@@ -63,7 +63,7 @@ static run_result run_limited(const char *input, size_t inlen, rlim_t fsize, cha
             setrlimit(RLIMIT_FSIZE, &lim);
         }
         char *args[64] = {BK_CLI_PATH};
-        for (int k = 0; argv[k] && k < 62; k++)
+        for (int k = 0; k < 62 && argv[k]; k++)
             args[k + 1] = argv[k];
         execv(BK_CLI_PATH, args);
         _exit(98);
