@@ -28,17 +28,9 @@ static bk_filter *small_filter(int v)
     return f;
 }
 
-static char *path_in(const char *dir, const char *name)
-{
-    char *p = malloc(strlen(dir) + strlen(name) + 2);
-    ck_assert_ptr_nonnull(p);
-    sprintf(p, "%s/%s", dir, name);
-    return p;
-}
-
 START_TEST(round_trip_every_variant)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
     for (int v = 0; v < 3; v++) {
         bk_filter *f = small_filter(v), *g = NULL;
         ck_assert_int_eq(bk_save(f, path), BK_OK);
@@ -95,7 +87,7 @@ static void expect_corrupt_or_same(const char *path, const uint8_t *bytes, size_
 START_TEST(every_flipped_byte_and_truncation_is_caught)
 {
     const int v = _i % 3, use_mmap = _i / 3;
-    char *dir = tu_tmpdir(), *good = path_in(dir, "good.bkf"), *bad = path_in(dir, "bad.bkf");
+    char *dir = tu_tmpdir(), *good = tu_path(dir, "good.bkf"), *bad = tu_path(dir, "bad.bkf");
     bk_filter *f = small_filter(v);
     ck_assert_int_eq(bk_save(f, good), BK_OK);
     size_t len;
@@ -132,7 +124,7 @@ END_TEST
 
 START_TEST(specific_corruptions_are_named)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
     bk_filter *f = small_filter(0), *g = NULL;
     ck_assert_int_eq(bk_save(f, path), BK_OK);
     size_t len;
@@ -169,7 +161,7 @@ END_TEST
 
 START_TEST(bad_paths_are_errors)
 {
-    char *dir = tu_tmpdir(), *missing = path_in(dir, "missing.bkf");
+    char *dir = tu_tmpdir(), *missing = tu_path(dir, "missing.bkf");
     bk_filter *g = (bk_filter *)dir;
     ck_assert_int_eq(bk_load(missing, &g), BK_EIO);
     ck_assert_ptr_null(g);
@@ -185,7 +177,7 @@ START_TEST(bad_paths_are_errors)
     ck_assert_int_eq(bk_save(f, NULL), BK_EINVAL);
     ck_assert_int_eq(bk_save(f, ""), BK_EINVAL);
     ck_assert_int_eq(bk_save(f, dir), BK_EIO); /* rename over a directory fails */
-    char *nodir = path_in(dir, "no/such/dir.bkf");
+    char *nodir = tu_path(dir, "no/such/dir.bkf");
     ck_assert_int_eq(bk_save(f, nodir), BK_EIO);
     ck_assert_int_eq(bk_sync(f), BK_EINVAL); /* not mapped */
     ck_assert_int_eq(tu_count_files(dir), 0);
@@ -200,7 +192,7 @@ END_TEST
  * child, since root reads anything. */
 START_TEST(unreadable_file_is_an_error)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
     chmod(dir, 0755);
     bk_filter *f = small_filter(1);
     ck_assert_int_eq(bk_save(f, path), BK_OK);
@@ -226,7 +218,7 @@ END_TEST
  * file byte-identical, no temporary left. */
 START_TEST(full_disk_leaves_old_file)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "f.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
     bk_filter *small = small_filter(0);
     ck_assert_int_eq(bk_save(small, path), BK_OK);
     size_t len_before;

@@ -13,14 +13,6 @@
 #include "common/bits.h"
 #include "testutil.h"
 
-static char *path_in(const char *dir, const char *name)
-{
-    char *p = malloc(strlen(dir) + strlen(name) + 2);
-    ck_assert_ptr_nonnull(p);
-    sprintf(p, "%s/%s", dir, name);
-    return p;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -36,7 +28,7 @@ static size_t heap_in_use(void)
 
 START_TEST(readonly_mapping_answers_and_refuses_writes)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "ro.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "ro.bkf");
     const char *cfgs[] = {"variant=standard capacity=5000", "variant=counting capacity=5000",
                           "variant=scalable capacity=500"};
     for (int v = 0; v < 3; v++) {
@@ -64,7 +56,7 @@ END_TEST
 
 START_TEST(writable_mapping_persists_through_sync_and_free)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "rw.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "rw.bkf");
     for (int v = 0; v < 2; v++) {
         bk_filter *f = tu_filter(v ? "variant=counting capacity=20000" : "capacity=20000");
         bk_filter *g = NULL, *h = NULL;
@@ -101,7 +93,7 @@ END_TEST
  * the stale checksum is caught; BK_MAP_NOVERIFY recovers every key. */
 START_TEST(crashed_writable_mapping_is_recoverable)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "crash.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "crash.bkf");
     bk_filter *f = tu_filter("capacity=10000");
     ck_assert_int_eq(bk_save(f, path), BK_OK);
     const pid_t pid = fork();
@@ -142,7 +134,7 @@ END_TEST
 /* A mapped scalable filter that grows beyond its file's slices is saved anew. */
 START_TEST(mapped_scalable_growth_saves_anew)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "grow.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "grow.bkf");
     bk_filter *f = tu_filter("variant=scalable capacity=100"), *g = NULL, *h = NULL;
     ck_assert_int_eq(bk_save(f, path), BK_OK);
     ck_assert_int_eq(bk_open_mmap(path, BK_MAP_WRITE, &g), BK_OK);
@@ -170,7 +162,7 @@ END_TEST
 /* More than 2^32 bits: saves, loads and maps, keys probing beyond bit 2^32. */
 START_TEST(filter_beyond_2_pow_32_bits)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "big.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "big.bkf");
     bk_filter *f = tu_filter("capacity=450000000 fpr=0.01 key=0f0e0d0c0b0a09080706050403020100");
     bk_filter_stats st;
     bk_stats(f, &st);
@@ -209,7 +201,7 @@ END_TEST
  * does not grow the heap by its size. Figures printed; sizes asserted. */
 START_TEST(two_gigabyte_filter_maps_without_heap)
 {
-    char *dir = tu_tmpdir(), *path = path_in(dir, "2g.bkf");
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "2g.bkf");
     bk_filter *f = tu_filter("capacity=1800000000 fpr=0.01");
     char key[32];
     for (uint64_t i = 0; i < 10000; i++)

@@ -78,6 +78,15 @@ static inline char *tu_tmpdir(void)
     return path;
 }
 
+/* "dir/name" in a new malloc'd string. */
+static inline char *tu_path(const char *dir, const char *name)
+{
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    ck_assert_ptr_nonnull(p);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
 /* Remove every file in dir (one level) and dir itself; frees dir. */
 static inline void tu_rmtree(char *dir)
 {

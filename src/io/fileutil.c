@@ -37,6 +37,26 @@ int bk_write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
+int bk_pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+    const uint8_t *b = p;
+    while (n > 0) {
+        const ssize_t w = bk_sys.pwrite(fd, b, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        b += w;
+        off += (uint64_t)w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 int bk_read_all(int fd, void *p, size_t n)
 {
     uint8_t *b = p;

@@ -10,6 +10,8 @@
  * that meets end of file sets 0 in errno and returns -2). */
 int bk_write_all(int fd, const void *p, size_t n);
 int bk_read_all(int fd, void *p, size_t n);
+/* bk_write_all at file offset off (pwrite). */
+int bk_pwrite_all(int fd, const void *p, size_t n, uint64_t off);
 
 /* strerror(err) into buf, thread-safe; returns buf. */
 const char *bk_os_error(int err, char *buf, size_t n);

@@ -117,17 +117,8 @@ static int write_file(save_job *j, const bk_allocator *a)
         return rc;
     uint8_t hdr[BK_FILE_HEADER_MAX];
     bk_file_encode(&j->h, hdr);
-    for (size_t done = 0; done < j->h.header_size;) {
-        const ssize_t w = bk_sys.pwrite(j->fd, hdr + done, j->h.header_size - done, (off_t)done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = ENOSPC;
-            return io_fail(j, "write header");
-        }
-        done += (size_t)w;
-    }
+    if (bk_pwrite_all(j->fd, hdr, j->h.header_size, 0) != 0)
+        return io_fail(j, "write header");
     if (bk_sys.fsync(j->fd) != 0)
         return io_fail(j, "fsync");
     return BK_OK;

@@ -91,18 +91,25 @@ int out_init(out_buf *o, int fd)
     return o->buf ? 0 : -1;
 }
 
-int out_flush(out_buf *o)
+/* Write all of p unless an earlier write failed; remembers the first errno. */
+static void write_fully(out_buf *o, const uint8_t *p, size_t n)
 {
-    size_t done = 0;
-    while (!o->err && done < o->len) {
-        const ssize_t w = write(o->fd, o->buf + done, o->len - done);
+    while (n > 0 && !o->err) {
+        const ssize_t w = write(o->fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
             o->err = w < 0 ? errno : EIO;
-        else
-            done += (size_t)w;
+        else {
+            p += w;
+            n -= (size_t)w;
+        }
     }
+}
+
+int out_flush(out_buf *o)
+{
+    write_fully(o, o->buf, o->len);
     o->len = 0;
     return o->err ? -1 : 0;
 }
@@ -114,18 +121,7 @@ int out_write(out_buf *o, const void *p, size_t n)
     if (o->len + n > o->cap && out_flush(o) != 0)
         return -1;
     if (n > o->cap) { /* a record larger than the buffer goes straight out */
-        const uint8_t *b = p;
-        while (n > 0 && !o->err) {
-            const ssize_t w = write(o->fd, b, n);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                o->err = w < 0 ? errno : EIO;
-            else {
-                b += w;
-                n -= (size_t)w;
-            }
-        }
+        write_fully(o, p, n);
         return o->err ? -1 : 0;
     }
     memcpy(o->buf + o->len, p, n);
