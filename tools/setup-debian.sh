@@ -1,0 +1,11 @@
+#!/bin/sh
+# Install everything bloomkit needs to build and test, from Debian's packages.
+# Runs apt-get directly as root, through sudo otherwise. Used by README's quick
+# start and by .ci/run, so the list lives in one place.
+set -eu
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends \
+    build-essential clang pkg-config check libsubunit-dev libxxhash-dev \
+    libhiredis-dev redis-server valgrind time man-db
