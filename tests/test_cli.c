@@ -136,6 +136,7 @@ START_TEST(plan_reports_the_worked_example)
     r = RUN(NULL, "plan", "--json", "--fpr=0.0001", "--capacity=1000000");
     ck_assert_int_eq(r.code, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "\"bits\":19170117"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"m\":19170117"));
     ck_assert_ptr_nonnull(strstr(r.out, "\"k\":13"));
     ck_assert(r.out[0] == '{' && r.out[r.outlen - 2] == '}' && r.out[r.outlen - 1] == '\n');
     done(&r);

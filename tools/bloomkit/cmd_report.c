@@ -54,8 +54,9 @@ int cmd_plan(int argc, char **argv)
         printf("{\"variant\":\"%s\",\"capacity\":%llu,", bk_variant_name(cfg.variant),
                (unsigned long long)cfg.capacity);
         json_num("fpr", cfg.fpr, 0);
-        printf("\"bits\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,",
-               (unsigned long long)p.bits, (unsigned long long)bytes, human, p.k);
+        printf("\"bits\":%llu,\"m\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,",
+               (unsigned long long)p.bits, (unsigned long long)p.bits, (unsigned long long)bytes,
+               human, p.k);
         json_num("bits_per_key", p.bits_per_key, 0);
         json_num("expected_fpr", p.expected_fpr, 1);
         printf("}\n");
@@ -99,10 +100,10 @@ int cmd_info(int argc, char **argv)
             (*c == '"' || *c == '\\')    ? printf("\\%c", *c)
             : ((unsigned char)*c < 0x20) ? printf("\\u%04x", (unsigned char)*c)
                                          : putchar(*c);
-        printf("\",\"variant\":\"%s\",\"hash\":\"%s\",\"bits\":%llu,\"bytes\":%llu,"
-               "\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
-               st.variant, st.hash, (unsigned long long)st.bits, (unsigned long long)st.bytes,
-               human, st.k, (unsigned long long)st.keys);
+        printf("\",\"variant\":\"%s\",\"hash\":\"%s\",\"bits\":%llu,\"m\":%llu,"
+               "\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
+               st.variant, st.hash, (unsigned long long)st.bits, (unsigned long long)st.bits,
+               (unsigned long long)st.bytes, human, st.k, (unsigned long long)st.keys);
         json_num("est_cardinality", st.est_cardinality, 0);
         json_num("fill", st.fill, 0);
         json_num("est_fpr", st.est_fpr, 0);
