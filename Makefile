@@ -50,7 +50,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli bench-cli demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli bench bench-cli demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -109,6 +109,15 @@ check: lib cli run-tests run-examples check-exports check-install
 $(BUILD)/bench/gen_urls: bench/gen_urls.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $<
+
+$(BUILD)/bench/bench_filter: bench/bench_filter.c bench/urlgen.h $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(STATIC_LIB) -lbloom $(LDLIBS)
+
+# Filter operations against Debian's libbloom (libbloom-dev), same keys, same run.
+BENCH_KEYS ?= 10000000
+bench: $(BUILD)/bench/bench_filter
+	$(BUILD)/bench/bench_filter $(BENCH_KEYS)
 
 # bloomkit dedup against awk on 10^7 synthetic crawler URLs (BENCH_LINES=...).
 BENCH_LINES ?= 10000000
