@@ -6,9 +6,12 @@
  * mismatched free. The default path uses calloc() for payloads: the kernel then
  * hands out zero pages lazily, so a 1 GiB filter costs only the pages touched.
  */
+#define _DEFAULT_SOURCE
 #include "alloc.h"
 
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +71,47 @@ void bk_mem_free(const bk_allocator *a, void *p)
 {
     if (p)
         a->free(a->opaque, p);
+}
+
+/* Huge-page alignment of large payloads. */
+#define HUGE_ALIGN ((size_t)2 << 20)
+
+static int uses_mapping(const bk_allocator *a, size_t size)
+{
+    return a->alloc == default_alloc && size >= BK_HUGE_PAYLOAD;
+}
+
+void *bk_payload_alloc(const bk_allocator *a, size_t size)
+{
+    if (!uses_mapping(a, size))
+        return bk_mem_calloc(a, size, 1);
+    if (size > SIZE_MAX - HUGE_ALIGN)
+        return NULL;
+    /* Over-map by the alignment, then trim head and tail so the payload
+     * starts on a 2 MiB boundary (a huge page can only back aligned ranges). */
+    const size_t span = size + HUGE_ALIGN;
+    uint8_t *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    uint8_t *p = (uint8_t *)(((uintptr_t)raw + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
+    const size_t head = (size_t)(p - raw), page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t used = (size + page - 1) / page * page;
+    if (head)
+        munmap(raw, head);
+    if (span - head > used)
+        munmap(p + used, span - head - used);
+    madvise(p, used, MADV_HUGEPAGE); /* advice: failure (no THP) is harmless */
+    return p;
+}
+
+void bk_payload_free(const bk_allocator *a, void *p, size_t size)
+{
+    if (!p)
+        return;
+    if (!uses_mapping(a, size)) {
+        bk_mem_free(a, p);
+        return;
+    }
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    munmap(p, (size + page - 1) / page * page);
 }

@@ -154,7 +154,7 @@ static void cnt_destroy(bk_filter *f)
     bk_counting *c = (bk_counting *)f;
     const bk_allocator a = f->alloc;
     if (!c->borrowed)
-        bk_mem_free(&a, c->cells);
+        bk_payload_free(&a, c->cells, (size_t)c->nbytes);
     bk_mem_free(&a, c);
 }
 
@@ -228,7 +228,7 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     if (!c)
         return BK_ENOMEM;
     memset(c, 0, sizeof *c);
-    c->cells = bk_mem_calloc(a, (size_t)nbytes, 1);
+    c->cells = bk_payload_alloc(a, (size_t)nbytes);
     if (!c->cells) {
         bk_mem_free(a, c);
         return BK_ENOMEM;

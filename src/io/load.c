@@ -73,7 +73,8 @@ static int load_fd(int fd, const char *path, uint64_t size, bk_filter **out)
     const bk_allocator a = bk_current_allocator();
     uint8_t *data[BK_FILE_MAX_SLICES] = {0};
     for (uint32_t i = 0; rc == BK_OK && i < h.nslices; i++)
-        if (h.slices[i].nbytes > SIZE_MAX || !(data[i] = bk_mem_alloc(&a, h.slices[i].nbytes)))
+        if (h.slices[i].nbytes > SIZE_MAX ||
+            !(data[i] = bk_payload_alloc(&a, (size_t)h.slices[i].nbytes)))
             rc = bk_fail(BK_ENOMEM, "load %s: no memory for %llu bytes", path,
                          (unsigned long long)h.slices[i].nbytes);
     if (rc == BK_OK)
@@ -89,7 +90,7 @@ static int load_fd(int fd, const char *path, uint64_t size, bk_filter **out)
     }
     if (rc != BK_OK)
         for (uint32_t i = 0; i < h.nslices; i++)
-            bk_mem_free(&a, data[i]);
+            bk_payload_free(&a, data[i], (size_t)h.slices[i].nbytes);
     return rc;
 }
 

@@ -33,7 +33,7 @@ int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, const bk_a
     const uint64_t nbytes = bk_bits_to_bytes(m);
     if (nbytes > SIZE_MAX)
         return BK_ERANGE;
-    _Atomic uint8_t *bits = bk_mem_calloc(a, (size_t)nbytes, 1);
+    _Atomic uint8_t *bits = bk_payload_alloc(a, (size_t)nbytes);
     if (!bits)
         return BK_ENOMEM;
     s->m = m;
@@ -96,7 +96,7 @@ int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
 void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
 {
     if (!s->borrowed)
-        bk_mem_free(a, (void *)s->bits);
+        bk_payload_free(a, (void *)s->bits, (size_t)s->nbytes);
     s->bits = NULL;
 }
 
