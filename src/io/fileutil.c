@@ -17,12 +17,14 @@
  * once (0x7ffff000 bytes) and the loop stays uniform. */
 #define IO_STEP (UINT64_C(1) << 30)
 
-int bk_write_all(int fd, const void *p, size_t n)
+/* Write all n bytes, at the file position (off < 0) or at offset off. */
+static int write_out(int fd, const void *p, size_t n, int64_t off)
 {
     const uint8_t *b = p;
     while (n > 0) {
         const size_t step = n < IO_STEP ? n : (size_t)IO_STEP;
-        const ssize_t w = bk_sys.write(fd, b, step);
+        const ssize_t w =
+            off < 0 ? bk_sys.write(fd, b, step) : bk_sys.pwrite(fd, b, step, (off_t)off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
@@ -33,28 +35,20 @@ int bk_write_all(int fd, const void *p, size_t n)
         }
         b += w;
         n -= (size_t)w;
+        if (off >= 0)
+            off += w;
     }
     return 0;
 }
 
+int bk_write_all(int fd, const void *p, size_t n)
+{
+    return write_out(fd, p, n, -1);
+}
+
 int bk_pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 {
-    const uint8_t *b = p;
-    while (n > 0) {
-        const ssize_t w = bk_sys.pwrite(fd, b, n, (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        if (w == 0) {
-            errno = ENOSPC;
-            return -1;
-        }
-        b += w;
-        off += (uint64_t)w;
-        n -= (size_t)w;
-    }
-    return 0;
+    return write_out(fd, p, n, (int64_t)off);
 }
 
 int bk_read_all(int fd, void *p, size_t n)
