@@ -242,6 +242,19 @@ BK_API int bk_add(bk_filter *f, const void *key, size_t len);
  * Concurrent with other bk_contains always; with bk_add as for bk_add. */
 BK_API int bk_contains(const bk_filter *f, const void *key, size_t len);
 
+/* Batches: n keys (keys[i], lens[i]) at once; results[i] receives what
+ * bk_add / bk_contains would have returned for key i, applied in order (so a
+ * key repeated within a batch is new only the first time). Keys are hashed and
+ * their memory prefetched a group at a time, so cache misses overlap.
+ * Returns BK_OK, BK_EINVAL (f NULL; keys, lens or results NULL with n > 0;
+ * any key NULL with len > 0: then nothing is applied), BK_EREADONLY, or an add
+ * error (BK_ENOMEM/BK_ERANGE from scalable growth: keys before the failing
+ * one were added and have their results). Thread-safety as the single calls. */
+BK_API int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                        int *results);
+BK_API int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens,
+                             size_t n, int *results);
+
 /* Remove one occurrence of a key (counting only). BK_OK, BK_ENOTFOUND (some
  * probed counter is zero: the key was never added; nothing changes),
  * BK_ENOTSUP (standard, scalable), BK_EINVAL. Saturated counters (15) are

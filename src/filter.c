@@ -155,3 +155,54 @@ int bk_intersect(bk_filter *dst, const bk_filter *src)
 {
     return combine(dst, src, 1);
 }
+
+/* Keys hashed and prefetched ahead of being applied: enough to overlap many
+ * cache misses, few enough that the prefetched lines are still in cache. */
+#define BK_BATCH_GROUP 16
+
+/* The shared body of the batch calls: per group, hash every key, prefetch,
+ * then apply `one` in order, so results equal those of single calls. */
+static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                     int *results, int (*one)(bk_filter *, const bk_hash *))
+{
+    if (!f || (n && (!keys || !lens || !results)))
+        return BK_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!key_valid(keys[i], lens[i]))
+            return BK_EINVAL; /* checked up front: nothing applied */
+    bk_hash h[BK_BATCH_GROUP];
+    for (size_t base = 0; base < n; base += BK_BATCH_GROUP) {
+        const size_t g = n - base < BK_BATCH_GROUP ? n - base : BK_BATCH_GROUP;
+        for (size_t i = 0; i < g; i++) {
+            hash_for(f, keys[base + i], lens[base + i], &h[i]);
+            if (f->ops->prefetch)
+                f->ops->prefetch(f, &h[i]);
+        }
+        for (size_t i = 0; i < g; i++) {
+            const int rc = one(f, &h[i]);
+            if (rc < 0)
+                return rc;
+            results[base + i] = rc;
+        }
+    }
+    return BK_OK;
+}
+
+static int contains_one(bk_filter *f, const bk_hash *h)
+{
+    return f->ops->contains(f, h);
+}
+
+int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n, int *results)
+{
+    if (f && f->readonly)
+        return BK_EREADONLY;
+    return run_batch(f, keys, lens, n, results, f ? f->ops->add : NULL);
+}
+
+int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                      int *results)
+{
+    /* contains never writes: the cast only lets both calls share run_batch. */
+    return run_batch((bk_filter *)f, keys, lens, n, results, contains_one);
+}

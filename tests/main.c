@@ -26,6 +26,7 @@ static const suite_fn all_suites[] = {
     merge_suite,
     golden_suite,
     cli_suite,
+    batch_suite,
 };
 /* clang-format on */
 

@@ -20,5 +20,6 @@ Suite *crash_suite(void);
 Suite *merge_suite(void);
 Suite *golden_suite(void);
 Suite *cli_suite(void);
+Suite *batch_suite(void);
 
 #endif

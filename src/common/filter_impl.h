@@ -63,6 +63,10 @@ typedef struct bk_filter_ops {
     int (*merge)(bk_filter *dst, const bk_filter *src);
     /* dst &= src, same rules; NULL when the variant cannot intersect. */
     int (*intersect)(bk_filter *dst, const bk_filter *src);
+    /* Hint: start loading the memory that add/contains of h will touch (batch
+     * calls issue it for a group of keys before the first is applied, so the
+     * cache misses overlap). No effect on results; NULL to skip. */
+    void (*prefetch)(const bk_filter *f, const bk_hash *h);
 } bk_filter_ops;
 
 struct bk_filter {

@@ -94,6 +94,14 @@ static int cnt_contains(const bk_filter *f, const bk_hash *h)
     return 1;
 }
 
+static void cnt_prefetch(const bk_filter *f, const bk_hash *h)
+{
+    const bk_counting *c = (const bk_counting *)f;
+    bk_probe_iter it = bk_probes_begin(h);
+    for (unsigned i = 0; i < c->k; i++)
+        __builtin_prefetch(&c->cells[bk_probe_next(&it, c->m) >> 1], 1, 0);
+}
+
 /* Undo the decrements of probes 0 .. done-1 (saturated ones were skipped and
  * are still 15; every decremented one is now <= 14, so "not 15" finds them). */
 static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
@@ -212,6 +220,7 @@ static const bk_filter_ops counting_ops = {
     .slice_view = cnt_slice_view,
     .merge = cnt_merge,
     .intersect = NULL, /* a minimum of counters is not the counters of the common keys */
+    .prefetch = cnt_prefetch,
 };
 
 int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)

@@ -104,6 +104,15 @@ static int scl_contains(const bk_filter *f, const bk_hash *h)
     return 0;
 }
 
+/* Every slice is probed by a lookup of an absent key (and by add, which
+ * checks them all first): prefetch them all. */
+static void scl_prefetch(const bk_filter *f, const bk_hash *h)
+{
+    const bk_scalable *sf = (const bk_scalable *)f;
+    for (uint32_t i = slice_count(sf); i-- > 0;)
+        bk_std_slice_prefetch(sf->slices[i], h);
+}
+
 static int scl_add(bk_filter *f, const bk_hash *h)
 {
     bk_scalable *sf = (bk_scalable *)f;
@@ -204,6 +213,7 @@ static const bk_filter_ops scalable_ops = {
     .slice_view = scl_slice_view,
     .merge = scl_merge,
     .intersect = NULL, /* the chain's slices hold disjoint key sets */
+    .prefetch = scl_prefetch,
 };
 
 /* An empty chain (no slices yet). */

@@ -137,6 +137,13 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     return 1;
 }
 
+void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
+{
+    bk_probe_iter it = bk_probes_begin(h);
+    for (unsigned i = 0; i < s->k; i++)
+        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probe_next(&it, s->m))], 1, 0);
+}
+
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
 {
     bk_probe_iter it = bk_probes_begin(h);
@@ -221,6 +228,11 @@ static void std_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     bk_std_slice_view(&((const bk_standard *)f)->slice, out);
 }
 
+static void std_prefetch(const bk_filter *f, const bk_hash *h)
+{
+    bk_std_slice_prefetch(&((const bk_standard *)f)->slice, h);
+}
+
 static int std_merge(bk_filter *dst, const bk_filter *src)
 {
     return bk_std_slice_combine(&((bk_standard *)dst)->slice, &((const bk_standard *)src)->slice,
@@ -246,6 +258,7 @@ static const bk_filter_ops standard_ops = {
     .slice_view = std_slice_view,
     .merge = std_merge,
     .intersect = std_intersect,
+    .prefetch = std_prefetch,
 };
 
 int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)

@@ -36,6 +36,8 @@ void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
 
 /* 1 if some probed bit went from 0 to 1 (the key was new), else 0. */
 int bk_std_slice_add(bk_std_slice *s, const bk_hash *h);
+/* Prefetch the bytes the probes of h touch (a hint; no effect on results). */
+void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h);
 /* 1 if every probed bit is set. */
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h);
 void bk_std_slice_clear(bk_std_slice *s);
