@@ -4,6 +4,7 @@
  * The only place a missing vtable operation becomes BK_ENOTSUP and a read-only
  * (mapped) filter refuses mutation. Variants receive a digest, never key bytes.
  */
+#include <math.h>
 #include <string.h>
 
 #include "bloomkit.h"
@@ -12,6 +13,7 @@
 #include "common/error.h"
 #include "common/filter_impl.h"
 #include "common/random.h"
+#include "common/sizing.h"
 #include "io/io.h"
 
 /* A key is (NULL, 0) or (non-NULL, any length). */
@@ -101,6 +103,9 @@ int bk_clear(bk_filter *f)
     return BK_OK;
 }
 
+/* Every figure comes from the slice views: sums over slices, the newest
+ * slice's k, and the compound rate 1 - prod(1 - fill_i^k_i) (the chance an
+ * absent key passes some slice; for one slice simply fill^k). */
 int bk_stats(const bk_filter *f, bk_filter_stats *st)
 {
     if (!f || !st)
@@ -109,7 +114,24 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
     st->variant = f->ops->name;
     st->hash = bk_hash_name(f->cfg.hash);
     st->fpr = f->cfg.fpr;
-    f->ops->stats(f, st);
+    const uint32_t n = f->ops->slice_count(f);
+    double log_pass_none = 0.0; /* sum of log(1 - rate_i): exact for tiny rates */
+    for (uint32_t i = 0; i < n; i++) {
+        bk_slice_view v;
+        f->ops->slice_view(f, i, &v);
+        st->capacity += v.capacity;
+        st->bits += v.m;
+        st->bytes += v.nbytes;
+        st->keys += v.keys;
+        st->set_bits += v.set_bits;
+        st->saturated += v.saturated;
+        st->est_cardinality += bk_estimate_cardinality(v.m, v.k, v.set_bits);
+        log_pass_none += log1p(-bk_rate_from_fill((double)v.set_bits / (double)v.m, v.k));
+        st->k = v.k;
+    }
+    st->slices = n;
+    st->fill = (double)st->set_bits / (double)st->bits;
+    st->est_fpr = -expm1(log_pass_none);
     return BK_OK;
 }
 

@@ -49,13 +49,12 @@ typedef struct bk_filter_ops {
     int (*contains)(const bk_filter *f, const bk_hash *h);
     /* BK_OK or BK_ENOTFOUND; NULL when the variant cannot remove. */
     int (*remove)(bk_filter *f, const bk_hash *h);
-    /* Fill the variant's figures; the base fields are filled by the caller. */
-    void (*stats)(const bk_filter *f, bk_filter_stats *st);
     void (*clear)(bk_filter *f);
     /* Release everything, including f itself, with f->alloc; payloads that
      * were adopted as borrowed (mapped) are left alone. */
     void (*destroy)(bk_filter *f);
-    /* Slices, for persistence and merging. */
+    /* Slices, for persistence, merging and bk_stats (which derives every
+     * figure from the views, so no variant computes statistics itself). */
     uint32_t (*slice_count)(const bk_filter *f);
     void (*slice_view)(const bk_filter *f, uint32_t i, bk_slice_view *out);
     /* dst |= src, for filters whose variant, hash and key already match;

@@ -134,22 +134,6 @@ static int cnt_remove(bk_filter *f, const bk_hash *h)
     return BK_OK;
 }
 
-static void cnt_stats(const bk_filter *f, bk_filter_stats *st)
-{
-    const bk_counting *c = (const bk_counting *)f;
-    st->capacity = f->cfg.capacity;
-    st->bits = c->m;
-    st->bytes = c->nbytes;
-    st->k = c->k;
-    st->keys = c->keys;
-    st->set_bits = c->nonzero;
-    st->fill = (double)c->nonzero / (double)c->m;
-    st->est_cardinality = bk_estimate_cardinality(c->m, c->k, c->nonzero);
-    st->est_fpr = bk_rate_from_fill(st->fill, c->k);
-    st->slices = 1;
-    st->saturated = c->saturated;
-}
-
 static void cnt_clear(bk_filter *f)
 {
     bk_counting *c = (bk_counting *)f;
@@ -213,7 +197,6 @@ static const bk_filter_ops counting_ops = {
     .add = cnt_add,
     .contains = cnt_contains,
     .remove = cnt_remove,
-    .stats = cnt_stats,
     .clear = cnt_clear,
     .destroy = cnt_destroy,
     .slice_count = cnt_slice_count,

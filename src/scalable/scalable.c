@@ -124,28 +124,6 @@ static int scl_add(bk_filter *f, const bk_hash *h)
     return bk_std_slice_add(sf->slices[slice_count(sf) - 1], h);
 }
 
-static void scl_stats(const bk_filter *f, bk_filter_stats *st)
-{
-    const bk_scalable *sf = (const bk_scalable *)f;
-    const uint32_t n = slice_count(sf);
-    double pass_all = 1.0; /* probability an absent key passes no slice */
-    for (uint32_t i = 0; i < n; i++) {
-        const bk_std_slice *s = sf->slices[i];
-        const uint64_t set = atomic_load_explicit(&s->set_bits, memory_order_relaxed);
-        st->capacity += s->capacity;
-        st->bits += s->m;
-        st->bytes += s->nbytes;
-        st->keys += atomic_load_explicit(&s->keys, memory_order_relaxed);
-        st->set_bits += set;
-        st->est_cardinality += bk_estimate_cardinality(s->m, s->k, set);
-        pass_all *= 1.0 - bk_rate_from_fill((double)set / (double)s->m, s->k);
-    }
-    st->k = sf->slices[n - 1]->k;
-    st->fill = (double)st->set_bits / (double)st->bits;
-    st->est_fpr = 1.0 - pass_all;
-    st->slices = n;
-}
-
 static void free_slices_from(bk_scalable *sf, uint32_t first)
 {
     const uint32_t n = slice_count(sf);
@@ -206,7 +184,6 @@ static const bk_filter_ops scalable_ops = {
     .add = scl_add,
     .contains = scl_contains,
     .remove = NULL, /* slices are bit arrays */
-    .stats = scl_stats,
     .clear = scl_clear,
     .destroy = scl_destroy,
     .slice_count = scl_slice_count,

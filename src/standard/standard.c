@@ -187,22 +187,6 @@ static int std_contains(const bk_filter *f, const bk_hash *h)
     return bk_std_slice_contains(&((const bk_standard *)f)->slice, h);
 }
 
-static void std_stats(const bk_filter *f, bk_filter_stats *st)
-{
-    const bk_std_slice *s = &((const bk_standard *)f)->slice;
-    const uint64_t set = atomic_load_explicit(&s->set_bits, memory_order_relaxed);
-    st->capacity = s->capacity;
-    st->bits = s->m;
-    st->bytes = s->nbytes;
-    st->k = s->k;
-    st->keys = atomic_load_explicit(&s->keys, memory_order_relaxed);
-    st->set_bits = set;
-    st->fill = (double)set / (double)s->m;
-    st->est_cardinality = bk_estimate_cardinality(s->m, s->k, set);
-    st->est_fpr = bk_rate_from_fill(st->fill, s->k);
-    st->slices = 1;
-}
-
 static void std_clear(bk_filter *f)
 {
     bk_std_slice_clear(&((bk_standard *)f)->slice);
@@ -251,7 +235,6 @@ static const bk_filter_ops standard_ops = {
     .add = std_add,
     .contains = std_contains,
     .remove = NULL, /* a bit array cannot forget a key */
-    .stats = std_stats,
     .clear = std_clear,
     .destroy = std_destroy,
     .slice_count = std_slice_count,
