@@ -50,7 +50,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli bench bench-cli demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli bench bench-smoke bench-plot bench-cli demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -104,20 +104,45 @@ run-examples: $(EXAMPLES)
 	@for e in $(EXAMPLES); do $$e >/dev/null || { echo "example $$e failed"; exit 1; }; done; \
 	echo "examples: $(notdir $(EXAMPLES)) ran"
 
-check: lib cli run-tests run-examples check-exports check-install
+check: lib cli run-tests run-examples check-exports check-install bench-smoke
 
 $(BUILD)/bench/gen_urls: bench/gen_urls.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $<
 
-$(BUILD)/bench/bench_filter: bench/bench_filter.c bench/urlgen.h $(STATIC_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(STATIC_LIB) -lbloom $(LDLIBS)
+# The benchmarks' peers, each used when its Debian package is installed:
+# libbloom-dev (filter operations), libsodium-dev (SipHash).
+HAVE_LIBBLOOM := $(shell echo '\#include <bloom.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+HAVE_SODIUM := $(shell echo '\#include <sodium.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+BENCH_PEERS := $(if $(HAVE_LIBBLOOM),-DHAVE_LIBBLOOM) $(if $(HAVE_SODIUM),-DHAVE_SODIUM)
+BENCH_LIBS := $(if $(HAVE_LIBBLOOM),-lbloom) $(if $(HAVE_SODIUM),-lsodium)
 
-# Filter operations against Debian's libbloom (libbloom-dev), same keys, same run.
+$(BUILD)/bench/bench_filter: bench/bench_filter.c bench/keys.h bench/urlgen.h $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(BENCH_PEERS) -o $@ $< $(STATIC_LIB) $(BENCH_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/bench_hash: bench/bench_hash.c bench/keys.h $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(BENCH_PEERS) -o $@ $< $(STATIC_LIB) $(BENCH_LIBS) $(LDLIBS)
+
+# Filter operations against Debian's libbloom, same keys, same run (BENCH_KEYS=...),
+# then SipHash against libsodium's. bench-smoke: the same programs on small
+# inputs, a few seconds, nothing asserted (run by `make check`, so they never rot).
 BENCH_KEYS ?= 10000000
-bench: $(BUILD)/bench/bench_filter
-	$(BUILD)/bench/bench_filter $(BENCH_KEYS)
+bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash
+	$(BUILD)/bench/bench_filter -n $(BENCH_KEYS)
+	$(BUILD)/bench/bench_hash
+
+bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash
+	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
+	echo "bench-smoke: bench_filter and bench_hash ran"
+
+# ns per operation against n (10^4 .. BENCH_SWEEP_MAX) for every variant and
+# libbloom, drawn with gnuplot into docs/performance-sweep.png.
+BENCH_SWEEP_MAX ?= 100000000
+bench-plot: $(BUILD)/bench/bench_filter
+	$(BUILD)/bench/bench_filter --sweep $(BUILD)/bench/sweep.dat --sweep-max $(BENCH_SWEEP_MAX)
+	gnuplot -e "data='$(BUILD)/bench/sweep.dat'; out='docs/performance-sweep.png'" bench/plot.gp
 
 # bloomkit dedup against awk on 10^7 synthetic crawler URLs (BENCH_LINES=...).
 BENCH_LINES ?= 10000000

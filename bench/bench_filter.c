@@ -1,143 +1,415 @@
 /*
- * bench_filter.c - bloomkit against Debian's libbloom, same keys, same n and p,
- * same run: ns per add, per present lookup and per absent lookup, and the
- * ratios. Keys are synthetic crawler URLs (urlgen.h), 59-83 bytes.
+ * bench_filter.c - bloomkit's filters against Debian's libbloom: same keys,
+ * same n and p, same run. One table: variant x layout x operation -> ns per
+ * operation one key at a time and in batches, the ratio to libbloom, bits per
+ * key and the measured false-positive rate. Then what transparent huge pages
+ * change, and two threads against one. Keys are synthetic crawler URLs
+ * (urlgen.h, 59-83 bytes).
  *
- * usage: bench_filter [N=10000000] [P=0.0001]
+ * usage: bench_filter [-n KEYS] [-p RATE] [-l LOOKUPS] [--smoke]
+ *                     [--sweep FILE [--sweep-max N]]
+ *   --smoke  a few seconds on small n; figures are printed, nothing asserted
+ *   --sweep  ns per operation for n = 10^4 .. sweep-max (default 10^8), one
+ *            line per n and peer, to FILE (bench/plot.gp draws it)
+ *
+ * Without libbloom (built without HAVE_LIBBLOOM) its column says "n/a".
  */
 #define _DEFAULT_SOURCE
-#include <bloom.h>
 #include <bloomkit.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "urlgen.h"
+#ifdef HAVE_LIBBLOOM
+#include <bloom.h>
+#endif
 
-typedef struct keyset {
-    char *bytes;
-    size_t *off; /* key i is bytes[off[i] .. off[i+1]) */
-    size_t n;
-} keyset;
+#include "keys.h"
 
-static keyset make_keys(uint64_t first, size_t n)
+enum { OP_ADD, OP_PRESENT, OP_ABSENT, NOPS };
+enum { SINGLE, BATCH, NMODES };
+#define BATCH_KEYS 256
+
+static const char *const op_names[NOPS] = {"add", "lookup present", "lookup absent"};
+
+typedef struct run {
+    double ns[NOPS];
+    double fpr, bits_per_key;
+    int ok;
+} run;
+
+/* The workload: n keys to add, and samples of present and absent keys. */
+typedef struct workload {
+    keyset in;      /* added */
+    keyset absent;  /* never added */
+    size_t lookups; /* lookups per kind */
+    double p;
+} workload;
+
+/* Present lookups sample the added keys evenly (not only the first ones:
+ * in a scalable filter those sit in the oldest slice). */
+static size_t present_index(const workload *w, size_t i)
 {
-    keyset k = {malloc(n * 84), malloc((n + 1) * sizeof(size_t)), n};
-    if (!k.bytes || !k.off) {
-        fprintf(stderr, "bench_filter: out of memory\n");
+    return (size_t)((double)i * (double)w->in.n / (double)w->lookups);
+}
+
+/* ---------------------------------------------------------------- libbloom */
+
+static run run_libbloom(const workload *w)
+{
+    run r = {{0}, 0, 0, 0};
+#ifdef HAVE_LIBBLOOM
+    struct bloom b;
+    if (w->in.n > 0x7fffffff || bloom_init(&b, (int)w->in.n, w->p) != 0)
+        return r;
+    double t = now_ns();
+    for (size_t i = 0; i < w->in.n; i++)
+        bloom_add(&b, key_at(&w->in, i), (int)key_len(&w->in, i));
+    r.ns[OP_ADD] = (now_ns() - t) / (double)w->in.n;
+    size_t hits = 0;
+    t = now_ns();
+    for (size_t i = 0; i < w->lookups; i++) {
+        const size_t j = present_index(w, i);
+        hits += (size_t)bloom_check(&b, key_at(&w->in, j), (int)key_len(&w->in, j));
+    }
+    r.ns[OP_PRESENT] = (now_ns() - t) / (double)w->lookups;
+    if (hits != w->lookups)
+        fprintf(stderr, "libbloom: a false negative\n");
+    hits = 0;
+    t = now_ns();
+    for (size_t i = 0; i < w->lookups; i++)
+        hits += (size_t)bloom_check(&b, key_at(&w->absent, i), (int)key_len(&w->absent, i));
+    r.ns[OP_ABSENT] = (now_ns() - t) / (double)w->lookups;
+    r.fpr = (double)hits / (double)w->lookups;
+    r.bits_per_key = 8.0 * (double)b.bytes / (double)w->in.n;
+    r.ok = 1;
+    bloom_free(&b);
+#else
+    (void)w;
+#endif
+    return r;
+}
+
+/* ---------------------------------------------------------------- bloomkit */
+
+static bk_filter *make_filter(const char *cfgtext, size_t n, double p)
+{
+    char text[256];
+    snprintf(text, sizeof text, "%s capacity=%zu fpr=%g", cfgtext, n, p);
+    bk_config c;
+    char err[200];
+    bk_filter *f = NULL;
+    if (bk_config_parse(&c, text, err, sizeof err) != BK_OK) {
+        fprintf(stderr, "bench: %s\n", err);
         exit(1);
     }
-    size_t pos = 0;
-    for (size_t i = 0; i < n; i++) {
-        k.off[i] = pos;
-        pos += (size_t)urlgen_url(first + i, k.bytes + pos, 84);
+    const int rc = bk_new(&c, &f);
+    if (rc != BK_OK) {
+        fprintf(stderr, "bench: bk_new(%s): %s\n", text, bk_strerror(rc));
+        exit(1);
     }
-    k.off[n] = pos;
-    return k;
+    return f;
 }
 
-static double now_ns(void)
+/* Keys first .. first+count-1 of ks, or (present) the evenly spread sample. */
+typedef struct batcher {
+    const void *kp[BATCH_KEYS];
+    size_t kl[BATCH_KEYS];
+    int res[BATCH_KEYS];
+} batcher;
+
+static size_t lookups_hit(bk_filter *f, const workload *w, int absent, int mode)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    size_t hits = 0;
+    if (mode == SINGLE) {
+        for (size_t i = 0; i < w->lookups; i++) {
+            const keyset *ks = absent ? &w->absent : &w->in;
+            const size_t j = absent ? i : present_index(w, i);
+            hits += (size_t)(bk_contains(f, key_at(ks, j), key_len(ks, j)) == 1);
+        }
+        return hits;
+    }
+    batcher b;
+    for (size_t i = 0; i < w->lookups; i += BATCH_KEYS) {
+        const size_t g = w->lookups - i < BATCH_KEYS ? w->lookups - i : BATCH_KEYS;
+        for (size_t x = 0; x < g; x++) {
+            const keyset *ks = absent ? &w->absent : &w->in;
+            const size_t j = absent ? i + x : present_index(w, i + x);
+            b.kp[x] = key_at(ks, j);
+            b.kl[x] = key_len(ks, j);
+        }
+        bk_contains_batch(f, b.kp, b.kl, g, b.res);
+        for (size_t x = 0; x < g; x++)
+            hits += (size_t)(b.res[x] == 1);
+    }
+    return hits;
 }
 
-#define KEY(ks, i) ((ks).bytes + (ks).off[i]), ((ks).off[(i) + 1] - (ks).off[i])
+static void add_range(bk_filter *f, const keyset *ks, size_t from, size_t to, int mode)
+{
+    if (mode == SINGLE) {
+        for (size_t i = from; i < to; i++)
+            bk_add(f, key_at(ks, i), key_len(ks, i));
+        return;
+    }
+    batcher b;
+    for (size_t i = from; i < to; i += BATCH_KEYS) {
+        const size_t g = to - i < BATCH_KEYS ? to - i : BATCH_KEYS;
+        for (size_t x = 0; x < g; x++) {
+            b.kp[x] = key_at(ks, i + x);
+            b.kl[x] = key_len(ks, i + x);
+        }
+        bk_add_batch(f, b.kp, b.kl, g, b.res);
+    }
+}
+
+static run run_bloomkit(const char *cfgtext, const workload *w, int mode)
+{
+    run r = {{0}, 0, 0, 1};
+    bk_filter *f = make_filter(cfgtext, w->in.n, w->p);
+    double t = now_ns();
+    add_range(f, &w->in, 0, w->in.n, mode);
+    r.ns[OP_ADD] = (now_ns() - t) / (double)w->in.n;
+    t = now_ns();
+    const size_t present = lookups_hit(f, w, 0, mode);
+    r.ns[OP_PRESENT] = (now_ns() - t) / (double)w->lookups;
+    if (present != w->lookups)
+        fprintf(stderr, "bloomkit %s: a false negative!\n", cfgtext);
+    t = now_ns();
+    const size_t fp = lookups_hit(f, w, 1, mode);
+    r.ns[OP_ABSENT] = (now_ns() - t) / (double)w->lookups;
+    r.fpr = (double)fp / (double)w->lookups;
+    bk_filter_stats st;
+    bk_stats(f, &st);
+    r.bits_per_key = 8.0 * (double)st.bytes / (double)w->in.n;
+    bk_free(f);
+    return r;
+}
+
+/* ------------------------------------------------------------------ table */
+
+static const struct {
+    const char *variant, *layout;
+} configs[] = {
+    {"standard", "classic"}, {"standard", "blocked"}, {"counting", "classic"},
+    {"counting", "blocked"}, {"scalable", "classic"}, {"scalable", "blocked"},
+};
+#define NCONFIGS (sizeof configs / sizeof *configs)
+
+static void config_text(size_t i, char *buf, size_t len)
+{
+    snprintf(buf, len, "variant=%s layout=%s", configs[i].variant, configs[i].layout);
+}
+
+static void print_table(const workload *w, const run *lb, run bk[][NMODES])
+{
+    printf("n = %zu keys (synthetic URLs, 59-83 bytes), p = %g, hash siphash24, %zu lookups of "
+           "each kind; libbloom %s\n",
+           w->in.n, w->p, w->lookups, lb->ok ? "1.6 (Debian libbloom-dev), same keys, same run"
+                                             : "not built (install libbloom-dev): column n/a");
+    printf("%-9s %-8s %-15s %9s %8s | %9s %8s %8s | %8s %9s\n", "variant", "layout", "operation",
+           "single", "vs lb", "batch", "vs lb", "vs sgl", "bits/key", "fpr");
+    printf("%-9s %-8s %-15s %9s %8s | %9s %8s %8s |\n", "", "", "", "ns/op", "", "ns/op", "", "");
+    for (int op = 0; op < NOPS; op++) {
+        if (lb->ok)
+            printf("%-9s %-8s %-15s %9.1f %8s | %9s %8s %8s | %8.2f %9.2e\n", "libbloom", "-",
+                   op_names[op], lb->ns[op], "1.00x", "-", "-", "-", lb->bits_per_key, lb->fpr);
+        for (size_t c = 0; c < NCONFIGS; c++) {
+            const run *s = &bk[c][SINGLE], *b = &bk[c][BATCH];
+            char r1[16] = "n/a", r2[16] = "n/a";
+            if (lb->ok) {
+                snprintf(r1, sizeof r1, "%.2fx", lb->ns[op] / s->ns[op]);
+                snprintf(r2, sizeof r2, "%.2fx", lb->ns[op] / b->ns[op]);
+            }
+            printf("%-9s %-8s %-15s %9.1f %8s | %9.1f %8s %7.2fx | %8.2f %9.2e\n",
+                   configs[c].variant, configs[c].layout, op_names[op], s->ns[op], r1, b->ns[op],
+                   r2, s->ns[op] / b->ns[op], s->bits_per_key, s->fpr);
+        }
+    }
+}
+
+/* ------------------------------------------------- transparent huge pages */
+
+/* A caller allocator turns off bloomkit's huge-page mapping (it only maps
+ * payloads itself for the default allocator), so the same filter lands on
+ * ordinary 4 KiB pages. */
+static void *plain_alloc(void *o, size_t n)
+{
+    (void)o;
+    return malloc(n);
+}
+static void plain_free(void *o, void *p)
+{
+    (void)o;
+    free(p);
+}
+
+static void print_thp(const workload *w)
+{
+    printf("\ntransparent huge pages (madvise), standard filter, n = %zu: ns per operation\n",
+           w->in.n);
+    printf("%-8s %-6s %-15s %10s %10s %8s\n", "layout", "mode", "operation", "huge", "4 KiB",
+           "gain");
+    const char *layouts[] = {"variant=standard layout=classic", "variant=standard layout=blocked"};
+    for (int l = 0; l < 2; l++)
+        for (int mode = 0; mode < NMODES; mode++) {
+            const run huge = run_bloomkit(layouts[l], w, mode);
+            const bk_allocator plain = {plain_alloc, plain_free, NULL};
+            bk_set_allocator(&plain);
+            const run small = run_bloomkit(layouts[l], w, mode);
+            bk_set_allocator(NULL);
+            for (int op = 0; op < NOPS; op++)
+                printf("%-8s %-6s %-15s %10.1f %10.1f %7.2fx\n", l ? "blocked" : "classic",
+                       mode ? "batch" : "single", op_names[op], huge.ns[op], small.ns[op],
+                       small.ns[op] / huge.ns[op]);
+        }
+}
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct adder {
+    bk_filter *f;
+    const keyset *ks;
+    size_t from, to;
+    int mode;
+} adder;
+
+static void *adder_main(void *arg)
+{
+    const adder *a = arg;
+    add_range(a->f, a->ks, a->from, a->to, a->mode);
+    return NULL;
+}
+
+/* Wall time for `threads` threads to add disjoint slices of the keys. */
+static double timed_adds(const char *cfgtext, const workload *w, int threads, int mode)
+{
+    bk_filter *f = make_filter(cfgtext, w->in.n, w->p);
+    pthread_t tid[8];
+    adder a[8];
+    const double t = now_ns();
+    for (int i = 0; i < threads; i++) {
+        a[i] = (adder){f, &w->in, w->in.n * (size_t)i / (size_t)threads,
+                       w->in.n * (size_t)(i + 1) / (size_t)threads, mode};
+        pthread_create(&tid[i], NULL, adder_main, &a[i]);
+    }
+    for (int i = 0; i < threads; i++)
+        pthread_join(tid[i], NULL);
+    const double ns = now_ns() - t;
+    bk_free(f);
+    return ns;
+}
+
+static void print_threads(const workload *w)
+{
+    printf("\nthreads: standard filter, n = %zu keys added by 1 thread, then split over 2 "
+           "(disjoint halves, atomic OR, no lock)\n",
+           w->in.n);
+    printf("%-8s %-6s %12s %12s %8s\n", "layout", "mode", "1 thread s", "2 threads s", "speedup");
+    const char *layouts[] = {"variant=standard layout=classic", "variant=standard layout=blocked"};
+    for (int l = 0; l < 2; l++)
+        for (int mode = 0; mode < NMODES; mode++) {
+            const double one = timed_adds(layouts[l], w, 1, mode);
+            const double two = timed_adds(layouts[l], w, 2, mode);
+            printf("%-8s %-6s %12.3f %12.3f %7.2fx\n", l ? "blocked" : "classic",
+                   mode ? "batch" : "single", one / 1e9, two / 1e9, one / two);
+        }
+}
+
+/* ------------------------------------------------------------------ sweep */
+
+/* ns per operation (single calls) for n = 10^4 .. max, every peer: the data
+ * of the plot in docs/performance.md. Small n repeat lookups so that every
+ * figure covers at least 2*10^6 operations. */
+static void sweep(const char *path, size_t max, double p)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        perror(path);
+        exit(1);
+    }
+    fprintf(out, "# n peer add_ns present_ns absent_ns bits_per_key fpr\n");
+    keyset all = keys_make(0, max);
+    const size_t nlook = max < 1000000 ? max : 1000000;
+    keyset absent = keys_make(UINT64_C(1) << 40, nlook);
+    for (size_t n = 10000; n <= max; n *= 10) {
+        keyset in = all;
+        in.n = n; /* a prefix of the same keys */
+        const workload w = {in, absent, n < nlook ? n : nlook, p};
+        const run lb = run_libbloom(&w);
+        if (lb.ok)
+            fprintf(out, "%zu libbloom %.2f %.2f %.2f %.3f %.3e\n", n, lb.ns[0], lb.ns[1],
+                    lb.ns[2], lb.bits_per_key, lb.fpr);
+        for (size_t c = 0; c < NCONFIGS; c++) {
+            char text[96];
+            config_text(c, text, sizeof text);
+            const run r = run_bloomkit(text, &w, SINGLE);
+            fprintf(out, "%zu %s-%s %.2f %.2f %.2f %.3f %.3e\n", n, configs[c].variant,
+                    configs[c].layout, r.ns[0], r.ns[1], r.ns[2], r.bits_per_key, r.fpr);
+        }
+        fflush(out);
+        fprintf(stderr, "sweep: n = %zu done\n", n);
+    }
+    fclose(out);
+    keys_free(&all);
+    keys_free(&absent);
+}
 
 int main(int argc, char **argv)
 {
-    const size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
-    const double p = argc > 2 ? strtod(argv[2], NULL) : 0.0001;
-    const keyset in = make_keys(0, n), out = make_keys(UINT64_C(1) << 40, n);
-    double t, lb[3], bk[3];
-    size_t hits;
-
-    struct bloom b;
-    if (bloom_init(&b, (int)n, p) != 0)
-        return 1;
-    t = now_ns();
-    for (size_t i = 0; i < n; i++)
-        bloom_add(&b, KEY(in, i));
-    lb[0] = (now_ns() - t) / (double)n;
-    t = now_ns();
-    hits = 0;
-    for (size_t i = 0; i < n; i++)
-        hits += (size_t)bloom_check(&b, KEY(in, i));
-    lb[1] = (now_ns() - t) / (double)n;
-    if (hits != n)
-        fprintf(stderr, "libbloom: %zu of %zu present\n", hits, n);
-    t = now_ns();
-    hits = 0;
-    for (size_t i = 0; i < n; i++)
-        hits += (size_t)bloom_check(&b, KEY(out, i));
-    lb[2] = (now_ns() - t) / (double)n;
-    const double lb_fpr = (double)hits / (double)n;
-    const double lb_bytes = (double)b.bytes;
-    bloom_free(&b);
-
-    char cfg[128];
-    snprintf(cfg, sizeof cfg, "variant=standard capacity=%zu fpr=%g", n, p);
-    bk_config c;
-    bk_filter *f;
-    if (bk_config_parse(&c, cfg, NULL, 0) != BK_OK || bk_new(&c, &f) != BK_OK)
-        return 1;
-    t = now_ns();
-    for (size_t i = 0; i < n; i++)
-        bk_add(f, KEY(in, i));
-    bk[0] = (now_ns() - t) / (double)n;
-    t = now_ns();
-    hits = 0;
-    for (size_t i = 0; i < n; i++)
-        hits += (size_t)(bk_contains(f, KEY(in, i)) == 1);
-    bk[1] = (now_ns() - t) / (double)n;
-    if (hits != n)
-        fprintf(stderr, "bloomkit: %zu of %zu present\n", hits, n);
-    t = now_ns();
-    hits = 0;
-    for (size_t i = 0; i < n; i++)
-        hits += (size_t)(bk_contains(f, KEY(out, i)) == 1);
-    bk[2] = (now_ns() - t) / (double)n;
-    bk_filter_stats st;
-    bk_stats(f, &st);
-    bk_free(f);
-
-    /* The same three operations through the batch calls, on a fresh filter. */
-    enum { BATCH = 256 };
-    const void *kp[BATCH];
-    size_t kl[BATCH];
-    int res[BATCH];
-    double bt[3];
-    if (bk_new(&c, &f) != BK_OK)
-        return 1;
-    for (int op = 0; op < 3; op++) {
-        const keyset *ks = op == 2 ? &out : &in;
-        t = now_ns();
-        for (size_t i = 0; i < n; i += BATCH) {
-            const size_t g = n - i < BATCH ? n - i : BATCH;
-            for (size_t j = 0; j < g; j++) {
-                kp[j] = ks->bytes + ks->off[i + j];
-                kl[j] = ks->off[i + j + 1] - ks->off[i + j];
-            }
-            if (op == 0)
-                bk_add_batch(f, kp, kl, g, res);
-            else
-                bk_contains_batch(f, kp, kl, g, res);
+    size_t n = 10000000, lookups = 2000000, sweep_max = 100000000;
+    double p = 0.0001;
+    int smoke = 0;
+    const char *sweep_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--smoke"))
+            smoke = 1;
+        else if (!strcmp(a, "-n") && v)
+            n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "-p") && v)
+            p = strtod(argv[++i], NULL);
+        else if (!strcmp(a, "-l") && v)
+            lookups = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--sweep") && v)
+            sweep_path = argv[++i];
+        else if (!strcmp(a, "--sweep-max") && v)
+            sweep_max = strtoull(argv[++i], NULL, 10);
+        else {
+            fprintf(stderr, "usage: bench_filter [-n KEYS] [-p RATE] [-l LOOKUPS] [--smoke] "
+                            "[--sweep FILE [--sweep-max N]]\n");
+            return 2;
         }
-        bt[op] = (now_ns() - t) / (double)n;
     }
-    bk_free(f);
-
-    printf("n = %zu keys (59-83 byte URLs), p = %g, one key at a time, same run\n", n, p);
-    printf("%-22s %10s %10s %8s\n", "ns per operation", "libbloom", "bloomkit", "ratio");
-    const char *what[] = {"add", "lookup (present)", "lookup (absent)"};
-    for (int i = 0; i < 3; i++)
-        printf("%-22s %10.1f %10.1f %7.2fx\n", what[i], lb[i], bk[i], lb[i] / bk[i]);
-    for (int i = 0; i < 3; i++)
-        printf("%-22s %10.1f %10.1f %7.2fx   (batches of %d; %.2fx own single calls)\n", what[i],
-               lb[i], bt[i], lb[i] / bt[i], BATCH, bk[i] / bt[i]);
-    printf("%-22s %10.0f %10llu\n", "bytes", lb_bytes, (unsigned long long)st.bytes);
-    printf("%-22s %10.2e %10.2e\n", "measured fpr", lb_fpr, (double)hits / (double)n);
+    if (sweep_path) {
+        sweep(sweep_path, sweep_max, p);
+        return 0;
+    }
+    if (smoke) {
+        n = 20000;
+        lookups = 20000;
+    }
+    if (n == 0 || lookups == 0 || !(p > 0 && p < 0.5)) {
+        fprintf(stderr, "bench_filter: n, lookups and p must be positive (p < 0.5)\n");
+        return 2;
+    }
+    if (lookups > n)
+        lookups = n;
+    const workload w = {keys_make(0, n), keys_make(UINT64_C(1) << 40, lookups), lookups, p};
+    const run lb = run_libbloom(&w);
+    run bk[NCONFIGS][NMODES];
+    for (size_t c = 0; c < NCONFIGS; c++)
+        for (int mode = 0; mode < NMODES; mode++) {
+            char text[96];
+            config_text(c, text, sizeof text);
+            bk[c][mode] = run_bloomkit(text, &w, mode);
+        }
+    print_table(&w, &lb, bk);
+    print_thp(&w);
+    print_threads(&w);
+    keyset in = w.in, ab = w.absent;
+    keys_free(&in);
+    keys_free(&ab);
     return 0;
 }

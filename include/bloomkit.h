@@ -102,11 +102,11 @@ BK_API void bk_siphash13_128(const uint8_t key[16], const void *msg, size_t len,
  *   k = floor or ceil of (m/n) ln 2, whichever gives the lower rate, >= 1,
  *   rate = (1 - e^(-k n / m))^k. */
 typedef struct bk_plan {
-    uint64_t bits;       /* m */
-    uint64_t bytes;      /* ceil(m / 8): memory of a standard filter */
+    uint64_t bits;       /* m: bits (counting: counters) */
+    uint64_t bytes;      /* memory: ceil(m / 8) bytes (counting: ceil(m / 2)) */
     unsigned k;          /* number of probes */
     double expected_fpr; /* rate after exactly n insertions */
-    double bits_per_key; /* m / n */
+    double bits_per_key; /* memory bits per key: 8 * bytes / n, before rounding */
 } bk_plan;
 
 /* Fill *out for capacity n (1 .. 2^48) and rate p in (0, 0.5].
@@ -117,6 +117,13 @@ BK_API int bk_plan_size(uint64_t capacity, double fpr, bk_plan *out);
 /* Rate of a filter of m bits and k probes after n insertions:
  * (1 - e^(-k n / m))^k. Returns 1.0 when m or k is 0. Thread-safe. */
 BK_API double bk_rate_after(uint64_t m, unsigned k, uint64_t n);
+
+/* Rate of a blocked filter of m cells in blocks of `block` cells (512 bits,
+ * or 128 counters) after n insertions: keys per block are ~Poisson(n block / m)
+ * and a block of j keys passes with (1 - (1 - 1/block)^(j k))^k; the rate is
+ * the average over j (Putze, Sanders & Singler, 2007). Returns 1.0 when
+ * m < block or k is 0. Thread-safe. */
+BK_API double bk_rate_blocked(uint64_t m, unsigned k, uint64_t n, unsigned block);
 
 /* Cardinality estimate from X set bits (Swamidass & Baldi, 2007):
  * n* = -(m / k) ln(1 - X / m). X >= m (a full filter) returns +infinity.
@@ -136,6 +143,17 @@ typedef enum bk_hash_alg {
     BK_HASH_SIPHASH13 = 1  /* fast option: SipHash-1-3, 128-bit output */
 } bk_hash_alg;
 
+/* Where a key's k probes fall (see docs/design.md, "Blocked layout"). */
+typedef enum bk_layout {
+    BK_LAYOUT_CLASSIC = 0, /* default: anywhere in the array (k cache misses per key) */
+    BK_LAYOUT_BLOCKED = 1  /* all in one 64-byte block chosen by the key (one miss per key);
+                            * needs more bits for the same rate, which sizing accounts for */
+} bk_layout;
+
+/* Bytes of one block of the blocked layout: a cache line. It holds 512 bits
+ * (standard, scalable) or 128 4-bit counters (counting). */
+#define BK_BLOCK_BYTES 64
+
 /* Limits of every config value (inclusive unless said). */
 #define BK_CAPACITY_MAX   (UINT64_C(1) << 48)
 #define BK_FPR_MAX        0.5 /* fpr is in (0, BK_FPR_MAX] */
@@ -153,6 +171,7 @@ typedef struct bk_config {
     double growth;      /* scalable: slice i holds capacity * growth^i; default 2 */
     double tightening;  /* scalable: slice i has rate fpr*(1-r)*r^i; default 0.5 */
     bk_hash_alg hash;   /* default siphash24 */
+    bk_layout layout;   /* default classic */
     int has_key;        /* 0: bk_new draws a random key; 1: use key[] */
     uint8_t key[16];    /* SipHash key when has_key */
 } bk_config;
@@ -165,7 +184,8 @@ BK_API void bk_config_init(bk_config *cfg);
  * starts a comment to end of line; spaces around '=' allowed) over the defaults
  * and store the result in *cfg. Keys: variant (standard|counting|scalable),
  * capacity (1 .. 2^48), fpr (0 < p <= 0.5), growth (2 .. 16), tightening
- * (0.1 .. 0.95), hash (siphash24|siphash13), key (32 hex digits).
+ * (0.1 .. 0.95), hash (siphash24|siphash13), layout (classic|blocked),
+ * key (32 hex digits).
  * On error returns BK_ECONFIG (BK_EINVAL for NULL cfg/text), leaves *cfg
  * untouched, and, when err is not NULL and errlen > 0, writes one line into err
  * naming the key, the offending value and the allowed range (truncated to
@@ -190,6 +210,14 @@ BK_API int bk_config_format(const bk_config *cfg, int include_key, char *buf, si
 /* Name of a variant ("standard", ...) or hash ("siphash24", ...); NULL if unknown. */
 BK_API const char *bk_variant_name(bk_variant v);
 BK_API const char *bk_hash_name(bk_hash_alg h);
+BK_API const char *bk_layout_name(bk_layout l);
+
+/* The plan of the filter bk_new(cfg) creates: its variant's cell size (4 bits
+ * for counting), its layout (blocked: the smallest m, a multiple of the block,
+ * and the k for which bk_rate_blocked reaches the rate), and for scalable the
+ * first slice (capacity n0, rate fpr * (1 - tightening)). The key is ignored.
+ * Errors: BK_EINVAL (NULL, or cfg not valid), BK_ERANGE. Thread-safe. */
+BK_API int bk_plan_config(const bk_config *cfg, bk_plan *out);
 
 /* ------------------------------------------------------------- allocator -- */
 

@@ -126,7 +126,7 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
         st->set_bits += v.set_bits;
         st->saturated += v.saturated;
         st->est_cardinality += bk_estimate_cardinality(v.m, v.k, v.set_bits);
-        log_pass_none += log1p(-bk_rate_from_fill((double)v.set_bits / (double)v.m, v.k));
+        log_pass_none += log1p(-bk_rate_of_fill(v.m, v.k, v.set_bits, v.block));
         st->k = v.k;
     }
     st->slices = n;

@@ -71,7 +71,7 @@ START_TEST(slice_larger_than_2_pow_33_bits)
 {
     const bk_allocator a = bk_current_allocator();
     bk_std_slice s;
-    ck_assert_int_eq(bk_std_slice_init(&s, 900000000, 0.01, &a), BK_OK);
+    ck_assert_int_eq(bk_std_slice_init(&s, 900000000, 0.01, BK_LAYOUT_CLASSIC, &a), BK_OK);
     ck_assert_uint_gt(s.m, UINT64_C(1) << 33);
     const bk_sipkey key = {1, 2};
     char buf[64];

@@ -50,7 +50,7 @@ START_TEST(k_is_the_better_neighbour_of_the_optimum)
         for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
             uint64_t m;
             unsigned k;
-            ck_assert_int_eq(bk_size_for(ns[j], ps[i], &m, &k), BK_OK);
+            ck_assert_int_eq(bk_size_for(ns[j], ps[i], 0, &m, &k), BK_OK);
             const double m_real = -(double)ns[j] * log(ps[i]) / (log(2) * log(2));
             ck_assert_double_le(m_real, (double)m);
             ck_assert_double_gt(m_real + 1.0 + 1e-9 * m_real, (double)m);

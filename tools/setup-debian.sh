@@ -8,4 +8,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
     build-essential clang pkg-config check libsubunit-dev libxxhash-dev \
-    libhiredis-dev redis-server valgrind time man-db libbloom-dev
+    libhiredis-dev redis-server valgrind time man-db \
+    libbloom-dev libsodium-dev gnuplot-nox

@@ -81,10 +81,34 @@ static int uses_mapping(const bk_allocator *a, size_t size)
     return a->alloc == default_alloc && size >= BK_HUGE_PAYLOAD;
 }
 
+/* Payloads start on a cache line, so a block of the blocked layout is one
+ * line. Heap payloads are over-allocated and the allocator's pointer is kept
+ * just below the aligned start. */
+#define LINE ((size_t)64)
+
+static void *aligned_calloc(const bk_allocator *a, size_t size)
+{
+    if (size > SIZE_MAX - LINE - sizeof(void *))
+        return NULL;
+    uint8_t *raw = bk_mem_calloc(a, size + LINE + sizeof(void *), 1);
+    if (!raw)
+        return NULL;
+    uint8_t *p = (uint8_t *)(((uintptr_t)(raw + sizeof(void *)) + LINE - 1) & ~(uintptr_t)(LINE - 1));
+    memcpy(p - sizeof(void *), &raw, sizeof raw);
+    return p;
+}
+
+static void aligned_free(const bk_allocator *a, void *p)
+{
+    void *raw;
+    memcpy(&raw, (uint8_t *)p - sizeof(void *), sizeof raw);
+    bk_mem_free(a, raw);
+}
+
 void *bk_payload_alloc(const bk_allocator *a, size_t size)
 {
     if (!uses_mapping(a, size))
-        return bk_mem_calloc(a, size, 1);
+        return aligned_calloc(a, size);
     if (size > SIZE_MAX - HUGE_ALIGN)
         return NULL;
     /* Over-map by the alignment, then trim head and tail so the payload
@@ -109,7 +133,7 @@ void bk_payload_free(const bk_allocator *a, void *p, size_t size)
     if (!p)
         return;
     if (!uses_mapping(a, size)) {
-        bk_mem_free(a, p);
+        aligned_free(a, p);
         return;
     }
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);

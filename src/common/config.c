@@ -25,6 +25,7 @@
 
 static const char *const variant_names[] = {"standard", "counting", "scalable"};
 static const char *const hash_names[] = {"siphash24", "siphash13"};
+static const char *const layout_names[] = {"classic", "blocked"};
 
 const char *bk_variant_name(bk_variant v)
 {
@@ -34,6 +35,11 @@ const char *bk_variant_name(bk_variant v)
 const char *bk_hash_name(bk_hash_alg h)
 {
     return (unsigned)h < sizeof hash_names / sizeof *hash_names ? hash_names[h] : NULL;
+}
+
+const char *bk_layout_name(bk_layout l)
+{
+    return (unsigned)l < sizeof layout_names / sizeof *layout_names ? layout_names[l] : NULL;
 }
 
 void bk_config_init(bk_config *cfg)
@@ -47,6 +53,7 @@ void bk_config_init(bk_config *cfg)
     cfg->growth = 2.0;
     cfg->tightening = 0.5;
     cfg->hash = BK_HASH_SIPHASH24;
+    cfg->layout = BK_LAYOUT_CLASSIC;
     cfg->has_key = 0;
 }
 
@@ -84,6 +91,10 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
     }
     if (!bk_hash_name(c->hash)) {
         bk_errorf(err, errlen, "hash: must be siphash24 or siphash13");
+        return BK_ECONFIG;
+    }
+    if (!bk_layout_name(c->layout)) {
+        bk_errorf(err, errlen, "layout: must be classic or blocked");
         return BK_ECONFIG;
     }
     return BK_OK;
@@ -201,6 +212,11 @@ static int apply(bk_config *c, const char *key, const char *val, const char **ra
         if (parse_name(val, hash_names, 2, &idx) != 0)
             return -1;
         c->hash = (bk_hash_alg)idx;
+    } else if (strcmp(key, "layout") == 0) {
+        *range = "one of classic, blocked";
+        if (parse_name(val, layout_names, 2, &idx) != 0)
+            return -1;
+        c->layout = (bk_layout)idx;
     } else if (strcmp(key, "key") == 0) {
         *range = "exactly 32 hexadecimal digits (16 bytes)";
         if (parse_hexkey(val, c->key) != 0)
@@ -212,8 +228,8 @@ static int apply(bk_config *c, const char *key, const char *val, const char **ra
     return 0;
 }
 
-static const char *const known_keys[] = {"variant",    "capacity", "fpr", "growth",
-                                         "tightening", "hash",     "key"};
+static const char *const known_keys[] = {"variant", "capacity", "fpr",    "growth",
+                                         "tightening", "hash", "layout", "key"};
 #define NKEYS (sizeof known_keys / sizeof *known_keys)
 
 static int is_sep(char ch)
@@ -292,7 +308,7 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, c
         if (ki < 0) {
             bk_errorf(err, errlen,
                       "line %u: unknown key '%.*s' (known: variant, capacity, fpr, growth, "
-                      "tightening, hash, key)",
+                      "tightening, hash, layout, key)",
                       line, QUOTE_MAX, key);
             return BK_ECONFIG;
         }
@@ -353,9 +369,9 @@ int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t bu
             snprintf(keyhex + 2 * i, 3, "%02x", cfg->key[i]);
     const int n = snprintf(buf, buflen,
                            "variant=%s capacity=%llu fpr=%.17g growth=%.17g tightening=%.17g "
-                           "hash=%s%s%s",
+                           "hash=%s layout=%s%s%s",
                            bk_variant_name(cfg->variant), (unsigned long long)cfg->capacity,
                            cfg->fpr, cfg->growth, cfg->tightening, bk_hash_name(cfg->hash),
-                           keyhex[0] ? " key=" : "", keyhex);
+                           bk_layout_name(cfg->layout), keyhex[0] ? " key=" : "", keyhex);
     return n < 0 ? BK_EINVAL : n;
 }

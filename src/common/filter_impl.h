@@ -28,6 +28,7 @@
 typedef struct bk_slice_view {
     uint64_t m;         /* bits or counters */
     unsigned k;         /* probes */
+    unsigned block;     /* cells per block (blocked layout), 0 for classic */
     uint64_t capacity;  /* keys the slice was sized for */
     double fpr;         /* rate the slice was sized for */
     uint64_t set_bits;  /* set bits, or non-zero counters */

@@ -76,4 +76,40 @@ static inline uint64_t bk_probe_next(bk_probe_iter *it, uint64_t m)
     return bk_reduce(bk_probe_next_raw(it), m);
 }
 
+/*
+ * The probe positions of one key in an array of m cells, for either layout.
+ * Classic (block 0): probe i is reduce(h1 + i h2 + (i^3 - i)/6, m).
+ * Blocked (block B cells, m a multiple of B): the key's block is
+ * reduce(h1, m / B), and probe i is that block's first cell plus
+ * reduce(x_i, B), the top log2(B) bits of an enhanced-double-hashing sequence
+ * seeded with h2 and a remix of h1 (so the offsets do not repeat the block
+ * choice's bits). Both are base + reduce(x_i, range): one code path.
+ */
+typedef struct bk_probes {
+    bk_probe_iter it;
+    uint64_t base;  /* first cell of the key's block; 0 for classic */
+    uint64_t range; /* m for classic, B for blocked */
+} bk_probes;
+
+static inline bk_probes bk_probes_for(const bk_hash *h, uint64_t m, unsigned block)
+{
+    bk_probes p;
+    if (block) {
+        const bk_hash seed = {h->h2, h->h1 * UINT64_C(0x9e3779b97f4a7c15)};
+        p.it = bk_probes_begin(&seed);
+        p.base = bk_reduce(h->h1, m / block) * block;
+        p.range = block;
+    } else {
+        p.it = bk_probes_begin(h);
+        p.base = 0;
+        p.range = m;
+    }
+    return p;
+}
+
+static inline uint64_t bk_probes_next(bk_probes *p)
+{
+    return p->base + bk_reduce(bk_probe_next_raw(&p->it), p->range);
+}
+
 #endif

@@ -14,12 +14,33 @@
  * (on 64-bit hosts) size_t. */
 #define BK_BITS_MAX (UINT64_C(1) << 56)
 
-/* m and k for n keys at rate p; BK_OK, BK_EINVAL (n == 0, p outside (0, 1)) or
+/* The most probes a filter may have: log2(1/p) for the smallest double rate
+ * is about 1075, so sizing never gets near it; it bounds stack buffers and
+ * what a file may claim. */
+#define BK_K_MAX 2048
+
+/* Cells (bits or counters) per block: 0 for the classic layout, else the
+ * cells of cell_bits bits that fill BK_BLOCK_BYTES. */
+unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
+
+/* m and k for n keys at rate p with blocks of `block` cells (0: classic).
+ * Blocked m is a multiple of block, the smallest for which some k reaches p
+ * by bk_rate_blocked. BK_OK, BK_EINVAL (n == 0, p outside (0, 1)) or
  * BK_ERANGE (m > BK_BITS_MAX). */
-int bk_size_for(uint64_t n, double p, uint64_t *m, unsigned *k);
+int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
+
+/* Expected rate after n keys with blocks of `block` cells; block 0 is
+ * bk_rate_after. */
+double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block);
 
 /* Rate of a filter whose fraction `fill` of bits is set: fill^k, the chance
  * that k independent probes all land on set bits. */
 double bk_rate_from_fill(double fill, unsigned k);
+
+/* Rate of an array of m cells, k probes and `set` non-zero cells, in blocks
+ * of `block` cells (0: classic, fill^k). Blocked: the rate bk_rate_blocked
+ * predicts for the number of keys the fill implies (bk_estimate_cardinality);
+ * fill^k would understate it, as crowded blocks pass more often. */
+double bk_rate_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned block);
 
 #endif

@@ -37,6 +37,7 @@ typedef struct bk_counting {
     bk_filter base; /* first: a bk_counting* is a bk_filter* */
     uint64_t m;     /* counters */
     unsigned k;
+    unsigned block;  /* counters per block (blocked layout), 0 for classic */
     uint64_t nbytes; /* ceil(m / 2) */
     uint8_t *cells;
     uint64_t nonzero;
@@ -73,10 +74,10 @@ static void cell_inc(bk_counting *c, uint64_t i)
 static int cnt_add(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
-    bk_probe_iter it = bk_probes_begin(h);
+    bk_probes pr = bk_probes_for(h, c->m, c->block);
     int was_new = 0;
     for (unsigned i = 0; i < c->k; i++) {
-        const uint64_t pos = bk_probe_next(&it, c->m);
+        const uint64_t pos = bk_probes_next(&pr);
         was_new |= (cell_get(c, pos) == 0);
         cell_inc(c, pos);
     }
@@ -84,31 +85,47 @@ static int cnt_add(bk_filter *f, const bk_hash *h)
     return was_new;
 }
 
+/* Probes per round of contains: positions first, then every load, then one
+ * test (no branch per probe, so the misses overlap; see standard.c). */
+#define CNT_ROUND 32
+
 static int cnt_contains(const bk_filter *f, const bk_hash *h)
 {
     const bk_counting *c = (const bk_counting *)f;
-    bk_probe_iter it = bk_probes_begin(h);
-    for (unsigned i = 0; i < c->k; i++)
-        if (cell_get(c, bk_probe_next(&it, c->m)) == 0)
+    bk_probes pr = bk_probes_for(h, c->m, c->block);
+    for (unsigned done = 0; done < c->k; done += CNT_ROUND) {
+        const unsigned n = c->k - done < CNT_ROUND ? c->k - done : CNT_ROUND;
+        uint64_t pos[CNT_ROUND];
+        for (unsigned i = 0; i < n; i++)
+            pos[i] = bk_probes_next(&pr);
+        unsigned hit = 1;
+        for (unsigned i = 0; i < n; i++)
+            hit &= cell_get(c, pos[i]) != 0;
+        if (!hit)
             return 0;
+    }
     return 1;
 }
 
 static void cnt_prefetch(const bk_filter *f, const bk_hash *h)
 {
     const bk_counting *c = (const bk_counting *)f;
-    bk_probe_iter it = bk_probes_begin(h);
+    bk_probes pr = bk_probes_for(h, c->m, c->block);
+    if (c->block) { /* one cache line (payloads are 64-byte aligned) */
+        __builtin_prefetch(&c->cells[pr.base >> 1], 1, 0);
+        return;
+    }
     for (unsigned i = 0; i < c->k; i++)
-        __builtin_prefetch(&c->cells[bk_probe_next(&it, c->m) >> 1], 1, 0);
+        __builtin_prefetch(&c->cells[bk_probes_next(&pr) >> 1], 1, 0);
 }
 
 /* Undo the decrements of probes 0 .. done-1 (saturated ones were skipped and
  * are still 15; every decremented one is now <= 14, so "not 15" finds them). */
 static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
 {
-    bk_probe_iter it = bk_probes_begin(h);
+    bk_probes pr = bk_probes_for(h, c->m, c->block);
     for (unsigned i = 0; i < done; i++) {
-        const uint64_t pos = bk_probe_next(&it, c->m);
+        const uint64_t pos = bk_probes_next(&pr);
         if (cell_get(c, pos) != BK_COUNTER_MAX)
             cell_inc(c, pos);
     }
@@ -117,9 +134,9 @@ static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
 static int cnt_remove(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
-    bk_probe_iter it = bk_probes_begin(h);
+    bk_probes pr = bk_probes_for(h, c->m, c->block);
     for (unsigned i = 0; i < c->k; i++) {
-        const uint64_t pos = bk_probe_next(&it, c->m);
+        const uint64_t pos = bk_probes_next(&pr);
         const unsigned v = cell_get(c, pos);
         if (v == 0) {
             undo_decrements(c, h, i);
@@ -162,6 +179,7 @@ static void cnt_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     const bk_counting *c = (const bk_counting *)f;
     out->m = c->m;
     out->k = c->k;
+    out->block = c->block;
     out->capacity = f->cfg.capacity;
     out->fpr = f->cfg.fpr;
     out->set_bits = c->nonzero;
@@ -177,7 +195,7 @@ static int cnt_merge(bk_filter *dst, const bk_filter *src)
 {
     bk_counting *d = (bk_counting *)dst;
     const bk_counting *s = (const bk_counting *)src;
-    if (d->m != s->m || d->k != s->k)
+    if (d->m != s->m || d->k != s->k || d->block != s->block)
         return BK_EINCOMPAT;
     for (uint64_t i = 0; i < d->nbytes; i++) {
         const unsigned a = d->cells[i], b = s->cells[i];
@@ -210,7 +228,8 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
 {
     uint64_t m;
     unsigned k;
-    int rc = bk_size_for(cfg->capacity, cfg->fpr, &m, &k);
+    const unsigned block = bk_block_cells(cfg->layout, 4);
+    int rc = bk_size_for(cfg->capacity, cfg->fpr, block, &m, &k);
     if (rc != BK_OK)
         return rc;
     const uint64_t nbytes = m / 2 + (m % 2);
@@ -227,6 +246,7 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     }
     c->m = m;
     c->k = k;
+    c->block = block;
     c->nbytes = nbytes;
     bk_filter_base_init(&c->base, &counting_ops, cfg, a);
     *out = &c->base;
@@ -244,6 +264,7 @@ int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     memset(c, 0, sizeof *c);
     c->m = slices[0].m;
     c->k = slices[0].k;
+    c->block = slices[0].block;
     c->nbytes = slices[0].nbytes;
     c->cells = slices[0].data;
     c->nonzero = slices[0].set_bits;

@@ -27,7 +27,6 @@
 const uint8_t bk_file_magic[BK_FILE_MAGIC_LEN] = {0x89, 'B', 'K', 'F', '\r', '\n', 0x1a, '\n'};
 
 /* Probes beyond this are refused as corrupt: fpr >= DBL_MIN needs k < 1030. */
-#define BK_FILE_K_MAX 2048
 
 /* Offsets in the fixed header. */
 enum {
@@ -153,7 +152,7 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf)
     put32(buf + H_HEADER_SIZE, h->header_size);
     buf[H_VARIANT] = (uint8_t)h->cfg.variant;
     buf[H_HASH] = (uint8_t)h->cfg.hash;
-    buf[H_LAYOUT] = 0; /* classic */
+    buf[H_LAYOUT] = (uint8_t)h->cfg.layout;
     buf[H_FLAGS] = 0;
     put32(buf + H_NSLICES, h->nslices);
     memcpy(buf + H_KEY, h->cfg.key, 16);
@@ -216,7 +215,7 @@ static int decode_slice(const uint8_t *e, uint32_t i, bk_slice_view *s, uint64_t
     if (s->m < 1 || s->m > BK_BITS_MAX)
         return bk_fail(BK_ECORRUPT, "slice %u: size %llu bits out of range", i,
                        (unsigned long long)s->m);
-    if (s->k < 1 || s->k > BK_FILE_K_MAX)
+    if (s->k < 1 || s->k > BK_K_MAX)
         return bk_fail(BK_ECORRUPT, "slice %u: %u probes out of range", i, s->k);
     if (s->capacity < 1 || s->capacity > BK_BITS_MAX || !(s->fpr > 0.0 && s->fpr < 1.0))
         return bk_fail(BK_ECORRUPT, "slice %u: capacity or rate out of range", i);
@@ -248,8 +247,11 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
                        buf[H_VARIANT] > BK_VARIANT_SCALABLE ? "unknown variant"
                        : buf[H_HASH] > BK_HASH_SIPHASH13    ? "unknown hash"
                                                             : why);
-    if (buf[H_LAYOUT] != 0 || buf[H_FLAGS] != 0 || !bk_file_is_zero(buf + H_RESERVED, 32))
+    if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || buf[H_FLAGS] != 0 ||
+        !bk_file_is_zero(buf + H_RESERVED, 32))
         return bk_fail(BK_ECORRUPT, "unknown layout, flags or reserved bytes");
+    c->layout = (bk_layout)buf[H_LAYOUT];
+    const unsigned block = bk_block_cells(c->layout, bk_variant_impl_for(c->variant)->cell_bits);
     if (h->nslices > bk_variant_impl_for(c->variant)->max_slices)
         return bk_fail(BK_ECORRUPT, "%u slices for a %s filter", h->nslices,
                        bk_variant_name(c->variant));
@@ -264,6 +266,10 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
             return rc;
         if (c->variant != BK_VARIANT_COUNTING && h->slices[i].saturated != 0)
             return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in a bit array", i);
+        h->slices[i].block = block;
+        if (block && h->slices[i].m % block != 0)
+            return bk_fail(BK_ECORRUPT, "slice %u: %llu cells is not a whole number of blocks", i,
+                           (unsigned long long)h->slices[i].m);
     }
     if (c->variant != BK_VARIANT_SCALABLE &&
         (h->slices[0].capacity != c->capacity || h->slices[0].fpr != c->fpr))

@@ -67,7 +67,7 @@ static int add_slice(bk_scalable *sf, uint32_t i)
     bk_std_slice *s = bk_mem_alloc(&sf->base.alloc, sizeof *s);
     if (!s)
         return BK_ENOMEM;
-    rc = bk_std_slice_init(s, cap, fpr, &sf->base.alloc);
+    rc = bk_std_slice_init(s, cap, fpr, sf->base.cfg.layout, &sf->base.alloc);
     if (rc != BK_OK) {
         bk_mem_free(&sf->base.alloc, s);
         return rc;

@@ -23,11 +23,13 @@
 #include "../common/bits.h"
 #include "../common/sizing.h"
 
-int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, const bk_allocator *a)
+int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, bk_layout layout,
+                      const bk_allocator *a)
 {
     uint64_t m;
     unsigned k;
-    const int rc = bk_size_for(capacity, fpr, &m, &k);
+    const unsigned block = bk_block_cells(layout, 1);
+    const int rc = bk_size_for(capacity, fpr, block, &m, &k);
     if (rc != BK_OK)
         return rc;
     const uint64_t nbytes = bk_bits_to_bytes(m);
@@ -38,6 +40,7 @@ int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, const bk_a
         return BK_ENOMEM;
     s->m = m;
     s->k = k;
+    s->block = block;
     s->capacity = capacity;
     s->fpr = fpr;
     s->nbytes = nbytes;
@@ -52,6 +55,7 @@ void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed)
 {
     s->m = v->m;
     s->k = v->k;
+    s->block = v->block;
     s->capacity = v->capacity;
     s->fpr = v->fpr;
     s->nbytes = v->nbytes;
@@ -65,6 +69,7 @@ void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out)
 {
     out->m = s->m;
     out->k = s->k;
+    out->block = s->block;
     out->capacity = s->capacity;
     out->fpr = s->fpr;
     out->set_bits = atomic_load_explicit(&s->set_bits, memory_order_relaxed);
@@ -76,7 +81,7 @@ void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out)
 
 int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b)
 {
-    return a->m == b->m && a->k == b->k;
+    return a->m == b->m && a->k == b->k && a->block == b->block;
 }
 
 int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
@@ -100,57 +105,219 @@ void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
     s->bits = NULL;
 }
 
-/* Probes handled per round of add: positions are computed and their bytes
- * loaded together (independent loads, so their cache misses overlap), and
- * only then are the clear bits set with atomic OR. A locked RMW waits for its
- * cache line, so interleaving load and OR per probe would pay every miss in
- * turn. 32 covers every k of a rate down to 2^-32 in one round. */
-#define BK_STD_PROBE_BATCH 32
+/* Probes handled per round: positions are computed and their bytes loaded
+ * together (independent loads, so the cache misses overlap). 32 covers every
+ * k of a rate down to 2^-32 in one round; larger k take several. */
+#define BK_STD_ROUND 32
 
+/* Words of the bitmap of "seen clear" probes: k never exceeds BK_K_MAX. */
+#define BK_STD_ZWORDS ((BK_K_MAX + 63) / 64)
+
+/* Probe j's bit (recomputed: only on the rare paths). */
+static uint64_t probe_bit(const bk_std_slice *s, const bk_hash *h, unsigned j)
+{
+    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    uint64_t bit = 0;
+    for (unsigned i = 0; i <= j; i++)
+        bit = bk_probes_next(&pr);
+    return bit;
+}
+
+/* 1 if an earlier probe j < i that was also seen clear is the same bit as i:
+ * then i finding its bit set is our own doing, not another writer's. */
+static int same_as_earlier(const bk_std_slice *s, const bk_hash *h, const uint64_t *zero,
+                           unsigned i)
+{
+    const uint64_t bit = probe_bit(s, h, i);
+    for (unsigned j = 0; j < i; j++)
+        if ((zero[j / 64] >> (j % 64) & 1) && probe_bit(s, h, j) == bit)
+            return 1;
+    return 0;
+}
+
+/* --- the blocked layout, a 64-byte line at a time ------------------------
+ *
+ * With all k probes in one 512-bit block, add and contains work on the
+ * block's eight 64-bit words: the k probes become eight masks (repeats merge
+ * for free), one pass loads the words, and add ORs in only the words that
+ * miss a bit, one locked OR per word instead of one per probe. Bit i of the
+ * block is byte i/8, mask 0x80 >> i%8 (Redis order), which in a
+ * little-endian word is bit (i % 64) ^ 7. Big-endian hosts take the byte
+ * path below, which is correct for either layout. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BK_STD_WORDS 1
+typedef uint64_t __attribute__((may_alias)) bk_word; /* the payload bytes, as words */
+
+static void block_masks(const bk_std_slice *s, const bk_hash *h, bk_word **words,
+                        uint64_t want[8])
+{
+    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    *words = (bk_word *)(void *)((uint8_t *)s->bits + pr.base / 8);
+    for (unsigned w = 0; w < 8; w++)
+        want[w] = 0;
+    for (unsigned i = 0; i < s->k; i++) {
+        const uint64_t off = bk_probes_next(&pr) - pr.base;
+        want[off >> 6] |= UINT64_C(1) << ((off & 63) ^ 7);
+    }
+}
+
+static int block_contains(const bk_std_slice *s, const bk_hash *h)
+{
+    bk_word *words;
+    uint64_t want[8];
+    block_masks(s, h, &words, want);
+    unsigned hit = 1;
+    for (unsigned w = 0; w < 8; w++)
+        hit &= (__atomic_load_n(&words[w], __ATOMIC_RELAXED) & want[w]) == want[w];
+    return (int)hit;
+}
+
+/* The same two phases and the same rule as bk_std_slice_add, per word. */
+static int block_add(bk_std_slice *s, const bk_hash *h)
+{
+    bk_word *words;
+    uint64_t want[8], miss[8];
+    block_masks(s, h, &words, want);
+    unsigned todo = 0; /* words with a clear wanted bit */
+    for (unsigned w = 0; w < 8; w++) {
+        miss[w] = want[w] & ~__atomic_load_n(&words[w], __ATOMIC_ACQUIRE);
+        todo |= (unsigned)(miss[w] != 0) << w;
+    }
+    if (!todo)
+        return 0;
+    uint64_t changed = 0;
+    int raced = 0;
+    while (todo) {
+        const unsigned w = (unsigned)__builtin_ctz(todo);
+        todo &= todo - 1;
+        const uint64_t old = __atomic_fetch_or(&words[w], miss[w], __ATOMIC_RELEASE);
+        changed += (uint64_t)__builtin_popcountll(miss[w] & ~old);
+        raced |= (old & miss[w]) != 0;
+    }
+    atomic_fetch_add_explicit(&s->set_bits, changed, memory_order_relaxed);
+    if (raced)
+        return 0;
+    atomic_fetch_add_explicit(&s->keys, 1, memory_order_relaxed);
+    return 1;
+}
+#else
+#define BK_STD_WORDS 0
+#endif
+
+/*
+ * add, exact under races. Two phases: (1) load every probed byte (acquire)
+ * and note the probes whose bit is clear (set Z); (2) atomically OR in those
+ * bits only (release), noting which ORs found the bit already set.
+ * The key is reported new iff Z is not empty and every OR in Z flipped its
+ * bit from 0 to 1. Two concurrent adds T and R of one key cannot both be
+ * told new: each bit is flipped by exactly one thread, so Z_T and Z_R would
+ * be disjoint, and then R read some b in Z_T as set, i.e. after T's OR of b,
+ * which follows all of T's loads, including T's load of some b' in Z_R,
+ * which read it set, i.e. after R's OR of b', which follows R's load of b: a
+ * cycle. (Acquire loads and release ORs make this hold in the C11 model; on
+ * x86 they cost nothing extra.) The price is that an add racing with another
+ * key's add on a shared bit may answer "present" for a new key: the same
+ * harm as a false positive, and as rare as such a race. Guava's put() reports
+ * "changed" for every thread that flips any bit, so racing threads can all
+ * be told new.
+ * The loop over Z has one iteration per clear bit (no branch per probe), and
+ * a present key costs no locked instruction at all.
+ */
 int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
 {
-    bk_probe_iter it = bk_probes_begin(h);
-    uint64_t changed = 0;
-    for (unsigned done = 0; done < s->k; done += BK_STD_PROBE_BATCH) {
-        const unsigned n = s->k - done < BK_STD_PROBE_BATCH ? s->k - done : BK_STD_PROBE_BATCH;
-        uint64_t byte_at[BK_STD_PROBE_BATCH];
-        uint8_t mask[BK_STD_PROBE_BATCH], seen[BK_STD_PROBE_BATCH];
+#if BK_STD_WORDS
+    if (s->block)
+        return block_add(s, h);
+#endif
+    uint64_t zero[BK_STD_ZWORDS] = {0};
+    uint64_t at[BK_STD_ROUND];
+    uint8_t mask[BK_STD_ROUND];
+    const unsigned k = s->k;
+    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    int any = 0;
+    for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
+        const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
         for (unsigned i = 0; i < n; i++) {
-            const uint64_t bit = bk_probe_next(&it, s->m);
-            byte_at[i] = bk_bit_byte(bit);
+            const uint64_t bit = bk_probes_next(&pr);
+            at[i] = bk_bit_byte(bit);
             mask[i] = bk_bit_mask(bit);
         }
+        uint64_t z = 0;
         for (unsigned i = 0; i < n; i++)
-            seen[i] = atomic_load_explicit(&s->bits[byte_at[i]], memory_order_relaxed);
-        for (unsigned i = 0; i < n; i++) {
-            if (seen[i] & mask[i])
-                continue; /* already set: no locked instruction */
+            z |= (uint64_t)!(atomic_load_explicit(&s->bits[at[i]], memory_order_acquire) & mask[i])
+                 << i;
+        zero[done / 64] |= z << (done % 64);
+        any |= z != 0;
+    }
+    if (!any)
+        return 0;
+
+    uint64_t changed = 0;
+    int raced = 0;
+    pr = bk_probes_for(h, s->m, s->block);
+    for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
+        const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
+        if (k > BK_STD_ROUND) /* one round keeps phase 1's positions */
+            for (unsigned i = 0; i < n; i++) {
+                const uint64_t bit = bk_probes_next(&pr);
+                at[i] = bk_bit_byte(bit);
+                mask[i] = bk_bit_mask(bit);
+            }
+        uint64_t z = (zero[done / 64] >> (done % 64)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
+        while (z) {
+            const unsigned i = (unsigned)__builtin_ctzll(z);
+            z &= z - 1;
             const uint8_t old =
-                atomic_fetch_or_explicit(&s->bits[byte_at[i]], mask[i], memory_order_relaxed);
-            changed += !(old & mask[i]);
+                atomic_fetch_or_explicit(&s->bits[at[i]], mask[i], memory_order_release);
+            if (!(old & mask[i]))
+                changed++;
+            else if (!same_as_earlier(s, h, zero, done + i))
+                raced = 1;
         }
     }
-    if (changed == 0)
+    if (changed)
+        atomic_fetch_add_explicit(&s->set_bits, changed, memory_order_relaxed);
+    if (raced)
         return 0;
-    atomic_fetch_add_explicit(&s->set_bits, changed, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->keys, 1, memory_order_relaxed);
     return 1;
 }
 
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
 {
-    bk_probe_iter it = bk_probes_begin(h);
+    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    if (s->block) { /* one cache line (payloads are 64-byte aligned) */
+        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(pr.base)], 1, 0);
+        return;
+    }
     for (unsigned i = 0; i < s->k; i++)
-        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probe_next(&it, s->m))], 1, 0);
+        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probes_next(&pr))], 1, 0);
 }
 
+/* All probes of a round are loaded before any is tested (no branch per
+ * probe): for a present key the k misses overlap, and an absent key costs the
+ * same, without the mispredicted early exits of probing one at a time. */
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
 {
-    bk_probe_iter it = bk_probes_begin(h);
-    for (unsigned i = 0; i < s->k; i++) {
-        const uint64_t bit = bk_probe_next(&it, s->m);
-        if (!(atomic_load_explicit(&s->bits[bk_bit_byte(bit)], memory_order_relaxed) &
-              bk_bit_mask(bit)))
+#if BK_STD_WORDS
+    if (s->block)
+        return block_contains(s, h);
+#endif
+    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    const unsigned k = s->k;
+    for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
+        const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
+        uint64_t at[BK_STD_ROUND];
+        uint8_t mask[BK_STD_ROUND];
+        for (unsigned i = 0; i < n; i++) {
+            const uint64_t bit = bk_probes_next(&pr);
+            at[i] = bk_bit_byte(bit);
+            mask[i] = bk_bit_mask(bit);
+        }
+        unsigned hit = 1;
+        for (unsigned i = 0; i < n; i++)
+            hit &= (atomic_load_explicit(&s->bits[at[i]], memory_order_relaxed) & mask[i]) != 0;
+        if (!hit)
             return 0;
     }
     return 1;
@@ -249,7 +416,7 @@ int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     bk_standard *sf = bk_mem_alloc(a, sizeof *sf);
     if (!sf)
         return BK_ENOMEM;
-    const int rc = bk_std_slice_init(&sf->slice, cfg->capacity, cfg->fpr, a);
+    const int rc = bk_std_slice_init(&sf->slice, cfg->capacity, cfg->fpr, cfg->layout, a);
     if (rc != BK_OK) {
         bk_mem_free(a, sf);
         return rc;

@@ -20,6 +20,7 @@
 typedef struct bk_std_slice {
     uint64_t m;                /* bits, 1 .. BK_BITS_MAX */
     unsigned k;                /* probes per key */
+    unsigned block;            /* bits per block (blocked layout), 0 for classic */
     uint64_t capacity;         /* keys it was sized for */
     double fpr;                /* rate it was sized for */
     uint64_t nbytes;           /* payload bytes: ceil(m / 8) */
@@ -29,12 +30,16 @@ typedef struct bk_std_slice {
     int borrowed;              /* bits belong to a file mapping: never freed here */
 } bk_std_slice;
 
-/* Size a slice for `capacity` keys at `fpr` and allocate its zeroed bits.
- * BK_OK, BK_ERANGE (too large), BK_ENOMEM. On error nothing is allocated. */
-int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, const bk_allocator *a);
+/* Size a slice for `capacity` keys at `fpr` in `layout` and allocate its
+ * zeroed bits. BK_OK, BK_ERANGE (too large), BK_ENOMEM. On error nothing is
+ * allocated. */
+int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, bk_layout layout,
+                      const bk_allocator *a);
 void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
 
-/* 1 if some probed bit went from 0 to 1 (the key was new), else 0. */
+/* 1 if the key was new: some probed bit was clear and every clear one was
+ * set by this call (so of several threads adding one key at once, at most one
+ * gets 1); else 0. */
 int bk_std_slice_add(bk_std_slice *s, const bk_hash *h);
 /* Prefetch the bytes the probes of h touch (a hint; no effect on results). */
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h);
