@@ -178,12 +178,18 @@ int bk_intersect(bk_filter *dst, const bk_filter *src)
     return combine(dst, src, 1);
 }
 
-/* Keys hashed and prefetched ahead of being applied: enough to overlap many
- * cache misses, few enough that the prefetched lines are still in cache. */
-#define BK_BATCH_GROUP 16
+/* How many keys ahead of the one being applied the batch calls hash and
+ * prefetch. Enough to overlap many cache misses, few enough that the lines are
+ * still in cache when used and the misses in flight fit the core's miss
+ * buffers: a classic key has k lines in flight (~13), a blocked key one. */
+#define BK_AHEAD_CLASSIC 4
+#define BK_AHEAD_BLOCKED 16
+#define BK_AHEAD_MAX     BK_AHEAD_BLOCKED
 
-/* The shared body of the batch calls: per group, hash every key, prefetch,
- * then apply `one` in order, so results equal those of single calls. */
+/* The shared body of the batch calls, a software pipeline: key i + ahead is
+ * hashed and its memory prefetched while key i is applied, so the hashing
+ * (CPU-bound) overlaps the misses in flight. Keys are applied in order, so
+ * the results equal those of single calls. */
 static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
                      int *results, int (*one)(bk_filter *, const bk_hash *))
 {
@@ -192,20 +198,25 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
     for (size_t i = 0; i < n; i++)
         if (!key_valid(keys[i], lens[i]))
             return BK_EINVAL; /* checked up front: nothing applied */
-    bk_hash h[BK_BATCH_GROUP];
-    for (size_t base = 0; base < n; base += BK_BATCH_GROUP) {
-        const size_t g = n - base < BK_BATCH_GROUP ? n - base : BK_BATCH_GROUP;
-        for (size_t i = 0; i < g; i++) {
-            hash_for(f, keys[base + i], lens[base + i], &h[i]);
+    const size_t ahead = f->cfg.layout == BK_LAYOUT_BLOCKED ? BK_AHEAD_BLOCKED : BK_AHEAD_CLASSIC;
+    bk_hash ring[BK_AHEAD_MAX + 1]; /* key j in slot j % (ahead + 1) */
+    for (size_t j = 0; j < n && j < ahead; j++) {
+        hash_for(f, keys[j], lens[j], &ring[j]);
+        if (f->ops->prefetch)
+            f->ops->prefetch(f, &ring[j]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const size_t j = i + ahead;
+        if (j < n) {
+            bk_hash *h = &ring[j % (ahead + 1)];
+            hash_for(f, keys[j], lens[j], h);
             if (f->ops->prefetch)
-                f->ops->prefetch(f, &h[i]);
+                f->ops->prefetch(f, h);
         }
-        for (size_t i = 0; i < g; i++) {
-            const int rc = one(f, &h[i]);
-            if (rc < 0)
-                return rc;
-            results[base + i] = rc;
-        }
+        const int rc = one(f, &ring[i % (ahead + 1)]);
+        if (rc < 0)
+            return rc;
+        results[i] = rc;
     }
     return BK_OK;
 }

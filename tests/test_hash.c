@@ -10,16 +10,26 @@
 #include "suites.h"
 #include "testutil.h"
 
-/* Probe i equals h1 + i*h2 + (i^3 - i)/6 mod 2^64 (Dillinger & Manolios). */
+/* Classic probe i is reduce(h1 + i*h2 + (i^3 - i)/6 mod 2^64, m) (Dillinger &
+ * Manolios); blocked probes stay in the key's block of 512 cells. */
 START_TEST(probes_follow_enhanced_double_hashing)
 {
     uint64_t st = tu_seed("probes_follow_enhanced_double_hashing");
     for (int trial = 0; trial < 1000; trial++) {
         const bk_hash h = {tu_next(&st), tu_next(&st)};
-        bk_probe_iter it = bk_probes_begin(&h);
+        const uint64_t m = tu_next(&st) >> (trial % 60) | 1;
+        bk_probes p = bk_probes_for(&h, m, 0);
         for (uint64_t i = 0; i < 64; i++) {
             const uint64_t want = h.h1 + i * h.h2 + (i * i * i - i) / 6;
-            ck_assert_uint_eq(bk_probe_next_raw(&it), want);
+            ck_assert_uint_eq(bk_probes_next(&p), bk_reduce(want, m));
+        }
+        const uint64_t mb = (m / 512 + 1) * 512;
+        bk_probes q = bk_probes_for(&h, mb, 512);
+        const uint64_t first = bk_reduce(h.h1, mb / 512) * 512;
+        for (int i = 0; i < 64; i++) {
+            const uint64_t pos = bk_probes_next(&q);
+            ck_assert_uint_ge(pos, first);
+            ck_assert_uint_lt(pos, first + 512);
         }
     }
 }
@@ -46,9 +56,9 @@ START_TEST(probes_cover_m_beyond_2_pow_33)
     for (uint64_t n = 0; n < 100000; n++) {
         bk_hash h;
         bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "url", n), &h);
-        bk_probe_iter it = bk_probes_begin(&h);
+        bk_probes it = bk_probes_for(&h, m, 0);
         for (int i = 0; i < 7; i++) {
-            const uint64_t p = bk_probe_next(&it, m);
+            const uint64_t p = bk_probes_next(&it);
             ck_assert_uint_lt(p, m);
             if (p < m / 2)
                 low++;
@@ -80,9 +90,9 @@ START_TEST(slice_larger_than_2_pow_33_bits)
         bk_hash h;
         bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "big", n), &h);
         ck_assert_int_eq(bk_std_slice_add(&s, &h), 1);
-        bk_probe_iter it = bk_probes_begin(&h);
+        bk_probes it = bk_probes_for(&h, s.m, 0);
         for (unsigned i = 0; i < s.k; i++)
-            high += bk_probe_next(&it, s.m) >= s.m / 2;
+            high += bk_probes_next(&it) >= s.m / 2;
     }
     for (uint64_t n = 0; n < 20000; n++) {
         bk_hash h;
@@ -90,7 +100,7 @@ START_TEST(slice_larger_than_2_pow_33_bits)
         ck_assert_int_eq(bk_std_slice_contains(&s, &h), 1);
     }
     ck_assert_uint_gt(high, 20000 * s.k / 3);
-    ck_assert_uint_gt(atomic_load(&s.set_bits), 20000 * (uint64_t)s.k * 99 / 100);
+    ck_assert_uint_gt(bk_stripes_set(&s.counts), 20000 * (uint64_t)s.k * 99 / 100);
     bk_std_slice_release(&s, &a);
 }
 END_TEST

@@ -19,11 +19,21 @@
  *    as add incremented it once per probe, so multiplicity is handled for free.
  *  - nonzero is the number of non-zero counters; keys is adds minus removes.
  *
- * Concurrency: none inside; writers need the caller's lock (documented in
- * bloomkit.h). Cost: O(k) for add, contains and remove.
+ * Concurrency: every call may come from any thread. A read-write lock inside
+ * the filter serialises writers (add, remove, clear, merge into it) and lets
+ * lookups share it, so add's answer is exact (of several threads adding one
+ * new key at once, exactly one is told it is new) and a removal's rollback is
+ * never seen half done. The price is that counting filters do not scale with
+ * writer threads; a 4-bit counter cannot be updated with the word-sized atomic
+ * OR the bit arrays use, and a lock per add costs ~20 ns uncontended.
+ *
+ * Cost: O(k) for add, contains and remove; contains loads all k counters
+ * before testing any (the misses overlap, see standard.c).
  */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
 #include "counting.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "../common/alloc.h"
@@ -44,6 +54,7 @@ typedef struct bk_counting {
     uint64_t saturated;
     uint64_t keys;
     int borrowed; /* cells belong to a file mapping */
+    pthread_rwlock_t lock; /* writers exclusive, lookups shared */
 } bk_counting;
 
 _Static_assert(offsetof(bk_counting, base) == 0, "bk_filter must be the first member");
@@ -71,7 +82,7 @@ static void cell_inc(bk_counting *c, uint64_t i)
     c->saturated += (v + 1 == BK_COUNTER_MAX);
 }
 
-static int cnt_add(bk_filter *f, const bk_hash *h)
+static int add_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
     bk_probes pr = bk_probes_for(h, c->m, c->block);
@@ -89,7 +100,7 @@ static int cnt_add(bk_filter *f, const bk_hash *h)
  * test (no branch per probe, so the misses overlap; see standard.c). */
 #define CNT_ROUND 32
 
-static int cnt_contains(const bk_filter *f, const bk_hash *h)
+static int contains_unlocked(const bk_filter *f, const bk_hash *h)
 {
     const bk_counting *c = (const bk_counting *)f;
     bk_probes pr = bk_probes_for(h, c->m, c->block);
@@ -131,7 +142,7 @@ static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
     }
 }
 
-static int cnt_remove(bk_filter *f, const bk_hash *h)
+static int remove_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
     bk_probes pr = bk_probes_for(h, c->m, c->block);
@@ -151,7 +162,7 @@ static int cnt_remove(bk_filter *f, const bk_hash *h)
     return BK_OK;
 }
 
-static void cnt_clear(bk_filter *f)
+static void clear_unlocked(bk_filter *f)
 {
     bk_counting *c = (bk_counting *)f;
     memset(c->cells, 0, (size_t)c->nbytes);
@@ -164,6 +175,7 @@ static void cnt_destroy(bk_filter *f)
     const bk_allocator a = f->alloc;
     if (!c->borrowed)
         bk_payload_free(&a, c->cells, (size_t)c->nbytes);
+    pthread_rwlock_destroy(&c->lock);
     bk_mem_free(&a, c);
 }
 
@@ -191,7 +203,7 @@ static void cnt_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 
 /* Counter-wise saturating sum: the same counters as adding both key
  * multisets into one filter (a sum >= 15 is what 15 sticky increments give). */
-static int cnt_merge(bk_filter *dst, const bk_filter *src)
+static int merge_unlocked(bk_filter *dst, const bk_filter *src)
 {
     bk_counting *d = (bk_counting *)dst;
     const bk_counting *s = (const bk_counting *)src;
@@ -207,6 +219,54 @@ static int cnt_merge(bk_filter *dst, const bk_filter *src)
     bk_nibble_census(d->cells, (size_t)d->nbytes, &d->nonzero, &d->saturated);
     d->keys += s->keys;
     return BK_OK;
+}
+
+/* --- the locked entry points ------------------------------------------- */
+
+static pthread_rwlock_t *lock_of(const bk_filter *f)
+{
+    return &((bk_counting *)f)->lock;
+}
+
+static int cnt_add(bk_filter *f, const bk_hash *h)
+{
+    pthread_rwlock_wrlock(lock_of(f));
+    const int rc = add_unlocked(f, h);
+    pthread_rwlock_unlock(lock_of(f));
+    return rc;
+}
+
+static int cnt_contains(const bk_filter *f, const bk_hash *h)
+{
+    pthread_rwlock_rdlock(lock_of(f));
+    const int rc = contains_unlocked(f, h);
+    pthread_rwlock_unlock(lock_of(f));
+    return rc;
+}
+
+static int cnt_remove(bk_filter *f, const bk_hash *h)
+{
+    pthread_rwlock_wrlock(lock_of(f));
+    const int rc = remove_unlocked(f, h);
+    pthread_rwlock_unlock(lock_of(f));
+    return rc;
+}
+
+static void cnt_clear(bk_filter *f)
+{
+    pthread_rwlock_wrlock(lock_of(f));
+    clear_unlocked(f);
+    pthread_rwlock_unlock(lock_of(f));
+}
+
+/* dst's lock only: src must not be written meanwhile (as for bk_save). Taking
+ * both would deadlock two merges in opposite directions. */
+static int cnt_merge(bk_filter *dst, const bk_filter *src)
+{
+    pthread_rwlock_wrlock(lock_of(dst));
+    const int rc = merge_unlocked(dst, src);
+    pthread_rwlock_unlock(lock_of(dst));
+    return rc;
 }
 
 static const bk_filter_ops counting_ops = {
@@ -239,8 +299,13 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     if (!c)
         return BK_ENOMEM;
     memset(c, 0, sizeof *c);
+    if (pthread_rwlock_init(&c->lock, NULL) != 0) {
+        bk_mem_free(a, c);
+        return BK_ESYS;
+    }
     c->cells = bk_payload_alloc(a, (size_t)nbytes);
     if (!c->cells) {
+        pthread_rwlock_destroy(&c->lock);
         bk_mem_free(a, c);
         return BK_ENOMEM;
     }
@@ -262,6 +327,10 @@ int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     if (!c)
         return BK_ENOMEM;
     memset(c, 0, sizeof *c);
+    if (pthread_rwlock_init(&c->lock, NULL) != 0) {
+        bk_mem_free(a, c);
+        return BK_ESYS;
+    }
     c->m = slices[0].m;
     c->k = slices[0].k;
     c->block = slices[0].block;

@@ -10,16 +10,29 @@
  * new slice is started. A key already present in any slice is not added again,
  * so the slices' fills reflect distinct keys.
  *
- * Concurrency: slices live in a fixed table of BK_SCALABLE_MAX_SLICES pointers
- * that never moves; `count` is published with release after the slice is fully
- * built and read with acquire, so add/contains need no lock and see only
- * complete slices. Growth takes a mutex and re-checks, so concurrent writers
- * never add two slices for one. Adds racing with a growth may land in the
- * previous slice: harmless, its fill only goes slightly past 0.5.
+ * Concurrency: add and contains may run in any number of threads at once.
+ * Slices live in a fixed table of BK_SCALABLE_MAX_SLICES pointers that never
+ * moves; `count` is published with release after the slice is fully built and
+ * read with acquire, so contains takes no lock and sees only complete slices.
+ * Adds hold a read lock (shared among adders) and growth the write lock, so
+ * while any add runs the newest slice stays the newest: two threads adding one
+ * new key at once both land in that slice, whose add tells at most one of
+ * them the key is new (see standard.c), and growth happens once however many
+ * writers find the slice full. The read lock costs every add two atomic
+ * operations on a shared line; adds scale less well across threads than a
+ * standard filter's, which takes no lock.
  *
- * Cost: contains is O(slices * k) for absent keys (newest slice first: it is the
- * largest and holds most keys); the number of slices is logarithmic in the keys.
+ * Cost: contains probes the slices newest first: the newest holds about half
+ * the keys (growth 2), so a present key is usually found in the first slice
+ * probed; an absent key must probe them all (every slice: its k lines, or one
+ * line when blocked). The number of slices is logarithmic in the keys.
+ *
+ * Growth point: the newest slice is full when its fill passes 0.5, the fill of
+ * a classic slice at its capacity. A blocked slice is sized with more bits, so
+ * at its capacity its fill is below 0.5; it is full at that lower fill
+ * (1 - e^(-k n / m)), or it would take more keys than its rate allows.
  */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
 #include "scalable.h"
 
 #include <math.h>
@@ -31,14 +44,15 @@
 #include "../common/sizing.h"
 #include "../standard/standard.h"
 
-/* The newest slice's fill beyond which a new slice is started. */
+/* The newest slice's fill beyond which a new slice is started (classic). */
 #define BK_SCALABLE_GROW_FILL 0.5
 
 typedef struct bk_scalable {
     bk_filter base; /* first: a bk_scalable* is a bk_filter* */
     bk_std_slice *slices[BK_SCALABLE_MAX_SLICES];
     _Atomic uint32_t count; /* slices in use, >= 1 */
-    pthread_mutex_t grow_lock;
+    double full[BK_SCALABLE_MAX_SLICES]; /* fill at which slice i is full */
+    pthread_rwlock_t lock;               /* adds: read; growth: write */
 } bk_scalable;
 
 _Static_assert(offsetof(bk_scalable, base) == 0, "bk_filter must be the first member");
@@ -53,6 +67,14 @@ static int slice_params(const bk_config *cfg, uint32_t i, uint64_t *cap, double 
     *cap = (uint64_t)c;
     *fpr = p;
     return BK_OK;
+}
+
+static double full_fill(const bk_std_slice *s)
+{
+    if (!s->block)
+        return BK_SCALABLE_GROW_FILL;
+    const double at_capacity = -expm1(-(double)s->k * (double)s->capacity / (double)s->m);
+    return at_capacity < BK_SCALABLE_GROW_FILL ? at_capacity : BK_SCALABLE_GROW_FILL;
 }
 
 static int add_slice(bk_scalable *sf, uint32_t i)
@@ -73,6 +95,7 @@ static int add_slice(bk_scalable *sf, uint32_t i)
         return rc;
     }
     sf->slices[i] = s;
+    sf->full[i] = full_fill(s);
     atomic_store_explicit(&sf->count, i + 1, memory_order_release);
     return BK_OK;
 }
@@ -82,16 +105,15 @@ static uint32_t slice_count(const bk_scalable *sf)
     return atomic_load_explicit(&((bk_scalable *)sf)->count, memory_order_acquire);
 }
 
-/* Start a new slice if the newest one (index n-1) is past its fill limit. */
-static int grow_if_full(bk_scalable *sf, uint32_t n)
+/* Start slice n if slice n-1 is still the newest (nobody grew the chain
+ * meanwhile) and is full. Takes the write lock: no add is running. */
+static int grow(bk_scalable *sf, uint32_t n)
 {
-    if (bk_std_slice_fill(sf->slices[n - 1]) <= BK_SCALABLE_GROW_FILL)
-        return BK_OK;
-    pthread_mutex_lock(&sf->grow_lock);
+    pthread_rwlock_wrlock(&sf->lock);
     int rc = BK_OK;
-    if (slice_count(sf) == n) /* nobody grew it meanwhile */
+    if (slice_count(sf) == n && bk_std_slice_fill(sf->slices[n - 1]) > sf->full[n - 1])
         rc = add_slice(sf, n);
-    pthread_mutex_unlock(&sf->grow_lock);
+    pthread_rwlock_unlock(&sf->lock);
     return rc;
 }
 
@@ -116,12 +138,24 @@ static void scl_prefetch(const bk_filter *f, const bk_hash *h)
 static int scl_add(bk_filter *f, const bk_hash *h)
 {
     bk_scalable *sf = (bk_scalable *)f;
-    if (scl_contains(f, h))
-        return 0;
-    const int rc = grow_if_full(sf, slice_count(sf));
-    if (rc != BK_OK)
-        return rc;
-    return bk_std_slice_add(sf->slices[slice_count(sf) - 1], h);
+    for (;;) {
+        pthread_rwlock_rdlock(&sf->lock);
+        if (scl_contains(f, h)) {
+            pthread_rwlock_unlock(&sf->lock);
+            return 0;
+        }
+        const uint32_t n = slice_count(sf);
+        bk_std_slice *newest = sf->slices[n - 1];
+        if (bk_std_slice_fill(newest) <= sf->full[n - 1]) {
+            const int rc = bk_std_slice_add(newest, h);
+            pthread_rwlock_unlock(&sf->lock);
+            return rc;
+        }
+        pthread_rwlock_unlock(&sf->lock);
+        const int rc = grow(sf, n); /* then check again: the key may have arrived */
+        if (rc != BK_OK)
+            return rc;
+    }
 }
 
 static void free_slices_from(bk_scalable *sf, uint32_t first)
@@ -147,7 +181,7 @@ static void scl_destroy(bk_filter *f)
     bk_scalable *sf = (bk_scalable *)f;
     const bk_allocator a = f->alloc;
     free_slices_from(sf, 0);
-    pthread_mutex_destroy(&sf->grow_lock);
+    pthread_rwlock_destroy(&sf->lock);
     bk_mem_free(&a, sf);
 }
 
@@ -202,7 +236,7 @@ static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_scalable **
     memset(sf, 0, sizeof *sf);
     bk_filter_base_init(&sf->base, &scalable_ops, cfg, a);
     atomic_init(&sf->count, 0);
-    if (pthread_mutex_init(&sf->grow_lock, NULL) != 0) {
+    if (pthread_rwlock_init(&sf->lock, NULL) != 0) {
         bk_mem_free(a, sf);
         return BK_ESYS;
     }
@@ -240,13 +274,15 @@ int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
         if (!sf->slices[i]) {
             for (uint32_t j = 0; j < i; j++)
                 bk_mem_free(a, sf->slices[j]);
-            pthread_mutex_destroy(&sf->grow_lock);
+            pthread_rwlock_destroy(&sf->lock);
             bk_mem_free(a, sf);
             return BK_ENOMEM;
         }
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         bk_std_slice_adopt(sf->slices[i], &slices[i], borrowed);
+        sf->full[i] = full_fill(sf->slices[i]);
+    }
     atomic_store(&sf->count, n);
     *out = &sf->base;
     return BK_OK;

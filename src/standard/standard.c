@@ -2,18 +2,22 @@
  * standard.c - the classic Bloom filter: an m-bit array and k probes per key.
  *
  * Layout: bit i lives in byte i/8 under mask 0x80 >> (i % 8) (Redis's bit
- * order, see common/bits.h). Invariants: a bit once set is never cleared except
- * by clear(); set_bits equals the population count of the array, because a bit
- * is counted only by the thread whose atomic OR turned it from 0 to 1.
+ * order, see common/bits.h). The probes fall anywhere in the array (classic)
+ * or all inside one 512-bit, 64-byte block (blocked; see common/hash.h).
+ * Invariants: a bit once set is never cleared except by clear(); the striped
+ * set count equals the population count of the array, because a bit is counted
+ * only by the thread whose atomic OR turned it from 0 to 1.
  *
- * Concurrency: add ORs bits in with relaxed atomics, after a plain relaxed load
- * shows the bit clear (so re-adding a present key costs no locked instruction);
- * contains only loads. A key whose add has returned is visible to every later
- * contains in any thread that synchronises with the adder; concurrent add and
- * contains of the same key may see it either way, as with any set.
+ * Concurrency: add and contains may run in any number of threads at once, with
+ * no lock: add loads its probes (acquire) and ORs in only the clear bits
+ * (release, atomic); contains only loads. The answer of add is exact under
+ * races (see bk_std_slice_add). A key whose add has returned is visible to
+ * every later contains in any thread that synchronises with the adder.
  *
- * Cost: add and contains are O(k) probes, one cache miss each in a large array.
- * contains stops at the first clear bit, so absent keys cost ~2 probes on average.
+ * Cost: add and contains compute all k positions, then load them together, so
+ * their cache misses overlap (k lines for classic, one for blocked); contains
+ * has no branch per probe, add none per probe either (it loops over the clear
+ * bits only, and a present key costs no locked instruction).
  */
 #include "standard.h"
 
@@ -45,8 +49,7 @@ int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, bk_layout 
     s->fpr = fpr;
     s->nbytes = nbytes;
     s->bits = bits;
-    atomic_init(&s->set_bits, 0);
-    atomic_init(&s->keys, 0);
+    bk_stripes_init(&s->counts, 0, 0);
     s->borrowed = 0;
     return BK_OK;
 }
@@ -60,8 +63,7 @@ void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed)
     s->fpr = v->fpr;
     s->nbytes = v->nbytes;
     s->bits = (_Atomic uint8_t *)v->data;
-    atomic_init(&s->set_bits, v->set_bits);
-    atomic_init(&s->keys, v->keys);
+    bk_stripes_init(&s->counts, v->set_bits, v->keys);
     s->borrowed = borrowed;
 }
 
@@ -72,8 +74,8 @@ void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out)
     out->block = s->block;
     out->capacity = s->capacity;
     out->fpr = s->fpr;
-    out->set_bits = atomic_load_explicit(&s->set_bits, memory_order_relaxed);
-    out->keys = atomic_load_explicit(&s->keys, memory_order_relaxed);
+    out->set_bits = bk_stripes_set(&s->counts);
+    out->keys = bk_stripes_keys(&s->counts);
     out->saturated = 0;
     out->data = (uint8_t *)s->bits;
     out->nbytes = s->nbytes;
@@ -90,11 +92,10 @@ int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
         return BK_EINCOMPAT;
     const uint64_t set =
         bk_bits_combine((uint8_t *)dst->bits, (const uint8_t *)src->bits, (size_t)dst->nbytes, op);
-    atomic_store(&dst->set_bits, set);
-    const uint64_t dk = atomic_load(&dst->keys), sk = atomic_load(&src->keys);
+    const uint64_t dk = bk_stripes_keys(&dst->counts), sk = bk_stripes_keys(&src->counts);
     /* keys: adds reported new on either side (union), or at most the smaller
      * side (intersection): the figures bk_stats documents. */
-    atomic_store(&dst->keys, op == BK_BITS_OR ? dk + sk : (dk < sk ? dk : sk));
+    bk_stripes_init(&dst->counts, set, op == BK_BITS_OR ? dk + sk : (dk < sk ? dk : sk));
     return BK_OK;
 }
 
@@ -172,7 +173,9 @@ static int block_contains(const bk_std_slice *s, const bk_hash *h)
     return (int)hit;
 }
 
-/* The same two phases and the same rule as bk_std_slice_add, per word. */
+/* The same two phases and the same rule as bk_std_slice_add, with words as
+ * the units, in increasing word order: new iff this call's OR into its last
+ * word with a clear wanted bit found none of those bits set. */
 static int block_add(bk_std_slice *s, const bk_hash *h)
 {
     bk_word *words;
@@ -180,7 +183,7 @@ static int block_add(bk_std_slice *s, const bk_hash *h)
     block_masks(s, h, &words, want);
     unsigned todo = 0; /* words with a clear wanted bit */
     for (unsigned w = 0; w < 8; w++) {
-        miss[w] = want[w] & ~__atomic_load_n(&words[w], __ATOMIC_ACQUIRE);
+        miss[w] = want[w] & ~__atomic_load_n(&words[w], __ATOMIC_SEQ_CST);
         todo |= (unsigned)(miss[w] != 0) << w;
     }
     if (!todo)
@@ -190,36 +193,36 @@ static int block_add(bk_std_slice *s, const bk_hash *h)
     while (todo) {
         const unsigned w = (unsigned)__builtin_ctz(todo);
         todo &= todo - 1;
-        const uint64_t old = __atomic_fetch_or(&words[w], miss[w], __ATOMIC_RELEASE);
+        const uint64_t old = __atomic_fetch_or(&words[w], miss[w], __ATOMIC_SEQ_CST);
         changed += (uint64_t)__builtin_popcountll(miss[w] & ~old);
-        raced |= (old & miss[w]) != 0;
+        raced = (old & miss[w]) != 0; /* the last word decides */
     }
-    atomic_fetch_add_explicit(&s->set_bits, changed, memory_order_relaxed);
-    if (raced)
-        return 0;
-    atomic_fetch_add_explicit(&s->keys, 1, memory_order_relaxed);
-    return 1;
+    bk_stripes_add(&s->counts, changed, !raced);
+    return !raced;
 }
 #else
 #define BK_STD_WORDS 0
 #endif
 
 /*
- * add, exact under races. Two phases: (1) load every probed byte (acquire)
- * and note the probes whose bit is clear (set Z); (2) atomically OR in those
- * bits only (release), noting which ORs found the bit already set.
- * The key is reported new iff Z is not empty and every OR in Z flipped its
- * bit from 0 to 1. Two concurrent adds T and R of one key cannot both be
- * told new: each bit is flipped by exactly one thread, so Z_T and Z_R would
- * be disjoint, and then R read some b in Z_T as set, i.e. after T's OR of b,
- * which follows all of T's loads, including T's load of some b' in Z_R,
- * which read it set, i.e. after R's OR of b', which follows R's load of b: a
- * cycle. (Acquire loads and release ORs make this hold in the C11 model; on
- * x86 they cost nothing extra.) The price is that an add racing with another
- * key's add on a shared bit may answer "present" for a new key: the same
- * harm as a false positive, and as rare as such a race. Guava's put() reports
- * "changed" for every thread that flips any bit, so racing threads can all
- * be told new.
+ * add, exact under races. Two phases: (1) load every probed bit and note the
+ * probes whose bit is clear (set Z); (2) atomically OR in those bits, in probe
+ * order. The key is reported new iff Z is not empty and the OR of the last
+ * bit of Z (in probe order, repeats of a bit counted once) turned it from 0
+ * to 1.
+ * At most one of several concurrent adds T, R of one key is told new: with
+ * zT < zR their last bits, T read zR as set (zR is past all of Z_T), so after
+ * R's OR of zR, R's last step, which follows R's load of zT; R either saw zT
+ * clear and ORed it before zR, so before T did (T's OR of zT follows its load
+ * of zR), or saw it set, i.e. after T's OR of zT, which follows T's load of
+ * zR: a cycle either way. At least one is: of the bits clear before the race,
+ * the last one is ORed first by some thread that saw it clear, and it is that
+ * thread's last bit. (Sequentially consistent loads and ORs make the orders
+ * above exist in the C11 model; on x86 they are plain loads and the locked
+ * ORs we pay anyway.) The price: an add racing with another key's add on the
+ * very same bit may answer "present" for a new key, the harm of one false
+ * positive. Guava's put() reports "changed" to every thread that flips any
+ * bit, so racing threads can all be told a key is new.
  * The loop over Z has one iteration per clear bit (no branch per probe), and
  * a present key costs no locked instruction at all.
  */
@@ -244,7 +247,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
         }
         uint64_t z = 0;
         for (unsigned i = 0; i < n; i++)
-            z |= (uint64_t)!(atomic_load_explicit(&s->bits[at[i]], memory_order_acquire) & mask[i])
+            z |= (uint64_t)!(atomic_load_explicit(&s->bits[at[i]], memory_order_seq_cst) & mask[i])
                  << i;
         zero[done / 64] |= z << (done % 64);
         any |= z != 0;
@@ -268,19 +271,17 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
             const unsigned i = (unsigned)__builtin_ctzll(z);
             z &= z - 1;
             const uint8_t old =
-                atomic_fetch_or_explicit(&s->bits[at[i]], mask[i], memory_order_release);
-            if (!(old & mask[i]))
+                atomic_fetch_or_explicit(&s->bits[at[i]], mask[i], memory_order_seq_cst);
+            if (!(old & mask[i])) {
                 changed++;
-            else if (!same_as_earlier(s, h, zero, done + i))
+                raced = 0; /* the last distinct bit decides */
+            } else if (!same_as_earlier(s, h, zero, done + i)) {
                 raced = 1;
+            }
         }
     }
-    if (changed)
-        atomic_fetch_add_explicit(&s->set_bits, changed, memory_order_relaxed);
-    if (raced)
-        return 0;
-    atomic_fetch_add_explicit(&s->keys, 1, memory_order_relaxed);
-    return 1;
+    bk_stripes_add(&s->counts, changed, !raced);
+    return !raced;
 }
 
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
@@ -326,13 +327,12 @@ int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
 void bk_std_slice_clear(bk_std_slice *s)
 {
     memset((void *)s->bits, 0, (size_t)s->nbytes);
-    atomic_store(&s->set_bits, 0);
-    atomic_store(&s->keys, 0);
+    bk_stripes_init(&s->counts, 0, 0);
 }
 
 double bk_std_slice_fill(const bk_std_slice *s)
 {
-    return (double)atomic_load_explicit(&s->set_bits, memory_order_relaxed) / (double)s->m;
+    return (double)bk_stripes_set(&s->counts) / (double)s->m;
 }
 
 /* --- the standard variant: one slice behind the vtable ------------------- */

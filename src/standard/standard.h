@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "../common/filter_impl.h"
+#include "../common/stripes.h"
 
 typedef struct bk_std_slice {
     uint64_t m;                /* bits, 1 .. BK_BITS_MAX */
@@ -25,8 +26,7 @@ typedef struct bk_std_slice {
     double fpr;                /* rate it was sized for */
     uint64_t nbytes;           /* payload bytes: ceil(m / 8) */
     _Atomic uint8_t *bits;     /* bit i: byte i/8, mask 0x80 >> (i % 8) */
-    _Atomic uint64_t set_bits; /* population count of bits */
-    _Atomic uint64_t keys;     /* adds that reported a new key */
+    bk_stripes counts;         /* set: population count of bits; keys: adds reported new */
     int borrowed;              /* bits belong to a file mapping: never freed here */
 } bk_std_slice;
 
