@@ -206,8 +206,9 @@ static void print_table(const workload *w, const run *lb, run bk[][NMODES])
 {
     printf("n = %zu keys (synthetic URLs, 59-83 bytes), p = %g, hash siphash24, %zu lookups of "
            "each kind; libbloom %s\n",
-           w->in.n, w->p, w->lookups, lb->ok ? "1.6 (Debian libbloom-dev), same keys, same run"
-                                             : "not built (install libbloom-dev): column n/a");
+           w->in.n, w->p, w->lookups,
+           lb->ok ? "1.6 (Debian libbloom-dev), same keys, same run"
+                  : "not built (install libbloom-dev): column n/a");
     printf("%-9s %-8s %-15s %9s %8s | %9s %8s %8s | %8s %9s\n", "variant", "layout", "operation",
            "single", "vs lb", "batch", "vs lb", "vs sgl", "bits/key", "fpr");
     printf("%-9s %-8s %-15s %9s %8s | %9s %8s %8s |\n", "", "", "", "ns/op", "", "ns/op", "", "");
@@ -339,8 +340,8 @@ static void sweep(const char *path, size_t max, double p)
         const workload w = {in, absent, n < nlook ? n : nlook, p};
         const run lb = run_libbloom(&w);
         if (lb.ok)
-            fprintf(out, "%zu libbloom %.2f %.2f %.2f %.3f %.3e\n", n, lb.ns[0], lb.ns[1],
-                    lb.ns[2], lb.bits_per_key, lb.fpr);
+            fprintf(out, "%zu libbloom %.2f %.2f %.2f %.3f %.3e\n", n, lb.ns[0], lb.ns[1], lb.ns[2],
+                    lb.bits_per_key, lb.fpr);
         for (size_t c = 0; c < NCONFIGS; c++) {
             char text[96];
             config_text(c, text, sizeof text);

@@ -32,26 +32,26 @@
 /* ------------------------------------------- the textbook portable peer */
 
 #define TB_ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define TB_LE64(p)                                                                                \
-    (((uint64_t)((p)[0])) | ((uint64_t)((p)[1]) << 8) | ((uint64_t)((p)[2]) << 16) |              \
-     ((uint64_t)((p)[3]) << 24) | ((uint64_t)((p)[4]) << 32) | ((uint64_t)((p)[5]) << 40) |       \
+#define TB_LE64(p)                                                                                 \
+    (((uint64_t)((p)[0])) | ((uint64_t)((p)[1]) << 8) | ((uint64_t)((p)[2]) << 16) |               \
+     ((uint64_t)((p)[3]) << 24) | ((uint64_t)((p)[4]) << 32) | ((uint64_t)((p)[5]) << 40) |        \
      ((uint64_t)((p)[6]) << 48) | ((uint64_t)((p)[7]) << 56))
-#define TB_ROUND                                                                                  \
-    do {                                                                                          \
-        v0 += v1;                                                                                 \
-        v1 = TB_ROTL(v1, 13);                                                                     \
-        v1 ^= v0;                                                                                 \
-        v0 = TB_ROTL(v0, 32);                                                                     \
-        v2 += v3;                                                                                 \
-        v3 = TB_ROTL(v3, 16);                                                                     \
-        v3 ^= v2;                                                                                 \
-        v0 += v3;                                                                                 \
-        v3 = TB_ROTL(v3, 21);                                                                     \
-        v3 ^= v0;                                                                                 \
-        v2 += v1;                                                                                 \
-        v1 = TB_ROTL(v1, 17);                                                                     \
-        v1 ^= v2;                                                                                 \
-        v2 = TB_ROTL(v2, 32);                                                                     \
+#define TB_ROUND                                                                                   \
+    do {                                                                                           \
+        v0 += v1;                                                                                  \
+        v1 = TB_ROTL(v1, 13);                                                                      \
+        v1 ^= v0;                                                                                  \
+        v0 = TB_ROTL(v0, 32);                                                                      \
+        v2 += v3;                                                                                  \
+        v3 = TB_ROTL(v3, 16);                                                                      \
+        v3 ^= v2;                                                                                  \
+        v0 += v3;                                                                                  \
+        v3 = TB_ROTL(v3, 21);                                                                      \
+        v3 ^= v0;                                                                                  \
+        v2 += v1;                                                                                  \
+        v1 = TB_ROTL(v1, 17);                                                                      \
+        v1 ^= v2;                                                                                  \
+        v2 = TB_ROTL(v2, 32);                                                                      \
     } while (0)
 
 /* 128-bit SipHash-c-d, the straightforward way. */
@@ -71,14 +71,23 @@ static void textbook128(int c, int d, const uint8_t key[16], const uint8_t *in, 
         v0 ^= m;
     }
     switch (len & 7) {
-    case 7: b |= (uint64_t)in[6] << 48; /* fall through */
-    case 6: b |= (uint64_t)in[5] << 40; /* fall through */
-    case 5: b |= (uint64_t)in[4] << 32; /* fall through */
-    case 4: b |= (uint64_t)in[3] << 24; /* fall through */
-    case 3: b |= (uint64_t)in[2] << 16; /* fall through */
-    case 2: b |= (uint64_t)in[1] << 8;  /* fall through */
-    case 1: b |= (uint64_t)in[0]; break;
-    default: break;
+    case 7:
+        b |= (uint64_t)in[6] << 48; /* fall through */
+    case 6:
+        b |= (uint64_t)in[5] << 40; /* fall through */
+    case 5:
+        b |= (uint64_t)in[4] << 32; /* fall through */
+    case 4:
+        b |= (uint64_t)in[3] << 24; /* fall through */
+    case 3:
+        b |= (uint64_t)in[2] << 16; /* fall through */
+    case 2:
+        b |= (uint64_t)in[1] << 8; /* fall through */
+    case 1:
+        b |= (uint64_t)in[0];
+        break;
+    default:
+        break;
     }
     v3 ^= b;
     for (int i = 0; i < c; i++)
@@ -141,8 +150,8 @@ typedef struct peer {
 /* Best of `reps` timings of `count` hashes of len-byte messages taken at
  * varying offsets of buf (independent inputs: throughput, as a filter's
  * batch sees it). */
-static void measure(hash_fn fn, const uint8_t *buf, size_t len, size_t count, int reps,
-                    double *ns, double *cpb)
+static void measure(hash_fn fn, const uint8_t *buf, size_t len, size_t count, int reps, double *ns,
+                    double *cpb)
 {
     const uint8_t key[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
     uint8_t out[16], acc = 0;

@@ -260,9 +260,13 @@ BK_API void bk_free(bk_filter *f);
  * scalable then change nothing; counting still increments (a multiset: a key
  * added twice needs two removals). Errors: BK_EINVAL (f NULL, key NULL with
  * len > 0), BK_ENOMEM / BK_ERANGE (scalable could not add a slice; the key is
- * not added). Thread-safety: concurrent bk_add/bk_contains are safe on standard
- * and scalable filters; counting filters need the caller's lock around
- * bk_add/bk_remove. */
+ * not added). Thread-safety: concurrent bk_add, bk_contains and (counting)
+ * bk_remove are safe on every variant. standard: lock-free (atomic OR);
+ * scalable: lookups lock-free, adds share a read lock, growth is exclusive;
+ * counting: an internal read-write lock (writers one at a time, lookups
+ * shared). The answer is exact under races: of several threads adding the
+ * same new key at once, at most one is told 1 (one exactly, barring a false
+ * positive; counting: exactly one). */
 BK_API int bk_add(bk_filter *f, const void *key, size_t len);
 
 /* Query a key: 1 maybe present, 0 definitely absent, BK_EINVAL for f NULL or
@@ -287,7 +291,8 @@ BK_API int bk_contains_batch(const bk_filter *f, const void *const *keys, const 
  * probed counter is zero: the key was never added; nothing changes),
  * BK_ENOTSUP (standard, scalable), BK_EINVAL. Saturated counters (15) are
  * sticky and never decremented, so a removal can never cause a false negative.
- * Not concurrent with any other use of a counting filter. */
+ * Concurrent with bk_add/bk_contains/bk_remove (the filter's write lock: a
+ * removal and its rollback are one step to every other thread). */
 BK_API int bk_remove(bk_filter *f, const void *key, size_t len);
 
 /* Empty the filter (scalable: back to one slice), keeping its configuration and

@@ -27,6 +27,7 @@ static const suite_fn all_suites[] = {
     golden_suite,
     cli_suite,
     batch_suite,
+    blocked_suite,
 };
 /* clang-format on */
 

@@ -21,5 +21,6 @@ Suite *merge_suite(void);
 Suite *golden_suite(void);
 Suite *cli_suite(void);
 Suite *batch_suite(void);
+Suite *blocked_suite(void);
 
 #endif

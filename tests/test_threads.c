@@ -84,6 +84,60 @@ static void stress(const char *cfg)
     bk_free(f);
 }
 
+/* counting: writers add their own keys and remove them again while readers
+ * check keys added before; a removal must never disturb another key (no
+ * false negative), none may fail, and at the end only the preloaded keys
+ * remain, with the counters exactly as after preloading. */
+static void *churner(void *arg)
+{
+    job *j = arg;
+    char key[48], family[16];
+    snprintf(family, sizeof family, "c%d", j->id);
+    for (int round = 0; round < 3; round++) {
+        for (uint64_t i = 0; i < PER_WRITER / 5; i++)
+            if (bk_add(j->f, key, tu_key(key, sizeof key, family, i)) < 0)
+                j->errors++;
+        for (uint64_t i = 0; i < PER_WRITER / 5; i++)
+            if (bk_remove(j->f, key, tu_key(key, sizeof key, family, i)) != BK_OK)
+                j->errors++;
+    }
+    return NULL;
+}
+
+static void churn(const char *cfg)
+{
+    bk_filter *f = tu_filter(cfg);
+    char key[48];
+    for (uint64_t i = 0; i < PRELOADED; i++)
+        bk_add(f, key, tu_key(key, sizeof key, "pre", i));
+    bk_filter_stats before;
+    ck_assert_int_eq(bk_stats(f, &before), BK_OK);
+    pthread_t t[WRITERS + READERS];
+    job jobs[WRITERS + READERS];
+    for (int i = 0; i < WRITERS + READERS; i++) {
+        jobs[i] = (job){f, i, 0, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, i < WRITERS ? churner : reader, &jobs[i]), 0);
+    }
+    for (int i = 0; i < WRITERS + READERS; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_uint_eq(jobs[i].misses, 0);
+        ck_assert_uint_eq(jobs[i].errors, 0);
+    }
+    bk_filter_stats after;
+    ck_assert_int_eq(bk_stats(f, &after), BK_OK);
+    ck_assert_uint_eq(after.keys, PRELOADED);
+    ck_assert_uint_eq(after.set_bits, before.set_bits); /* non-zero counters */
+    ck_assert_uint_eq(after.saturated, before.saturated);
+    bk_free(f);
+}
+
+START_TEST(counting_concurrent_remove)
+{
+    churn("variant=counting capacity=300000 fpr=0.01");
+    churn("variant=counting capacity=300000 fpr=0.01 layout=blocked");
+}
+END_TEST
+
 START_TEST(standard_concurrent_add_contains)
 {
     stress("variant=standard capacity=300000 fpr=0.01");
@@ -193,6 +247,7 @@ Suite *threads_suite(void)
     tcase_add_test(tc, standard_concurrent_add_contains);
     tcase_add_test(tc, scalable_concurrent_growth);
     tcase_add_test(tc, counting_concurrent_add_contains);
+    tcase_add_test(tc, counting_concurrent_remove);
     tcase_add_test(tc, add_is_exact_under_races);
     suite_add_tcase(s, tc);
     return s;

@@ -93,7 +93,8 @@ static void *aligned_calloc(const bk_allocator *a, size_t size)
     uint8_t *raw = bk_mem_calloc(a, size + LINE + sizeof(void *), 1);
     if (!raw)
         return NULL;
-    uint8_t *p = (uint8_t *)(((uintptr_t)(raw + sizeof(void *)) + LINE - 1) & ~(uintptr_t)(LINE - 1));
+    uint8_t *p =
+        (uint8_t *)(((uintptr_t)(raw + sizeof(void *)) + LINE - 1) & ~(uintptr_t)(LINE - 1));
     memcpy(p - sizeof(void *), &raw, sizeof raw);
     return p;
 }

@@ -22,11 +22,11 @@ void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
 /* Free p (NULL is fine) with the allocator that made it. */
 void bk_mem_free(const bk_allocator *a, void *p);
 
-/* A filter payload: size zeroed bytes, starting on a 64-byte boundary. With the default allocator, payloads of
- * BK_HUGE_PAYLOAD bytes or more come from an anonymous mapping aligned to
- * 2 MiB and advised MADV_HUGEPAGE (transparent huge pages: one TLB entry per
- * 2 MiB instead of per 4 KiB, where the kernel offers them), zeroed lazily by
- * the kernel. Free only with bk_payload_free and the same size. */
+/* A filter payload: size zeroed bytes, starting on a 64-byte boundary. With the default allocator,
+ * payloads of BK_HUGE_PAYLOAD bytes or more come from an anonymous mapping aligned to 2 MiB and
+ * advised MADV_HUGEPAGE (transparent huge pages: one TLB entry per 2 MiB instead of per 4 KiB,
+ * where the kernel offers them), zeroed lazily by the kernel. Free only with bk_payload_free and
+ * the same size. */
 #define BK_HUGE_PAYLOAD ((size_t)2 << 20)
 void *bk_payload_alloc(const bk_allocator *a, size_t size);
 void bk_payload_free(const bk_allocator *a, void *p, size_t size);

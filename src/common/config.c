@@ -228,8 +228,8 @@ static int apply(bk_config *c, const char *key, const char *val, const char **ra
     return 0;
 }
 
-static const char *const known_keys[] = {"variant", "capacity", "fpr",    "growth",
-                                         "tightening", "hash", "layout", "key"};
+static const char *const known_keys[] = {"variant",    "capacity", "fpr",    "growth",
+                                         "tightening", "hash",     "layout", "key"};
 #define NKEYS (sizeof known_keys / sizeof *known_keys)
 
 static int is_sep(char ch)

@@ -65,9 +65,9 @@ static inline uint64_t bk_reduce(uint64_t x, uint64_t m)
 typedef struct bk_probes {
     uint64_t x, step; /* classic: double-hashing state; blocked: the LCG state */
     uint64_t i;
-    uint64_t base;    /* first cell of the key's block; 0 for classic */
-    uint64_t range;   /* m for classic */
-    unsigned shift;   /* blocked: 64 - log2(B); 0 for classic */
+    uint64_t base;  /* first cell of the key's block; 0 for classic */
+    uint64_t range; /* m for classic */
+    unsigned shift; /* blocked: 64 - log2(B); 0 for classic */
 } bk_probes;
 
 #define BK_LCG_MUL UINT64_C(6364136223846793005)

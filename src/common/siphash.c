@@ -95,17 +95,21 @@ SIP_INLINE void sip_round(sip_state *s)
 SIP_INLINE void sip_rounds(sip_state *s, unsigned n)
 {
     switch (n) {
-    case 4: sip_round(s); /* fall through */
-    case 3: sip_round(s); /* fall through */
-    case 2: sip_round(s); /* fall through */
-    default: sip_round(s);
+    case 4:
+        sip_round(s); /* fall through */
+    case 3:
+        sip_round(s); /* fall through */
+    case 2:
+        sip_round(s); /* fall through */
+    default:
+        sip_round(s);
     }
 }
 
 /* Initialise, absorb the whole message, and leave the state ready for
  * finalisation. wide selects the 128-bit mode's initialisation. */
 SIP_INLINE sip_state sip_absorb(const bk_sipkey *key, unsigned c, int wide, const uint8_t *in,
-                                   size_t len)
+                                size_t len)
 {
     sip_state s = {key->k0 ^ SIP_C0, key->k1 ^ SIP_C1, key->k0 ^ SIP_C2, key->k1 ^ SIP_C3};
     if (wide)
@@ -124,14 +128,23 @@ SIP_INLINE sip_state sip_absorb(const bk_sipkey *key, unsigned c, int wide, cons
     const uint8_t *t = in + whole;
     uint64_t b = (uint64_t)(len & 0xff) << 56;
     switch (len % 8) {
-    case 7: b |= (uint64_t)t[6] << 48; /* fall through */
-    case 6: b |= (uint64_t)t[5] << 40; /* fall through */
-    case 5: b |= (uint64_t)t[4] << 32; /* fall through */
-    case 4: b |= (uint64_t)t[3] << 24; /* fall through */
-    case 3: b |= (uint64_t)t[2] << 16; /* fall through */
-    case 2: b |= (uint64_t)t[1] << 8;  /* fall through */
-    case 1: b |= (uint64_t)t[0]; break;
-    default: break;
+    case 7:
+        b |= (uint64_t)t[6] << 48; /* fall through */
+    case 6:
+        b |= (uint64_t)t[5] << 40; /* fall through */
+    case 5:
+        b |= (uint64_t)t[4] << 32; /* fall through */
+    case 4:
+        b |= (uint64_t)t[3] << 24; /* fall through */
+    case 3:
+        b |= (uint64_t)t[2] << 16; /* fall through */
+    case 2:
+        b |= (uint64_t)t[1] << 8; /* fall through */
+    case 1:
+        b |= (uint64_t)t[0];
+        break;
+    default:
+        break;
     }
     s.v3 ^= b;
     sip_rounds(&s, c);
@@ -145,8 +158,7 @@ bk_sipkey bk_sipkey_from_bytes(const uint8_t key[16])
     return k;
 }
 
-SIP_INLINE uint64_t sip64(const bk_sipkey *key, unsigned c, unsigned d, const void *msg,
-                             size_t len)
+SIP_INLINE uint64_t sip64(const bk_sipkey *key, unsigned c, unsigned d, const void *msg, size_t len)
 {
     sip_state s = sip_absorb(key, c, 0, (const uint8_t *)msg, len);
     s.v2 ^= 0xff;
@@ -155,7 +167,7 @@ SIP_INLINE uint64_t sip64(const bk_sipkey *key, unsigned c, unsigned d, const vo
 }
 
 SIP_INLINE void sip128(const bk_sipkey *key, unsigned c, unsigned d, const void *msg, size_t len,
-                          uint64_t out[2])
+                       uint64_t out[2])
 {
     sip_state s = sip_absorb(key, c, 1, (const uint8_t *)msg, len);
     s.v2 ^= SIP_128_INIT;

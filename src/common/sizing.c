@@ -98,7 +98,7 @@ double bk_rate_blocked(uint64_t m, unsigned k, uint64_t n, unsigned block)
         return 0.0;
     const double lambda = (double)n * (double)block / (double)m;
     const double miss = log1p(-1.0 / (double)block); /* ln(1 - 1/B) */
-    if (lambda > 1e5) /* the block loads concentrate at lambda */
+    if (lambda > 1e5)                                /* the block loads concentrate at lambda */
         return pow(-expm1((double)k * lambda * miss), (double)k);
     const double spread = 12.0 * sqrt(lambda) + 24.0;
     const double j_lo = floor(lambda - spread) < 0.0 ? 0.0 : floor(lambda - spread);

@@ -9,7 +9,8 @@ static _Thread_local unsigned my_stripe; /* 0: not chosen yet, else stripe + 1 *
 unsigned bk_thread_stripe(void)
 {
     if (!my_stripe)
-        my_stripe = atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % BK_STRIPES + 1;
+        my_stripe =
+            atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % BK_STRIPES + 1;
     return my_stripe - 1;
 }
 

@@ -53,7 +53,7 @@ typedef struct bk_counting {
     uint64_t nonzero;
     uint64_t saturated;
     uint64_t keys;
-    int borrowed; /* cells belong to a file mapping */
+    int borrowed;          /* cells belong to a file mapping */
     pthread_rwlock_t lock; /* writers exclusive, lookups shared */
 } bk_counting;
 

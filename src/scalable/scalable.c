@@ -50,7 +50,7 @@
 typedef struct bk_scalable {
     bk_filter base; /* first: a bk_scalable* is a bk_filter* */
     bk_std_slice *slices[BK_SCALABLE_MAX_SLICES];
-    _Atomic uint32_t count; /* slices in use, >= 1 */
+    _Atomic uint32_t count;              /* slices in use, >= 1 */
     double full[BK_SCALABLE_MAX_SLICES]; /* fill at which slice i is full */
     pthread_rwlock_t lock;               /* adds: read; growth: write */
 } bk_scalable;

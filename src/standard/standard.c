@@ -149,8 +149,7 @@ static int same_as_earlier(const bk_std_slice *s, const bk_hash *h, const uint64
 #define BK_STD_WORDS 1
 typedef uint64_t __attribute__((may_alias)) bk_word; /* the payload bytes, as words */
 
-static void block_masks(const bk_std_slice *s, const bk_hash *h, bk_word **words,
-                        uint64_t want[8])
+static void block_masks(const bk_std_slice *s, const bk_hash *h, bk_word **words, uint64_t want[8])
 {
     bk_probes pr = bk_probes_for(h, s->m, s->block);
     *words = (bk_word *)(void *)((uint8_t *)s->bits + pr.base / 8);
@@ -247,7 +246,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
         }
         uint64_t z = 0;
         for (unsigned i = 0; i < n; i++)
-            z |= (uint64_t)!(atomic_load_explicit(&s->bits[at[i]], memory_order_seq_cst) & mask[i])
+            z |= (uint64_t) !(atomic_load_explicit(&s->bits[at[i]], memory_order_seq_cst) & mask[i])
                  << i;
         zero[done / 64] |= z << (done % 64);
         any |= z != 0;
@@ -266,7 +265,8 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
                 at[i] = bk_bit_byte(bit);
                 mask[i] = bk_bit_mask(bit);
             }
-        uint64_t z = (zero[done / 64] >> (done % 64)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
+        uint64_t z =
+            (zero[done / 64] >> (done % 64)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
         while (z) {
             const unsigned i = (unsigned)__builtin_ctzll(z);
             z &= z - 1;

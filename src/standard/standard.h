@@ -19,15 +19,15 @@
 #include "../common/stripes.h"
 
 typedef struct bk_std_slice {
-    uint64_t m;                /* bits, 1 .. BK_BITS_MAX */
-    unsigned k;                /* probes per key */
-    unsigned block;            /* bits per block (blocked layout), 0 for classic */
-    uint64_t capacity;         /* keys it was sized for */
-    double fpr;                /* rate it was sized for */
-    uint64_t nbytes;           /* payload bytes: ceil(m / 8) */
-    _Atomic uint8_t *bits;     /* bit i: byte i/8, mask 0x80 >> (i % 8) */
-    bk_stripes counts;         /* set: population count of bits; keys: adds reported new */
-    int borrowed;              /* bits belong to a file mapping: never freed here */
+    uint64_t m;            /* bits, 1 .. BK_BITS_MAX */
+    unsigned k;            /* probes per key */
+    unsigned block;        /* bits per block (blocked layout), 0 for classic */
+    uint64_t capacity;     /* keys it was sized for */
+    double fpr;            /* rate it was sized for */
+    uint64_t nbytes;       /* payload bytes: ceil(m / 8) */
+    _Atomic uint8_t *bits; /* bit i: byte i/8, mask 0x80 >> (i % 8) */
+    bk_stripes counts;     /* set: population count of bits; keys: adds reported new */
+    int borrowed;          /* bits belong to a file mapping: never freed here */
 } bk_std_slice;
 
 /* Size a slice for `capacity` keys at `fpr` in `layout` and allocate its

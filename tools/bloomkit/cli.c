@@ -28,6 +28,7 @@ static const struct optdef {
     {"growth", 0, 1, O_GROWTH},
     {"tightening", 0, 1, O_TIGHTENING},
     {"hash", 0, 1, O_HASH},
+    {"layout", 0, 1, O_LAYOUT},
     {"key", 0, 1, O_KEY},
     {"state", 0, 1, O_STATE},
     {"checkpoint", 0, 1, O_CHECKPOINT},
@@ -115,6 +116,9 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
         break;
     case O_HASH:
         o->hash = val;
+        break;
+    case O_LAYOUT:
+        o->layout = val;
         break;
     case O_KEY:
         o->key = val;
@@ -262,8 +266,13 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     const char *base = file_text ? file_text : o->config_text ? o->config_text : "";
     const struct {
         const char *key, *val;
-    } flags[] = {{"variant", o->variant}, {"capacity", o->capacity},     {"fpr", o->fpr},
-                 {"growth", o->growth},   {"tightening", o->tightening}, {"hash", o->hash},
+    } flags[] = {{"variant", o->variant},
+                 {"capacity", o->capacity},
+                 {"fpr", o->fpr},
+                 {"growth", o->growth},
+                 {"tightening", o->tightening},
+                 {"hash", o->hash},
+                 {"layout", o->layout},
                  {"key", o->key}};
     size_t need = strlen(base) + 2;
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)

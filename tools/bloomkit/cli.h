@@ -39,16 +39,17 @@ enum {
     O_INVERT = 1u << 15,
     O_FORCE = 1u << 16,
     O_SHOW_KEY = 1u << 17,
-    O_HELP = 1u << 18
+    O_HELP = 1u << 18,
+    O_LAYOUT = 1u << 19
 };
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
-     O_HASH | O_KEY)
+     O_HASH | O_LAYOUT | O_KEY)
 
 typedef struct cli_opts {
     const char *cmd;
     const char *config_text, *config_file;
-    const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *key;
+    const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *layout, *key;
     const char *state;
     uint64_t checkpoint;
     int json, quiet, progress, null_sep, invert, force, show_key, help;

@@ -51,19 +51,45 @@ static int checkpoint(dedup_job *j)
     return rc == BK_OK ? 0 : cli_lib_fail(j->o, rc, j->o->state);
 }
 
-static int on_line(void *ctx, const uint8_t *raw, size_t rawlen, size_t keylen)
+/* Add the batch's keys with one batch call, emit the lines that were new, in
+ * order; split at every --checkpoint boundary, so a checkpoint covers
+ * exactly the records before it. */
+static int on_batch(void *ctx, const record *recs, size_t n)
 {
     dedup_job *j = ctx;
-    const int rc = bk_add(j->f, raw, keylen);
-    if (rc < 0)
-        return cli_lib_fail(j->o, rc, "filter");
-    if (rc == 1) {
-        j->emitted++;
-        if (out_write(&j->out, raw, rawlen) != 0)
-            return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+    if (n == 0) /* input idle: deliver what was decided */
+        return out_flush(&j->out) == 0
+                   ? 0
+                   : cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+    const void *keys[INPUT_BATCH];
+    size_t lens[INPUT_BATCH];
+    int results[INPUT_BATCH];
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = recs[i].raw;
+        lens[i] = recs[i].keylen;
     }
-    if (++j->seen % (j->o->checkpoint ? j->o->checkpoint : UINT64_MAX) == 0)
-        return checkpoint(j);
+    const uint64_t every = j->o->checkpoint ? j->o->checkpoint : UINT64_MAX;
+    size_t done = 0;
+    while (done < n) {
+        const uint64_t to_checkpoint = every - j->seen % every;
+        const size_t take = to_checkpoint < n - done ? (size_t)to_checkpoint : n - done;
+        const int rc = bk_add_batch(j->f, keys + done, lens + done, take, results + done);
+        if (rc < 0)
+            return cli_lib_fail(j->o, rc, "filter");
+        for (size_t i = done; i < done + take; i++)
+            if (results[i] == 1) {
+                j->emitted++;
+                if (out_write(&j->out, recs[i].raw, recs[i].rawlen) != 0)
+                    return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+            }
+        j->seen += take;
+        done += take;
+        if (j->seen % every == 0) {
+            const int crc = checkpoint(j);
+            if (crc)
+                return crc;
+        }
+    }
     return 0;
 }
 
@@ -82,6 +108,8 @@ static const char *first_difference(const bk_config *a, const bk_config *b)
         return "tightening";
     if (a->hash != b->hash)
         return "hash";
+    if (a->layout != b->layout)
+        return "layout";
     if (memcmp(a->key, b->key, sizeof a->key) != 0)
         return "key";
     return NULL;
@@ -143,7 +171,7 @@ int cmd_dedup(int argc, char **argv)
     }
     cli_install_signals();
     uint64_t lines = 0;
-    rc = run_inputs(&o, o.args, o.nargs, on_line, &j, j.f, &lines);
+    rc = run_inputs(&o, o.args, o.nargs, on_batch, &j, j.f, &lines);
     if (rc == 0 || rc == INPUTS_STOPPED) {
         const int crc = checkpoint(&j);
         if (crc)

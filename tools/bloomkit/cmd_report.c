@@ -9,9 +9,11 @@
 #include "cli.h"
 
 static const char plan_usage[] =
-    "usage: bloomkit plan --capacity N --fpr P [--variant V] [--json]\n"
+    "usage: bloomkit plan --capacity N --fpr P [--variant V] [--layout L] [--json]\n"
     "Size a filter for N keys at false-positive rate P: bits m = ceil(-N ln P / ln^2 2),\n"
-    "bytes, probes k and the rate after N keys. counting filters take 4x the bytes.\n";
+    "bytes, probes k and the rate after N keys. counting filters take 4x the bytes;\n"
+    "--layout blocked (all probes in one 64-byte line) takes more bits for the same\n"
+    "rate; scalable shows its first slice (rate P * (1 - tightening)).\n";
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--show-key]\n"
     "Show a filter file's figures: variant, size, k, keys added, estimated distinct\n"
@@ -30,7 +32,8 @@ static void json_num(const char *name, double v, int last)
 int cmd_plan(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "plan", O_CAPACITY | O_FPR | O_VARIANT | O_JSON | O_HELP, &o);
+    int rc = cli_parse(argc, argv, "plan",
+                       O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON | O_HELP, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(plan_usage);
     if (o.nargs)
@@ -43,15 +46,16 @@ int cmd_plan(int argc, char **argv)
     if (rc)
         return rc;
     bk_plan p;
-    rc = bk_plan_size(cfg.capacity, cfg.fpr, &p);
+    rc = bk_plan_config(&cfg, &p);
     if (rc != BK_OK)
         return cli_fail(&o, cli_exit_for(rc), "cannot size %llu keys at %g: %s",
                         (unsigned long long)cfg.capacity, cfg.fpr, bk_strerror(rc));
-    const uint64_t bytes = cfg.variant == BK_VARIANT_COUNTING ? (p.bits + 1) / 2 : p.bytes;
+    const uint64_t bytes = p.bytes;
     char human[32];
     cli_human_bytes(bytes, human, sizeof human);
     if (o.json) {
-        printf("{\"variant\":\"%s\",\"capacity\":%llu,", bk_variant_name(cfg.variant),
+        printf("{\"variant\":\"%s\",\"layout\":\"%s\",\"capacity\":%llu,",
+               bk_variant_name(cfg.variant), bk_layout_name(cfg.layout),
                (unsigned long long)cfg.capacity);
         json_num("fpr", cfg.fpr, 0);
         printf("\"bits\":%llu,\"m\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,",
@@ -62,6 +66,7 @@ int cmd_plan(int argc, char **argv)
         printf("}\n");
     } else {
         printf("variant       %s\n", bk_variant_name(cfg.variant));
+        printf("layout        %s\n", bk_layout_name(cfg.layout));
         printf("capacity      %llu keys\n", (unsigned long long)cfg.capacity);
         printf("target fpr    %g\n", cfg.fpr);
         printf("bits (m)      %llu\n", (unsigned long long)p.bits);
@@ -100,10 +105,11 @@ int cmd_info(int argc, char **argv)
             (*c == '"' || *c == '\\')    ? printf("\\%c", *c)
             : ((unsigned char)*c < 0x20) ? printf("\\u%04x", (unsigned char)*c)
                                          : putchar(*c);
-        printf("\",\"variant\":\"%s\",\"hash\":\"%s\",\"bits\":%llu,\"m\":%llu,"
-               "\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
-               st.variant, st.hash, (unsigned long long)st.bits, (unsigned long long)st.bits,
-               (unsigned long long)st.bytes, human, st.k, (unsigned long long)st.keys);
+        printf("\",\"variant\":\"%s\",\"hash\":\"%s\",\"layout\":\"%s\",\"bits\":%llu,"
+               "\"m\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
+               st.variant, st.hash, bk_layout_name(cfg.layout), (unsigned long long)st.bits,
+               (unsigned long long)st.bits, (unsigned long long)st.bytes, human, st.k,
+               (unsigned long long)st.keys);
         json_num("est_cardinality", st.est_cardinality, 0);
         json_num("fill", st.fill, 0);
         json_num("est_fpr", st.est_fpr, 0);
@@ -117,6 +123,7 @@ int cmd_info(int argc, char **argv)
         printf("file          %s\n", o.args[0]);
         printf("variant       %s\n", st.variant);
         printf("hash          %s\n", st.hash);
+        printf("layout        %s\n", bk_layout_name(cfg.layout));
         printf("size          %llu %s, %s\n", (unsigned long long)st.bits,
                strcmp(st.variant, "counting") ? "bits" : "counters", human);
         printf("k             %u\n", st.k);

@@ -1,23 +1,37 @@
-/* inputs.h - run a per-line function over the INPUT arguments (or stdin). */
+/* inputs.h - run a function over the records of the INPUT arguments (or
+ * stdin), a batch at a time. */
 #ifndef BK_CLI_INPUTS_H
 #define BK_CLI_INPUTS_H
 
 #include "cli.h"
 #include "stream.h"
 
-/* Called per record with the raw bytes and the key length; returns 0 to go
- * on or an exit code to stop with. */
-typedef int (*line_fn)(void *ctx, const uint8_t *raw, size_t rawlen, size_t keylen);
+/* One record: the raw bytes as read (terminator included if there was one)
+ * and the length of its key (without terminator and, for '\n' records, '\r'). */
+typedef struct record {
+    const uint8_t *raw;
+    size_t rawlen, keylen;
+} record;
+
+/* Records handed over at once: enough for the batch calls to overlap many
+ * keys' cache misses (bk_add_batch, bk_contains_batch). */
+#define INPUT_BATCH 256
+
+/* Called with 1 .. INPUT_BATCH consecutive records, in input order; the
+ * records are valid only during the call. Called with (NULL, 0) before a
+ * read that may block, every earlier record having been handed over: the
+ * moment to flush output. Returns 0 to go on or an exit code to stop with. */
+typedef int (*batch_fn)(void *ctx, const record *recs, size_t n);
 
 /* The value run_inputs returns when SIGINT/SIGTERM stopped it (after the
- * current line). */
+ * current batch, which is processed whole). */
 #define INPUTS_STOPPED (-1)
 
-/* Feed every record of every input (no inputs or "-": stdin) to fn, in order.
- * Records end in '\n' (or '\0' with --null). *lines counts them; the
- * progress line follows f. Returns 0, an exit code (a missing input: 3), or
- * INPUTS_STOPPED. */
-int run_inputs(const cli_opts *o, char **inputs, int ninputs, line_fn fn, void *ctx,
+/* Feed every record of every input (no inputs or "-": stdin) to fn, in order
+ * and in batches (a batch never spans two inputs). *lines counts the records;
+ * the progress line follows f. Returns 0, an exit code (a missing input: 3),
+ * or INPUTS_STOPPED. */
+int run_inputs(const cli_opts *o, char **inputs, int ninputs, batch_fn fn, void *ctx,
                const bk_filter *f, uint64_t *lines);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,33 @@ void lr_free(line_reader *lr)
     lr->buf = NULL;
 }
 
+/* Wait until lr->fd is readable (at once for regular files) or *lr->stop
+ * is raised: -1 when stopping. SIGINT/SIGTERM stay blocked from the test of
+ * the flag until pselect unblocks them atomically for the wait. */
+static int wait_readable(line_reader *lr)
+{
+    if (lr->fd >= FD_SETSIZE)
+        return *lr->stop ? -1 : 0;
+    sigset_t stops, before;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    if (sigprocmask(SIG_BLOCK, &stops, &before) != 0)
+        return *lr->stop ? -1 : 0;
+    int stopping = *lr->stop != 0;
+    while (!stopping) {
+        fd_set in;
+        FD_ZERO(&in);
+        FD_SET(lr->fd, &in);
+        const int r = pselect(lr->fd + 1, &in, NULL, NULL, NULL, &before);
+        stopping = *lr->stop != 0;
+        if (r >= 0 || errno != EINTR)
+            break; /* readable, or an error read() will report */
+    }
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    return stopping ? -1 : 0;
+}
+
 /* Make room and read more; 0 ok (maybe eof set), -1 error, -2 interrupted. */
 static int fill(line_reader *lr)
 {
@@ -46,6 +74,8 @@ static int fill(line_reader *lr)
         lr->buf = nb;
         lr->cap *= 2;
     }
+    if (lr->stop && wait_readable(lr) != 0)
+        return -2;
     const ssize_t r = read(lr->fd, lr->buf + lr->end, lr->cap - lr->end);
     if (r < 0)
         return errno == EINTR ? -2 : -1;
@@ -55,7 +85,7 @@ static int fill(line_reader *lr)
     return 0;
 }
 
-int lr_next(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen)
+static int next(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen, int may_read)
 {
     size_t scanned = 0; /* bytes already searched, so long records are scanned once */
     for (;;) {
@@ -75,11 +105,23 @@ int lr_next(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen
         }
         if (lr->eof)
             return 0;
+        if (!may_read)
+            return -3;
         scanned = lr->end - lr->start;
         const int rc = fill(lr);
         if (rc != 0)
             return rc;
     }
+}
+
+int lr_next(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen)
+{
+    return next(lr, raw, rawlen, keylen, 1);
+}
+
+int lr_next_buffered(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen)
+{
+    return next(lr, raw, rawlen, keylen, 0);
 }
 
 int out_init(out_buf *o, int fd)
@@ -147,6 +189,7 @@ void progress_init(progress *p, int quiet, int force)
     memset(p, 0, sizeof *p);
     p->enabled = !quiet && (force || isatty(STDERR_FILENO));
     p->start = p->last = now_s();
+    p->next = PROGRESS_EVERY;
     /* BLOOMKIT_PROGRESS_DELAY: seconds before the line appears (default 1). */
     const char *d = getenv("BLOOMKIT_PROGRESS_DELAY");
     p->delay = d ? strtod(d, NULL) : 1.0;
@@ -169,8 +212,9 @@ static void show(progress *p, uint64_t lines, const bk_filter *f, double t)
 
 void progress_tick(progress *p, uint64_t lines, const bk_filter *f)
 {
-    if (!p->enabled || lines % PROGRESS_EVERY != 0)
+    if (!p->enabled || lines < p->next)
         return;
+    p->next = lines + PROGRESS_EVERY;
     const double t = now_s();
     if (t - p->start >= p->delay && t - p->last >= 0.5)
         show(p, lines, f, t);

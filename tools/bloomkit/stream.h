@@ -5,6 +5,7 @@
 #ifndef BK_CLI_STREAM_H
 #define BK_CLI_STREAM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,11 @@ typedef struct line_reader {
     uint8_t *buf;
     size_t cap, start, end;
     int eof;
+    /* When set: a flag a SIGINT/SIGTERM handler raises. A read that would
+     * block then waits with those signals deliverable only inside pselect,
+     * so a signal that arrives at any moment before the wait stops it
+     * (no lost wake-up between testing the flag and blocking). */
+    volatile sig_atomic_t *stop;
 } line_reader;
 
 int lr_init(line_reader *lr, int fd, char delim); /* 0, or -1 (ENOMEM) */
@@ -30,6 +36,9 @@ void lr_free(line_reader *lr);
  * input, -1 on a read error (errno), -2 when a signal interrupted a read
  * (call again unless the command is stopping). */
 int lr_next(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen);
+/* The same without reading: -3 when the next record is not (all) buffered,
+ * so the caller can finish its pending work before a read that may block. */
+int lr_next_buffered(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen);
 
 /* Buffered writes to fd (1 MiB). After an error every call fails. */
 typedef struct out_buf {
@@ -50,11 +59,12 @@ typedef struct progress {
     int enabled;
     int shown;
     double start, last;
-    double delay; /* seconds before the first display */
+    double delay;  /* seconds before the first display */
+    uint64_t next; /* line count at which to look at the clock again */
 } progress;
 
 void progress_init(progress *p, int quiet, int force);
-/* Cheap to call per line: looks at the clock every 64 Ki lines. */
+/* Cheap to call per line or per batch: looks at the clock every 64 Ki lines. */
 void progress_tick(progress *p, uint64_t lines, const bk_filter *f);
 /* Final figures and a newline if the line was ever shown. */
 void progress_done(progress *p, uint64_t lines, const bk_filter *f);
