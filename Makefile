@@ -130,7 +130,7 @@ $(BUILD)/bench/bench_hash: bench/bench_hash.c bench/keys.h $(STATIC_LIB)
 # inputs, a few seconds, nothing asserted (run by `make check`, so they never rot).
 BENCH_KEYS ?= 10000000
 bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash
-	$(BUILD)/bench/bench_filter -n $(BENCH_KEYS)
+	$(BUILD)/bench/bench_filter -n $(BENCH_KEYS) $(BENCH_ARGS)
 	$(BUILD)/bench/bench_hash
 
 bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash

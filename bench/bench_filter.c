@@ -7,8 +7,11 @@
  * (urlgen.h, 59-83 bytes).
  *
  * usage: bench_filter [-n KEYS] [-p RATE] [-l LOOKUPS] [--smoke]
- *                     [--sweep FILE [--sweep-max N]]
+ *                     [--variant V] [--table-only] [--sweep FILE [--sweep-max N]]
  *   --smoke  a few seconds on small n; figures are printed, nothing asserted
+ *   --variant  only that variant's rows; --table-only: no huge-page or thread
+ *            sections (for n = 10^8: make bench BENCH_KEYS=100000000
+ *            BENCH_ARGS="--variant standard --table-only")
  *   --sweep  ns per operation for n = 10^4 .. sweep-max (default 10^8), one
  *            line per n and peer, to FILE (bench/plot.gp draws it)
  *
@@ -202,7 +205,7 @@ static void config_text(size_t i, char *buf, size_t len)
     snprintf(buf, len, "variant=%s layout=%s", configs[i].variant, configs[i].layout);
 }
 
-static void print_table(const workload *w, const run *lb, run bk[][NMODES])
+static void print_table(const workload *w, const run *lb, run bk[][NMODES], const char *only)
 {
     printf("n = %zu keys (synthetic URLs, 59-83 bytes), p = %g, hash siphash24, %zu lookups of "
            "each kind; libbloom %s\n",
@@ -217,6 +220,8 @@ static void print_table(const workload *w, const run *lb, run bk[][NMODES])
             printf("%-9s %-8s %-15s %9.1f %8s | %9s %8s %8s | %8.2f %9.2e\n", "libbloom", "-",
                    op_names[op], lb->ns[op], "1.00x", "-", "-", "-", lb->bits_per_key, lb->fpr);
         for (size_t c = 0; c < NCONFIGS; c++) {
+            if (only && strcmp(only, configs[c].variant) != 0)
+                continue;
             const run *s = &bk[c][SINGLE], *b = &bk[c][BATCH];
             char r1[16] = "n/a", r2[16] = "n/a";
             if (lb->ok) {
@@ -321,8 +326,7 @@ static void print_threads(const workload *w)
 /* ------------------------------------------------------------------ sweep */
 
 /* ns per operation (single calls) for n = 10^4 .. max, every peer: the data
- * of the plot in docs/performance.md. Small n repeat lookups so that every
- * figure covers at least 2*10^6 operations. */
+ * of the plot in docs/performance.md. Lookups: min(n, 10^6) of each kind. */
 static void sweep(const char *path, size_t max, double p)
 {
     FILE *out = fopen(path, "w");
@@ -361,8 +365,8 @@ int main(int argc, char **argv)
 {
     size_t n = 10000000, lookups = 2000000, sweep_max = 100000000;
     double p = 0.0001;
-    int smoke = 0;
-    const char *sweep_path = NULL;
+    int smoke = 0, table_only = 0;
+    const char *sweep_path = NULL, *only = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--smoke"))
@@ -377,9 +381,13 @@ int main(int argc, char **argv)
             sweep_path = argv[++i];
         else if (!strcmp(a, "--sweep-max") && v)
             sweep_max = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--variant") && v)
+            only = argv[++i];
+        else if (!strcmp(a, "--table-only"))
+            table_only = 1;
         else {
             fprintf(stderr, "usage: bench_filter [-n KEYS] [-p RATE] [-l LOOKUPS] [--smoke] "
-                            "[--sweep FILE [--sweep-max N]]\n");
+                            "[--variant V] [--table-only] [--sweep FILE [--sweep-max N]]\n");
             return 2;
         }
     }
@@ -401,14 +409,16 @@ int main(int argc, char **argv)
     const run lb = run_libbloom(&w);
     run bk[NCONFIGS][NMODES];
     for (size_t c = 0; c < NCONFIGS; c++)
-        for (int mode = 0; mode < NMODES; mode++) {
+        for (int mode = 0; mode < NMODES && (!only || !strcmp(only, configs[c].variant)); mode++) {
             char text[96];
             config_text(c, text, sizeof text);
             bk[c][mode] = run_bloomkit(text, &w, mode);
         }
-    print_table(&w, &lb, bk);
-    print_thp(&w);
-    print_threads(&w);
+    print_table(&w, &lb, bk, only);
+    if (!table_only) {
+        print_thp(&w);
+        print_threads(&w);
+    }
     keyset in = w.in, ab = w.absent;
     keys_free(&in);
     keys_free(&ab);

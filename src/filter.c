@@ -125,7 +125,7 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
         st->keys += v.keys;
         st->set_bits += v.set_bits;
         st->saturated += v.saturated;
-        st->est_cardinality += bk_estimate_cardinality(v.m, v.k, v.set_bits);
+        st->est_cardinality += bk_cardinality_of_fill(v.m, v.k, v.set_bits, v.block);
         log_pass_none += log1p(-bk_rate_of_fill(v.m, v.k, v.set_bits, v.block));
         st->k = v.k;
     }
@@ -179,12 +179,25 @@ int bk_intersect(bk_filter *dst, const bk_filter *src)
 }
 
 /* How many keys ahead of the one being applied the batch calls hash and
- * prefetch. Enough to overlap many cache misses, few enough that the lines are
- * still in cache when used and the misses in flight fit the core's miss
- * buffers: a classic key has k lines in flight (~13), a blocked key one. */
-#define BK_AHEAD_CLASSIC 4
-#define BK_AHEAD_BLOCKED 16
-#define BK_AHEAD_MAX     BK_AHEAD_BLOCKED
+ * prefetch: enough lines in flight to overlap many cache misses, few enough
+ * that they fit the core's miss buffers and are still cached when used. A
+ * key needs one line per blocked slice and k per classic slice; the pipeline
+ * keeps about BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
+#define BK_LINES_IN_FLIGHT 48
+#define BK_AHEAD_MAX       16
+
+static size_t keys_ahead(const bk_filter *f)
+{
+    uint64_t lines = 0;
+    const uint32_t slices = f->ops->slice_count(f);
+    for (uint32_t i = 0; i < slices; i++) {
+        bk_slice_view v;
+        f->ops->slice_view(f, i, &v);
+        lines += v.block ? 1 : v.k;
+    }
+    const uint64_t ahead = lines ? BK_LINES_IN_FLIGHT / lines : BK_AHEAD_MAX;
+    return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
+}
 
 /* The shared body of the batch calls, a software pipeline: key i + ahead is
  * hashed and its memory prefetched while key i is applied, so the hashing
@@ -198,7 +211,7 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
     for (size_t i = 0; i < n; i++)
         if (!key_valid(keys[i], lens[i]))
             return BK_EINVAL; /* checked up front: nothing applied */
-    const size_t ahead = f->cfg.layout == BK_LAYOUT_BLOCKED ? BK_AHEAD_BLOCKED : BK_AHEAD_CLASSIC;
+    const size_t ahead = keys_ahead(f);
     bk_hash ring[BK_AHEAD_MAX + 1]; /* key j in slot j % (ahead + 1) */
     for (size_t j = 0; j < n && j < ahead; j++) {
         hash_for(f, keys[j], lens[j], &ring[j]);

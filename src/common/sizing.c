@@ -44,7 +44,7 @@ double bk_rate_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned block)
         return 1.0;
     if (!block)
         return bk_rate_from_fill((double)set / (double)m, k);
-    const double n = bk_estimate_cardinality(m, k, set);
+    const double n = bk_cardinality_of_fill(m, k, set, block);
     if (!(n < 0x1p63))
         return 1.0;
     return bk_rate_blocked(m, k, (uint64_t)llround(n), block);
@@ -57,6 +57,22 @@ double bk_estimate_cardinality(uint64_t m, unsigned k, uint64_t set_bits)
     if (set_bits >= m)
         return INFINITY;
     return -((double)m / (double)k) * log1p(-(double)set_bits / (double)m);
+}
+
+double bk_cardinality_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned block)
+{
+    if (!block || block >= m)
+        return bk_estimate_cardinality(m, k, set);
+    if (k == 0)
+        return 0.0;
+    if (set >= m)
+        return INFINITY;
+    /* A key lands in a given block with chance B/m and then sets a given cell
+     * of it with chance 1 - (1 - 1/B)^k: a cell is clear after n keys with
+     * chance (1 - (B/m)(1 - (1 - 1/B)^k))^n. Solve for n at the observed fill. */
+    const double b = (double)block;
+    const double per_key = b / (double)m * -expm1((double)k * log1p(-1.0 / b));
+    return log1p(-(double)set / (double)m) / log1p(-per_key);
 }
 
 static int size_classic(uint64_t n, double p, uint64_t *m_out, unsigned *k_out)

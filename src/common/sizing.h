@@ -37,6 +37,12 @@ double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block);
  * that k independent probes all land on set bits. */
 double bk_rate_from_fill(double fill, unsigned k);
 
+/* Keys implied by `set` non-zero cells of m, k probes per key, in blocks of
+ * `block` cells (0: classic, bk_estimate_cardinality). Blocked: a key's k
+ * probes share one block, so they collide among themselves more often and a
+ * key sets fewer than k cells; the classic formula would undercount. */
+double bk_cardinality_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned block);
+
 /* Rate of an array of m cells, k probes and `set` non-zero cells, in blocks
  * of `block` cells (0: classic, fill^k). Blocked: the rate bk_rate_blocked
  * predicts for the number of keys the fill implies (bk_estimate_cardinality);

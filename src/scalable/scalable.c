@@ -25,7 +25,9 @@
  * Cost: contains probes the slices newest first: the newest holds about half
  * the keys (growth 2), so a present key is usually found in the first slice
  * probed; an absent key must probe them all (every slice: its k lines, or one
- * line when blocked). The number of slices is logarithmic in the keys.
+ * line when blocked). The number of slices is logarithmic in the keys. The
+ * next slices' lines are prefetched while one is probed, so the misses of
+ * successive slices overlap instead of adding up.
  *
  * Growth point: the newest slice is full when its fill passes 0.5, the fill of
  * a classic slice at its capacity. A blocked slice is sized with more bits, so
@@ -117,12 +119,23 @@ static int grow(bk_scalable *sf, uint32_t n)
     return rc;
 }
 
+/* Newest first, with the next slices' lines prefetched while one is probed:
+ * all of them when blocked (one line each), one slice ahead when classic (k
+ * lines each: more would overflow the core's miss queue; measured, see
+ * docs/design.md). */
 static int scl_contains(const bk_filter *f, const bk_hash *h)
 {
     const bk_scalable *sf = (const bk_scalable *)f;
-    for (uint32_t i = slice_count(sf); i-- > 0;)
+    const uint32_t n = slice_count(sf);
+    const uint32_t ahead = sf->base.cfg.layout == BK_LAYOUT_BLOCKED ? n : 1;
+    uint32_t prefetched = n; /* slices [prefetched, n) have been prefetched */
+    for (uint32_t i = n; i-- > 0;) {
+        const uint32_t upto = i >= ahead ? i - ahead : 0;
+        while (prefetched > upto)
+            bk_std_slice_prefetch(sf->slices[--prefetched], h);
         if (bk_std_slice_contains(sf->slices[i], h))
             return 1;
+    }
     return 0;
 }
 
