@@ -29,13 +29,15 @@ DESTDIR ?=
 WARN := -Wall -Wextra -Wpedantic -Werror
 BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -MMD -MP $(SAN)
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
-LDLIBS := -lxxhash -lm -pthread
+HIREDIS_CFLAGS := $(shell pkg-config --cflags hiredis 2>/dev/null)
+HIREDIS_LIBS := $(or $(shell pkg-config --libs hiredis 2>/dev/null),-lhiredis)
+LDLIBS := $(HIREDIS_LIBS) -lxxhash -lm -pthread
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 LIB_SRCS := $(wildcard src/*.c src/common/*.c src/standard/*.c src/counting/*.c src/scalable/*.c \
-              src/io/*.c)
+              src/io/*.c src/redis/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -77,6 +79,8 @@ $(SHARED_REAL): $(LIB_OBJS)
 $(SHARED_LIB): $(SHARED_REAL)
 	ln -sf libbloomkit.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
 	ln -sf libbloomkit.so.$(VERSION) $@
+
+$(BUILD)/obj/src/redis/%.o: override CFLAGS += $(HIREDIS_CFLAGS)
 
 # Tests use the static library: they may reach internal (hidden) symbols.
 $(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOURCE

@@ -99,8 +99,7 @@ int bk_clear(bk_filter *f)
         return BK_EINVAL;
     if (f->readonly)
         return BK_EREADONLY;
-    f->ops->clear(f);
-    return BK_OK;
+    return f->ops->clear(f);
 }
 
 /* Every figure comes from the slice views: sums over slices, the newest
@@ -111,6 +110,11 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
     if (!f || !st)
         return BK_EINVAL;
     memset(st, 0, sizeof *st);
+    if (f->ops->refresh) {
+        const int rc = f->ops->refresh(f);
+        if (rc != BK_OK)
+            return rc;
+    }
     st->variant = f->ops->name;
     st->hash = bk_hash_name(f->cfg.hash);
     st->fpr = f->cfg.fpr;
@@ -199,6 +203,26 @@ static size_t keys_ahead(const bk_filter *f)
     return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
 }
 
+/* Keys hashed per call of a store's own batch path (src/redis pipelines
+ * them: one round trip per chunk). */
+#define BK_STORE_CHUNK 512
+
+static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                           int *results, int contains)
+{
+    bk_hash hs[BK_STORE_CHUNK];
+    for (size_t at = 0; at < n; at += BK_STORE_CHUNK) {
+        const size_t c = n - at < BK_STORE_CHUNK ? n - at : BK_STORE_CHUNK;
+        for (size_t i = 0; i < c; i++)
+            hash_for(f, keys[at + i], lens[at + i], &hs[i]);
+        const int rc = contains ? f->ops->contains_batch(f, hs, c, results + at)
+                                : f->ops->add_batch(f, hs, c, results + at);
+        if (rc < 0)
+            return rc;
+    }
+    return BK_OK;
+}
+
 /* The shared body of the batch calls, a software pipeline: key i + ahead is
  * hashed and its memory prefetched while key i is applied, so the hashing
  * (CPU-bound) overlaps the misses in flight. Keys are applied in order, so
@@ -211,6 +235,10 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
     for (size_t i = 0; i < n; i++)
         if (!key_valid(keys[i], lens[i]))
             return BK_EINVAL; /* checked up front: nothing applied */
+    if (one == f->ops->add && f->ops->add_batch)
+        return run_store_batch(f, keys, lens, n, results, 0);
+    if (one != f->ops->add && f->ops->contains_batch)
+        return run_store_batch(f, keys, lens, n, results, 1);
     const size_t ahead = keys_ahead(f);
     bk_hash ring[BK_AHEAD_MAX + 1]; /* key j in slot j % (ahead + 1) */
     for (size_t j = 0; j < n && j < ahead; j++) {

@@ -50,7 +50,8 @@ typedef struct bk_filter_ops {
     int (*contains)(const bk_filter *f, const bk_hash *h);
     /* BK_OK or BK_ENOTFOUND; NULL when the variant cannot remove. */
     int (*remove)(bk_filter *f, const bk_hash *h);
-    void (*clear)(bk_filter *f);
+    /* BK_OK, or an error of a remote store (nothing or everything cleared). */
+    int (*clear)(bk_filter *f);
     /* Release everything, including f itself, with f->alloc; payloads that
      * were adopted as borrowed (mapped) are left alone. */
     void (*destroy)(bk_filter *f);
@@ -67,6 +68,16 @@ typedef struct bk_filter_ops {
      * calls issue it for a group of keys before the first is applied, so the
      * cache misses overlap). No effect on results; NULL to skip. */
     void (*prefetch)(const bk_filter *f, const bk_hash *h);
+    /* Optional batch paths for stores where one call per key is slow (a
+     * server round trip): n digests in, one result per key out (as add or
+     * contains return), BK_OK or a negative code (results of keys before the
+     * failure stand). NULL: src/filter.c calls add/contains per key. */
+    int (*add_batch)(bk_filter *f, const bk_hash *hs, size_t n, int *results);
+    int (*contains_batch)(const bk_filter *f, const bk_hash *hs, size_t n, int *results);
+    /* Optional: bring the figures slice_view reports up to date (a remote
+     * store re-reads its counts). BK_OK or an error; NULL when views are
+     * always current. */
+    int (*refresh)(const bk_filter *f);
 } bk_filter_ops;
 
 struct bk_filter {
@@ -76,6 +87,7 @@ struct bk_filter {
     bk_sipkey sipkey;    /* cfg.key as SipHash's two words */
     int readonly;        /* mapped read-only: every mutation is refused */
     bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
+    int remote;          /* payloads live on a server (src/redis): views carry no data */
 };
 
 /* Set up the base part of a variant's struct. */
@@ -88,6 +100,7 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->sipkey = bk_sipkey_from_bytes(cfg->key);
     f->readonly = 0;
     f->mapping = NULL;
+    f->remote = 0;
 }
 
 /* Variant constructor: cfg is validated and carries the key (has_key = 1). */

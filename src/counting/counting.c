@@ -252,11 +252,12 @@ static int cnt_remove(bk_filter *f, const bk_hash *h)
     return rc;
 }
 
-static void cnt_clear(bk_filter *f)
+static int cnt_clear(bk_filter *f)
 {
     pthread_rwlock_wrlock(lock_of(f));
     clear_unlocked(f);
     pthread_rwlock_unlock(lock_of(f));
+    return BK_OK;
 }
 
 /* dst's lock only: src must not be written meanwhile (as for bk_save). Taking

@@ -166,6 +166,11 @@ int bk_save(const bk_filter *f, const char *path)
 {
     if (!f || !path || !*path)
         return bk_fail(BK_EINVAL, "save: no filter or no path");
+    if (f->remote)
+        return bk_fail(BK_ENOTSUP,
+                       "save %s: the filter lives on a server; copy it with "
+                       "bk_redis_pull (bloomkit pull)",
+                       path);
     const bk_allocator a = f->alloc;
     save_job j = {.f = f, .path = path, .fd = -1};
     int rc = describe(&j);

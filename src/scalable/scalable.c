@@ -71,12 +71,43 @@ static int slice_params(const bk_config *cfg, uint32_t i, uint64_t *cap, double 
     return BK_OK;
 }
 
+/* Fill at which a slice counts as full: half its bits, or, for the blocked
+ * layout, the fill it reaches at its capacity when that is lower. */
+static double full_fill_of(uint64_t m, unsigned k, unsigned block, uint64_t capacity)
+{
+    if (!block)
+        return BK_SCALABLE_GROW_FILL;
+    const double at_capacity = -expm1(-(double)k * (double)capacity / (double)m);
+    return at_capacity < BK_SCALABLE_GROW_FILL ? at_capacity : BK_SCALABLE_GROW_FILL;
+}
+
 static double full_fill(const bk_std_slice *s)
 {
-    if (!s->block)
-        return BK_SCALABLE_GROW_FILL;
-    const double at_capacity = -expm1(-(double)s->k * (double)s->capacity / (double)s->m);
-    return at_capacity < BK_SCALABLE_GROW_FILL ? at_capacity : BK_SCALABLE_GROW_FILL;
+    return full_fill_of(s->m, s->k, s->block, s->capacity);
+}
+
+int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out, double *grow_fill)
+{
+    if (i >= BK_SCALABLE_MAX_SLICES)
+        return BK_ERANGE;
+    uint64_t cap, m;
+    double fpr;
+    unsigned k;
+    const unsigned block = bk_block_cells(cfg->layout, 1);
+    int rc = slice_params(cfg, i, &cap, &fpr);
+    if (rc == BK_OK)
+        rc = bk_size_for(cap, fpr, block, &m, &k);
+    if (rc != BK_OK)
+        return rc;
+    memset(out, 0, sizeof *out);
+    out->m = m;
+    out->k = k;
+    out->block = block;
+    out->capacity = cap;
+    out->fpr = fpr;
+    out->nbytes = bk_bits_to_bytes(m);
+    *grow_fill = full_fill_of(m, k, block, cap);
+    return BK_OK;
 }
 
 static int add_slice(bk_scalable *sf, uint32_t i)
@@ -181,12 +212,13 @@ static void free_slices_from(bk_scalable *sf, uint32_t first)
     }
 }
 
-static void scl_clear(bk_filter *f)
+static int scl_clear(bk_filter *f)
 {
     bk_scalable *sf = (bk_scalable *)f;
     free_slices_from(sf, 1);
     atomic_store(&sf->count, 1);
     bk_std_slice_clear(sf->slices[0]);
+    return BK_OK;
 }
 
 static void scl_destroy(bk_filter *f)

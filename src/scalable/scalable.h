@@ -24,4 +24,11 @@ int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
 int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
                       uint32_t n, int borrowed, bk_filter **out);
 
+/* The shape slice i of a chain configured by cfg gets (m, k, block,
+ * capacity, fpr, nbytes; counts and data zero) and the fill past which it is
+ * full and the chain grows. Lets another store of the same chain (src/redis)
+ * lay out slices exactly as this variant does. BK_OK or BK_ERANGE. */
+int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out,
+                            double *grow_fill);
+
 #endif

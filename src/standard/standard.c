@@ -354,9 +354,10 @@ static int std_contains(const bk_filter *f, const bk_hash *h)
     return bk_std_slice_contains(&((const bk_standard *)f)->slice, h);
 }
 
-static void std_clear(bk_filter *f)
+static int std_clear(bk_filter *f)
 {
     bk_std_slice_clear(&((bk_standard *)f)->slice);
+    return BK_OK;
 }
 
 static void std_destroy(bk_filter *f)

@@ -59,6 +59,7 @@ int cli_exit_for(int rc)
 {
     switch (rc) {
     case BK_EIO:
+    case BK_ESERVER:
     case BK_ECORRUPT:
     case BK_ENOMEM:
     case BK_ESYS:

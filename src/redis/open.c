@@ -1,0 +1,412 @@
+/*
+ * open.c - bk_redis_open: find or create a shared filter's metadata, adopt
+ * its parameters, check its keys (see bloomkit.h and docs/redis.md).
+ *
+ * The metadata hash is created by one script (BK_RS_CREATE), so of several
+ * processes opening a new name at once exactly one creates it and the others
+ * adopt its parameters and hash key. An opener that states a configuration
+ * must agree with the existing filter on every value it states.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bloomkit.h"
+#include "../common/alloc.h"
+#include "../common/config.h"
+#include "../common/error.h"
+#include "../common/random.h"
+#include "rfilter.h"
+#include "url.h"
+
+#define META_FORMAT "1"
+
+/* Metadata fields, in the order written. */
+static const char *const meta_fields[] = {"format",   "variant", "layout", "hash",
+                                          "capacity", "fpr",     "growth", "tightening",
+                                          "key",      "m",       "k",      "block_bytes"};
+enum { NFIELDS = sizeof meta_fields / sizeof meta_fields[0] };
+
+typedef struct meta {
+    char v[NFIELDS][80];
+    unsigned present; /* bit i: field i was in the hash */
+    int pushing;      /* a push has claimed the name and not finished */
+} meta;
+
+static void hexkey(const uint8_t key[16], char out[33])
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = digits[key[i] >> 4];
+        out[2 * i + 1] = digits[key[i] & 15];
+    }
+    out[32] = '\0';
+}
+
+static void meta_from(const bk_rfilter *rf, meta *m)
+{
+    const bk_config *c = &rf->base.cfg;
+    memset(m, 0, sizeof *m);
+    snprintf(m->v[0], sizeof m->v[0], "%s", META_FORMAT);
+    snprintf(m->v[1], sizeof m->v[1], "%s", bk_variant_name(c->variant));
+    snprintf(m->v[2], sizeof m->v[2], "%s", bk_layout_name(c->layout));
+    snprintf(m->v[3], sizeof m->v[3], "%s", bk_hash_name(c->hash));
+    snprintf(m->v[4], sizeof m->v[4], "%" PRIu64, c->capacity);
+    snprintf(m->v[5], sizeof m->v[5], "%.17g", c->fpr);
+    snprintf(m->v[6], sizeof m->v[6], "%.17g", c->growth);
+    snprintf(m->v[7], sizeof m->v[7], "%.17g", c->tightening);
+    hexkey(c->key, m->v[8]);
+    snprintf(m->v[9], sizeof m->v[9], "%" PRIu64, rf->s[0].v.m);
+    snprintf(m->v[10], sizeof m->v[10], "%u", rf->s[0].v.k);
+    snprintf(m->v[11], sizeof m->v[11], "%" PRIu64, rf->block_bytes);
+    m->present = (1u << NFIELDS) - 1;
+}
+
+/* Read field/value pairs (from HGETALL or the create script, from index
+ * `first` of the array). Unknown fields are an error: this name holds
+ * something that is not ours, or a newer format. */
+static int meta_read(const char *name, const redisReply *r, size_t first, meta *m)
+{
+    memset(m, 0, sizeof *m);
+    if (r->type != REDIS_REPLY_ARRAY || (r->elements - first) % 2 != 0)
+        return bk_fail(BK_ESERVER, "redis filter %s: metadata reply of an unexpected shape", name);
+    for (size_t i = first; i < r->elements; i += 2) {
+        const redisReply *f = r->element[i], *v = r->element[i + 1];
+        if (f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+            return bk_fail(BK_ESERVER, "redis filter %s: metadata reply of an unexpected shape",
+                           name);
+        if (f->len == 7 && memcmp(f->str, "pushing", 7) == 0) {
+            m->pushing = 1;
+            continue;
+        }
+        int idx = -1;
+        for (int j = 0; j < NFIELDS; j++)
+            if (strlen(meta_fields[j]) == f->len && memcmp(meta_fields[j], f->str, f->len) == 0)
+                idx = j;
+        if (idx < 0)
+            return bk_fail(BK_ESERVER,
+                           "redis filter %s: the hash %s has a field '%.40s' that bloomkit does "
+                           "not write: not a bloomkit filter, or a newer format",
+                           name, name, f->str);
+        if (v->len == 0 || v->len >= sizeof m->v[idx])
+            return bk_fail(BK_ESERVER, "redis filter %s: metadata field %s has a bad length", name,
+                           meta_fields[idx]);
+        for (size_t c = 0; c < v->len; c++) {
+            const char ch = v->str[c];
+            if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || ch == '.' || ch == '-' ||
+                  ch == '+'))
+                return bk_fail(BK_ESERVER,
+                               "redis filter %s: metadata field %s holds a character bloomkit "
+                               "never writes",
+                               name, meta_fields[idx]);
+        }
+        memcpy(m->v[idx], v->str, v->len);
+        m->v[idx][v->len] = '\0';
+        m->present |= 1u << idx;
+    }
+    return BK_OK;
+}
+
+/* Turn metadata into a configuration (validated by the config parser) and
+ * the block size; check m and k against this version's sizing. */
+static int meta_apply(bk_rfilter *rf, const meta *m)
+{
+    if (m->pushing)
+        return bk_fail(BK_ESERVER,
+                       "redis filter %s: a push into this name has not finished (or failed: "
+                       "delete the keys named in docs/redis.md and push again)",
+                       rf->name);
+    for (int i = 0; i < NFIELDS; i++)
+        if (!(m->present & (1u << i)))
+            return bk_fail(BK_ESERVER, "redis filter %s: metadata lacks the field %s", rf->name,
+                           meta_fields[i]);
+    if (strcmp(m->v[0], META_FORMAT) != 0)
+        return bk_fail(BK_ESERVER, "redis filter %s: metadata format %s (this bloomkit reads %s)",
+                       rf->name, m->v[0], META_FORMAT);
+    char text[800], err[200];
+    snprintf(text, sizeof text,
+             "variant=%s layout=%s hash=%s capacity=%s fpr=%s growth=%s tightening=%s key=%s",
+             m->v[1], m->v[2], m->v[3], m->v[4], m->v[5], m->v[6], m->v[7], m->v[8]);
+    bk_config c;
+    if (bk_config_parse(&c, text, err, sizeof err) != BK_OK)
+        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: %s", rf->name, err);
+    char *end;
+    const unsigned long long bb = strtoull(m->v[11], &end, 10);
+    if (*end || bb < 64 || bb > BK_REDIS_BLOCK_MAX || bb % 64)
+        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: block_bytes %s", rf->name,
+                       m->v[11]);
+    rf->base.cfg = c;
+    rf->base.sipkey = bk_sipkey_from_bytes(c.key);
+    rf->block_bytes = bb;
+    rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
+    rf->nslices = 0;
+    memset(rf->s, 0, sizeof rf->s);
+    int rc = bk_rfilter_set_slices(rf, 1);
+    if (rc != BK_OK)
+        return rc;
+    char mk[2][32];
+    snprintf(mk[0], sizeof mk[0], "%" PRIu64, rf->s[0].v.m);
+    snprintf(mk[1], sizeof mk[1], "%u", rf->s[0].v.k);
+    if (strcmp(mk[0], m->v[9]) != 0 || strcmp(mk[1], m->v[10]) != 0)
+        return bk_fail(BK_ESERVER,
+                       "redis filter %s: metadata says m=%s k=%s, this bloomkit sizes m=%s k=%s",
+                       rf->name, m->v[9], m->v[10], mk[0], mk[1]);
+    return BK_OK;
+}
+
+/* First configuration value on which want and have differ, or NULL. The key
+ * counts only when want states one. */
+static const char *difference(const bk_config *want, const bk_config *have)
+{
+    if (want->variant != have->variant)
+        return "variant";
+    if (want->capacity != have->capacity)
+        return "capacity";
+    if (want->fpr != have->fpr)
+        return "fpr";
+    if (want->growth != have->growth)
+        return "growth";
+    if (want->tightening != have->tightening)
+        return "tightening";
+    if (want->hash != have->hash)
+        return "hash";
+    if (want->layout != have->layout)
+        return "layout";
+    if (want->has_key && memcmp(want->key, have->key, sizeof want->key) != 0)
+        return "key";
+    return NULL;
+}
+
+static int conflict(const bk_rfilter *rf, const bk_config *want, char *err, size_t errlen)
+{
+    const char *d = difference(want, &rf->base.cfg);
+    if (!d)
+        return BK_OK;
+    char have[400], asked[400];
+    bk_config_format(&rf->base.cfg, 0, have, sizeof have);
+    bk_config_format(want, 0, asked, sizeof asked);
+    const int rc =
+        bk_fail(BK_EINCOMPAT, "redis filter %s exists with another %s (it has: %s; asked: %s)",
+                rf->name, d, have, asked);
+    bk_errorf(err, errlen, "%s", bk_last_error());
+    return rc;
+}
+
+/* The metadata: BK_OK and *exists, or an error (wrong type included). */
+static int meta_fetch(bk_rfilter *rf, meta *m, int *exists)
+{
+    redisReply *r;
+    int rc = bk_rconn_callf(rf->conn, &r, "HGETALL %s", rf->name);
+    if (rc != BK_OK)
+        return rc;
+    if (r->type == REDIS_REPLY_ERROR)
+        rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s is not a bloomkit filter: %.200s",
+                     rf->name, rf->name, r->str);
+    else
+        rc = meta_read(rf->name, r, 0, m);
+    *exists = rc == BK_OK && r->elements > 0;
+    freeReplyObject(r);
+    return rc;
+}
+
+/* Run the create script: BK_OK with *created, or with the existing
+ * metadata in *m when another process created the name first. */
+static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, int pushing)
+{
+    const char *argv[5 + 2 * NFIELDS + 2];
+    size_t lens[5 + 2 * NFIELDS + 2];
+    int argc = 0;
+    argv[argc++] = "EVALSHA";
+    argv[argc++] = rf->sha[BK_RS_CREATE];
+    argv[argc++] = "1";
+    argv[argc++] = rf->name;
+    for (int i = 0; i < NFIELDS; i++) {
+        argv[argc++] = meta_fields[i];
+        argv[argc++] = mine->v[i];
+    }
+    if (pushing) {
+        argv[argc++] = "pushing";
+        argv[argc++] = "1";
+    }
+    for (int i = 0; i < argc; i++)
+        lens[i] = strlen(argv[i]);
+    redisReply *r;
+    int rc = bk_rconn_call(rf->conn, &r, argc, argv, lens);
+    if (rc != BK_OK)
+        return rc;
+    if (r->type == REDIS_REPLY_ERROR && strstr(r->str, BK_RS_WRONGTYPE))
+        rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s holds something else", rf->name,
+                     rf->name);
+    else if (r->type == REDIS_REPLY_ERROR)
+        rc = bk_fail(BK_ESERVER, "redis filter %s: creating the metadata failed: %.200s", rf->name,
+                     r->str);
+    else if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
+             r->element[0]->type != REDIS_REPLY_INTEGER)
+        rc = bk_fail(BK_ESERVER, "redis filter %s: create script reply of an unexpected shape",
+                     rf->name);
+    else if ((*created = r->element[0]->integer == 1) == 0)
+        rc = meta_read(rf->name, r, 1, m);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* Every data key must be a string (or absent), every count key a hash (or
+ * absent): a key of another type means the name collides with someone
+ * else's data, and nothing is written. */
+static int check_types(bk_rfilter *rf)
+{
+    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    for (uint32_t j = 0; j < rf->nslices; j++) {
+        const uint64_t blocks = bk_rfilter_blocks(rf, j);
+        for (uint64_t b = 0; b < blocks; b++) {
+            for (int what = 0; what < 2; what++) {
+                if (what == 1 && rf->base.cfg.variant == BK_VARIANT_SCALABLE && (j || b))
+                    continue; /* the chain has one count hash */
+                if (what == 0)
+                    bk_rfilter_data_key(rf, j, b, name, sizeof name);
+                else
+                    bk_rfilter_count_key(rf, b, name, sizeof name);
+                redisReply *r;
+                const int rc = bk_rconn_callf(rf->conn, &r, "TYPE %s", name);
+                if (rc != BK_OK)
+                    return rc;
+                const char *want = what == 0 ? "string" : "hash";
+                const int ok = r->type == REDIS_REPLY_STATUS &&
+                               (strcmp(r->str, "none") == 0 || strcmp(r->str, want) == 0);
+                const int err =
+                    ok ? BK_OK
+                       : bk_fail(BK_ESERVER, "redis filter %s: key %s holds a %.40s, not a %s",
+                                 rf->name, name, r->type == REDIS_REPLY_STATUS ? r->str : "?",
+                                 want);
+                freeReplyObject(r);
+                if (err != BK_OK)
+                    return err;
+            }
+        }
+    }
+    return BK_OK;
+}
+
+static const bk_filter_ops *ops_for(bk_variant v)
+{
+    return v == BK_VARIANT_COUNTING   ? &bk_rcnt_ops
+           : v == BK_VARIANT_SCALABLE ? &bk_rscl_ops
+                                      : &bk_rstd_ops;
+}
+
+/* The shared body of every open (flags in rfilter.h). want: the
+ * configuration to create with (NULL: defaults); text: when not NULL, the
+ * explicit config text to check an existing filter against (applied over its
+ * configuration); strict: compare want itself against an existing filter. */
+int bk_redis_open_impl(const char *url, const bk_config *want, const char *text, int strict,
+                       unsigned flags, char *err, size_t errlen, bk_filter **out)
+{
+    if (!out)
+        return bk_fail(BK_EINVAL, "redis open: no output");
+    *out = NULL;
+    bk_config c;
+    if (want)
+        c = *want;
+    else
+        bk_config_init(&c);
+    if (text && bk_config_parse_over(&c, text, err, errlen) != BK_OK)
+        return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
+    if (bk_config_validate(&c, err, errlen) != BK_OK)
+        return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
+    bk_redis_url u;
+    int rc = bk_redis_url_parse(url, &u);
+    if (rc != BK_OK) {
+        bk_errorf(err, errlen, "%s", bk_last_error());
+        return rc;
+    }
+    const bk_allocator a = bk_current_allocator();
+    bk_rfilter *rf = bk_mem_calloc(&a, 1, sizeof *rf);
+    if (!rf) {
+        bk_redis_url_free(&u);
+        return BK_ENOMEM;
+    }
+    bk_filter_base_init(&rf->base, ops_for(c.variant), &c, &a);
+    rf->base.remote = 1;
+    rf->block_bytes = u.block_bytes;
+    rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
+    const size_t nlen = strlen(u.name) + 1;
+    if ((rf->name = bk_mem_alloc(&a, nlen)))
+        memcpy(rf->name, u.name, nlen);
+    rc = rf->name ? bk_rconn_open(&u, &rf->conn) : BK_ENOMEM;
+    bk_redis_url_free(&u);
+    if (rc == BK_OK)
+        rc = bk_rfilter_load_scripts(rf);
+    meta m;
+    int exists = 0;
+    if (rc == BK_OK)
+        rc = meta_fetch(rf, &m, &exists);
+    const int create_pushing = (flags & BK_ROPEN_PUSH) != 0;
+    if (rc == BK_OK && exists && create_pushing)
+        rc = bk_fail(BK_EINCOMPAT, "redis filter %s already exists; push needs a new name",
+                     rf->name);
+    if (rc == BK_OK && !exists && (flags & BK_ROPEN_EXISTING))
+        rc = bk_fail(BK_ENOTFOUND, "redis filter %s does not exist", rf->name);
+    if (rc == BK_OK && !exists) {
+        if (!c.has_key && (rc = bk_random_bytes(c.key, sizeof c.key)) == BK_OK)
+            c.has_key = 1;
+        if (rc == BK_OK) {
+            rf->base.cfg = c;
+            rf->base.sipkey = bk_sipkey_from_bytes(c.key);
+            rc = bk_rfilter_set_slices(rf, 1);
+        }
+        meta mine;
+        int created = 0;
+        if (rc == BK_OK) {
+            meta_from(rf, &mine);
+            rc = meta_create(rf, &mine, &m, &created, create_pushing);
+        }
+        if (rc == BK_OK && !created && create_pushing)
+            rc = bk_fail(BK_EINCOMPAT,
+                         "redis filter %s was created meanwhile; push needs a new "
+                         "name",
+                         rf->name);
+        exists = rc == BK_OK && !created;
+    }
+    if (rc == BK_OK && exists) {
+        if (flags & BK_ROPEN_ANY_STATE)
+            m.pushing = 0;
+        rc = meta_apply(rf, &m);
+        if (rc == BK_OK && rf->base.ops != ops_for(rf->base.cfg.variant))
+            rf->base.ops = ops_for(rf->base.cfg.variant);
+        if (rc == BK_OK && text) {
+            bk_config asked = rf->base.cfg;
+            asked.has_key = 0;
+            rc = bk_config_parse_over(&asked, text, err, errlen) == BK_OK
+                     ? conflict(rf, &asked, err, errlen)
+                     : BK_ECONFIG;
+        } else if (rc == BK_OK && strict) {
+            rc = conflict(rf, want, err, errlen);
+        }
+    }
+    if (rc == BK_OK && !create_pushing)
+        rc = bk_rfilter_refresh(rf);
+    if (rc == BK_OK && !create_pushing)
+        rc = check_types(rf);
+    if (rc != BK_OK) {
+        if (err && errlen && !err[0])
+            bk_errorf(err, errlen, "%s", bk_last_error());
+        bk_rfilter_free(rf);
+        return rc;
+    }
+    *out = &rf->base;
+    return BK_OK;
+}
+
+int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out)
+{
+    return bk_redis_open_impl(url, cfg, NULL, cfg != NULL, 0, NULL, 0, out);
+}
+
+int bk_redis_open_config(const char *url, const char *config_text, char *err, size_t errlen,
+                         bk_filter **out)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    return bk_redis_open_impl(url, NULL, config_text, 0, 0, err, errlen, out);
+}

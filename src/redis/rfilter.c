@@ -1,0 +1,656 @@
+/*
+ * rfilter.c - the Redis store behind the common vtable: key names, slice
+ * shapes, and the pipeline every operation goes through (see rfilter.h).
+ *
+ * One engine runs every operation, single or batched: build one command per
+ * key, send them all, read the replies in order. A reply can ask for the
+ * command to be sent again: NOSCRIPT (scripts reloaded first), a scalable
+ * chain that grew meanwhile (shapes recomputed first), or a lost connection
+ * (reconnect first). Only operations that are safe to repeat are sent again
+ * after a lost connection: adds of standard and scalable filters (a repeated
+ * add of an applied key answers "present", never "new") and lookups.
+ * Counting adds and removes are not (a repeat would count twice): their
+ * caller gets BK_EIO saying their fate is unknown.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "rfilter.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/bits.h"
+#include "../common/error.h"
+#include "../common/hash.h"
+#include "../common/sizing.h"
+
+/* ---- key names ---------------------------------------------------------- */
+
+int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf, size_t len)
+{
+    const int n =
+        rf->base.cfg.variant == BK_VARIANT_SCALABLE
+            ? snprintf(buf, len, "%s:{%s}:%" PRIu32 "/%" PRIu64 ":data", rf->name, rf->name, j, b)
+            : snprintf(buf, len, "%s:{%s/%" PRIu64 "}:data", rf->name, rf->name, b);
+    return n > 0 && (size_t)n < len ? n : -1;
+}
+
+int bk_rfilter_count_key(const bk_rfilter *rf, uint64_t b, char *buf, size_t len)
+{
+    const int n = rf->base.cfg.variant == BK_VARIANT_SCALABLE
+                      ? snprintf(buf, len, "%s:{%s}:count", rf->name, rf->name)
+                      : snprintf(buf, len, "%s:{%s/%" PRIu64 "}:count", rf->name, rf->name, b);
+    return n > 0 && (size_t)n < len ? n : -1;
+}
+
+uint64_t bk_rfilter_blocks(const bk_rfilter *rf, uint32_t j)
+{
+    const uint64_t nb = rf->s[j].v.nbytes;
+    return nb / rf->block_bytes + (nb % rf->block_bytes != 0);
+}
+
+uint64_t bk_rfilter_block_len(const bk_rfilter *rf, uint32_t j, uint64_t b)
+{
+    const uint64_t start = b * rf->block_bytes, nb = rf->s[j].v.nbytes;
+    return nb - start < rf->block_bytes ? nb - start : rf->block_bytes;
+}
+
+bk_rconn *bk_rfilter_conn(bk_rfilter *rf)
+{
+    return rf->conn;
+}
+
+/* ---- shapes ------------------------------------------------------------- */
+
+static int shape_of(const bk_rfilter *rf, uint32_t j, bk_rslice *out)
+{
+    const bk_config *cfg = &rf->base.cfg;
+    memset(out, 0, sizeof *out);
+    if (cfg->variant == BK_VARIANT_SCALABLE) {
+        double grow;
+        const int rc = bk_scalable_slice_shape(cfg, j, &out->v, &grow);
+        if (rc != BK_OK)
+            return rc;
+        out->grow_at = (uint64_t)floor(grow * (double)out->v.m);
+        return BK_OK;
+    }
+    uint64_t m;
+    unsigned k;
+    const unsigned block = bk_block_cells(cfg->layout, rf->cell_bits);
+    const int rc = bk_size_for(cfg->capacity, cfg->fpr, block, &m, &k);
+    if (rc != BK_OK)
+        return rc;
+    out->v.m = m;
+    out->v.k = k;
+    out->v.block = block;
+    out->v.capacity = cfg->capacity;
+    out->v.fpr = cfg->fpr;
+    out->v.nbytes = bk_bits_to_bytes(m * rf->cell_bits);
+    return BK_OK;
+}
+
+/* A classic slice must fit one block (its probes span all of it); a blocked
+ * one is split on 64-byte lines, which block_bytes (a multiple of 64) never
+ * cuts. */
+static int storable(const bk_rfilter *rf, const bk_rslice *s)
+{
+    return s->v.block || s->v.nbytes <= rf->block_bytes;
+}
+
+int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n)
+{
+    const uint32_t max = rf->base.cfg.variant == BK_VARIANT_SCALABLE ? BK_SCALABLE_MAX_SLICES : 1;
+    if (n < 1 || n > max)
+        return bk_fail(BK_ESERVER, "redis filter %s: %" PRIu32 " slices (1 .. %" PRIu32 ")",
+                       rf->name, n, max);
+    for (uint32_t j = 0; j < n; j++) {
+        if (j < rf->nslices && rf->s[j].v.m)
+            continue; /* shapes never change; keep its counts */
+        const int rc = shape_of(rf, j, &rf->s[j]);
+        if (rc != BK_OK)
+            return bk_fail(rc, "redis filter %s: slice %" PRIu32 " cannot be sized", rf->name, j);
+        if (!storable(rf, &rf->s[j]))
+            return bk_fail(BK_ERANGE,
+                           "redis filter %s: a classic-layout slice of %" PRIu64
+                           " bytes exceeds one Redis block (%" PRIu64
+                           " bytes); use layout=blocked, which splits over blocks",
+                           rf->name, rf->s[j].v.nbytes, rf->block_bytes);
+    }
+    rf->nslices = n;
+    rf->has_next = 0;
+    if (n < max && shape_of(rf, n, &rf->s[n]) == BK_OK && storable(rf, &rf->s[n]))
+        rf->has_next = 1;
+    return BK_OK;
+}
+
+/* ---- building commands -------------------------------------------------- */
+
+static void args_reset(bk_rfilter *rf)
+{
+    rf->argc = 0;
+    rf->textlen = 0;
+}
+
+static int args_add(bk_rfilter *rf, const char *s, size_t n)
+{
+    const bk_allocator *a = &rf->base.alloc;
+    if (rf->argc == rf->argcap) {
+        const size_t cap = rf->argcap ? rf->argcap * 2 : 64;
+        const char **argv = bk_mem_alloc(a, cap * sizeof *argv);
+        size_t *lens = bk_mem_alloc(a, cap * sizeof *lens);
+        size_t *offs = bk_mem_alloc(a, cap * sizeof *offs);
+        if (!argv || !lens || !offs) {
+            bk_mem_free(a, argv);
+            bk_mem_free(a, lens);
+            bk_mem_free(a, offs);
+            return BK_ENOMEM;
+        }
+        if (rf->argc) {
+            memcpy(lens, rf->lens, rf->argc * sizeof *lens);
+            memcpy(offs, rf->offs, rf->argc * sizeof *offs);
+        }
+        bk_mem_free(a, rf->argv);
+        bk_mem_free(a, rf->lens);
+        bk_mem_free(a, rf->offs);
+        rf->argv = argv;
+        rf->lens = lens;
+        rf->offs = offs;
+        rf->argcap = cap;
+    }
+    if (rf->textcap - rf->textlen < n) {
+        size_t cap = rf->textcap ? rf->textcap : 1024;
+        while (cap - rf->textlen < n)
+            cap *= 2;
+        char *text = bk_mem_alloc(a, cap);
+        if (!text)
+            return BK_ENOMEM;
+        if (rf->textlen)
+            memcpy(text, rf->text, rf->textlen);
+        bk_mem_free(a, rf->text);
+        rf->text = text;
+        rf->textcap = cap;
+    }
+    memcpy(rf->text + rf->textlen, s, n);
+    rf->offs[rf->argc] = rf->textlen;
+    rf->lens[rf->argc] = n;
+    rf->argc++;
+    rf->textlen += n;
+    return BK_OK;
+}
+
+static int args_str(bk_rfilter *rf, const char *s)
+{
+    return args_add(rf, s, strlen(s));
+}
+
+static int args_u64(bk_rfilter *rf, const char *prefix, uint64_t v)
+{
+    char buf[32];
+    const int n = snprintf(buf, sizeof buf, "%s%" PRIu64, prefix, v);
+    return args_add(rf, buf, (size_t)n);
+}
+
+static int args_send(bk_rfilter *rf)
+{
+    for (size_t i = 0; i < rf->argc; i++)
+        rf->argv[i] = rf->text + rf->offs[i];
+    return bk_rconn_append(rf->conn, (int)rf->argc, rf->argv, rf->lens);
+}
+
+/* Block of slice j that key h's probes fall in (a classic slice has one). */
+static uint64_t block_of(const bk_rfilter *rf, uint32_t j, const bk_hash *h)
+{
+    const bk_slice_view *v = &rf->s[j].v;
+    const bk_probes p = bk_probes_for(h, v->m, v->block);
+    return p.base / (rf->block_bytes * 8 / rf->cell_bits);
+}
+
+/* Append key h's k probe offsets in slice j, relative to block b, each
+ * after `prefix` ("#" addresses BITFIELD u4 counters by index). */
+static int args_offsets(bk_rfilter *rf, uint32_t j, const bk_hash *h, uint64_t b,
+                        const char *prefix)
+{
+    const bk_slice_view *v = &rf->s[j].v;
+    bk_probes p = bk_probes_for(h, v->m, v->block);
+    const uint64_t base = b * (rf->block_bytes * 8 / rf->cell_bits);
+    int rc = BK_OK;
+    for (unsigned i = 0; i < v->k && rc == BK_OK; i++)
+        rc = args_u64(rf, prefix, bk_probes_next(&p) - base);
+    return rc;
+}
+
+typedef enum { OP_ADD, OP_CONTAINS, OP_REMOVE } rop;
+
+static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
+{
+    const uint64_t b = block_of(rf, 0, h);
+    char data[BK_REDIS_NAME_MAX * 2 + 64], count[BK_REDIS_NAME_MAX * 2 + 64];
+    bk_rfilter_data_key(rf, 0, b, data, sizeof data);
+    bk_rfilter_count_key(rf, b, count, sizeof count);
+    const int counting = rf->base.cfg.variant == BK_VARIANT_COUNTING;
+    int rc = BK_OK;
+    if (op == OP_CONTAINS) {
+        /* BITFIELD_RO GET u1 o1 GET u1 o2 ...: one read-only command */
+        rc = args_str(rf, "BITFIELD_RO");
+        rc = rc ? rc : args_str(rf, data);
+        bk_probes p = bk_probes_for(h, rf->s[0].v.m, rf->s[0].v.block);
+        const uint64_t base = b * (rf->block_bytes * 8 / rf->cell_bits);
+        for (unsigned i = 0; i < rf->s[0].v.k && rc == BK_OK; i++) {
+            rc = args_str(rf, "GET");
+            rc = rc ? rc : args_str(rf, counting ? "u4" : "u1");
+            rc = rc ? rc : args_u64(rf, counting ? "#" : "", bk_probes_next(&p) - base);
+        }
+        return rc;
+    }
+    const int script = !counting ? BK_RS_STD_ADD : op == OP_ADD ? BK_RS_CNT_ADD : BK_RS_CNT_REMOVE;
+    rc = args_str(rf, "EVALSHA");
+    rc = rc ? rc : args_str(rf, rf->sha[script]);
+    rc = rc ? rc : args_str(rf, "2");
+    rc = rc ? rc : args_str(rf, data);
+    rc = rc ? rc : args_str(rf, count);
+    return rc ? rc : args_offsets(rf, 0, h, b, "");
+}
+
+static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
+{
+    const uint32_t n = rf->nslices, with = n + (op == OP_ADD && rf->has_next);
+    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    uint64_t blocks[BK_SCALABLE_MAX_SLICES + 1];
+    for (uint32_t j = 0; j < with; j++)
+        blocks[j] = block_of(rf, j, h);
+    int rc = args_str(rf, "EVALSHA");
+    rc = rc ? rc : args_str(rf, rf->sha[op == OP_ADD ? BK_RS_SCL_ADD : BK_RS_SCL_CONTAINS]);
+    rc = rc ? rc : args_u64(rf, "", (uint64_t)with + 1);
+    bk_rfilter_count_key(rf, 0, name, sizeof name);
+    rc = rc ? rc : args_str(rf, name);
+    for (uint32_t j = 0; j < with && rc == BK_OK; j++) {
+        bk_rfilter_data_key(rf, j, blocks[j], name, sizeof name);
+        rc = args_str(rf, name);
+    }
+    rc = rc ? rc : args_u64(rf, "", n);
+    if (op == OP_ADD) {
+        rc = rc ? rc : args_u64(rf, "", rf->s[n - 1].grow_at);
+        rc = rc ? rc : args_str(rf, rf->has_next ? "1" : "0");
+    }
+    for (uint32_t j = 0; j < with && rc == BK_OK; j++) {
+        rc = args_u64(rf, "", rf->s[j].v.k);
+        rc = rc ? rc : args_offsets(rf, j, h, blocks[j], "");
+    }
+    return rc;
+}
+
+static int build(bk_rfilter *rf, rop op, const bk_hash *h)
+{
+    args_reset(rf);
+    return rf->base.cfg.variant == BK_VARIANT_SCALABLE ? build_scalable(rf, op, h)
+                                                       : build_single(rf, op, h);
+}
+
+/* ---- replies ------------------------------------------------------------ */
+
+enum { R_DONE, R_NOSCRIPT, R_STALE };
+
+/* Interpret one reply: R_DONE with *result set, R_NOSCRIPT, R_STALE (the
+ * chain has another number of slices: shapes already updated), or a
+ * negative error code. */
+static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
+{
+    if (r->type == REDIS_REPLY_ERROR) {
+        if (strncmp(r->str, "NOSCRIPT", 8) == 0)
+            return R_NOSCRIPT;
+        if (strncmp(r->str, BK_RS_FULL, sizeof BK_RS_FULL - 1) == 0 || strstr(r->str, BK_RS_FULL))
+            return bk_fail(BK_ERANGE,
+                           "redis filter %s: the chain is full and its next slice cannot be "
+                           "stored (a classic slice must fit one block; use layout=blocked)",
+                           rf->name);
+        return bk_fail(BK_ESERVER, "redis filter %s: %.300s", rf->name, r->str);
+    }
+    if (op == OP_CONTAINS && rf->base.cfg.variant != BK_VARIANT_SCALABLE) {
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != rf->s[0].v.k)
+            return bk_fail(BK_ESERVER, "redis filter %s: BITFIELD_RO sent a reply of %s shape",
+                           rf->name, "an unexpected");
+        int all = 1;
+        for (size_t i = 0; i < r->elements; i++) {
+            if (r->element[i]->type != REDIS_REPLY_INTEGER)
+                return bk_fail(BK_ESERVER, "redis filter %s: BITFIELD_RO sent a non-integer",
+                               rf->name);
+            all &= r->element[i]->integer != 0;
+        }
+        *result = all;
+        return R_DONE;
+    }
+    if (r->type != REDIS_REPLY_INTEGER)
+        return bk_fail(BK_ESERVER, "redis filter %s: a script sent a reply of an unexpected type",
+                       rf->name);
+    if (r->integer == 0 || r->integer == 1) {
+        *result = op == OP_REMOVE ? (r->integer ? BK_OK : BK_ENOTFOUND) : (int)r->integer;
+        return R_DONE;
+    }
+    if (rf->base.cfg.variant == BK_VARIANT_SCALABLE && r->integer < 0 &&
+        r->integer >= -(long long)BK_SCALABLE_MAX_SLICES) {
+        const int rc = bk_rfilter_set_slices(rf, (uint32_t)-r->integer);
+        return rc == BK_OK ? R_STALE : rc;
+    }
+    return bk_fail(BK_ESERVER, "redis filter %s: a script answered %lld", rf->name, r->integer);
+}
+
+/* ---- the engine --------------------------------------------------------- */
+
+#define RUN_MAX 512
+
+static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *results)
+{
+    enum { PENDING = 0, DONE = 1 };
+    unsigned char state[RUN_MAX] = {0};
+    size_t sent[RUN_MAX];
+    size_t left = n;
+    const int repeatable = op == OP_CONTAINS || rf->base.cfg.variant != BK_VARIANT_COUNTING;
+    const int rounds_max = 8 + 2 * bk_rconn_url(rf->conn)->retries;
+    for (int idle = 0; left;) {
+        int rc = bk_rconn_reconnect(rf->conn);
+        if (rc != BK_OK)
+            return rc;
+        size_t nsent = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (state[i] != PENDING)
+                continue;
+            rc = build(rf, op, &hs[i]);
+            if (rc == BK_OK)
+                rc = args_send(rf);
+            if (rc == BK_EIO)
+                break;
+            if (rc != BK_OK)
+                return rc; /* nothing sent can be pending: out of memory before any write */
+            sent[nsent++] = i;
+        }
+        int reload = 0, failed = BK_OK;
+        size_t got = 0;
+        const size_t before = left;
+        for (; got < nsent; got++) {
+            redisReply *r;
+            if (bk_rconn_reply(rf->conn, &r) != BK_OK)
+                break;
+            const size_t i = sent[got];
+            const int st = failed != BK_OK ? R_DONE : parse(rf, op, r, &results[i]);
+            freeReplyObject(r);
+            if (failed != BK_OK)
+                continue; /* drain the rest: the connection stays in step */
+            if (st == R_DONE) {
+                state[i] = DONE;
+                left--;
+            } else if (st == R_NOSCRIPT) {
+                reload = 1;
+            } else if (st < 0) {
+                failed = st;
+            }
+        }
+        if (failed != BK_OK)
+            return failed;
+        if (got < nsent && !repeatable)
+            return bk_fail(BK_EIO,
+                           "redis filter %s: connection lost with %zu counting operations in "
+                           "flight; they may or may not have been applied",
+                           rf->name, nsent - got);
+        if (reload && (rc = bk_rfilter_load_scripts(rf)) != BK_OK)
+            return rc;
+        idle = left < before ? 0 : idle + 1;
+        if (idle > rounds_max)
+            return bk_fail(BK_ESERVER, "redis filter %s: no progress after %d rounds", rf->name,
+                           idle);
+    }
+    return BK_OK;
+}
+
+static int run(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *results)
+{
+    for (size_t at = 0; at < n; at += RUN_MAX) {
+        const int rc =
+            run_chunk(rf, op, hs + at, n - at < RUN_MAX ? n - at : RUN_MAX, results + at);
+        if (rc != BK_OK)
+            return rc;
+    }
+    return BK_OK;
+}
+
+/* ---- the vtable --------------------------------------------------------- */
+
+static int r_add(bk_filter *f, const bk_hash *h)
+{
+    int result = 0;
+    const int rc = run((bk_rfilter *)f, OP_ADD, h, 1, &result);
+    return rc != BK_OK ? rc : result;
+}
+
+static int r_contains(const bk_filter *f, const bk_hash *h)
+{
+    int result = 0;
+    const int rc = run((bk_rfilter *)f, OP_CONTAINS, h, 1, &result);
+    return rc != BK_OK ? rc : result;
+}
+
+static int r_remove(bk_filter *f, const bk_hash *h)
+{
+    int result = 0;
+    const int rc = run((bk_rfilter *)f, OP_REMOVE, h, 1, &result);
+    return rc != BK_OK ? rc : result;
+}
+
+static int r_add_batch(bk_filter *f, const bk_hash *hs, size_t n, int *results)
+{
+    return run((bk_rfilter *)f, OP_ADD, hs, n, results);
+}
+
+static int r_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int *results)
+{
+    return run((bk_rfilter *)f, OP_CONTAINS, hs, n, results);
+}
+
+/* Delete every key of the filter except its metadata, one DEL per slot
+ * (block): a filter cleared under concurrent writers keeps whatever they
+ * add after the DEL of its block. */
+static int r_clear(bk_filter *f)
+{
+    bk_rfilter *rf = (bk_rfilter *)f;
+    int rc = bk_rfilter_refresh(rf); /* learn every slice the chain has */
+    if (rc != BK_OK)
+        return rc;
+    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    redisReply *r = NULL;
+    if (f->cfg.variant == BK_VARIANT_SCALABLE) {
+        rc = BK_OK;
+        args_reset(rf);
+        rc = args_str(rf, "DEL");
+        bk_rfilter_count_key(rf, 0, name, sizeof name);
+        rc = rc ? rc : args_str(rf, name);
+        for (uint32_t j = 0; j < rf->nslices && rc == BK_OK; j++)
+            for (uint64_t b = 0; b < bk_rfilter_blocks(rf, j) && rc == BK_OK; b++) {
+                bk_rfilter_data_key(rf, j, b, name, sizeof name);
+                rc = args_str(rf, name);
+            }
+        for (size_t i = 0; rc == BK_OK && i < rf->argc; i++)
+            rf->argv[i] = rf->text + rf->offs[i];
+        if (rc == BK_OK)
+            rc = bk_rconn_call(rf->conn, &r, (int)rf->argc, rf->argv, rf->lens);
+        if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
+            rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
+        if (r)
+            freeReplyObject(r);
+        if (rc == BK_OK)
+            rc = bk_rfilter_set_slices(rf, 1);
+    } else {
+        for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++) {
+            char count[sizeof name];
+            bk_rfilter_data_key(rf, 0, b, name, sizeof name);
+            bk_rfilter_count_key(rf, b, count, sizeof count);
+            rc = bk_rconn_callf(rf->conn, &r, "DEL %s %s", name, count);
+            if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
+                rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
+            if (r)
+                freeReplyObject(r);
+            r = NULL;
+        }
+    }
+    for (uint32_t j = 0; j < rf->nslices; j++)
+        rf->s[j].v.set_bits = rf->s[j].v.keys = rf->s[j].v.saturated = 0;
+    return rc;
+}
+
+static void r_destroy(bk_filter *f)
+{
+    bk_rfilter_free((bk_rfilter *)f);
+}
+
+static uint32_t r_slice_count(const bk_filter *f)
+{
+    return ((const bk_rfilter *)f)->nslices;
+}
+
+static void r_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    *out = ((const bk_rfilter *)f)->s[i].v;
+}
+
+static int r_refresh(const bk_filter *f)
+{
+    return bk_rfilter_refresh((bk_rfilter *)f);
+}
+
+#define RFILTER_OPS(var, rm)                                                                       \
+    {                                                                                              \
+        .version = BK_FILTER_OPS_VERSION, .name = var, .add = r_add, .contains = r_contains,       \
+        .remove = rm, .clear = r_clear, .destroy = r_destroy, .slice_count = r_slice_count,        \
+        .slice_view = r_slice_view, .merge = NULL, .intersect = NULL, .prefetch = NULL,            \
+        .add_batch = r_add_batch, .contains_batch = r_contains_batch, .refresh = r_refresh,        \
+    }
+
+const bk_filter_ops bk_rstd_ops = RFILTER_OPS("standard", NULL);
+const bk_filter_ops bk_rcnt_ops = RFILTER_OPS("counting", r_remove);
+const bk_filter_ops bk_rscl_ops = RFILTER_OPS("scalable", NULL);
+
+/* ---- scripts, counts, teardown ------------------------------------------ */
+
+int bk_rfilter_load_scripts(bk_rfilter *rf)
+{
+    for (int i = 0; i < BK_RS_COUNT; i++) {
+        redisReply *r;
+        const int rc = bk_rconn_callf(rf->conn, &r, "SCRIPT LOAD %s", bk_redis_script(i));
+        if (rc != BK_OK)
+            return rc;
+        const int ok = r->type == REDIS_REPLY_STRING && r->len == 40;
+        if (ok)
+            memcpy(rf->sha[i], r->str, 41);
+        const int err = ok ? BK_OK
+                           : bk_fail(BK_ESERVER, "redis %s: SCRIPT LOAD refused: %.200s",
+                                     bk_rconn_where(rf->conn),
+                                     r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+        freeReplyObject(r);
+        if (err != BK_OK)
+            return err;
+    }
+    return BK_OK;
+}
+
+/* A count field: absent is 0, anything but a decimal integer is an error. */
+static int count_value(const bk_rfilter *rf, const redisReply *r, long long *out)
+{
+    if (r->type == REDIS_REPLY_NIL) {
+        *out = 0;
+        return BK_OK;
+    }
+    if (r->type == REDIS_REPLY_STRING && r->len > 0 && r->len < 21) {
+        char buf[24];
+        memcpy(buf, r->str, r->len);
+        buf[r->len] = '\0';
+        char *end;
+        const long long v = strtoll(buf, &end, 10);
+        if (*end == '\0' && v >= 0) {
+            *out = v;
+            return BK_OK;
+        }
+    }
+    return bk_fail(BK_ESERVER, "redis filter %s: a count field is not a non-negative integer",
+                   rf->name);
+}
+
+static int refresh_scalable(bk_rfilter *rf)
+{
+    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    bk_rfilter_count_key(rf, 0, name, sizeof name);
+    redisReply *r;
+    int rc = bk_rconn_callf(rf->conn, &r, "HGET %s slices", name);
+    if (rc != BK_OK)
+        return rc;
+    long long slices = 1;
+    if (r->type == REDIS_REPLY_ERROR)
+        rc = bk_fail(BK_ESERVER, "redis filter %s: %.200s", rf->name, r->str);
+    else if (r->type != REDIS_REPLY_NIL && (rc = count_value(rf, r, &slices)) == BK_OK &&
+             (slices < 1 || slices > BK_SCALABLE_MAX_SLICES))
+        rc =
+            bk_fail(BK_ESERVER, "redis filter %s: slice count %lld out of range", rf->name, slices);
+    freeReplyObject(r);
+    if (rc == BK_OK)
+        rc = bk_rfilter_set_slices(rf, (uint32_t)slices);
+    for (uint32_t j = 0; j < rf->nslices && rc == BK_OK; j++) {
+        rc = bk_rconn_callf(rf->conn, &r, "HMGET %s bits.%u keys.%u", name, (unsigned)j,
+                            (unsigned)j);
+        if (rc != BK_OK)
+            return rc;
+        long long bits = 0, keys = 0;
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != 2)
+            rc = bk_fail(BK_ESERVER, "redis filter %s: HMGET of the counts failed", rf->name);
+        else if ((rc = count_value(rf, r->element[0], &bits)) == BK_OK)
+            rc = count_value(rf, r->element[1], &keys);
+        freeReplyObject(r);
+        rf->s[j].v.set_bits = (uint64_t)bits;
+        rf->s[j].v.keys = (uint64_t)keys;
+    }
+    return rc;
+}
+
+int bk_rfilter_refresh(bk_rfilter *rf)
+{
+    if (rf->base.cfg.variant == BK_VARIANT_SCALABLE)
+        return refresh_scalable(rf);
+    uint64_t bits = 0, keys = 0, sat = 0;
+    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0); b++) {
+        bk_rfilter_count_key(rf, b, name, sizeof name);
+        redisReply *r;
+        int rc = bk_rconn_callf(rf->conn, &r, "HMGET %s bits.0 keys.0 sat.0", name);
+        if (rc != BK_OK)
+            return rc;
+        long long v[3] = {0, 0, 0};
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != 3)
+            rc = bk_fail(BK_ESERVER, "redis filter %s: HMGET of the counts failed: %.200s",
+                         rf->name, r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+        for (int i = 0; i < 3 && rc == BK_OK; i++)
+            rc = count_value(rf, r->element[i], &v[i]);
+        freeReplyObject(r);
+        if (rc != BK_OK)
+            return rc;
+        bits += (uint64_t)v[0];
+        keys += (uint64_t)v[1];
+        sat += (uint64_t)v[2];
+    }
+    rf->s[0].v.set_bits = bits;
+    rf->s[0].v.keys = keys;
+    rf->s[0].v.saturated = sat;
+    return BK_OK;
+}
+
+void bk_rfilter_free(bk_rfilter *rf)
+{
+    if (!rf)
+        return;
+    const bk_allocator a = rf->base.alloc;
+    bk_rconn_close(rf->conn);
+    bk_mem_free(&a, rf->name);
+    bk_mem_free(&a, rf->argv);
+    bk_mem_free(&a, rf->lens);
+    bk_mem_free(&a, rf->offs);
+    bk_mem_free(&a, rf->text);
+    bk_mem_free(&a, rf);
+}

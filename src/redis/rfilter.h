@@ -1,0 +1,82 @@
+/*
+ * rfilter.h - a filter whose cells live in Redis, behind the common vtable
+ * (internal; the public entry points are bk_redis_* in bloomkit.h).
+ *
+ * Keys of a filter NAME (docs/redis.md):
+ *   NAME                      hash: metadata (format, variant, sizes, k, key, ...)
+ *   NAME:{NAME/b}:data        standard and counting: block b of the cells
+ *   NAME:{NAME/b}:count       their counts (bits.0, keys.0, sat.0)
+ *   NAME:{NAME}:j/b:data      scalable: block b of slice j
+ *   NAME:{NAME}:count         the chain's counts (slices, bits.j, keys.j)
+ * A block holds at most the URL's block_bytes (512 MiB, the Redis string
+ * limit). Every probe of a key falls in one block: the classic layout keeps a
+ * slice in one block, the blocked layout splits it on 64-byte lines.
+ */
+#ifndef BK_REDIS_RFILTER_H
+#define BK_REDIS_RFILTER_H
+
+#include "../common/filter_impl.h"
+#include "../scalable/scalable.h"
+#include "conn.h"
+#include "scripts.h"
+
+/* One slice as the client sees it: its shape (data NULL) with the counts
+ * last read from the server, and for scalable the set-bit count past which
+ * the chain grows. */
+typedef struct bk_rslice {
+    bk_slice_view v;
+    uint64_t grow_at;
+} bk_rslice;
+
+typedef struct bk_rfilter {
+    bk_filter base;
+    bk_rconn *conn;
+    char *name;
+    uint64_t block_bytes; /* bytes per data key */
+    unsigned cell_bits;   /* 1 (bits) or 4 (counters) */
+    uint32_t nslices;     /* slices known (scalable: the server may have more) */
+    int has_next;         /* scalable: slice nslices can be stored */
+    bk_rslice s[BK_SCALABLE_MAX_SLICES + 1];
+    char sha[BK_RS_COUNT][41];
+    /* Command being built: argument offsets into text, turned into argv. */
+    const char **argv;
+    size_t *lens, *offs, argc, argcap;
+    char *text;
+    size_t textlen, textcap;
+} bk_rfilter;
+
+/* The vtables, one per variant (rfilter.c). */
+extern const bk_filter_ops bk_rstd_ops, bk_rcnt_ops, bk_rscl_ops;
+
+/* Shapes of slices 0 .. n (slice n only when it can be stored, has_next) for
+ * a chain that has n slices now. BK_OK or BK_ERANGE. */
+int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n);
+/* SCRIPT LOAD every script; BK_OK or an error. */
+int bk_rfilter_load_scripts(bk_rfilter *rf);
+/* Re-read counts (and the slice count) from the server. */
+int bk_rfilter_refresh(bk_rfilter *rf);
+/* Flags of bk_redis_open_impl (open.c): BK_ROPEN_EXISTING fails with
+ * BK_ENOTFOUND instead of creating; BK_ROPEN_PUSH creates with the "pushing"
+ * mark and fails when the name exists; BK_ROPEN_ANY_STATE opens a filter
+ * that carries the mark (to drop it). */
+#define BK_ROPEN_EXISTING  1u
+#define BK_ROPEN_PUSH      2u
+#define BK_ROPEN_ANY_STATE 4u
+int bk_redis_open_impl(const char *url, const bk_config *want, const char *text, int strict,
+                       unsigned flags, char *err, size_t errlen, bk_filter **out);
+
+/* Free everything (connection included). */
+void bk_rfilter_free(bk_rfilter *rf);
+
+/* Name of the data key of block b of slice j, and of the count hash of
+ * block b (slice j's counts for scalable live in the chain's one hash). */
+int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf, size_t len);
+int bk_rfilter_count_key(const bk_rfilter *rf, uint64_t b, char *buf, size_t len);
+
+/* Blocks of slice j, and the bytes of block b of it. */
+uint64_t bk_rfilter_blocks(const bk_rfilter *rf, uint32_t j);
+uint64_t bk_rfilter_block_len(const bk_rfilter *rf, uint32_t j, uint64_t b);
+
+bk_rconn *bk_rfilter_conn(bk_rfilter *rf);
+
+#endif

@@ -1,0 +1,141 @@
+/* scripts.c - the Lua scripts (see scripts.h). Kept short: each is one
+ * indivisible check-and-set, and the client does all the hashing. */
+#include "scripts.h"
+
+/* Create the metadata hash unless the name exists: {1} when this call
+ * created it, {0, field, value, ...} with the existing fields otherwise. */
+static const char create_lua[] =
+    "local t = redis.call('TYPE', KEYS[1])['ok']\n"
+    "if t == 'hash' then\n"
+    "  local all = redis.call('HGETALL', KEYS[1])\n"
+    "  table.insert(all, 1, 0)\n"
+    "  return all\n"
+    "end\n"
+    "if t ~= 'none' then return redis.error_reply('" BK_RS_WRONGTYPE "') end\n"
+    "redis.call('HSET', KEYS[1], unpack(ARGV))\n"
+    "return {1}\n";
+
+/* Standard add: SETBIT returns the old bit, so one pass both tests and sets.
+ * New when any probe was clear; the count hash gets the bits set and the
+ * keys reported new. */
+static const char std_add_lua[] =
+    "local set = 0\n"
+    "for i = 1, #ARGV do\n"
+    "  if redis.call('SETBIT', KEYS[1], ARGV[i], 1) == 0 then set = set + 1 end\n"
+    "end\n"
+    "if set == 0 then return 0 end\n"
+    "redis.call('HINCRBY', KEYS[2], 'bits.0', set)\n"
+    "redis.call('HINCRBY', KEYS[2], 'keys.0', 1)\n"
+    "return 1\n";
+
+/* Counting: read the k counters with one BITFIELD, apply the local
+ * variant's rules to a table (a probe repeated within one key sees its own
+ * earlier increment, as in src/counting), write them back with one BITFIELD.
+ * Saturation at 15 is sticky. */
+#define CNT_READ                                                                                   \
+    "local get = {}\n"                                                                             \
+    "for i = 1, #ARGV do\n"                                                                        \
+    "  get[#get + 1] = 'GET'; get[#get + 1] = 'u4'; get[#get + 1] = '#' .. ARGV[i]\n"              \
+    "end\n"                                                                                        \
+    "local vals = redis.call('BITFIELD', KEYS[1], unpack(get))\n"                                  \
+    "local cur = {}\n"                                                                             \
+    "for i = 1, #ARGV do cur[ARGV[i]] = vals[i] end\n"
+#define CNT_WRITE                                                                                  \
+    "local put = {}\n"                                                                             \
+    "for p, v in pairs(cur) do\n"                                                                  \
+    "  put[#put + 1] = 'SET'; put[#put + 1] = 'u4'; put[#put + 1] = '#' .. p\n"                    \
+    "  put[#put + 1] = v\n"                                                                        \
+    "end\n"                                                                                        \
+    "redis.call('BITFIELD', KEYS[1], unpack(put))\n"
+
+static const char cnt_add_lua[] =
+    CNT_READ "local new, nz, sat = 0, 0, 0\n"
+             "for i = 1, #ARGV do\n"
+             "  local p = ARGV[i]\n"
+             "  local v = cur[p]\n"
+             "  if v == 0 then new = 1; nz = nz + 1 end\n"
+             "  if v < 15 then\n"
+             "    cur[p] = v + 1\n"
+             "    if v + 1 == 15 then sat = sat + 1 end\n"
+             "  end\n"
+             "end\n" CNT_WRITE "redis.call('HINCRBY', KEYS[2], 'keys.0', 1)\n"
+             "if nz > 0 then redis.call('HINCRBY', KEYS[2], 'bits.0', nz) end\n"
+             "if sat > 0 then redis.call('HINCRBY', KEYS[2], 'sat.0', sat) end\n"
+             "return new\n";
+
+/* Counting remove: 0 (nothing changed) when any counter is zero, else every
+ * counter below 15 goes down by one. */
+static const char cnt_remove_lua[] = CNT_READ
+    "local gone = 0\n"
+    "for i = 1, #ARGV do\n"
+    "  local p = ARGV[i]\n"
+    "  local v = cur[p]\n"
+    "  if v == 0 then return 0 end\n"
+    "  if v < 15 then\n"
+    "    cur[p] = v - 1\n"
+    "    if v == 1 then gone = gone + 1 end\n"
+    "  end\n"
+    "end\n" CNT_WRITE "if gone > 0 then redis.call('HINCRBY', KEYS[2], 'bits.0', -gone) end\n"
+    "local keys = tonumber(redis.call('HGET', KEYS[2], 'keys.0') or '0')\n"
+    "if keys > 0 then redis.call('HINCRBY', KEYS[2], 'keys.0', -1) end\n"
+    "return 1\n";
+
+/* Scalable: the slice count lives in the count hash. A client that knows
+ * fewer (or more) slices than there are gets -(slices) back and retries
+ * with the right offsets. The chain grows here, inside the script, so two
+ * writers can never add two slices for one: when the newest slice is past
+ * its fill limit (set bits > grow_at), the slice count goes up and the key
+ * goes into the new slice, as src/scalable does. */
+#define SCL_PARSE                                                                                  \
+    "local have = tonumber(redis.call('HGET', KEYS[1], 'slices') or '1')\n"                        \
+    "if have ~= n then return -have end\n"                                                         \
+    "local probes, at = {}, first\n"                                                               \
+    "for j = 1, #KEYS - 1 do\n"                                                                    \
+    "  local k = tonumber(ARGV[at])\n"                                                             \
+    "  local p = {}\n"                                                                             \
+    "  for i = 1, k do p[i] = ARGV[at + i] end\n"                                                  \
+    "  probes[j] = p\n"                                                                            \
+    "  at = at + k + 1\n"                                                                          \
+    "end\n"                                                                                        \
+    "local function holds(j)\n"                                                                    \
+    "  for _, off in ipairs(probes[j]) do\n"                                                       \
+    "    if redis.call('GETBIT', KEYS[j + 1], off) == 0 then return false end\n"                   \
+    "  end\n"                                                                                      \
+    "  return true\n"                                                                              \
+    "end\n"
+
+static const char scl_add_lua[] =
+    "local n, grow_at, has_next, first = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], "
+    "4\n" SCL_PARSE "for j = n, 1, -1 do\n"
+    "  if holds(j) then return 0 end\n"
+    "end\n"
+    "local target = n\n"
+    "local bits = tonumber(redis.call('HGET', KEYS[1], 'bits.' .. (n - 1)) or '0')\n"
+    "if bits > grow_at then\n"
+    "  if has_next ~= '1' then return redis.error_reply('" BK_RS_FULL "') end\n"
+    "  target = n + 1\n"
+    "  redis.call('HSET', KEYS[1], 'slices', n + 1)\n"
+    "end\n"
+    "local set = 0\n"
+    "for _, off in ipairs(probes[target]) do\n"
+    "  if redis.call('SETBIT', KEYS[target + 1], off, 1) == 0 then set = set + 1 end\n"
+    "end\n"
+    "redis.call('HINCRBY', KEYS[1], 'bits.' .. (target - 1), set)\n"
+    "redis.call('HINCRBY', KEYS[1], 'keys.' .. (target - 1), 1)\n"
+    "return 1\n";
+
+static const char scl_contains_lua[] =
+    "local n, first = tonumber(ARGV[1]), 2\n" SCL_PARSE "for j = n, 1, -1 do\n"
+    "  if holds(j) then return 1 end\n"
+    "end\n"
+    "return 0\n";
+
+const char *bk_redis_script(int i)
+{
+    static const char *const all[BK_RS_COUNT] = {
+        [BK_RS_CREATE] = create_lua,   [BK_RS_STD_ADD] = std_add_lua,
+        [BK_RS_CNT_ADD] = cnt_add_lua, [BK_RS_CNT_REMOVE] = cnt_remove_lua,
+        [BK_RS_SCL_ADD] = scl_add_lua, [BK_RS_SCL_CONTAINS] = scl_contains_lua,
+    };
+    return i >= 0 && i < BK_RS_COUNT ? all[i] : 0;
+}

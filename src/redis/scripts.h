@@ -1,0 +1,36 @@
+/*
+ * scripts.h - the server-side Lua scripts of a shared filter (internal).
+ *
+ * Every script runs atomically on the server (Redis runs one script at a
+ * time), so "check the probes, set them, count them" is one indivisible step:
+ * when several processes add one new key at once, exactly one is told it is
+ * new. Scripts are loaded once per connection (SCRIPT LOAD) and run with
+ * EVALSHA; a NOSCRIPT reply (server restarted or SCRIPT FLUSH) reloads them.
+ *
+ * Offsets are computed by the client, which holds the hash key: the server
+ * only ever sees bit and counter positions, as Redis numbers (decimal text).
+ * The key layout and the counts are documented in docs/redis.md.
+ */
+#ifndef BK_REDIS_SCRIPTS_H
+#define BK_REDIS_SCRIPTS_H
+
+enum {
+    BK_RS_CREATE,       /* KEYS meta; ARGV field value ...: create or return existing */
+    BK_RS_STD_ADD,      /* KEYS data count; ARGV bit offsets */
+    BK_RS_CNT_ADD,      /* KEYS data count; ARGV counter indexes */
+    BK_RS_CNT_REMOVE,   /* KEYS data count; ARGV counter indexes */
+    BK_RS_SCL_ADD,      /* KEYS count data...; ARGV n grow_at has_next {k offsets}... */
+    BK_RS_SCL_CONTAINS, /* KEYS count data...; ARGV n {k offsets}... */
+    BK_RS_COUNT
+};
+
+/* The text of script i. */
+const char *bk_redis_script(int i);
+
+/* Error reply a scalable add gives when the chain must grow and the client
+ * has no slice to grow into (the next slice cannot be stored). */
+#define BK_RS_FULL "BKFULL"
+/* Error reply of the create script when the name holds something else. */
+#define BK_RS_WRONGTYPE "BKWRONGTYPE"
+
+#endif

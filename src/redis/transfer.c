@@ -1,0 +1,249 @@
+/*
+ * transfer.c - copying filters between this process and Redis: push, pull,
+ * drop (see bloomkit.h).
+ *
+ * Cells travel in chunks of 1 MiB (SETRANGE / GETRANGE), so a 512 MiB block
+ * never needs one 512 MiB request. Chunks that are all zero are not sent: a
+ * missing key or a short string reads as zeros, which is how Redis itself
+ * grows strings under SETBIT.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <string.h>
+
+#include "bloomkit.h"
+#include "../common/alloc.h"
+#include "../common/bits.h"
+#include "../common/error.h"
+#include "rfilter.h"
+
+#define CHUNK ((uint64_t)1 << 20)
+
+static int reply_error(bk_rfilter *rf, redisReply *r, const char *what)
+{
+    const int rc = bk_fail(BK_ESERVER, "redis filter %s: %s: %.200s", rf->name, what,
+                           r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+    freeReplyObject(r);
+    return rc;
+}
+
+static int all_zero(const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* Cells of block b of slice j from data (the slice's whole payload). */
+static int push_block(bk_rfilter *rf, uint32_t j, uint64_t b, const uint8_t *data)
+{
+    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    bk_rfilter_data_key(rf, j, b, key, sizeof key);
+    const uint64_t start = b * rf->block_bytes, len = bk_rfilter_block_len(rf, j, b);
+    for (uint64_t off = 0; off < len; off += CHUNK) {
+        const uint64_t n = len - off < CHUNK ? len - off : CHUNK;
+        if (all_zero(data + start + off, n))
+            continue;
+        redisReply *r;
+        const int rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "SETRANGE %s %llu %b", key,
+                                      (unsigned long long)off, data + start + off, (size_t)n);
+        if (rc != BK_OK)
+            return rc;
+        if (r->type != REDIS_REPLY_INTEGER)
+            return reply_error(rf, r, "SETRANGE");
+        freeReplyObject(r);
+    }
+    return BK_OK;
+}
+
+static int hset_counts(bk_rfilter *rf, uint64_t b, uint32_t j, uint64_t bits, uint64_t keys,
+                       uint64_t sat)
+{
+    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    bk_rfilter_count_key(rf, b, key, sizeof key);
+    redisReply *r;
+    const int rc =
+        bk_rconn_callf(bk_rfilter_conn(rf), &r, "HSET %s bits.%u %llu keys.%u %llu sat.%u %llu",
+                       key, (unsigned)j, (unsigned long long)bits, (unsigned)j,
+                       (unsigned long long)keys, (unsigned)j, (unsigned long long)sat);
+    if (rc != BK_OK)
+        return rc;
+    if (r->type != REDIS_REPLY_INTEGER)
+        return reply_error(rf, r, "HSET");
+    freeReplyObject(r);
+    return BK_OK;
+}
+
+static int push_all(bk_rfilter *rf, const bk_filter *f)
+{
+    const uint32_t n = f->ops->slice_count(f);
+    int rc = bk_rfilter_set_slices(rf, n);
+    for (uint32_t j = 0; j < n && rc == BK_OK; j++) {
+        bk_slice_view v;
+        f->ops->slice_view(f, j, &v);
+        if (v.m != rf->s[j].v.m || v.k != rf->s[j].v.k || v.nbytes != rf->s[j].v.nbytes)
+            return bk_fail(BK_EINCOMPAT,
+                           "push: slice %" PRIu32 " has another shape than its "
+                           "configuration gives",
+                           j);
+        const uint64_t blocks = bk_rfilter_blocks(rf, j);
+        for (uint64_t b = 0; b < blocks && rc == BK_OK; b++) {
+            rc = push_block(rf, j, b, v.data);
+            if (rc != BK_OK || (rf->base.cfg.variant == BK_VARIANT_SCALABLE && b))
+                continue;
+            /* Counts per count hash: scalable keeps one per chain (written
+             * once per slice, from the view); the others one per block,
+             * recounted from its cells, keys going to block 0. */
+            uint64_t bits = v.set_bits, sat = v.saturated;
+            if (rf->base.cfg.variant != BK_VARIANT_SCALABLE && blocks > 1) {
+                const uint8_t *p = v.data + b * rf->block_bytes;
+                const uint64_t len = bk_rfilter_block_len(rf, j, b);
+                if (rf->cell_bits == 4)
+                    bk_nibble_census(p, (size_t)len, &bits, &sat);
+                else
+                    bits = bk_popcount(p, (size_t)len);
+            }
+            rc = hset_counts(rf, b, j, bits, b == 0 ? v.keys : 0, sat);
+        }
+    }
+    redisReply *r;
+    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    if (rc == BK_OK && rf->base.cfg.variant == BK_VARIANT_SCALABLE) {
+        bk_rfilter_count_key(rf, 0, key, sizeof key);
+        rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "HSET %s slices %u", key, (unsigned)n);
+        if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
+            return reply_error(rf, r, "HSET");
+        if (rc == BK_OK)
+            freeReplyObject(r);
+    }
+    if (rc == BK_OK) {
+        rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "HDEL %s pushing", rf->name);
+        if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
+            return reply_error(rf, r, "HDEL");
+        if (rc == BK_OK)
+            freeReplyObject(r);
+    }
+    return rc;
+}
+
+/* Delete the filter's cells, counts and metadata. */
+static int drop_keys(bk_rfilter *rf)
+{
+    int rc = rf->base.ops->clear(&rf->base);
+    redisReply *r;
+    if (rc == BK_OK)
+        rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "DEL %s", rf->name);
+    if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
+        return reply_error(rf, r, "DEL");
+    if (rc == BK_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
+int bk_redis_push(const bk_filter *f, const char *url)
+{
+    if (!f || !url)
+        return bk_fail(BK_EINVAL, "push: no filter or no URL");
+    if (f->remote)
+        return bk_fail(BK_EINVAL, "push: the filter already lives on a server");
+    bk_filter *out;
+    int rc = bk_redis_open_impl(url, &f->cfg, NULL, 1, BK_ROPEN_PUSH, NULL, 0, &out);
+    if (rc != BK_OK)
+        return rc;
+    bk_rfilter *rf = (bk_rfilter *)out;
+    rc = push_all(rf, f);
+    if (rc != BK_OK) {
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s", bk_last_error());
+        if (bk_rconn_broken(bk_rfilter_conn(rf)) == 0 ||
+            bk_rconn_reconnect(bk_rfilter_conn(rf)) == BK_OK)
+            drop_keys(rf); /* best effort: the name is ours (we created it) */
+        bk_fail(rc, "%s", detail);
+    }
+    bk_free(out);
+    return rc;
+}
+
+/* Read slice j's cells into data (nbytes, zeroed). */
+static int pull_slice(bk_rfilter *rf, uint32_t j, uint8_t *data)
+{
+    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    const uint64_t blocks = bk_rfilter_blocks(rf, j);
+    for (uint64_t b = 0; b < blocks; b++) {
+        bk_rfilter_data_key(rf, j, b, key, sizeof key);
+        const uint64_t start = b * rf->block_bytes, len = bk_rfilter_block_len(rf, j, b);
+        for (uint64_t off = 0; off < len; off += CHUNK) {
+            const uint64_t n = len - off < CHUNK ? len - off : CHUNK;
+            redisReply *r;
+            const int rc =
+                bk_rconn_callf(bk_rfilter_conn(rf), &r, "GETRANGE %s %llu %llu", key,
+                               (unsigned long long)off, (unsigned long long)(off + n - 1));
+            if (rc != BK_OK)
+                return rc;
+            if (r->type != REDIS_REPLY_STRING || r->len > n)
+                return reply_error(rf, r, "GETRANGE");
+            memcpy(data + start + off, r->str, r->len); /* shorter: the rest stays zero */
+            const int more = r->len == n;
+            freeReplyObject(r);
+            if (!more)
+                break; /* the string ends here */
+        }
+    }
+    return BK_OK;
+}
+
+int bk_redis_pull(const char *url, bk_filter **out)
+{
+    if (!out)
+        return bk_fail(BK_EINVAL, "pull: no output");
+    *out = NULL;
+    bk_filter *src;
+    int rc = bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, &src);
+    if (rc != BK_OK)
+        return rc;
+    bk_rfilter *rf = (bk_rfilter *)src;
+    const bk_allocator a = bk_current_allocator();
+    const uint32_t n = rf->nslices;
+    bk_slice_view views[BK_SCALABLE_MAX_SLICES];
+    uint32_t got = 0;
+    for (; got < n && rc == BK_OK; got++) {
+        views[got] = rf->s[got].v;
+        if (views[got].nbytes > SIZE_MAX) {
+            rc = bk_fail(BK_ERANGE, "pull: slice too large for this machine");
+            break;
+        }
+        views[got].data = bk_payload_alloc(&a, (size_t)views[got].nbytes);
+        if (!views[got].data) {
+            rc = bk_fail(BK_ENOMEM, "pull: out of memory for %" PRIu64 " bytes", views[got].nbytes);
+            break;
+        }
+        rc = pull_slice(rf, got, views[got].data);
+        if (rc != BK_OK) {
+            got++;
+            break;
+        }
+    }
+    if (rc == BK_OK)
+        rc = bk_variant_impl_for(rf->base.cfg.variant)->adopt(&rf->base.cfg, &a, views, n, 0, out);
+    if (rc != BK_OK)
+        for (uint32_t j = 0; j < got; j++)
+            if (views[j].data)
+                bk_payload_free(&a, views[j].data, (size_t)views[j].nbytes);
+    bk_free(src);
+    return rc;
+}
+
+int bk_redis_drop(const char *url)
+{
+    bk_filter *f;
+    int rc =
+        bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
+    if (rc == BK_ENOTFOUND)
+        return BK_OK;
+    if (rc != BK_OK)
+        return rc;
+    rc = drop_keys((bk_rfilter *)f);
+    bk_free(f);
+    return rc;
+}

@@ -1,0 +1,310 @@
+/* url.c - parsing redis:// and unix:// URLs (see url.h). */
+#include "url.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bloomkit.h"
+#include "../common/alloc.h"
+#include "../common/error.h"
+
+static char *dup_range(const char *s, size_t n)
+{
+    const bk_allocator a = bk_current_allocator();
+    char *d = bk_mem_alloc(&a, n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decode %XX escapes of s[0..n) into a new string; NULL on a bad escape, an
+ * escaped NUL or no memory (*bad tells which). */
+static char *decode(const char *s, size_t n, int *bad)
+{
+    char *d = dup_range(s, n);
+    *bad = 0;
+    if (!d)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%') {
+            d[o++] = s[i];
+            continue;
+        }
+        if (i + 2 >= n || hexval((unsigned char)s[i + 1]) < 0 ||
+            hexval((unsigned char)s[i + 2]) < 0) {
+            *bad = 1;
+            break;
+        }
+        const int v = hexval((unsigned char)s[i + 1]) * 16 + hexval((unsigned char)s[i + 2]);
+        if (v == 0) {
+            *bad = 1;
+            break;
+        }
+        d[o++] = (char)v;
+        i += 2;
+    }
+    if (*bad) {
+        const bk_allocator a = bk_current_allocator();
+        bk_mem_free(&a, d);
+        return NULL;
+    }
+    d[o] = '\0';
+    return d;
+}
+
+/* Printable ASCII, no space, no braces (hash tags are ours), no '%', not
+ * empty, at most BK_REDIS_NAME_MAX bytes. */
+int bk_redis_name_valid(const char *name)
+{
+    const size_t n = strlen(name);
+    if (n == 0 || n > BK_REDIS_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)name[i];
+        if (c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '%')
+            return 0;
+    }
+    return 1;
+}
+
+static int parse_long(const char *s, size_t n, long long lo, long long hi, long long *out)
+{
+    if (n == 0 || n > 20)
+        return 0;
+    char buf[24];
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] < '0' || buf[i] > '9')
+            return 0;
+    errno = 0;
+    const long long v = strtoll(buf, NULL, 10);
+    if (errno || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int fail(bk_redis_url *u, const char *fmt, const char *part)
+{
+    bk_redis_url_free(u);
+    return bk_fail(BK_EINVAL, fmt, part);
+}
+
+/* One "name=value" of the query string. */
+static int apply_option(bk_redis_url *u, const char *s, size_t n)
+{
+    const char *eq = memchr(s, '=', n);
+    if (!eq)
+        return bk_fail(BK_EINVAL, "redis URL: option without '=' in the query");
+    const size_t kn = (size_t)(eq - s), vn = n - kn - 1;
+    const char *v = eq + 1;
+    long long x;
+#define IS(lit) (kn == sizeof(lit) - 1 && memcmp(s, lit, kn) == 0)
+    if (IS("name")) {
+        int bad;
+        char *name = decode(v, vn, &bad);
+        if (!name)
+            return bk_fail(bad ? BK_EINVAL : BK_ENOMEM, "redis URL: bad escape in name");
+        const bk_allocator a = bk_current_allocator();
+        bk_mem_free(&a, u->name);
+        u->name = name;
+    } else if (IS("connect_timeout")) {
+        if (!parse_long(v, vn, 1, 3600000, &x))
+            return bk_fail(BK_EINVAL, "redis URL: connect_timeout must be 1 .. 3600000 ms");
+        u->connect_timeout_ms = (int)x;
+    } else if (IS("timeout")) {
+        if (!parse_long(v, vn, 1, 3600000, &x))
+            return bk_fail(BK_EINVAL, "redis URL: timeout must be 1 .. 3600000 ms");
+        u->timeout_ms = (int)x;
+    } else if (IS("retries")) {
+        if (!parse_long(v, vn, 0, 100, &x))
+            return bk_fail(BK_EINVAL, "redis URL: retries must be 0 .. 100");
+        u->retries = (int)x;
+    } else if (IS("db")) {
+        if (!parse_long(v, vn, 0, 65535, &x))
+            return bk_fail(BK_EINVAL, "redis URL: db must be 0 .. 65535");
+        u->db = (int)x;
+    } else if (IS("block_bytes")) {
+        if (!parse_long(v, vn, 64, (long long)BK_REDIS_BLOCK_MAX, &x) || x % 64 != 0)
+            return bk_fail(BK_EINVAL,
+                           "redis URL: block_bytes must be a multiple of 64 from 64 to 536870912");
+        u->block_bytes = (uint64_t)x;
+    } else {
+        return bk_fail(BK_EINVAL,
+                       "redis URL: unknown option '%.*s' (known: name, connect_timeout, timeout, "
+                       "retries, db, block_bytes)",
+                       (int)(kn > 40 ? 40 : kn), s);
+    }
+#undef IS
+    return BK_OK;
+}
+
+static int parse_query(bk_redis_url *u, const char *q)
+{
+    while (*q) {
+        const char *amp = strchr(q, '&');
+        const size_t n = amp ? (size_t)(amp - q) : strlen(q);
+        if (n) {
+            const int rc = apply_option(u, q, n);
+            if (rc != BK_OK)
+                return rc;
+        }
+        q += n + (amp != NULL);
+    }
+    return BK_OK;
+}
+
+/* "[user]:password@" at the start of s[0..n): sets user/password, returns the
+ * bytes consumed (0 when there is no '@'), -1 on error. */
+static long parse_userinfo(bk_redis_url *u, const char *s, size_t n)
+{
+    const char *at = NULL;
+    for (size_t i = n; i-- > 0;)
+        if (s[i] == '@') {
+            at = s + i;
+            break;
+        }
+    if (!at)
+        return 0;
+    const char *colon = memchr(s, ':', (size_t)(at - s));
+    int bad = 0;
+    if (!colon) {
+        bk_fail(BK_EINVAL, "redis URL: credentials must be [user]:password@");
+        return -1;
+    }
+    if (colon > s && !(u->user = decode(s, (size_t)(colon - s), &bad))) {
+        bk_fail(BK_EINVAL, "redis URL: bad escape in user");
+        return -1;
+    }
+    if (!(u->password = decode(colon + 1, (size_t)(at - colon - 1), &bad))) {
+        bk_fail(BK_EINVAL, "redis URL: bad escape in password");
+        return -1;
+    }
+    return (long)(at - s) + 1;
+}
+
+int bk_redis_url_parse(const char *text, bk_redis_url *u)
+{
+    if (!u)
+        return bk_fail(BK_EINVAL, "redis URL: no output");
+    memset(u, 0, sizeof *u);
+    u->port = 6379;
+    u->connect_timeout_ms = 2000;
+    u->timeout_ms = 10000;
+    u->retries = 5;
+    u->block_bytes = BK_REDIS_BLOCK_MAX;
+    if (!text)
+        return fail(u, "redis URL: %s", "missing");
+    if (strlen(text) > 4096)
+        return fail(u, "redis URL: %s", "longer than 4096 bytes");
+    const char *q = strchr(text, '?');
+    const size_t body_len = q ? (size_t)(q - text) : strlen(text);
+    const int is_unix = strncmp(text, "unix://", 7) == 0;
+    if (!is_unix && strncmp(text, "redis://", 8) != 0)
+        return fail(u, "redis URL: %s", "must start with redis:// or unix://");
+    const char *s = text + (is_unix ? 7 : 8);
+    size_t n = body_len - (size_t)(s - text);
+    const long used = parse_userinfo(u, s, n);
+    if (used < 0) {
+        bk_redis_url_free(u);
+        return BK_EINVAL;
+    }
+    s += used;
+    n -= (size_t)used;
+    int bad = 0;
+    if (is_unix) {
+        if (n == 0 || s[0] != '/')
+            return fail(u, "redis URL: %s", "unix:// needs an absolute socket path");
+        if (!(u->path = decode(s, n, &bad)))
+            return fail(u, "redis URL: %s", "bad escape in the socket path");
+    } else {
+        const char *slash = memchr(s, '/', n);
+        const size_t hn = slash ? (size_t)(slash - s) : n;
+        const char *hostend = s + hn, *portsep = NULL;
+        if (hn && s[0] == '[') {
+            const char *rb = memchr(s, ']', hn);
+            if (!rb)
+                return fail(u, "redis URL: %s", "unclosed '[' in the host");
+            u->host = dup_range(s + 1, (size_t)(rb - s - 1));
+            if (rb + 1 < hostend) {
+                if (rb[1] != ':')
+                    return fail(u, "redis URL: %s", "junk after ']' in the host");
+                portsep = rb + 1;
+            }
+        } else {
+            portsep = memchr(s, ':', hn);
+            u->host = dup_range(s, portsep ? (size_t)(portsep - s) : hn);
+        }
+        if (!u->host)
+            return fail(u, "redis URL: %s", "out of memory");
+        if (!u->host[0])
+            return fail(u, "redis URL: %s", "no host");
+        if (portsep) {
+            long long port;
+            if (!parse_long(portsep + 1, (size_t)(hostend - portsep - 1), 1, 65535, &port))
+                return fail(u, "redis URL: %s", "port must be 1 .. 65535");
+            u->port = (int)port;
+        }
+        if (slash && (size_t)(slash - s) + 1 < n) {
+            if (!(u->name = decode(slash + 1, n - hn - 1, &bad)))
+                return fail(u, "redis URL: %s", "bad escape in the filter name");
+        }
+    }
+    if (q) {
+        const int rc = parse_query(u, q + 1);
+        if (rc != BK_OK) {
+            bk_redis_url_free(u);
+            return rc;
+        }
+    }
+    if (!u->name)
+        return fail(u, "redis URL: %s",
+                    is_unix ? "no filter name (unix:///path?name=NAME)"
+                            : "no filter name (redis://host:port/NAME)");
+    if (!bk_redis_name_valid(u->name))
+        return fail(u, "redis URL: %s",
+                    "filter name must be 1-200 printable characters without spaces, "
+                    "braces or '%'");
+    return BK_OK;
+}
+
+void bk_redis_url_free(bk_redis_url *u)
+{
+    if (!u)
+        return;
+    const bk_allocator a = bk_current_allocator();
+    bk_mem_free(&a, u->host);
+    bk_mem_free(&a, u->path);
+    bk_mem_free(&a, u->user);
+    if (u->password)
+        memset(u->password, 0, strlen(u->password));
+    bk_mem_free(&a, u->password);
+    bk_mem_free(&a, u->name);
+    u->host = u->path = u->user = u->password = u->name = NULL;
+}
+
+const char *bk_redis_url_where(const bk_redis_url *u, char *buf, size_t len)
+{
+    if (u->path)
+        snprintf(buf, len, "%s", u->path);
+    else
+        snprintf(buf, len, "%s:%d", u->host ? u->host : "?", u->port);
+    return buf;
+}
