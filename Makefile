@@ -86,7 +86,7 @@ $(BUILD)/obj/src/redis/%.o: override CFLAGS += $(HIREDIS_CFLAGS)
 $(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOURCE
 
 # The CLI suite runs the bloomkit built alongside it.
-$(BUILD)/obj/tests/test_cli.o: override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"'
+$(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_redis.o: override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"'
 
 $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB) $(CLI_BIN)
 	@mkdir -p $(dir $@)

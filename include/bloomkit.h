@@ -421,6 +421,11 @@ BK_API int bk_sync(bk_filter *f);
  * (bad URL, out NULL) and BK_ECONFIG. On error *out is NULL. Thread-safe. */
 BK_API int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out);
 
+/* Open the existing filter at url, adopting its configuration: BK_ENOTFOUND
+ * when the name does not exist (nothing is created). Otherwise as
+ * bk_redis_open. */
+BK_API int bk_redis_open_existing(const char *url, bk_filter **out);
+
 /* Like bk_redis_open, with a config text (NULL: none): a new filter is
  * created with the text over the defaults; an existing one must agree with
  * the values the text states (others are adopted). Errors go into err too

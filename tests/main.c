@@ -28,6 +28,7 @@ static const suite_fn all_suites[] = {
     cli_suite,
     batch_suite,
     blocked_suite,
+    redis_suite,
 };
 /* clang-format on */
 

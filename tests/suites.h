@@ -22,5 +22,6 @@ Suite *golden_suite(void);
 Suite *cli_suite(void);
 Suite *batch_suite(void);
 Suite *blocked_suite(void);
+Suite *redis_suite(void);
 
 #endif

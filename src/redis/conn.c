@@ -90,9 +90,13 @@ static int handshake(bk_rconn *c)
         return bk_fail(BK_EIO, "redis %s: connection lost: %s", c->where,
                        c->ctx->errstr[0] ? c->ctx->errstr : "no reply");
     const int ok = (r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0);
-    const int rc = ok ? BK_OK
-                      : bk_fail(BK_ESERVER, "redis %s: PING refused: %.200s", c->where,
-                                r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+    /* A server still loading its data set answers -LOADING: not ready yet,
+     * like a refused connection, so the reconnect loop tries again. */
+    const int loading = r->type == REDIS_REPLY_ERROR && strncmp(r->str, "LOADING", 7) == 0;
+    const int rc = ok        ? BK_OK
+                   : loading ? bk_fail(BK_EIO, "redis %s: server is loading its data", c->where)
+                             : bk_fail(BK_ESERVER, "redis %s: PING refused: %.200s", c->where,
+                                       r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
     freeReplyObject(r);
     return rc;
 }

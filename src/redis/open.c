@@ -403,6 +403,11 @@ int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out)
     return bk_redis_open_impl(url, cfg, NULL, cfg != NULL, 0, NULL, 0, out);
 }
 
+int bk_redis_open_existing(const char *url, bk_filter **out)
+{
+    return bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, out);
+}
+
 int bk_redis_open_config(const char *url, const char *config_text, char *err, size_t errlen,
                          bk_filter **out)
 {

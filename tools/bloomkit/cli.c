@@ -31,6 +31,7 @@ static const struct optdef {
     {"layout", 0, 1, O_LAYOUT},
     {"key", 0, 1, O_KEY},
     {"state", 0, 1, O_STATE},
+    {"redis", 0, 1, O_REDIS},
     {"checkpoint", 0, 1, O_CHECKPOINT},
     {"json", 0, 0, O_JSON},
     {"quiet", 'q', 0, O_QUIET},
@@ -53,6 +54,19 @@ int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return code;
+}
+
+void cli_redact_url(const char *url, char *buf, size_t len)
+{
+    const char *scheme = strstr(url, "://");
+    const char *body = scheme ? scheme + 3 : url;
+    const char *at = strrchr(body, '@');
+    const char *colon = at ? memchr(body, ':', (size_t)(at - body)) : NULL;
+    if (!colon) {
+        snprintf(buf, len, "%s", url);
+        return;
+    }
+    snprintf(buf, len, "%.*s:***%s", (int)(colon - url), url, at);
 }
 
 int cli_exit_for(int rc)
@@ -126,6 +140,9 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
         break;
     case O_STATE:
         o->state = val;
+        break;
+    case O_REDIS:
+        o->redis = val;
         break;
     case O_CHECKPOINT:
         if (parse_count(val, &o->checkpoint) != 0 || o->checkpoint == 0)

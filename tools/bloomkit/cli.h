@@ -40,7 +40,8 @@ enum {
     O_FORCE = 1u << 16,
     O_SHOW_KEY = 1u << 17,
     O_HELP = 1u << 18,
-    O_LAYOUT = 1u << 19
+    O_LAYOUT = 1u << 19,
+    O_REDIS = 1u << 20
 };
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
@@ -51,6 +52,7 @@ typedef struct cli_opts {
     const char *config_text, *config_file;
     const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *layout, *key;
     const char *state;
+    const char *redis; /* --redis URL: the filter lives in Redis */
     uint64_t checkpoint;
     int json, quiet, progress, null_sep, invert, force, show_key, help;
     unsigned given; /* O_* bits seen on the command line */
@@ -66,6 +68,10 @@ int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts
 /* "bloomkit CMD: <message>" on stderr, one line. Returns code. */
 int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Copy url into buf with its password (user:password@) replaced by ***,
+ * for messages and reports. */
+void cli_redact_url(const char *url, char *buf, size_t len);
 
 /* Exit code for a library error: bad input 2, I/O and corrupt 3. */
 int cli_exit_for(int rc);
@@ -103,5 +109,7 @@ int cmd_remove(int argc, char **argv);
 int cmd_dedup(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_push(int argc, char **argv);
+int cmd_pull(int argc, char **argv);
 
 #endif

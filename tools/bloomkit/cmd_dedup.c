@@ -22,7 +22,7 @@
 #include "inputs.h"
 
 static const char usage[] =
-    "usage: bloomkit dedup [INPUT...] [--state FILE] [--checkpoint N]\n"
+    "usage: bloomkit dedup [INPUT...] [--state FILE | --redis URL] [--checkpoint N]\n"
     "                      [--config TEXT | --config-file F] [--variant V] [--capacity N]\n"
     "                      [--fpr P] [--layout L] [--null] [--quiet | --progress]\n"
     "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"
@@ -30,7 +30,9 @@ static const char usage[] =
     "fpr=0.0001 capacity=1000000 layout=blocked, in memory. --state FILE keeps the\n"
     "filter across runs: loaded if FILE exists (its parameters win), created otherwise,\n"
     "saved atomically at the end, every N records with --checkpoint N, and on\n"
-    "SIGINT/SIGTERM.\n"
+    "SIGINT/SIGTERM. --redis URL deduplicates against a shared filter in Redis\n"
+    "(created with the config if it does not exist), so that several processes on\n"
+    "several machines emit each record once between them.\n"
     "Lines end in LF or CRLF (CR not part of the key); --null: NUL-terminated records.\n";
 
 typedef struct dedup_job {
@@ -116,40 +118,82 @@ static const char *first_difference(const bk_config *a, const bk_config *b)
     return NULL;
 }
 
+/* An existing filter's parameters win; an explicit config must agree with
+ * them. 0, or an exit code (message printed, *f freed). */
+static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
+{
+    bk_config have, asked;
+    bk_get_config(*f, &have);
+    asked = have;
+    const int rc = cli_apply_config(o, &asked);
+    const char *diff = rc ? NULL : first_difference(&have, &asked);
+    if (rc || diff) {
+        bk_free(*f);
+        *f = NULL;
+        return rc ? rc
+                  : cli_fail(o, EXIT_USAGE,
+                             "%s: the filter was made with a different %s than --config asks; "
+                             "its parameters are kept only if they agree",
+                             what, diff);
+    }
+    return 0;
+}
+
+/* dedup's defaults with the command line's config over them. */
+static int new_config(const cli_opts *o, bk_config *cfg)
+{
+    bk_config_init(cfg);
+    cfg->variant = BK_VARIANT_SCALABLE;
+    cfg->fpr = 0.0001;
+    /* One cache line per key and slice: dedup is a throughput job, and the
+     * blocked layout makes it ~1.4x faster for ~15% more memory
+     * (docs/performance.md). --layout classic gives the other trade. */
+    cfg->layout = BK_LAYOUT_BLOCKED;
+    return cli_apply_config(o, cfg);
+}
+
+/* The shared filter at --redis: adopted if it exists, else created from the
+ * config. Two processes creating one name at once: the loser adopts. */
+static int open_redis(const cli_opts *o, bk_filter **f)
+{
+    if (o->state)
+        return cli_fail(o, EXIT_USAGE,
+                        "--redis and --state exclude each other (a shared filter is kept by "
+                        "the server)");
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int rc = bk_redis_open_existing(o->redis, f);
+        if (rc == BK_OK)
+            return keep_if_agreeing(o, f, "--redis");
+        if (rc != BK_ENOTFOUND)
+            return cli_lib_fail(o, rc, "--redis");
+        bk_config cfg;
+        if ((rc = new_config(o, &cfg)) != 0)
+            return rc;
+        rc = bk_redis_open(o->redis, &cfg, f);
+        if (rc == BK_OK)
+            return 0;
+        if (rc != BK_EINCOMPAT)
+            return cli_lib_fail(o, rc, "--redis");
+    }
+    return cli_fail(o, EXIT_IO, "--redis: the filter kept changing while it was opened");
+}
+
 /* The filter: loaded from --state if it exists, else new from the config. */
 static int open_filter(const cli_opts *o, bk_filter **f)
 {
+    if (o->redis)
+        return open_redis(o, f);
     struct stat st;
     if (o->state && stat(o->state, &st) == 0) {
-        int rc = bk_load(o->state, f);
+        const int rc = bk_load(o->state, f);
         if (rc != BK_OK)
             return cli_lib_fail(o, rc, o->state);
-        bk_config have, asked;
-        bk_get_config(*f, &have);
-        asked = have;
-        rc = cli_apply_config(o, &asked);
-        const char *diff = rc ? NULL : first_difference(&have, &asked);
-        if (rc || diff) {
-            bk_free(*f);
-            return rc ? rc
-                      : cli_fail(o, EXIT_USAGE,
-                                 "%s: the state file was made with a different %s than "
-                                 "--config asks; its parameters are kept only if they agree",
-                                 o->state, diff);
-        }
-        return 0;
+        return keep_if_agreeing(o, f, o->state);
     }
     if (o->state && errno != ENOENT)
         return cli_fail(o, EXIT_IO, "%s: %s", o->state, strerror(errno));
     bk_config cfg;
-    bk_config_init(&cfg);
-    cfg.variant = BK_VARIANT_SCALABLE;
-    cfg.fpr = 0.0001;
-    /* One cache line per key and slice: dedup is a throughput job, and the
-     * blocked layout makes it ~1.4x faster for ~15% more memory
-     * (docs/performance.md). --layout classic gives the other trade. */
-    cfg.layout = BK_LAYOUT_BLOCKED;
-    int rc = cli_apply_config(o, &cfg);
+    int rc = new_config(o, &cfg);
     if (rc)
         return rc;
     rc = bk_new(&cfg, f);
@@ -159,9 +203,10 @@ static int open_filter(const cli_opts *o, bk_filter **f)
 int cmd_dedup(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(
-        argc, argv, "dedup",
-        O_FILTER_FLAGS | O_STATE | O_CHECKPOINT | O_NULL | O_QUIET | O_PROGRESS | O_HELP, &o);
+    int rc = cli_parse(argc, argv, "dedup",
+                       O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT | O_NULL | O_QUIET |
+                           O_PROGRESS | O_HELP,
+                       &o);
     if (rc || o.help)
         return rc ? rc : cli_help(usage);
     if (o.checkpoint && !o.state)

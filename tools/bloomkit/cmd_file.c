@@ -12,6 +12,7 @@ static const char create_usage[] =
     "usage: bloomkit create FILE [--config TEXT | --config-file F] [--variant V]\n"
     "                       [--capacity N] [--fpr P] [--growth S] [--tightening R]\n"
     "                       [--hash H] [--layout L] [--key HEX32] [--force]\n"
+    "       bloomkit create --redis URL [the same config options]\n"
     "Create an empty filter and save it to FILE (mode 0600: it holds the hash key).\n"
     "Defaults: variant=standard capacity=1000000 fpr=0.01. An existing FILE is kept\n"
     "unless --force.\n";
@@ -21,12 +22,88 @@ static const char merge_usage[] =
     "size, hash and key (for example copies of one created filter). OUT is written\n"
     "atomically and may be one of the inputs.\n";
 
+static const char push_usage[] =
+    "usage: bloomkit push FILE --redis URL\n"
+    "Copy the filter in FILE into Redis under the URL's name, which must be new: same\n"
+    "configuration, hash key, cells and counts, so the shared filter answers every\n"
+    "key as FILE does.\n";
+static const char pull_usage[] =
+    "usage: bloomkit pull --redis URL FILE [--force]\n"
+    "Copy the shared filter at URL into FILE (atomically, mode 0600): it answers\n"
+    "every key as the shared one does. An existing FILE is kept unless --force.\n"
+    "Pause the filter's writers meanwhile.\n";
+
+int cmd_push(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, "push", O_REDIS | O_HELP, &o);
+    if (rc || o.help)
+        return rc ? rc : cli_help(push_usage);
+    if (o.nargs != 1 || !o.redis)
+        return cli_fail(&o, EXIT_USAGE, "give FILE and --redis URL (see bloomkit push --help)");
+    bk_filter *f;
+    rc = bk_load(o.args[0], &f);
+    if (rc != BK_OK)
+        return cli_lib_fail(&o, rc, o.args[0]);
+    rc = bk_redis_push(f, o.redis);
+    bk_free(f);
+    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, "--redis");
+}
+
+int cmd_pull(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, "pull", O_REDIS | O_FORCE | O_HELP, &o);
+    if (rc || o.help)
+        return rc ? rc : cli_help(pull_usage);
+    if (o.nargs != 1 || !o.redis)
+        return cli_fail(&o, EXIT_USAGE, "give --redis URL and FILE (see bloomkit pull --help)");
+    struct stat st;
+    if (!o.force && stat(o.args[0], &st) == 0)
+        return cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)",
+                        o.args[0]);
+    bk_filter *f;
+    rc = bk_redis_pull(o.redis, &f);
+    if (rc != BK_OK)
+        return cli_lib_fail(&o, rc, "--redis");
+    rc = bk_save(f, o.args[0]);
+    bk_free(f);
+    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, o.args[0]);
+}
+
+/* create --redis URL: a new shared filter; an existing name is never changed. */
+static int create_redis(cli_opts *o)
+{
+    if (o->nargs != 0)
+        return cli_fail(o, EXIT_USAGE, "give FILE or --redis URL, not both");
+    bk_config cfg;
+    bk_config_init(&cfg);
+    int rc = cli_apply_config(o, &cfg);
+    if (rc)
+        return rc;
+    bk_filter *f;
+    rc = bk_redis_open_existing(o->redis, &f);
+    if (rc == BK_OK) {
+        bk_free(f);
+        return cli_fail(o, EXIT_USAGE, "--redis: the filter already exists (left unchanged)");
+    }
+    if (rc != BK_ENOTFOUND)
+        return cli_lib_fail(o, rc, "--redis");
+    rc = bk_redis_open(o->redis, &cfg, &f);
+    if (rc != BK_OK)
+        return cli_lib_fail(o, rc, "--redis");
+    bk_free(f);
+    return EXIT_OK;
+}
+
 int cmd_create(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "create", O_FILTER_FLAGS | O_FORCE | O_HELP, &o);
+    int rc = cli_parse(argc, argv, "create", O_FILTER_FLAGS | O_FORCE | O_REDIS | O_HELP, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(create_usage);
+    if (o.redis)
+        return create_redis(&o);
     if (o.nargs != 1)
         return cli_fail(&o, EXIT_USAGE, "give exactly one FILE (see bloomkit create --help)");
     struct stat st;

@@ -15,15 +15,19 @@
 
 static const char add_usage[] =
     "usage: bloomkit add FILE [INPUT...] [--null] [--quiet | --progress]\n"
+    "       bloomkit add --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
     "Add each line of the INPUTs (default or '-': standard input) to the filter in FILE\n"
-    "and save it atomically. Lines end in LF or CRLF (the CR is not part of the key);\n"
+    "and save it atomically, or to the shared filter at URL (each add applied on the\n"
+    "server as it is made). Lines end in LF or CRLF (the CR is not part of the key);\n"
     "--null reads NUL-terminated records.\n";
 static const char check_usage[] =
     "usage: bloomkit check FILE [INPUT...] [-v] [--null] [--quiet | --progress]\n"
+    "       bloomkit check --redis URL [INPUT...] [-v] [--null] [--quiet | --progress]\n"
     "Print each input line that may be in the filter (with -v: each line that is\n"
     "definitely not). Exit 0 if a line was printed, 1 if none, like grep.\n";
 static const char remove_usage[] =
     "usage: bloomkit remove FILE [INPUT...] [--null] [--quiet | --progress]\n"
+    "       bloomkit remove --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
     "Remove each input line from a counting filter and save it atomically. Lines\n"
     "not in the filter change nothing and are counted on standard error.\n";
 
@@ -59,14 +63,14 @@ static int on_batch(void *ctx, const record *recs, size_t n)
     case 0:
         rc = bk_add_batch(j->f, kb.keys, kb.lens, n, kb.results);
         if (rc < 0)
-            return cli_lib_fail(j->o, rc, j->o->args[0]);
+            return cli_lib_fail(j->o, rc, j->o->redis ? "--redis" : j->o->args[0]);
         for (size_t i = 0; i < n; i++)
             j->hits += (uint64_t)kb.results[i];
         return 0;
     case 1:
         rc = bk_contains_batch(j->f, kb.keys, kb.lens, n, kb.results);
         if (rc < 0)
-            return cli_lib_fail(j->o, rc, j->o->args[0]);
+            return cli_lib_fail(j->o, rc, j->o->redis ? "--redis" : j->o->args[0]);
         for (size_t i = 0; i < n; i++)
             if ((kb.results[i] == 1) != j->o->invert) {
                 j->hits++;
@@ -82,7 +86,7 @@ static int on_batch(void *ctx, const record *recs, size_t n)
             else if (rc == BK_ENOTFOUND)
                 j->misses++;
             else
-                return cli_lib_fail(j->o, rc, j->o->args[0]);
+                return cli_lib_fail(j->o, rc, j->o->redis ? "--redis" : j->o->args[0]);
         }
         return 0;
     }
@@ -91,15 +95,21 @@ static int on_batch(void *ctx, const record *recs, size_t n)
 static int run(int argc, char **argv, const char *cmd, const char *usage, int op)
 {
     cli_opts o;
-    unsigned allowed = O_NULL | O_QUIET | O_PROGRESS | O_HELP | (op == 1 ? O_INVERT : 0);
+    unsigned allowed = O_NULL | O_QUIET | O_PROGRESS | O_HELP | O_REDIS | (op == 1 ? O_INVERT : 0);
     int rc = cli_parse(argc, argv, cmd, allowed, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(usage);
-    if (o.nargs < 1)
+    if (o.nargs < 1 && !o.redis)
         return cli_fail(&o, EXIT_USAGE, "missing FILE (see bloomkit %s --help)", cmd);
     filter_job j = {.o = &o, .op = op};
-    const char *path = o.args[0];
-    rc = op == 1 ? bk_open_mmap(path, BK_MAP_READONLY, &j.f) : bk_load(path, &j.f);
+    /* With --redis every argument is an input and nothing is saved at the
+     * end: each add is applied on the server as it is made. */
+    const char *path = o.redis ? "--redis" : o.args[0];
+    const int first_input = o.redis ? 0 : 1;
+    if (o.redis)
+        rc = bk_redis_open_existing(o.redis, &j.f);
+    else
+        rc = op == 1 ? bk_open_mmap(path, BK_MAP_READONLY, &j.f) : bk_load(path, &j.f);
     if (rc != BK_OK)
         return cli_lib_fail(&o, rc, path);
     if (op == 2) {
@@ -119,11 +129,11 @@ static int run(int argc, char **argv, const char *cmd, const char *usage, int op
     }
     cli_install_signals();
     uint64_t lines = 0;
-    rc = run_inputs(&o, o.args + 1, o.nargs - 1, on_batch, &j, j.f, &lines);
+    rc = run_inputs(&o, o.args + first_input, o.nargs - first_input, on_batch, &j, j.f, &lines);
     const int stopped = rc == INPUTS_STOPPED;
     if (out_flush(&j.out) != 0 && (rc == 0 || stopped))
         rc = cli_fail(&o, EXIT_IO, "standard output: %s", strerror(j.out.err));
-    if ((rc == 0 || rc == INPUTS_STOPPED) && op != 1) {
+    if ((rc == 0 || rc == INPUTS_STOPPED) && op != 1 && !o.redis) {
         const int src = bk_save(j.f, path);
         if (src != BK_OK)
             rc = cli_lib_fail(&o, src, path);

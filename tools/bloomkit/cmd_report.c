@@ -16,6 +16,7 @@ static const char plan_usage[] =
     "rate; scalable shows its first slice (rate P * (1 - tightening)).\n";
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--show-key]\n"
+    "       bloomkit info --redis URL [--json] [--show-key]\n"
     "Show a filter file's figures: variant, size, k, keys added, estimated distinct\n"
     "keys, fill, estimated current rate, slices, saturated counters. The hash key is\n"
     "secret and shown only with --show-key.\n";
@@ -82,26 +83,38 @@ int cmd_plan(int argc, char **argv)
 int cmd_info(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "info", O_JSON | O_SHOW_KEY | O_HELP, &o);
+    int rc = cli_parse(argc, argv, "info", O_JSON | O_SHOW_KEY | O_REDIS | O_HELP, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(info_usage);
-    if (o.nargs != 1)
-        return cli_fail(&o, EXIT_USAGE, "give exactly one FILE (see bloomkit info --help)");
+    if (o.nargs != (o.redis ? 0 : 1))
+        return cli_fail(&o, EXIT_USAGE,
+                        "give exactly one FILE or --redis URL (see bloomkit info --help)");
     bk_filter *f;
-    rc = bk_open_mmap(o.args[0], BK_MAP_READONLY, &f);
+    char where[512];
+    if (o.redis) {
+        cli_redact_url(o.redis, where, sizeof where);
+        rc = bk_redis_open_existing(o.redis, &f);
+    } else {
+        snprintf(where, sizeof where, "%s", o.args[0]);
+        rc = bk_open_mmap(o.args[0], BK_MAP_READONLY, &f);
+    }
     if (rc != BK_OK)
-        return cli_lib_fail(&o, rc, o.args[0]);
+        return cli_lib_fail(&o, rc, o.redis ? "--redis" : o.args[0]);
     bk_filter_stats st;
     bk_config cfg;
-    bk_stats(f, &st);
+    rc = bk_stats(f, &st);
+    if (rc != BK_OK) {
+        bk_free(f);
+        return cli_lib_fail(&o, rc, where);
+    }
     bk_get_config(f, &cfg);
     char human[32], key[33] = "";
     cli_human_bytes(st.bytes, human, sizeof human);
     for (int i = 0; o.show_key && i < 16; i++)
         snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
     if (o.json) {
-        printf("{\"file\":\"");
-        for (const char *c = o.args[0]; *c; c++) /* escape for JSON */
+        printf("{\"%s\":\"", o.redis ? "redis" : "file");
+        for (const char *c = where; *c; c++) /* escape for JSON */
             (*c == '"' || *c == '\\')    ? printf("\\%c", *c)
             : ((unsigned char)*c < 0x20) ? printf("\\u%04x", (unsigned char)*c)
                                          : putchar(*c);
@@ -120,7 +133,7 @@ int cmd_info(int argc, char **argv)
             printf(",\"key\":\"%s\"", key);
         printf("}\n");
     } else {
-        printf("file          %s\n", o.args[0]);
+        printf("%s %s\n", o.redis ? "redis        " : "file         ", where);
         printf("variant       %s\n", st.variant);
         printf("hash          %s\n", st.hash);
         printf("layout        %s\n", bk_layout_name(cfg.layout));

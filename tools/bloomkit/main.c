@@ -21,6 +21,8 @@ static const struct command {
     {"dedup", cmd_dedup, "copy each line the first time it is seen (--state FILE)"},
     {"info", cmd_info, "show a filter file's figures (--json)"},
     {"merge", cmd_merge, "write the union of compatible filter files"},
+    {"push", cmd_push, "copy a filter file into Redis (--redis URL)"},
+    {"pull", cmd_pull, "copy a filter from Redis into a file (--redis URL)"},
 };
 
 static int usage(FILE *to, int code)

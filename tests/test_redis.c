@@ -1,0 +1,631 @@
+/*
+ * test_redis.c - shared filters against a real redis-server (started by
+ * redis_server.c on a free loopback port, stopped at the end).
+ *
+ * What is proven: a Redis filter answers exactly as a local filter with the
+ * same configuration and key, and its bytes are the local filter's (pull);
+ * push and pull copy exactly; racing processes are told a new key is new
+ * exactly once; counting saturates and never underflows; the first creator's
+ * parameters win; faults give clear errors and write nothing; scripts and
+ * connections that vanish are recovered; eight `bloomkit dedup --redis`
+ * processes deduplicate overlapping streams between them; a server killed
+ * and restarted mid-run loses no key that was reported new.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include "bloomkit.h"
+#include "redis_server.h"
+#include "suites.h"
+
+#ifndef BK_CLI_PATH
+#define BK_CLI_PATH "build/bloomkit"
+#endif
+
+static test_redis srv;
+
+static void start_server(void)
+{
+    if (test_redis_start(&srv, 0, NULL) != 0) {
+        fprintf(stderr, "redis suite: could not start redis-server\n");
+        exit(1);
+    }
+}
+
+static void stop_server(void)
+{
+    test_redis_stop(&srv);
+}
+
+static redisContext *admin(void)
+{
+    redisContext *c = redisConnect("127.0.0.1", srv.port);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(c->err, 0);
+    return c;
+}
+
+static void admin_cmd(const char *fmt, const char *arg)
+{
+    redisContext *c = admin();
+    redisReply *r = redisCommand(c, fmt, arg);
+    ck_assert_ptr_nonnull(r);
+    freeReplyObject(r);
+    redisFree(c);
+}
+
+static int key_of(char *buf, size_t len, const char *prefix, unsigned i)
+{
+    return snprintf(buf, len, "https://example.org/%s/%u?q=%u", prefix, i, i * 7919u);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *p = malloc(*len ? *len : 1);
+    ck_assert_uint_eq(fread(p, 1, *len, f), *len);
+    fclose(f);
+    return p;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    unsigned char *pa = slurp(a, &la), *pb = slurp(b, &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_int_eq(memcmp(pa, pb, la), 0);
+    free(pa);
+    free(pb);
+}
+
+static const struct {
+    const char *config, *query;
+} shapes[] = {
+    {"variant=standard capacity=20000 fpr=0.001", NULL},
+    {"variant=counting capacity=20000 fpr=0.001", NULL},
+    {"variant=scalable capacity=300 fpr=0.001", NULL},
+    /* blocked and split over many Redis keys of 4 KiB */
+    {"variant=standard capacity=20000 fpr=0.001 layout=blocked", "block_bytes=4096"},
+    {"variant=counting capacity=20000 fpr=0.001 layout=blocked", "block_bytes=4096"},
+    {"variant=scalable capacity=300 fpr=0.001 layout=blocked", "block_bytes=4096"},
+};
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
+
+static bk_config fixed_config(const char *text)
+{
+    bk_config c;
+    char err[200];
+    ck_assert_int_eq(bk_config_parse(&c, text, err, sizeof err), BK_OK);
+    for (int i = 0; i < 16; i++)
+        c.key[i] = (uint8_t)(i * 37 + 11);
+    c.has_key = 1;
+    return c;
+}
+
+START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
+{
+    const unsigned i = (unsigned)_i;
+    char url[256], name[32], buf[128];
+    snprintf(name, sizeof name, "same%u", i);
+    test_redis_url(&srv, name, shapes[i].query, url, sizeof url);
+    bk_redis_drop(url);
+    const bk_config c = fixed_config(shapes[i].config);
+    bk_filter *loc, *rem, *pulled;
+    ck_assert_int_eq(bk_new(&c, &loc), BK_OK);
+    ck_assert_int_eq(bk_redis_open(url, &c, &rem), BK_OK);
+    /* singles, then batches with repeats inside a batch */
+    for (unsigned n = 0; n < 3000; n++) {
+        const int len = key_of(buf, sizeof buf, "a", n % 2500);
+        ck_assert_int_eq(bk_add(rem, buf, (size_t)len), bk_add(loc, buf, (size_t)len));
+    }
+    enum { B = 700 };
+    static char kb[B][128];
+    const void *keys[B];
+    size_t lens[B];
+    int rl[B], rr[B];
+    for (unsigned n = 0; n < B; n++) {
+        lens[n] = (size_t)key_of(kb[n], sizeof kb[n], "b", n % 500);
+        keys[n] = kb[n];
+    }
+    ck_assert_int_eq(bk_add_batch(loc, keys, lens, B, rl), BK_OK);
+    ck_assert_int_eq(bk_add_batch(rem, keys, lens, B, rr), BK_OK);
+    ck_assert_int_eq(memcmp(rl, rr, sizeof rl), 0);
+    for (unsigned n = 0; n < B; n++)
+        lens[n] = (size_t)key_of(kb[n], sizeof kb[n], "absent", n);
+    ck_assert_int_eq(bk_contains_batch(loc, keys, lens, B, rl), BK_OK);
+    ck_assert_int_eq(bk_contains_batch(rem, keys, lens, B, rr), BK_OK);
+    ck_assert_int_eq(memcmp(rl, rr, sizeof rl), 0);
+    bk_filter_stats sl, sr;
+    ck_assert_int_eq(bk_stats(loc, &sl), BK_OK);
+    ck_assert_int_eq(bk_stats(rem, &sr), BK_OK);
+    ck_assert_uint_eq(sl.keys, sr.keys);
+    ck_assert_uint_eq(sl.set_bits, sr.set_bits);
+    ck_assert_uint_eq(sl.slices, sr.slices);
+    ck_assert_uint_eq(sl.saturated, sr.saturated);
+    if (i % 3 == 2)
+        ck_assert_uint_gt(sr.slices, 1); /* the chain grew inside the script */
+    ck_assert_int_eq(bk_save(rem, "build/redis-never.bkf"), BK_ENOTSUP);
+    /* pulled back, the bytes are the local filter's */
+    char a[64], b[64];
+    snprintf(a, sizeof a, "build/redis-local-%u.bkf", i);
+    snprintf(b, sizeof b, "build/redis-pulled-%u.bkf", i);
+    ck_assert_int_eq(bk_save(loc, a), BK_OK);
+    ck_assert_int_eq(bk_redis_pull(url, &pulled), BK_OK);
+    ck_assert_int_eq(bk_save(pulled, b), BK_OK);
+    assert_same_file(a, b);
+    /* clear empties it, on the server too */
+    ck_assert_int_eq(bk_clear(rem), BK_OK);
+    const int len = key_of(buf, sizeof buf, "a", 1);
+    ck_assert_int_eq(bk_contains(rem, buf, (size_t)len), 0);
+    ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+    unlink(a);
+    unlink(b);
+    bk_free(loc);
+    bk_free(rem);
+    bk_free(pulled);
+}
+END_TEST
+
+START_TEST(push_then_pull_is_exact)
+{
+    const unsigned i = (unsigned)_i;
+    char url[256], name[32], buf[128];
+    snprintf(name, sizeof name, "pushed%u", i);
+    test_redis_url(&srv, name, shapes[i].query, url, sizeof url);
+    bk_redis_drop(url);
+    const bk_config c = fixed_config(shapes[i].config);
+    bk_filter *loc, *back, *rem;
+    ck_assert_int_eq(bk_new(&c, &loc), BK_OK);
+    for (unsigned n = 0; n < 2000; n++) {
+        const int len = key_of(buf, sizeof buf, "p", n);
+        ck_assert_int_ge(bk_add(loc, buf, (size_t)len), 0);
+    }
+    ck_assert_int_eq(bk_redis_push(loc, url), BK_OK);
+    ck_assert_int_eq(bk_redis_push(loc, url), BK_EINCOMPAT); /* the name is taken now */
+    ck_assert_int_eq(bk_redis_open(url, NULL, &rem), BK_OK);
+    for (unsigned n = 0; n < 4000; n++) { /* half present, half absent */
+        const int len = key_of(buf, sizeof buf, "p", n);
+        ck_assert_int_eq(bk_contains(rem, buf, (size_t)len), bk_contains(loc, buf, (size_t)len));
+    }
+    ck_assert_int_eq(bk_redis_pull(url, &back), BK_OK);
+    char a[64], b[64];
+    snprintf(a, sizeof a, "build/redis-push-%u.bkf", i);
+    snprintf(b, sizeof b, "build/redis-back-%u.bkf", i);
+    ck_assert_int_eq(bk_save(loc, a), BK_OK);
+    ck_assert_int_eq(bk_save(back, b), BK_OK);
+    assert_same_file(a, b);
+    unlink(a);
+    unlink(b);
+    bk_redis_drop(url);
+    bk_free(loc);
+    bk_free(back);
+    bk_free(rem);
+}
+END_TEST
+
+/* 8 processes add the same keys (each in its own order) at once; a shared
+ * array counts how often each key was reported new. */
+static void race(const char *config, const char *name)
+{
+    enum { PROCS = 8, KEYS = 3000 };
+    char url[256];
+    test_redis_url(&srv, name, NULL, url, sizeof url);
+    bk_redis_drop(url);
+    int *news =
+        mmap(NULL, KEYS * sizeof *news, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(news, MAP_FAILED);
+    memset(news, 0, KEYS * sizeof *news);
+    pid_t pids[PROCS];
+    for (int p = 0; p < PROCS; p++) {
+        pids[p] = fork();
+        ck_assert_int_ge(pids[p], 0);
+        if (pids[p] == 0) {
+            char err[300];
+            bk_filter *f;
+            if (bk_redis_open_config(url, config, err, sizeof err, &f) != BK_OK)
+                _exit(2);
+            for (unsigned n = 0; n < KEYS; n++) {
+                const unsigned k = (n * 1009u + (unsigned)p * 613u) % KEYS; /* own order */
+                char buf[128];
+                const int len = key_of(buf, sizeof buf, "race", k);
+                const int rc = bk_add(f, buf, (size_t)len);
+                if (rc < 0)
+                    _exit(3);
+                if (rc == 1)
+                    __atomic_fetch_add(&news[k], 1, __ATOMIC_RELAXED);
+            }
+            bk_free(f);
+            _exit(0);
+        }
+    }
+    for (int p = 0; p < PROCS; p++) {
+        int st;
+        ck_assert_int_eq(waitpid(pids[p], &st, 0), pids[p]);
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    unsigned once = 0, never = 0;
+    for (unsigned k = 0; k < KEYS; k++) {
+        ck_assert_int_le(news[k], 1); /* never two processes told "new" */
+        once += news[k] == 1;
+        never += news[k] == 0;
+    }
+    /* "never" is a key that looked present before anyone added it: a false
+     * positive, rare at these rates */
+    ck_assert_uint_le(never, 5);
+    fprintf(stderr, "[redis race %s] %u keys new exactly once, %u false positives\n", name, once,
+            never);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_OK);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_eq(st.keys, once); /* the server counted each new key once */
+    bk_free(f);
+    bk_redis_drop(url);
+    munmap(news, KEYS * sizeof *news);
+}
+
+START_TEST(racing_processes_see_each_new_key_once)
+{
+    race("variant=standard capacity=100000 fpr=0.0001", "race-std");
+    /* small first slice: the chain grows several times during the race */
+    race("variant=scalable capacity=200 fpr=0.0001", "race-scl");
+}
+END_TEST
+
+START_TEST(counting_saturates_and_never_underflows)
+{
+    char url[256];
+    test_redis_url(&srv, "cnt", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_config(url, "variant=counting capacity=1000", NULL, 0, &f),
+                     BK_OK);
+    ck_assert_int_eq(bk_add(f, "x", 1), 1);
+    ck_assert_int_eq(bk_add(f, "x", 1), 0);
+    ck_assert_int_eq(bk_remove(f, "x", 1), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "x", 1), 1);
+    ck_assert_int_eq(bk_remove(f, "x", 1), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "x", 1), 0);
+    /* no underflow: removing an absent key changes nothing */
+    bk_filter *before, *after;
+    ck_assert_int_eq(bk_add(f, "y", 1), 1);
+    ck_assert_int_eq(bk_redis_pull(url, &before), BK_OK);
+    ck_assert_int_eq(bk_remove(f, "x", 1), BK_ENOTFOUND);
+    ck_assert_int_eq(bk_redis_pull(url, &after), BK_OK);
+    ck_assert_int_eq(bk_save(before, "build/redis-cnt-a.bkf"), BK_OK);
+    ck_assert_int_eq(bk_save(after, "build/redis-cnt-b.bkf"), BK_OK);
+    assert_same_file("build/redis-cnt-a.bkf", "build/redis-cnt-b.bkf");
+    /* sticky saturation: 20 adds, 20 removes, still present */
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_ge(bk_add(f, "z", 1), 0);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_gt(st.saturated, 0);
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_eq(bk_remove(f, "z", 1), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "z", 1), 1);
+    ck_assert_int_eq(bk_remove(bk_redis_open(url, NULL, &before) == BK_OK ? before : f, "q", 1),
+                     BK_ENOTFOUND);
+    unlink("build/redis-cnt-a.bkf");
+    unlink("build/redis-cnt-b.bkf");
+    bk_free(before);
+    bk_free(after);
+    bk_free(f);
+    bk_redis_drop(url);
+}
+END_TEST
+
+START_TEST(first_creator_wins_and_conflicts_are_named)
+{
+    char url[256], err[400];
+    test_redis_url(&srv, "meta", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    bk_filter *a, *b, *c;
+    ck_assert_int_eq(bk_redis_open_config(url, "capacity=5000 fpr=0.001", err, sizeof err, &a),
+                     BK_OK);
+    ck_assert_int_eq(bk_add(a, "k", 1), 1);
+    /* a later opener without config adopts parameters and hash key */
+    ck_assert_int_eq(bk_redis_open_config(url, NULL, err, sizeof err, &b), BK_OK);
+    ck_assert_int_eq(bk_contains(b, "k", 1), 1);
+    bk_config ca, cb;
+    bk_get_config(a, &ca);
+    bk_get_config(b, &cb);
+    ck_assert_int_eq(memcmp(ca.key, cb.key, 16), 0);
+    ck_assert_uint_eq(cb.capacity, 5000);
+    /* stating only agreeing values is fine; a differing one is named */
+    ck_assert_int_eq(bk_redis_open_config(url, "fpr=0.001", err, sizeof err, &c), BK_OK);
+    bk_free(c);
+    ck_assert_int_eq(bk_redis_open_config(url, "fpr=0.01", err, sizeof err, &c), BK_EINCOMPAT);
+    ck_assert_ptr_null(c);
+    ck_assert_ptr_nonnull(strstr(err, "fpr"));
+    ck_assert_int_eq(bk_redis_open_config(url, "variant=counting", err, sizeof err, &c),
+                     BK_EINCOMPAT);
+    ck_assert_ptr_nonnull(strstr(err, "variant"));
+    ck_assert_int_eq(bk_redis_open_existing(url, &c), BK_OK);
+    bk_free(c);
+    bk_free(a);
+    bk_free(b);
+    bk_redis_drop(url);
+    ck_assert_int_eq(bk_redis_open_existing(url, &c), BK_ENOTFOUND);
+}
+END_TEST
+
+START_TEST(faults_give_clear_errors_and_write_nothing)
+{
+    char url[256];
+    bk_filter *f;
+    /* nobody listening */
+    test_redis r2;
+    ck_assert_int_eq(test_redis_start(&r2, 0, NULL), 0);
+    const int dead = r2.port;
+    test_redis_stop(&r2);
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/x?connect_timeout=500", dead);
+    ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_EIO);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "cannot connect"));
+    /* bad URLs */
+    ck_assert_int_eq(bk_redis_open("http://x/y", NULL, &f), BK_EINVAL);
+    ck_assert_int_eq(bk_redis_open("redis://127.0.0.1:6379/", NULL, &f), BK_EINVAL);
+    ck_assert_int_eq(bk_redis_open("redis://127.0.0.1:99999/x", NULL, &f), BK_EINVAL);
+    ck_assert_int_eq(bk_redis_open("redis://127.0.0.1/a{b}", NULL, &f), BK_EINVAL);
+    ck_assert_int_eq(bk_redis_open("redis://127.0.0.1/x?timeout=abc", NULL, &f), BK_EINVAL);
+    /* wrong password: refused, and the password never shows */
+    admin_cmd("ACL SETUSER %s on >right-pass ~* +@all", "bkuser");
+    test_redis_url(&srv, "pw", NULL, url, sizeof url);
+    char pwurl[300];
+    snprintf(pwurl, sizeof pwurl, "redis://bkuser:wrong-pass@127.0.0.1:%d/pw", srv.port);
+    ck_assert_int_eq(bk_redis_open(pwurl, NULL, &f), BK_ESERVER);
+    ck_assert_ptr_null(strstr(bk_last_error(), "wrong-pass"));
+    snprintf(pwurl, sizeof pwurl, "redis://bkuser:right-pass@127.0.0.1:%d/pw", srv.port);
+    ck_assert_int_eq(bk_redis_open(pwurl, NULL, &f), BK_OK);
+    bk_free(f);
+    bk_redis_drop(pwurl);
+    /* the name holds someone else's data: refused, untouched */
+    admin_cmd("SET %s not-a-filter", "taken");
+    test_redis_url(&srv, "taken", NULL, url, sizeof url);
+    ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_ESERVER);
+    redisContext *c = admin();
+    redisReply *rep = redisCommand(c, "GET taken");
+    ck_assert_str_eq(rep->str, "not-a-filter");
+    freeReplyObject(rep);
+    /* a data key of the wrong type: refused at open, nothing written */
+    test_redis_url(&srv, "wt", NULL, url, sizeof url);
+    ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_OK);
+    bk_free(f);
+    rep = redisCommand(c, "LPUSH %s junk", "wt:{wt/0}:data");
+    freeReplyObject(rep);
+    ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_ESERVER);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "holds a list"));
+    rep = redisCommand(c, "DEL %s", "wt:{wt/0}:data");
+    freeReplyObject(rep);
+    /* metadata with a field bloomkit never writes */
+    rep = redisCommand(c, "HSET %s color blue", "wt");
+    freeReplyObject(rep);
+    ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_ESERVER);
+    rep = redisCommand(c, "DEL wt taken");
+    freeReplyObject(rep);
+    redisFree(c);
+}
+END_TEST
+
+START_TEST(survives_script_flush_and_killed_connections)
+{
+    char url[256];
+    test_redis_url(&srv, "flaky", "retries=10", url, sizeof url);
+    bk_redis_drop(url);
+    bk_filter *f;
+    ck_assert_int_eq(
+        bk_redis_open_config(url, "variant=scalable capacity=100 fpr=1e-7", NULL, 0, &f), BK_OK);
+    char buf[128];
+    for (unsigned n = 0; n < 600; n++) {
+        if (n % 100 == 50)
+            admin_cmd("SCRIPT %s", "FLUSH"); /* NOSCRIPT: reloaded */
+        if (n % 100 == 99)
+            admin_cmd("CLIENT KILL TYPE %s", "normal"); /* our connection dies */
+        const int len = key_of(buf, sizeof buf, "flaky", n);
+        ck_assert_int_eq(bk_add(f, buf, (size_t)len), 1);
+    }
+    for (unsigned n = 0; n < 600; n++) {
+        const int len = key_of(buf, sizeof buf, "flaky", n);
+        ck_assert_int_eq(bk_contains(f, buf, (size_t)len), 1);
+    }
+    bk_free(f);
+    bk_redis_drop(url);
+}
+END_TEST
+
+/* Run `bloomkit ARGS` with stdin from in and stdout to out; returns its pid. */
+static pid_t spawn_cli(const char *in, const char *out, const char *const *args)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int i = open(in, O_RDONLY), o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (i < 0 || o < 0 || dup2(i, 0) < 0 || dup2(o, 1) < 0)
+            _exit(126);
+        const char *argv[16] = {BK_CLI_PATH};
+        int n = 1;
+        for (; args[n - 1]; n++)
+            argv[n] = args[n - 1];
+        argv[n] = NULL;
+        execv(BK_CLI_PATH, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Every line of the files counted: how many times each of `total` URL ids
+ * occurs (lines are "https://example.org/crawl/ID?q=..."). */
+static void count_ids(const char *const *files, int nfiles, unsigned *seen, unsigned total)
+{
+    memset(seen, 0, total * sizeof *seen);
+    for (int i = 0; i < nfiles; i++) {
+        FILE *f = fopen(files[i], "r");
+        ck_assert_ptr_nonnull(f);
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            unsigned id;
+            ck_assert_int_eq(sscanf(line, "https://example.org/crawl/%u?", &id), 1);
+            ck_assert_uint_lt(id, total);
+            seen[id]++;
+        }
+        fclose(f);
+    }
+}
+
+START_TEST(eight_cli_processes_dedup_overlapping_streams)
+{
+    enum { PROCS = 8, DISTINCT = 40000, PER = 20000 };
+    char url[256];
+    test_redis_url(&srv, "crawl", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    static unsigned in_any[DISTINCT], seen[DISTINCT];
+    memset(in_any, 0, sizeof in_any);
+    char in[PROCS][64], out[PROCS][64];
+    const char *outs[PROCS];
+    /* overlapping streams: each process sees a window of the id space, with
+     * repeats, in its own order */
+    for (int p = 0; p < PROCS; p++) {
+        snprintf(in[p], sizeof in[p], "build/redis-crawl-in-%d.txt", p);
+        snprintf(out[p], sizeof out[p], "build/redis-crawl-out-%d.txt", p);
+        outs[p] = out[p];
+        FILE *f = fopen(in[p], "w");
+        ck_assert_ptr_nonnull(f);
+        unsigned x = 12345u + (unsigned)p * 7777u;
+        for (unsigned n = 0; n < PER; n++) {
+            x = x * 1103515245u + 12345u;
+            const unsigned id = ((unsigned)p * 5000u + (x >> 8) % 15000u) % DISTINCT;
+            char buf[128];
+            key_of(buf, sizeof buf, "crawl", id);
+            fprintf(f, "%s\n", buf);
+            in_any[id] = 1;
+        }
+        fclose(f);
+    }
+    pid_t pids[PROCS];
+    const char *args[] = {"dedup", "--redis", url, "--quiet", NULL};
+    for (int p = 0; p < PROCS; p++)
+        pids[p] = spawn_cli(in[p], out[p], args);
+    for (int p = 0; p < PROCS; p++) {
+        int st;
+        ck_assert_int_eq(waitpid(pids[p], &st, 0), pids[p]);
+        ck_assert(WIFEXITED(st));
+        ck_assert_int_eq(WEXITSTATUS(st), 0);
+    }
+    count_ids(outs, PROCS, seen, DISTINCT);
+    unsigned distinct = 0, lost = 0;
+    for (unsigned id = 0; id < DISTINCT; id++) {
+        ck_assert_uint_le(seen[id], 1); /* never emitted twice between them */
+        if (in_any[id]) {
+            distinct++;
+            lost += seen[id] == 0; /* a false positive: counted */
+        } else {
+            ck_assert_uint_eq(seen[id], 0);
+        }
+    }
+    /* dedup's default rate is 1e-4: allow 5x the expectation, at least 3 */
+    const double bound = 5.0 * 1e-4 * distinct + 3;
+    fprintf(stderr,
+            "[redis dedup x8] %u distinct URLs, %u emitted once, %u lost to false "
+            "positives (bound %.1f)\n",
+            distinct, distinct - lost, lost, bound);
+    ck_assert_double_le(lost, bound);
+    for (int p = 0; p < PROCS; p++) {
+        unlink(in[p]);
+        unlink(out[p]);
+    }
+    bk_redis_drop(url);
+}
+END_TEST
+
+/* A server with appendfsync always is killed (SIGKILL) and restarted while a
+ * dedup runs: the run reconnects, and every line it reported new is in the
+ * filter afterwards. */
+START_TEST(server_killed_mid_dedup_loses_no_reported_key)
+{
+    static const char *const aof[] = {"--appendonly", "yes", "--appendfsync", "always", NULL};
+    test_redis r;
+    ck_assert_int_eq(test_redis_start(&r, 0, aof), 0);
+    enum { LINES = 300000, DISTINCT = 200000 };
+    const char *in = "build/redis-kill-in.txt", *out = "build/redis-kill-out.txt";
+    unlink(out);
+    FILE *f = fopen(in, "w");
+    for (unsigned n = 0; n < LINES; n++) {
+        char buf[128];
+        key_of(buf, sizeof buf, "crawl", n % DISTINCT);
+        fprintf(f, "%s\n", buf);
+    }
+    fclose(f);
+    char url[256];
+    test_redis_url(&r, "kill", "retries=40&connect_timeout=200", url, sizeof url);
+    const char *args[] = {"dedup", "--redis", url, "--quiet", NULL};
+    const pid_t pid = spawn_cli(in, out, args);
+    /* kill the server once the run has started writing */
+    struct stat st;
+    for (int i = 0; i < 5000 && (stat(out, &st) != 0 || st.st_size < 100000); i++)
+        usleep(1000);
+    const int port = r.port;
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, WNOHANG), 0); /* killed mid-run, not after */
+    test_redis_kill(&r, 1);
+    ck_assert_int_eq(test_redis_start(&r, port, aof), 0);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    /* every reported line is present now */
+    bk_filter *flt;
+    ck_assert_int_eq(bk_redis_open_existing(url, &flt), BK_OK);
+    FILE *o = fopen(out, "r");
+    char line[256];
+    unsigned reported = 0;
+    while (fgets(line, sizeof line, o)) {
+        line[strcspn(line, "\n")] = '\0';
+        ck_assert_int_eq(bk_contains(flt, line, strlen(line)), 1);
+        reported++;
+    }
+    fclose(o);
+    fprintf(stderr, "[redis kill] %u lines reported new, all present after the restart\n",
+            reported);
+    ck_assert_uint_gt(reported, DISTINCT - 100);
+    bk_free(flt);
+    unlink(in);
+    unlink(out);
+    test_redis_stop(&r);
+}
+END_TEST
+
+Suite *redis_suite(void)
+{
+    Suite *s = suite_create("redis");
+    if (!test_redis_available()) {
+        fprintf(stderr, "redis suite: SKIPPED, redis-server is not installed (Debian package "
+                        "redis-server)\n");
+        return s;
+    }
+    TCase *tc = tcase_create("redis");
+    tcase_add_unchecked_fixture(tc, start_server, stop_server);
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, each_variant_matches_a_local_filter_byte_for_byte, 0, NSHAPES);
+    tcase_add_loop_test(tc, push_then_pull_is_exact, 0, NSHAPES);
+    tcase_add_test(tc, racing_processes_see_each_new_key_once);
+    tcase_add_test(tc, counting_saturates_and_never_underflows);
+    tcase_add_test(tc, first_creator_wins_and_conflicts_are_named);
+    tcase_add_test(tc, faults_give_clear_errors_and_write_nothing);
+    tcase_add_test(tc, survives_script_flush_and_killed_connections);
+    tcase_add_test(tc, eight_cli_processes_dedup_overlapping_streams);
+    tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
+    suite_add_tcase(s, tc);
+    return s;
+}
