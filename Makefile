@@ -52,7 +52,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli bench bench-smoke bench-plot bench-cli demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli bench bench-smoke bench-plot bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -137,9 +137,10 @@ bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash
 	$(BUILD)/bench/bench_filter -n $(BENCH_KEYS) $(BENCH_ARGS)
 	$(BUILD)/bench/bench_hash
 
-bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash
+bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/bench_redis
 	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
-	echo "bench-smoke: bench_filter and bench_hash ran"
+	$(BUILD)/bench/bench_redis --smoke >/dev/null && \
+	echo "bench-smoke: bench_filter, bench_hash and bench_redis ran"
 
 # ns per operation against n (10^4 .. BENCH_SWEEP_MAX) for every variant and
 # libbloom, drawn with gnuplot into docs/performance-sweep.png.
@@ -147,6 +148,17 @@ BENCH_SWEEP_MAX ?= 100000000
 bench-plot: $(BUILD)/bench/bench_filter
 	$(BUILD)/bench/bench_filter --sweep $(BUILD)/bench/sweep.dat --sweep-max $(BENCH_SWEEP_MAX)
 	gnuplot -e "data='$(BUILD)/bench/sweep.dat'; out='docs/performance-sweep.png'" bench/plot.gp
+
+# Shared filters: keys per second into a local redis-server (started and
+# stopped by the program), bloomkit's pipelined batches against the seed-style
+# GETBIT/SETBIT client, 1 and 8 processes, same run (BENCH_REDIS_KEYS=...).
+BENCH_REDIS_KEYS ?= 200000
+$(BUILD)/bench/bench_redis: bench/bench_redis.c bench/keys.h tests/redis_server.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(HIREDIS_CFLAGS) -o $@ $< tests/redis_server.c $(STATIC_LIB) $(LDLIBS)
+
+bench-redis: $(BUILD)/bench/bench_redis
+	$(BUILD)/bench/bench_redis -n $(BENCH_REDIS_KEYS)
 
 # bloomkit dedup against awk on 10^7 synthetic crawler URLs (BENCH_LINES=...).
 BENCH_LINES ?= 10000000

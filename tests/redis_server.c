@@ -1,4 +1,7 @@
 /* redis_server.c - starting and stopping a real redis-server (see redis_server.h). */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
 #include "redis_server.h"
 
 #include <arpa/inet.h>

@@ -40,6 +40,12 @@ static void start_server(void)
         fprintf(stderr, "redis suite: could not start redis-server\n");
         exit(1);
     }
+    redisContext *c = redisConnect("127.0.0.1", srv.port);
+    redisReply *r = c && !c->err ? redisCommand(c, "SET bystander untouched") : NULL;
+    if (r)
+        freeReplyObject(r);
+    if (c)
+        redisFree(c);
 }
 
 static void stop_server(void)
@@ -172,6 +178,15 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     const int len = key_of(buf, sizeof buf, "a", 1);
     ck_assert_int_eq(bk_contains(rem, buf, (size_t)len), 0);
     ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+    /* dropped: no key of it is left, and a bystander was never touched */
+    redisContext *c = admin();
+    redisReply *r = redisCommand(c, "KEYS %s*", name);
+    ck_assert_uint_eq(r->elements, 0);
+    freeReplyObject(r);
+    r = redisCommand(c, "GET bystander");
+    ck_assert_str_eq(r->str, "untouched");
+    freeReplyObject(r);
+    redisFree(c);
     unlink(a);
     unlink(b);
     bk_free(loc);
