@@ -398,10 +398,9 @@ BK_API int bk_sync(bk_filter *f);
  * (counting), the batch calls (pipelined: one round trip per 512 keys),
  * bk_stats (re-reads the counts), bk_clear and bk_free (which closes the
  * connection and leaves the data on the server). bk_save, bk_merge and
- * bk_intersect do not apply to it (BK_ENOTSUP / BK_EINCOMPAT); copy it with
- * bk_redis_pull. Every process that opens one NAME shares one filter: adds
- * are atomic on the server (one Lua script per key), so of several processes
- * adding one new key at once exactly one is told it is new.
+ * bk_intersect do not apply to it (BK_ENOTSUP); copy it with bk_redis_pull. Every process that
+ * opens one NAME shares one filter: adds are atomic on the server (one Lua script per key), so of
+ * several processes adding one new key at once exactly one is told it is new.
  *
  * One bk_filter from these calls holds one connection and must be used by
  * one thread at a time (open one per thread). Errors of any call on it:

@@ -156,6 +156,11 @@ static int combine(bk_filter *dst, const bk_filter *src, int intersect)
         return bk_fail(BK_EINVAL, "%s: NULL filter", what);
     if (dst->readonly)
         return bk_fail(BK_EREADONLY, "%s: destination is mapped read-only", what);
+    if (dst->remote || src->remote)
+        return bk_fail(BK_ENOTSUP,
+                       "%s: a filter in Redis cannot be combined here; pull it "
+                       "into a local filter first (bk_redis_pull)",
+                       what);
     if (dst->ops != src->ops)
         return bk_fail(BK_EINCOMPAT, "%s: variants differ (%s vs %s)", what, dst->ops->name,
                        src->ops->name);

@@ -25,6 +25,7 @@
 #include <hiredis/hiredis.h>
 
 #include "bloomkit.h"
+#include "redis/conn.h"
 #include "redis_server.h"
 #include "suites.h"
 
@@ -165,6 +166,8 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     if (i % 3 == 2)
         ck_assert_uint_gt(sr.slices, 1); /* the chain grew inside the script */
     ck_assert_int_eq(bk_save(rem, "build/redis-never.bkf"), BK_ENOTSUP);
+    ck_assert_int_eq(bk_merge(loc, rem), BK_ENOTSUP);
+    ck_assert_int_eq(bk_merge(rem, loc), BK_ENOTSUP);
     /* pulled back, the bytes are the local filter's */
     char a[64], b[64];
     snprintf(a, sizeof a, "build/redis-local-%u.bkf", i);
@@ -179,14 +182,14 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     ck_assert_int_eq(bk_contains(rem, buf, (size_t)len), 0);
     ck_assert_int_eq(bk_redis_drop(url), BK_OK);
     /* dropped: no key of it is left, and a bystander was never touched */
-    redisContext *c = admin();
-    redisReply *r = redisCommand(c, "KEYS %s*", name);
+    redisContext *ac = admin();
+    redisReply *r = redisCommand(ac, "KEYS %s*", name);
     ck_assert_uint_eq(r->elements, 0);
     freeReplyObject(r);
-    r = redisCommand(c, "GET bystander");
+    r = redisCommand(ac, "GET bystander");
     ck_assert_str_eq(r->str, "untouched");
     freeReplyObject(r);
-    redisFree(c);
+    redisFree(ac);
     unlink(a);
     unlink(b);
     bk_free(loc);
@@ -234,11 +237,9 @@ END_TEST
 
 /* 8 processes add the same keys (each in its own order) at once; a shared
  * array counts how often each key was reported new. */
-static void race(const char *config, const char *name)
+static void race(const char *config, const char *url, const char *name)
 {
     enum { PROCS = 8, KEYS = 3000 };
-    char url[256];
-    test_redis_url(&srv, name, NULL, url, sizeof url);
     bk_redis_drop(url);
     int *news =
         mmap(NULL, KEYS * sizeof *news, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -295,9 +296,12 @@ static void race(const char *config, const char *name)
 
 START_TEST(racing_processes_see_each_new_key_once)
 {
-    race("variant=standard capacity=100000 fpr=0.0001", "race-std");
+    char url[256];
+    race("variant=standard capacity=100000 fpr=0.0001",
+         test_redis_url(&srv, "race-std", NULL, url, sizeof url), "race-std");
     /* small first slice: the chain grows several times during the race */
-    race("variant=scalable capacity=200 fpr=0.0001", "race-scl");
+    race("variant=scalable capacity=200 fpr=0.0001",
+         test_redis_url(&srv, "race-scl", NULL, url, sizeof url), "race-scl");
 }
 END_TEST
 
@@ -333,8 +337,12 @@ START_TEST(counting_saturates_and_never_underflows)
     for (int i = 0; i < 20; i++)
         ck_assert_int_eq(bk_remove(f, "z", 1), BK_OK);
     ck_assert_int_eq(bk_contains(f, "z", 1), 1);
-    ck_assert_int_eq(bk_remove(bk_redis_open(url, NULL, &before) == BK_OK ? before : f, "q", 1),
-                     BK_ENOTFOUND);
+    /* another opener sees the same counters */
+    bk_filter *other;
+    ck_assert_int_eq(bk_redis_open(url, NULL, &other), BK_OK);
+    ck_assert_int_eq(bk_contains(other, "z", 1), 1);
+    ck_assert_int_eq(bk_remove(other, "q", 1), BK_ENOTFOUND);
+    bk_free(other);
     unlink("build/redis-cnt-a.bkf");
     unlink("build/redis-cnt-b.bkf");
     bk_free(before);
@@ -500,11 +508,9 @@ static void count_ids(const char *const *files, int nfiles, unsigned *seen, unsi
     }
 }
 
-START_TEST(eight_cli_processes_dedup_overlapping_streams)
+static void eight_dedups(const char *url)
 {
     enum { PROCS = 8, DISTINCT = 40000, PER = 20000 };
-    char url[256];
-    test_redis_url(&srv, "crawl", NULL, url, sizeof url);
     bk_redis_drop(url);
     static unsigned in_any[DISTINCT], seen[DISTINCT];
     memset(in_any, 0, sizeof in_any);
@@ -561,6 +567,44 @@ START_TEST(eight_cli_processes_dedup_overlapping_streams)
         unlink(in[p]);
         unlink(out[p]);
     }
+    bk_redis_drop(url);
+}
+
+START_TEST(eight_cli_processes_dedup_overlapping_streams)
+{
+    char url[256];
+    eight_dedups(test_redis_url(&srv, "crawl", NULL, url, sizeof url));
+}
+END_TEST
+
+/* The command's faults: an unreachable server and a missing filter exit 3
+ * with one line on stderr; a conflicting config exits 2. */
+START_TEST(cli_faults_have_their_exit_codes)
+{
+    test_redis r2;
+    ck_assert_int_eq(test_redis_start(&r2, 0, NULL), 0);
+    const int dead = r2.port;
+    test_redis_stop(&r2);
+    char url[256];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/x", dead);
+    const char *down[] = {"dedup", "--redis", url, NULL};
+    int st;
+    pid_t pid = spawn_cli("/dev/null", "/dev/null", down);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_int_eq(WEXITSTATUS(st), 3);
+    test_redis_url(&srv, "never-made", NULL, url, sizeof url);
+    const char *missing[] = {"info", "--redis", url, NULL};
+    pid = spawn_cli("/dev/null", "/dev/null", missing);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_int_eq(WEXITSTATUS(st), 3);
+    test_redis_url(&srv, "cli-conf", NULL, url, sizeof url);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_config(url, "fpr=0.001", NULL, 0, &f), BK_OK);
+    bk_free(f);
+    const char *conflict[] = {"dedup", "--redis", url, "--fpr", "0.01", NULL};
+    pid = spawn_cli("/dev/null", "/dev/null", conflict);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_int_eq(WEXITSTATUS(st), 2);
     bk_redis_drop(url);
 }
 END_TEST
@@ -621,6 +665,183 @@ START_TEST(server_killed_mid_dedup_loses_no_reported_key)
 }
 END_TEST
 
+/* ---- Redis Cluster: three masters on loopback ports ---------------------- */
+
+enum { NODES = 3 };
+static test_redis cl[NODES];
+
+static void cluster_start(void)
+{
+    static const char *const args[] = {"--cluster-enabled",
+                                       "yes",
+                                       "--cluster-config-file",
+                                       "nodes.conf",
+                                       "--cluster-node-timeout",
+                                       "5000",
+                                       NULL};
+    for (int i = 0; i < NODES; i++)
+        if (test_redis_start(&cl[i], 0, args) != 0) {
+            fprintf(stderr, "redis cluster: could not start node %d\n", i);
+            exit(1);
+        }
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "redis-cli --cluster create 127.0.0.1:%d 127.0.0.1:%d 127.0.0.1:%d "
+             "--cluster-replicas 0 --cluster-yes >/dev/null 2>&1",
+             cl[0].port, cl[1].port, cl[2].port);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "redis cluster: redis-cli --cluster create failed\n");
+        exit(1);
+    }
+    /* wait (bounded) until every node says the cluster is ok */
+    for (int tries = 0; tries < 2000; tries++) {
+        int ok = 0;
+        for (int i = 0; i < NODES; i++) {
+            redisContext *c = redisConnect("127.0.0.1", cl[i].port);
+            redisReply *r = c && !c->err ? redisCommand(c, "CLUSTER INFO") : NULL;
+            ok += r && r->type == REDIS_REPLY_STRING && strstr(r->str, "cluster_state:ok");
+            if (r)
+                freeReplyObject(r);
+            if (c)
+                redisFree(c);
+        }
+        if (ok == NODES)
+            return;
+        usleep(10000);
+    }
+    fprintf(stderr, "redis cluster: the cluster never reached state ok\n");
+    exit(1);
+}
+
+static void cluster_stop(void)
+{
+    for (int i = 0; i < NODES; i++)
+        test_redis_stop(&cl[i]);
+}
+
+static redisReply *node_cmd(int i, const char *fmt, const char *a, const char *b)
+{
+    redisContext *c = redisConnect("127.0.0.1", cl[i].port);
+    ck_assert(c && !c->err);
+    redisReply *r = redisCommand(c, fmt, a, b);
+    ck_assert_ptr_nonnull(r);
+    redisFree(c);
+    return r;
+}
+
+START_TEST(key_slots_match_the_server)
+{
+    ck_assert_uint_eq(bk_redis_key_slot("123456789", 9), 0x31C3 & 16383); /* CRC16 check value */
+    static const char *const keys[] = {"a",       "seen-urls", "x:{x/17}:data",       "{}",
+                                       "{}{tag}", "a{b}c{d}",  "{user1000}.following"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        redisReply *r = node_cmd(0, "CLUSTER KEYSLOT %s", keys[i], NULL);
+        ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
+        ck_assert_uint_eq(bk_redis_key_slot(keys[i], strlen(keys[i])), (unsigned)r->integer);
+        freeReplyObject(r);
+    }
+}
+END_TEST
+
+START_TEST(cluster_runs_the_concurrency_tests)
+{
+    char url[256];
+    race("variant=standard capacity=100000 fpr=0.0001",
+         test_redis_url(&cl[1], "c-race-std", NULL, url, sizeof url), "cluster-std");
+    race("variant=scalable capacity=200 fpr=0.0001",
+         test_redis_url(&cl[2], "c-race-scl", NULL, url, sizeof url), "cluster-scl");
+    /* blocked, in 4 KiB blocks: the blocks spread over all three masters */
+    eight_dedups(test_redis_url(&cl[0], "c-crawl", "block_bytes=4096", url, sizeof url));
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_config(url, "layout=blocked capacity=100000", NULL, 0, &f),
+                     BK_OK);
+    char buf[128];
+    for (unsigned n = 0; n < 2000; n++) {
+        const int len = key_of(buf, sizeof buf, "spread", n);
+        ck_assert_int_eq(bk_add(f, buf, (size_t)len), 1);
+    }
+    for (int i = 0; i < NODES; i++) {
+        redisReply *r = node_cmd(i, "DBSIZE", NULL, NULL);
+        ck_assert_int_gt(r->integer, 0);
+        freeReplyObject(r);
+    }
+    bk_free(f);
+    bk_redis_drop(url);
+}
+END_TEST
+
+/* Move the slot of a filter's block to another master while the filter is
+ * open: adds and lookups during the migration (ASK) and after it (MOVED)
+ * still land where the data is. */
+START_TEST(cluster_redirections_are_followed)
+{
+    char url[256];
+    test_redis_url(&cl[0], "moving", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_config(url, "capacity=10000", NULL, 0, &f), BK_OK);
+    char buf[128];
+    for (unsigned n = 0; n < 1000; n++) {
+        const int len = key_of(buf, sizeof buf, "before", n);
+        ck_assert_int_eq(bk_add(f, buf, (size_t)len), 1);
+    }
+    static const char *const blockkeys[] = {"moving:{moving/0}:data", "moving:{moving/0}:count"};
+    char slot[16];
+    snprintf(slot, sizeof slot, "%u", bk_redis_key_slot(blockkeys[0], strlen(blockkeys[0])));
+    /* which node holds it, and its neighbour */
+    int from = -1;
+    char ids[NODES][64];
+    for (int i = 0; i < NODES; i++) {
+        redisReply *r = node_cmd(i, "CLUSTER MYID", NULL, NULL);
+        snprintf(ids[i], sizeof ids[i], "%s", r->str);
+        freeReplyObject(r);
+        r = node_cmd(i, "CLUSTER COUNTKEYSINSLOT %s", slot, NULL);
+        if (r->integer > 0)
+            from = i;
+        freeReplyObject(r);
+    }
+    ck_assert_int_ge(from, 0);
+    const int to = (from + 1) % NODES;
+    freeReplyObject(node_cmd(to, "CLUSTER SETSLOT %s IMPORTING %s", slot, ids[from]));
+    freeReplyObject(node_cmd(from, "CLUSTER SETSLOT %s MIGRATING %s", slot, ids[to]));
+    /* mid-migration: the keys are still on the old node */
+    for (unsigned n = 0; n < 1000; n++) {
+        const int len = key_of(buf, sizeof buf, "before", n);
+        ck_assert_int_eq(bk_contains(f, buf, (size_t)len), 1);
+    }
+    char target[64];
+    snprintf(target, sizeof target, "%d", cl[to].port);
+    redisContext *c = redisConnect("127.0.0.1", cl[from].port);
+    redisReply *r = redisCommand(c, "MIGRATE 127.0.0.1 %s %s 0 5000 KEYS %s %s", target, "",
+                                 blockkeys[0], blockkeys[1]);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(r->type != REDIS_REPLY_ERROR, "MIGRATE: %s", r->str);
+    freeReplyObject(r);
+    redisFree(c);
+    /* keys moved, slot still migrating: ASK */
+    for (unsigned n = 0; n < 300; n++) {
+        const int len = key_of(buf, sizeof buf, "during", n);
+        ck_assert_int_eq(bk_add(f, buf, (size_t)len), 1);
+    }
+    for (int i = 0; i < NODES; i++)
+        freeReplyObject(node_cmd(i, "CLUSTER SETSLOT %s NODE %s", slot, ids[to]));
+    /* done: MOVED, once, then the new map */
+    for (unsigned n = 0; n < 1000; n++) {
+        const int len = key_of(buf, sizeof buf, "before", n);
+        ck_assert_int_eq(bk_contains(f, buf, (size_t)len), 1);
+    }
+    for (unsigned n = 0; n < 300; n++) {
+        const int len = key_of(buf, sizeof buf, "during", n);
+        ck_assert_int_eq(bk_add(f, buf, (size_t)len), 0);
+    }
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_eq(st.keys, 1300);
+    bk_free(f);
+    bk_redis_drop(url);
+}
+END_TEST
+
 Suite *redis_suite(void)
 {
     Suite *s = suite_create("redis");
@@ -641,6 +862,14 @@ Suite *redis_suite(void)
     tcase_add_test(tc, survives_script_flush_and_killed_connections);
     tcase_add_test(tc, eight_cli_processes_dedup_overlapping_streams);
     tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
+    tcase_add_test(tc, cli_faults_have_their_exit_codes);
     suite_add_tcase(s, tc);
+    TCase *tcc = tcase_create("cluster");
+    tcase_add_unchecked_fixture(tcc, cluster_start, cluster_stop);
+    tcase_set_timeout(tcc, 300);
+    tcase_add_test(tcc, key_slots_match_the_server);
+    tcase_add_test(tcc, cluster_runs_the_concurrency_tests);
+    tcase_add_test(tcc, cluster_redirections_are_followed);
+    suite_add_tcase(s, tcc);
     return s;
 }

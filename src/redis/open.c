@@ -197,7 +197,7 @@ static int conflict(const bk_rfilter *rf, const bk_config *want, char *err, size
 static int meta_fetch(bk_rfilter *rf, meta *m, int *exists)
 {
     redisReply *r;
-    int rc = bk_rconn_callf(rf->conn, &r, "HGETALL %s", rf->name);
+    int rc = bk_rconn_callf(rf->conn, rf->name, &r, "HGETALL %s", rf->name);
     if (rc != BK_OK)
         return rc;
     if (r->type == REDIS_REPLY_ERROR)
@@ -232,7 +232,7 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
     for (int i = 0; i < argc; i++)
         lens[i] = strlen(argv[i]);
     redisReply *r;
-    int rc = bk_rconn_call(rf->conn, &r, argc, argv, lens);
+    int rc = bk_rconn_call(rf->conn, rf->name, strlen(rf->name), &r, argc, argv, lens);
     if (rc != BK_OK)
         return rc;
     if (r->type == REDIS_REPLY_ERROR && strstr(r->str, BK_RS_WRONGTYPE))
@@ -268,7 +268,7 @@ static int check_types(bk_rfilter *rf)
                 else
                     bk_rfilter_count_key(rf, b, name, sizeof name);
                 redisReply *r;
-                const int rc = bk_rconn_callf(rf->conn, &r, "TYPE %s", name);
+                const int rc = bk_rconn_callf(rf->conn, name, &r, "TYPE %s", name);
                 if (rc != BK_OK)
                     return rc;
                 const char *want = what == 0 ? "string" : "hash";

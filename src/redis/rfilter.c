@@ -197,7 +197,8 @@ static int args_send(bk_rfilter *rf)
 {
     for (size_t i = 0; i < rf->argc; i++)
         rf->argv[i] = rf->text + rf->offs[i];
-    return bk_rconn_append(rf->conn, (int)rf->argc, rf->argv, rf->lens);
+    return bk_rconn_append(rf->conn, rf->argv[rf->route], rf->lens[rf->route], (int)rf->argc,
+                           rf->argv, rf->lens);
 }
 
 /* Block of slice j that key h's probes fall in (a classic slice has one). */
@@ -234,6 +235,7 @@ static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
     int rc = BK_OK;
     if (op == OP_CONTAINS) {
         /* BITFIELD_RO GET u1 o1 GET u1 o2 ...: one read-only command */
+        rf->route = 1;
         rc = args_str(rf, "BITFIELD_RO");
         rc = rc ? rc : args_str(rf, data);
         bk_probes p = bk_probes_for(h, rf->s[0].v.m, rf->s[0].v.block);
@@ -246,6 +248,7 @@ static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
         return rc;
     }
     const int script = !counting ? BK_RS_STD_ADD : op == OP_ADD ? BK_RS_CNT_ADD : BK_RS_CNT_REMOVE;
+    rf->route = 3; /* the first key: data and count share its hash tag */
     rc = args_str(rf, "EVALSHA");
     rc = rc ? rc : args_str(rf, rf->sha[script]);
     rc = rc ? rc : args_str(rf, "2");
@@ -261,6 +264,7 @@ static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
     uint64_t blocks[BK_SCALABLE_MAX_SLICES + 1];
     for (uint32_t j = 0; j < with; j++)
         blocks[j] = block_of(rf, j, h);
+    rf->route = 3; /* every key of a chain carries the tag {NAME} */
     int rc = args_str(rf, "EVALSHA");
     rc = rc ? rc : args_str(rf, rf->sha[op == OP_ADD ? BK_RS_SCL_ADD : BK_RS_SCL_CONTAINS]);
     rc = rc ? rc : args_u64(rf, "", (uint64_t)with + 1);
@@ -473,7 +477,8 @@ static int r_clear(bk_filter *f)
         for (size_t i = 0; rc == BK_OK && i < rf->argc; i++)
             rf->argv[i] = rf->text + rf->offs[i];
         if (rc == BK_OK)
-            rc = bk_rconn_call(rf->conn, &r, (int)rf->argc, rf->argv, rf->lens);
+            rc = bk_rconn_call(rf->conn, rf->argv[1], rf->lens[1], &r, (int)rf->argc, rf->argv,
+                               rf->lens);
         if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
             rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
         if (r)
@@ -485,7 +490,7 @@ static int r_clear(bk_filter *f)
             char count[sizeof name];
             bk_rfilter_data_key(rf, 0, b, name, sizeof name);
             bk_rfilter_count_key(rf, b, count, sizeof count);
-            rc = bk_rconn_callf(rf->conn, &r, "DEL %s %s", name, count);
+            rc = bk_rconn_callf(rf->conn, name, &r, "DEL %s %s", name, count);
             if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
                 rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
             if (r)
@@ -536,7 +541,7 @@ int bk_rfilter_load_scripts(bk_rfilter *rf)
 {
     for (int i = 0; i < BK_RS_COUNT; i++) {
         redisReply *r;
-        const int rc = bk_rconn_callf(rf->conn, &r, "SCRIPT LOAD %s", bk_redis_script(i));
+        const int rc = bk_rconn_all(rf->conn, &r, "SCRIPT LOAD %s", bk_redis_script(i));
         if (rc != BK_OK)
             return rc;
         const int ok = r->type == REDIS_REPLY_STRING && r->len == 40;
@@ -580,7 +585,7 @@ static int refresh_scalable(bk_rfilter *rf)
     char name[BK_REDIS_NAME_MAX * 2 + 64];
     bk_rfilter_count_key(rf, 0, name, sizeof name);
     redisReply *r;
-    int rc = bk_rconn_callf(rf->conn, &r, "HGET %s slices", name);
+    int rc = bk_rconn_callf(rf->conn, name, &r, "HGET %s slices", name);
     if (rc != BK_OK)
         return rc;
     long long slices = 1;
@@ -594,7 +599,7 @@ static int refresh_scalable(bk_rfilter *rf)
     if (rc == BK_OK)
         rc = bk_rfilter_set_slices(rf, (uint32_t)slices);
     for (uint32_t j = 0; j < rf->nslices && rc == BK_OK; j++) {
-        rc = bk_rconn_callf(rf->conn, &r, "HMGET %s bits.%u keys.%u", name, (unsigned)j,
+        rc = bk_rconn_callf(rf->conn, name, &r, "HMGET %s bits.%u keys.%u", name, (unsigned)j,
                             (unsigned)j);
         if (rc != BK_OK)
             return rc;
@@ -619,7 +624,7 @@ int bk_rfilter_refresh(bk_rfilter *rf)
     for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0); b++) {
         bk_rfilter_count_key(rf, b, name, sizeof name);
         redisReply *r;
-        int rc = bk_rconn_callf(rf->conn, &r, "HMGET %s bits.0 keys.0 sat.0", name);
+        int rc = bk_rconn_callf(rf->conn, name, &r, "HMGET %s bits.0 keys.0 sat.0", name);
         if (rc != BK_OK)
             return rc;
         long long v[3] = {0, 0, 0};

@@ -41,6 +41,7 @@ typedef struct bk_rfilter {
     /* Command being built: argument offsets into text, turned into argv. */
     const char **argv;
     size_t *lens, *offs, argc, argcap;
+    size_t route; /* argument whose key routes the command (cluster slot) */
     char *text;
     size_t textlen, textcap;
 } bk_rfilter;

@@ -46,7 +46,7 @@ static int push_block(bk_rfilter *rf, uint32_t j, uint64_t b, const uint8_t *dat
         if (all_zero(data + start + off, n))
             continue;
         redisReply *r;
-        const int rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "SETRANGE %s %llu %b", key,
+        const int rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r, "SETRANGE %s %llu %b", key,
                                       (unsigned long long)off, data + start + off, (size_t)n);
         if (rc != BK_OK)
             return rc;
@@ -63,10 +63,10 @@ static int hset_counts(bk_rfilter *rf, uint64_t b, uint32_t j, uint64_t bits, ui
     char key[BK_REDIS_NAME_MAX * 2 + 64];
     bk_rfilter_count_key(rf, b, key, sizeof key);
     redisReply *r;
-    const int rc =
-        bk_rconn_callf(bk_rfilter_conn(rf), &r, "HSET %s bits.%u %llu keys.%u %llu sat.%u %llu",
-                       key, (unsigned)j, (unsigned long long)bits, (unsigned)j,
-                       (unsigned long long)keys, (unsigned)j, (unsigned long long)sat);
+    const int rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r,
+                                  "HSET %s bits.%u %llu keys.%u %llu sat.%u %llu", key, (unsigned)j,
+                                  (unsigned long long)bits, (unsigned)j, (unsigned long long)keys,
+                                  (unsigned)j, (unsigned long long)sat);
     if (rc != BK_OK)
         return rc;
     if (r->type != REDIS_REPLY_INTEGER)
@@ -111,14 +111,14 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
     char key[BK_REDIS_NAME_MAX * 2 + 64];
     if (rc == BK_OK && rf->base.cfg.variant == BK_VARIANT_SCALABLE) {
         bk_rfilter_count_key(rf, 0, key, sizeof key);
-        rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "HSET %s slices %u", key, (unsigned)n);
+        rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r, "HSET %s slices %u", key, (unsigned)n);
         if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
             return reply_error(rf, r, "HSET");
         if (rc == BK_OK)
             freeReplyObject(r);
     }
     if (rc == BK_OK) {
-        rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "HDEL %s pushing", rf->name);
+        rc = bk_rconn_callf(bk_rfilter_conn(rf), rf->name, &r, "HDEL %s pushing", rf->name);
         if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
             return reply_error(rf, r, "HDEL");
         if (rc == BK_OK)
@@ -133,7 +133,7 @@ static int drop_keys(bk_rfilter *rf)
     int rc = rf->base.ops->clear(&rf->base);
     redisReply *r;
     if (rc == BK_OK)
-        rc = bk_rconn_callf(bk_rfilter_conn(rf), &r, "DEL %s", rf->name);
+        rc = bk_rconn_callf(bk_rfilter_conn(rf), rf->name, &r, "DEL %s", rf->name);
     if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
         return reply_error(rf, r, "DEL");
     if (rc == BK_OK)
@@ -177,7 +177,7 @@ static int pull_slice(bk_rfilter *rf, uint32_t j, uint8_t *data)
             const uint64_t n = len - off < CHUNK ? len - off : CHUNK;
             redisReply *r;
             const int rc =
-                bk_rconn_callf(bk_rfilter_conn(rf), &r, "GETRANGE %s %llu %llu", key,
+                bk_rconn_callf(bk_rfilter_conn(rf), key, &r, "GETRANGE %s %llu %llu", key,
                                (unsigned long long)off, (unsigned long long)(off + n - 1));
             if (rc != BK_OK)
                 return rc;

@@ -74,6 +74,7 @@ int cli_exit_for(int rc)
     switch (rc) {
     case BK_EIO:
     case BK_ESERVER:
+    case BK_ENOTFOUND: /* a missing shared filter, like a missing file */
     case BK_ECORRUPT:
     case BK_ENOMEM:
     case BK_ESYS:
