@@ -577,6 +577,25 @@ START_TEST(eight_cli_processes_dedup_overlapping_streams)
 }
 END_TEST
 
+/* A server that stops answering (CLIENT PAUSE) makes a call fail after the
+ * URL's command timeout, with BK_EIO, instead of hanging. */
+START_TEST(command_timeout_is_honoured)
+{
+    char url[256];
+    test_redis_url(&srv, "slow", "timeout=100&retries=0", url, sizeof url);
+    bk_redis_drop(url);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_OK);
+    ck_assert_int_eq(bk_add(f, "a", 1), 1);
+    admin_cmd("CLIENT PAUSE %s ALL", "1500");
+    ck_assert_int_eq(bk_add(f, "b", 1), BK_EIO);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "connection lost"));
+    bk_free(f);
+    admin_cmd("CLIENT %s", "UNPAUSE");
+    bk_redis_drop(url);
+}
+END_TEST
+
 /* The command's faults: an unreachable server and a missing filter exit 3
  * with one line on stderr; a conflicting config exits 2. */
 START_TEST(cli_faults_have_their_exit_codes)
@@ -863,6 +882,7 @@ Suite *redis_suite(void)
     tcase_add_test(tc, eight_cli_processes_dedup_overlapping_streams);
     tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
     tcase_add_test(tc, cli_faults_have_their_exit_codes);
+    tcase_add_test(tc, command_timeout_is_honoured);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("cluster");
     tcase_add_unchecked_fixture(tcc, cluster_start, cluster_stop);
