@@ -52,7 +52,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli bench bench-smoke bench-plot bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli fuzz run-fuzz-replay bench bench-smoke bench-plot bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -108,7 +108,49 @@ run-examples: $(EXAMPLES)
 	@for e in $(EXAMPLES); do $$e >/dev/null || { echo "example $$e failed"; exit 1; }; done; \
 	echo "examples: $(notdir $(EXAMPLES)) ran"
 
-check: lib cli run-tests run-examples check-exports check-install bench-smoke
+check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install bench-smoke
+
+# Fuzz targets (tests/fuzz): libFuzzer with clang, `make fuzz FUZZ_SECONDS=N`
+# runs each for N seconds from its seed corpus (tests/fuzz/corpus/T) into a
+# scratch corpus under build/fuzz. `make check` replays every seed and every
+# regression input (tests/fuzz/regress/T: a crash found by a fuzzer goes there
+# first, then gets fixed) through the same targets with the normal compiler.
+FUZZ_TARGETS := config load mmap lines redis_reply
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+FUZZ_BUILD := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),tools/bloomkit/stream.c)
+fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
+FUZZ_INC := -Iinclude -Isrc -Itools/bloomkit $(HIREDIS_CFLAGS)
+
+$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) tools/bloomkit/stream.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(STATIC_LIB) $(LDLIBS)
+
+run-fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/replay_%)
+	@for t in $(FUZZ_TARGETS); do \
+	  printf 'fuzz replay %-12s ' $$t; \
+	  $(BUILD)/fuzz-replay/replay_$$t tests/fuzz/corpus/$$t tests/fuzz/regress/$$t || exit 1; \
+	done
+
+fuzz:
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 \
+	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libbloomkit.a
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  $(MAKE) --no-print-directory -s $(FUZZ_BUILD)/fuzz_$$t; \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$t- > $(FUZZ_BUILD)/fuzz_$$t.log 2>&1 || \
+	    { tail -40 $(FUZZ_BUILD)/fuzz_$$t.log; echo "fuzz $$t: FAILED (input in $(FUZZ_BUILD)/crash-$$t-*)"; exit 1; }; \
+	  grep -E '^Done' $(FUZZ_BUILD)/fuzz_$$t.log; \
+	done
+
+$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) tools/bloomkit/stream.c $(FUZZ_BUILD)/libbloomkit.a
+	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ \
+	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
 
 $(BUILD)/bench/gen_urls: bench/gen_urls.c
 	@mkdir -p $(dir $@)

@@ -460,28 +460,38 @@ int bk_rconn_append(bk_rconn *c, const char *key, size_t keylen, int argc, const
     return append_formatted(c, node_for(c, key, keylen), cmd, (size_t)len);
 }
 
-/* "MOVED 3999 127.0.0.1:6381" or "ASK ...": the target node's index, with
- * the slot map updated for MOVED; -1 if r is not a redirection. */
-static int redirect_target(bk_rconn *c, const redisReply *r, int *ask)
+int bk_redis_parse_redirect(const redisReply *r, unsigned *slot, char *host, size_t hostlen,
+                            int *port, int *ask)
 {
-    if (r->type != REDIS_REPLY_ERROR)
+    if (r->type != REDIS_REPLY_ERROR || !r->str)
         return -1;
     *ask = strncmp(r->str, "ASK ", 4) == 0;
     if (!*ask && strncmp(r->str, "MOVED ", 6) != 0)
         return -1;
-    unsigned slot;
-    char host[256];
-    int port;
     const char *p = r->str + (*ask ? 4 : 6);
-    const char *colon = strrchr(p, ':');
-    if (sscanf(p, "%u", &slot) != 1 || slot >= SLOTS || !colon)
-        return -1;
     const char *space = strchr(p, ' ');
-    if (!space || colon < space || (size_t)(colon - space - 1) >= sizeof host)
+    const char *colon = strrchr(p, ':');
+    if (sscanf(p, "%u", slot) != 1 || *slot >= SLOTS || !space || !colon || colon < space ||
+        (size_t)(colon - space - 1) >= hostlen)
         return -1;
     memcpy(host, space + 1, (size_t)(colon - space - 1));
     host[colon - space - 1] = '\0';
-    if (sscanf(colon + 1, "%d", &port) != 1 || port < 1 || port > 65535)
+    char *end;
+    const long v = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || v < 1 || v > 65535)
+        return -1;
+    *port = (int)v;
+    return 0;
+}
+
+/* The target node of a MOVED or ASK reply (the slot map updated for MOVED);
+ * -1 if r is not a redirection. */
+static int redirect_target(bk_rconn *c, const redisReply *r, int *ask)
+{
+    unsigned slot;
+    char host[256];
+    int port;
+    if (bk_redis_parse_redirect(r, &slot, host, sizeof host, &port, ask) != 0)
         return -1;
     const int idx = node_index(c, host[0] ? host : "127.0.0.1", port);
     if (idx >= 0 && !*ask)

@@ -68,6 +68,11 @@ int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *f
  * the reply). The queue must be empty. */
 int bk_rconn_all(bk_rconn *c, redisReply **out, const char *fmt, ...);
 
+/* Parse a "MOVED slot host:port" or "ASK slot host:port" error reply: 0
+ * with the fields set, -1 when r is anything else (or malformed). */
+int bk_redis_parse_redirect(const redisReply *r, unsigned *slot, char *host, size_t hostlen,
+                            int *port, int *ask);
+
 /* Where the server is (the URL's address), for messages. */
 const char *bk_rconn_where(const bk_rconn *c);
 

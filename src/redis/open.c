@@ -398,6 +398,29 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     return BK_OK;
 }
 
+int bk_redis_meta_check(const char *name, const redisReply *r)
+{
+    const bk_allocator a = bk_current_allocator();
+    bk_rfilter *rf = bk_mem_calloc(&a, 1, sizeof *rf);
+    if (!rf)
+        return BK_ENOMEM;
+    bk_config c;
+    bk_config_init(&c);
+    bk_filter_base_init(&rf->base, &bk_rstd_ops, &c, &a);
+    const size_t n = strlen(name) + 1;
+    rf->name = bk_mem_alloc(&a, n);
+    int rc = rf->name ? BK_OK : BK_ENOMEM;
+    meta m;
+    if (rc == BK_OK) {
+        memcpy(rf->name, name, n);
+        rc = meta_read(name, r, 0, &m);
+    }
+    if (rc == BK_OK && r->elements > 0)
+        rc = meta_apply(rf, &m);
+    bk_rfilter_free(rf);
+    return rc;
+}
+
 int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out)
 {
     return bk_redis_open_impl(url, cfg, NULL, cfg != NULL, 0, NULL, 0, out);

@@ -341,6 +341,11 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
     return bk_fail(BK_ESERVER, "redis filter %s: a script answered %lld", rf->name, r->integer);
 }
 
+int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *result)
+{
+    return parse(rf, (rop)op, r, result);
+}
+
 /* ---- the engine --------------------------------------------------------- */
 
 #define RUN_MAX 512

@@ -66,6 +66,14 @@ int bk_rfilter_refresh(bk_rfilter *rf);
 int bk_redis_open_impl(const char *url, const bk_config *want, const char *text, int strict,
                        unsigned flags, char *err, size_t errlen, bk_filter **out);
 
+/* Interpret reply r to an operation (0 add, 1 contains, 2 remove) the way
+ * the pipeline does: 0 done (*result set), 1 NOSCRIPT, 2 stale chain, or a
+ * negative error. For the reply fuzzer (tests/fuzz). */
+int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *result);
+/* Check a metadata reply (HGETALL of NAME) as an opener does: BK_OK or the
+ * error an opener would report. For the reply fuzzer. */
+int bk_redis_meta_check(const char *name, const redisReply *r);
+
 /* Free everything (connection included). */
 void bk_rfilter_free(bk_rfilter *rf);
 

@@ -32,7 +32,9 @@ void lr_free(line_reader *lr);
 
 /* Next record: 1 and (*raw, *rawlen) = the bytes as read, terminator
  * included if there was one; *keylen = length of the key: the record without
- * its terminator and, for '\n' records, without a '\r' before it. 0 at end of
+ * its terminator and, for '\n' records, without a '\r' before it (also when
+ * the last record has no terminator: a CRLF file whose last line lacks its
+ * LF). 0 at end of
  * input, -1 on a read error (errno), -2 when a signal interrupted a read
  * (call again unless the command is stopping). */
 int lr_next(line_reader *lr, const uint8_t **raw, size_t *rawlen, size_t *keylen);

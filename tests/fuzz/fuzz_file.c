@@ -1,0 +1,59 @@
+/* fuzz_file.c - libFuzzer target: bk_load (FUZZ_MMAP undefined) or
+ * bk_open_mmap (FUZZ_MMAP defined) on arbitrary bytes. Every input is either
+ * refused with an error or gives a filter that answers lookups and reports
+ * stats without reading out of bounds (AddressSanitizer watches). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bloomkit.h"
+
+static char path[64];
+
+static void use(bk_filter *f)
+{
+    bk_filter_stats st;
+    if (bk_stats(f, &st) != BK_OK)
+        abort();
+    static const char *const keys[] = {"", "a", "https://example.org/", "zzzzzzzzzzzzzzzzz"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (bk_contains(f, keys[i], strlen(keys[i])) < 0)
+            abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!path[0])
+        snprintf(path, sizeof path, "/tmp/bk-fuzz-%ld.bkf", (long)getpid());
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return 0;
+    if (size && fwrite(data, 1, size, fp) != size) {
+        fclose(fp);
+        return 0;
+    }
+    fclose(fp);
+    bk_filter *f = NULL;
+#ifdef FUZZ_MMAP
+    for (unsigned flags = 0; flags <= BK_MAP_NOVERIFY; flags += BK_MAP_NOVERIFY) {
+        if (bk_open_mmap(path, flags, &f) == BK_OK) {
+            use(f);
+            bk_free(f);
+        } else if (f) {
+            abort(); /* *out must be NULL on error */
+        }
+    }
+#else
+    if (bk_load(path, &f) == BK_OK) {
+        use(f);
+        bk_free(f);
+    } else if (f) {
+        abort();
+    }
+#endif
+    unlink(path);
+    return 0;
+}
