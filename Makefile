@@ -4,6 +4,9 @@
 #   make check           every Check suite, the export check and the install check
 #   make check-asan      the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-tsan      the thread suites under ThreadSanitizer
+#   make check-clang     every suite built with clang
+#   make check-valgrind  the CLI suite with each command under valgrind
+#   make fuzz            every fuzz target for FUZZ_SECONDS (30) seconds (clang, libFuzzer)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make format / lint
 #
@@ -52,7 +55,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli fuzz run-fuzz-replay bench bench-smoke bench-plot bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli check-valgrind check-clang fuzz run-fuzz-replay bench bench-smoke bench-plot bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -242,9 +245,21 @@ check-install: lib cli
 	echo "install: headers, libbloomkit.a, libbloomkit.so, bloomkit.pc (via pkg-config), bin/bloomkit and its man page" && \
 	rm -rf $$tmp
 
+# The CLI suite with every bloomkit command it runs under valgrind: any
+# memory error or definite/indirect leak makes the command exit 97, which
+# fails its test.
+VALGRIND_CLI := valgrind -q --error-exitcode=97 --leak-check=full \
+                --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
+check-valgrind: $(TEST_BIN)
+	BK_CLI_WRAP="$(VALGRIND_CLI)" CK_RUN_SUITE=cli $(TEST_BIN)
+
 SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN)" run-tests
+
+# Every suite and every fuzz replay built by clang (-Werror clean too).
+check-clang:
+	$(MAKE) --no-print-directory CC=clang BUILD=build/clang run-tests run-fuzz-replay
 
 # The thread suite without Check's fork per test, so TSan sees the whole run.
 check-tsan:

@@ -29,6 +29,7 @@ static const suite_fn all_suites[] = {
     batch_suite,
     blocked_suite,
     redis_suite,
+    props_suite,
 };
 /* clang-format on */
 

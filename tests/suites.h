@@ -23,5 +23,6 @@ Suite *cli_suite(void);
 Suite *batch_suite(void);
 Suite *blocked_suite(void);
 Suite *redis_suite(void);
+Suite *props_suite(void);
 
 #endif

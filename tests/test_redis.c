@@ -28,12 +28,35 @@
 #include "redis/conn.h"
 #include "redis_server.h"
 #include "suites.h"
+#include "testutil.h"
 
 #ifndef BK_CLI_PATH
 #define BK_CLI_PATH "build/bloomkit"
 #endif
 
 static test_redis srv;
+
+/* Files of one test: in a private directory, so that runs of the suite with
+ * several compilers at once never share a path. Each test runs in its own
+ * process (Check forks), which makes the directory its own. */
+static char *scratch_dir;
+
+static void scratch_remove(void)
+{
+    tu_rmtree(scratch_dir);
+}
+
+static const char *scratch(const char *fmt, unsigned i, char *buf, size_t len)
+{
+    if (!scratch_dir) {
+        scratch_dir = tu_tmpdir();
+        atexit(scratch_remove);
+    }
+    char name[64];
+    snprintf(name, sizeof name, fmt, i);
+    snprintf(buf, len, "%s/%s", scratch_dir, name);
+    return buf;
+}
 
 static void start_server(void)
 {
@@ -165,13 +188,14 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     ck_assert_uint_eq(sl.saturated, sr.saturated);
     if (i % 3 == 2)
         ck_assert_uint_gt(sr.slices, 1); /* the chain grew inside the script */
-    ck_assert_int_eq(bk_save(rem, "build/redis-never.bkf"), BK_ENOTSUP);
+    char never[256];
+    ck_assert_int_eq(bk_save(rem, scratch("never.bkf", 0, never, sizeof never)), BK_ENOTSUP);
     ck_assert_int_eq(bk_merge(loc, rem), BK_ENOTSUP);
     ck_assert_int_eq(bk_merge(rem, loc), BK_ENOTSUP);
     /* pulled back, the bytes are the local filter's */
-    char a[64], b[64];
-    snprintf(a, sizeof a, "build/redis-local-%u.bkf", i);
-    snprintf(b, sizeof b, "build/redis-pulled-%u.bkf", i);
+    char a[256], b[256];
+    scratch("local-%u.bkf", i, a, sizeof a);
+    scratch("pulled-%u.bkf", i, b, sizeof b);
     ck_assert_int_eq(bk_save(loc, a), BK_OK);
     ck_assert_int_eq(bk_redis_pull(url, &pulled), BK_OK);
     ck_assert_int_eq(bk_save(pulled, b), BK_OK);
@@ -220,9 +244,9 @@ START_TEST(push_then_pull_is_exact)
         ck_assert_int_eq(bk_contains(rem, buf, (size_t)len), bk_contains(loc, buf, (size_t)len));
     }
     ck_assert_int_eq(bk_redis_pull(url, &back), BK_OK);
-    char a[64], b[64];
-    snprintf(a, sizeof a, "build/redis-push-%u.bkf", i);
-    snprintf(b, sizeof b, "build/redis-back-%u.bkf", i);
+    char a[256], b[256];
+    scratch("push-%u.bkf", i, a, sizeof a);
+    scratch("back-%u.bkf", i, b, sizeof b);
     ck_assert_int_eq(bk_save(loc, a), BK_OK);
     ck_assert_int_eq(bk_save(back, b), BK_OK);
     assert_same_file(a, b);
@@ -325,9 +349,12 @@ START_TEST(counting_saturates_and_never_underflows)
     ck_assert_int_eq(bk_redis_pull(url, &before), BK_OK);
     ck_assert_int_eq(bk_remove(f, "x", 1), BK_ENOTFOUND);
     ck_assert_int_eq(bk_redis_pull(url, &after), BK_OK);
-    ck_assert_int_eq(bk_save(before, "build/redis-cnt-a.bkf"), BK_OK);
-    ck_assert_int_eq(bk_save(after, "build/redis-cnt-b.bkf"), BK_OK);
-    assert_same_file("build/redis-cnt-a.bkf", "build/redis-cnt-b.bkf");
+    char fa[256], fb[256];
+    scratch("cnt-a.bkf", 0, fa, sizeof fa);
+    scratch("cnt-b.bkf", 0, fb, sizeof fb);
+    ck_assert_int_eq(bk_save(before, fa), BK_OK);
+    ck_assert_int_eq(bk_save(after, fb), BK_OK);
+    assert_same_file(fa, fb);
     /* sticky saturation: 20 adds, 20 removes, still present */
     for (int i = 0; i < 20; i++)
         ck_assert_int_ge(bk_add(f, "z", 1), 0);
@@ -343,8 +370,8 @@ START_TEST(counting_saturates_and_never_underflows)
     ck_assert_int_eq(bk_contains(other, "z", 1), 1);
     ck_assert_int_eq(bk_remove(other, "q", 1), BK_ENOTFOUND);
     bk_free(other);
-    unlink("build/redis-cnt-a.bkf");
-    unlink("build/redis-cnt-b.bkf");
+    unlink(fa);
+    unlink(fb);
     bk_free(before);
     bk_free(after);
     bk_free(f);
@@ -514,13 +541,13 @@ static void eight_dedups(const char *url)
     bk_redis_drop(url);
     static unsigned in_any[DISTINCT], seen[DISTINCT];
     memset(in_any, 0, sizeof in_any);
-    char in[PROCS][64], out[PROCS][64];
+    char in[PROCS][256], out[PROCS][256];
     const char *outs[PROCS];
     /* overlapping streams: each process sees a window of the id space, with
      * repeats, in its own order */
     for (int p = 0; p < PROCS; p++) {
-        snprintf(in[p], sizeof in[p], "build/redis-crawl-in-%d.txt", p);
-        snprintf(out[p], sizeof out[p], "build/redis-crawl-out-%d.txt", p);
+        scratch("crawl-in-%u.txt", (unsigned)p, in[p], sizeof in[p]);
+        scratch("crawl-out-%u.txt", (unsigned)p, out[p], sizeof out[p]);
         outs[p] = out[p];
         FILE *f = fopen(in[p], "w");
         ck_assert_ptr_nonnull(f);
@@ -637,7 +664,9 @@ START_TEST(server_killed_mid_dedup_loses_no_reported_key)
     test_redis r;
     ck_assert_int_eq(test_redis_start(&r, 0, aof), 0);
     enum { LINES = 300000, DISTINCT = 200000 };
-    const char *in = "build/redis-kill-in.txt", *out = "build/redis-kill-out.txt";
+    char inbuf[256], outbuf[256];
+    const char *in = scratch("kill-in.txt", 0, inbuf, sizeof inbuf),
+               *out = scratch("kill-out.txt", 0, outbuf, sizeof outbuf);
     unlink(out);
     FILE *f = fopen(in, "w");
     for (unsigned n = 0; n < LINES; n++) {

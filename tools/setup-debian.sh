@@ -7,6 +7,6 @@ if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
-    build-essential clang pkg-config check libsubunit-dev libxxhash-dev \
+    build-essential clang libclang-rt-dev pkg-config check libsubunit-dev libxxhash-dev \
     libhiredis-dev redis-server valgrind time man-db \
     libbloom-dev libsodium-dev gnuplot-nox
