@@ -89,9 +89,17 @@ $(BUILD)/obj/src/redis/%.o: override CFLAGS += $(HIREDIS_CFLAGS)
 $(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOURCE
 
 # The CLI suite runs the bloomkit built alongside it.
-$(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_redis.o: override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"'
+$(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_redis.o $(BUILD)/obj/tests/test_faults.o: \
+  override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"' -DBK_FAULT_SHIM='"$(BUILD)/tests/fault_shim.so"'
 
-$(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB) $(CLI_BIN)
+# LD_PRELOAD shim that fails the N-th write/fsync/rename/mkstemp of the
+# command (tests/test_faults.c); never linked into bloomkit. No sanitizer:
+# it is loaded into sanitized and plain commands alike.
+$(BUILD)/tests/fault_shim.so: tests/shim/fault_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g $(WARN) -fPIC -shared -o $@ $< -ldl
+
+$(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB) $(CLI_BIN) $(BUILD)/tests/fault_shim.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(LDLIBS)
 

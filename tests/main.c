@@ -30,6 +30,7 @@ static const suite_fn all_suites[] = {
     blocked_suite,
     redis_suite,
     props_suite,
+    faults_suite,
 };
 /* clang-format on */
 

@@ -24,5 +24,6 @@ Suite *batch_suite(void);
 Suite *blocked_suite(void);
 Suite *redis_suite(void);
 Suite *props_suite(void);
+Suite *faults_suite(void);
 
 #endif

@@ -623,6 +623,89 @@ START_TEST(command_timeout_is_honoured)
 }
 END_TEST
 
+static long a_calls, a_fail_at, a_live;
+
+static void *failing_alloc(void *opaque, size_t size)
+{
+    (void)opaque;
+    if (++a_calls == a_fail_at)
+        return NULL;
+    void *p = malloc(size);
+    a_live += p != NULL;
+    return p;
+}
+
+static void counting_free(void *opaque, void *p)
+{
+    (void)opaque;
+    if (p) {
+        a_live--;
+        free(p);
+    }
+}
+
+/* The N-th allocation of bloomkit's own (hiredis allocates its own) fails,
+ * for every N, in open, adds, lookups, stats, push and pull: each call
+ * reports BK_ENOMEM or succeeds, and nothing leaks. */
+START_TEST(every_failing_allocation_on_redis_paths_is_clean)
+{
+    static const bk_allocator failing = {failing_alloc, counting_free, NULL};
+    char url[256], url2[256];
+    test_redis_url(&srv, "oom", "block_bytes=4096", url, sizeof url);
+    test_redis_url(&srv, "oom2", "block_bytes=4096", url2, sizeof url2);
+    long n = 1;
+    for (; n < 5000; n++) {
+        bk_redis_drop(url);
+        bk_redis_drop(url2);
+        a_calls = 0;
+        a_fail_at = n;
+        a_live = 0;
+        ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
+        bk_filter *f = NULL, *p = NULL;
+        int rc =
+            bk_redis_open_config(url, "variant=scalable capacity=50 layout=blocked", NULL, 0, &f);
+        enum { K = 80 };
+        static char kb[K][128];
+        const void *keys[K];
+        size_t lens[K];
+        int res[K];
+        for (unsigned k = 0; k < K; k++) {
+            lens[k] = (size_t)key_of(kb[k], sizeof kb[k], "oom", k);
+            keys[k] = kb[k];
+        }
+        if (rc == BK_OK) /* one pipelined batch: a failure mid-way */
+            rc = bk_add_batch(f, keys, lens, K, res);
+        bk_filter_stats st;
+        if (rc == BK_OK)
+            rc = bk_stats(f, &st);
+        if (rc == BK_OK)
+            rc = bk_redis_pull(url, &p);
+        if (rc == BK_OK)
+            rc = bk_redis_push(p, url2);
+        bk_set_allocator(NULL);
+        if (f && rc == BK_ENOMEM) {
+            /* the connection is still in step: every answer is right */
+            ck_assert_int_eq(bk_add_batch(f, keys, lens, K, res), BK_OK);
+            ck_assert_int_eq(bk_contains_batch(f, keys, lens, K, res), BK_OK);
+            for (unsigned k = 0; k < K; k++)
+                ck_assert_int_eq(res[k], 1);
+        }
+        bk_free(p);
+        bk_free(f);
+        ck_assert_msg(rc == BK_OK || rc == BK_ENOMEM, "allocation %ld: %s (%s)", n, bk_err_name(rc),
+                      bk_last_error());
+        ck_assert_msg(a_live == 0, "allocation %ld: %ld blocks leaked", n, a_live);
+        if (a_calls < n)
+            break;
+    }
+    fprintf(stderr, "[redis alloc faults] %ld allocation points failed in turn, each cleanly\n",
+            n - 1);
+    ck_assert_int_gt(n, 10);
+    bk_redis_drop(url);
+    bk_redis_drop(url2);
+}
+END_TEST
+
 /* The command's faults: an unreachable server and a missing filter exit 3
  * with one line on stderr; a conflicting config exits 2. */
 START_TEST(cli_faults_have_their_exit_codes)
@@ -912,6 +995,7 @@ Suite *redis_suite(void)
     tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
     tcase_add_test(tc, cli_faults_have_their_exit_codes);
     tcase_add_test(tc, command_timeout_is_honoured);
+    tcase_add_test(tc, every_failing_allocation_on_redis_paths_is_clean);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("cluster");
     tcase_add_unchecked_fixture(tcc, cluster_start, cluster_stop);

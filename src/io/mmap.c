@@ -60,7 +60,7 @@ static int verify_by_read(int fd, bk_file_header *h, const bk_allocator *a)
         for (uint64_t off = 0; rc == BK_OK && off < h->slices[i].nbytes;) {
             const uint64_t left = h->slices[i].nbytes - off;
             const size_t want = left < VERIFY_READ_CHUNK ? (size_t)left : VERIFY_READ_CHUNK;
-            const ssize_t r = pread(fd, buf, want, (off_t)(h->offsets[i] + off));
+            const ssize_t r = bk_sys.pread(fd, buf, want, (off_t)(h->offsets[i] + off));
             if (r < 0 && errno == EINTR)
                 continue;
             if (r <= 0) {

@@ -35,7 +35,7 @@ static int sys_msync(void *addr, size_t len, int flags)
 #define BK_SYSIO_REAL                                                                              \
     {                                                                                              \
         sys_open, sys_mkstemp, read, write, pwrite, fsync, close, rename, unlink, fstat, sys_mmap, \
-            munmap, sys_msync                                                                      \
+            munmap, sys_msync, pread                                                               \
     }
 
 bk_sysio bk_sys = BK_SYSIO_REAL;

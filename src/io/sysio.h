@@ -25,6 +25,7 @@ typedef struct bk_sysio {
     void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd, off_t off);
     int (*munmap)(void *addr, size_t len);
     int (*msync)(void *addr, size_t len, int flags);
+    ssize_t (*pread)(int fd, void *buf, size_t n, off_t off); /* last: tables only grow */
 } bk_sysio;
 
 /* The table in use; bk_sysio_defaults() restores the real calls. */

@@ -32,7 +32,8 @@ typedef struct qcmd {
 } qcmd;
 
 struct bk_rconn {
-    bk_redis_url url; /* our own copy */
+    bk_allocator alloc; /* current at open: every allocation of ours uses it */
+    bk_redis_url url;   /* our own copy */
     char where[300];
     int cluster;
     int broken;
@@ -79,26 +80,26 @@ static struct timeval tv_of(int ms)
     return tv;
 }
 
-static char *dup_str(const char *s)
+static char *dup_str(const bk_allocator *a, const char *s)
 {
     if (!s)
         return NULL;
-    const bk_allocator a = bk_current_allocator();
     const size_t n = strlen(s) + 1;
-    char *d = bk_mem_alloc(&a, n);
+    char *d = bk_mem_alloc(a, n);
     if (d)
         memcpy(d, s, n);
     return d;
 }
 
-static int copy_url(bk_redis_url *dst, const bk_redis_url *src)
+static int copy_url(const bk_allocator *a, bk_redis_url *dst, const bk_redis_url *src)
 {
     *dst = *src;
-    dst->host = dup_str(src->host);
-    dst->path = dup_str(src->path);
-    dst->user = dup_str(src->user);
-    dst->password = dup_str(src->password);
-    dst->name = dup_str(src->name);
+    dst->alloc = *a;
+    dst->host = dup_str(a, src->host);
+    dst->path = dup_str(a, src->path);
+    dst->user = dup_str(a, src->user);
+    dst->password = dup_str(a, src->password);
+    dst->name = dup_str(a, src->name);
     if ((src->host && !dst->host) || (src->path && !dst->path) || (src->user && !dst->user) ||
         (src->password && !dst->password) || (src->name && !dst->name)) {
         bk_redis_url_free(dst);
@@ -276,7 +277,8 @@ int bk_rconn_open(const bk_redis_url *u, bk_rconn **out)
     bk_rconn *c = bk_mem_calloc(&a, 1, sizeof *c);
     if (!c)
         return BK_ENOMEM;
-    if (copy_url(&c->url, u) != BK_OK) {
+    c->alloc = a;
+    if (copy_url(&a, &c->url, u) != BK_OK) {
         bk_mem_free(&a, c);
         return BK_ENOMEM;
     }
@@ -319,7 +321,7 @@ void bk_rconn_close(bk_rconn *c)
         return;
     close_all(c);
     drop_queue(c);
-    const bk_allocator a = bk_current_allocator();
+    const bk_allocator a = c->alloc;
     bk_mem_free(&a, c->q);
     bk_redis_url_free(&c->url);
     bk_mem_free(&a, c);
@@ -406,23 +408,24 @@ static int ensure(bk_rconn *c, int i)
     return rc;
 }
 
-static int queue_push(bk_rconn *c, int node, char *cmd, size_t len)
+/* Room for one more queued command: reserved before the command is handed
+ * to hiredis, so that running out of memory never leaves a command in flight
+ * that the queue does not know about. */
+static int queue_reserve(bk_rconn *c)
 {
-    if (c->qlen == c->qcap) {
-        const bk_allocator a = bk_current_allocator();
-        const size_t cap = c->qcap ? c->qcap * 2 : 64;
-        qcmd *q = bk_mem_alloc(&a, cap * sizeof *q);
-        if (!q)
-            return BK_ENOMEM;
-        for (size_t i = 0; i < c->qlen; i++)
-            q[i] = c->q[(c->qhead + i) % c->qcap];
-        bk_mem_free(&a, c->q);
-        c->q = q;
-        c->qcap = cap;
-        c->qhead = 0;
-    }
-    c->q[(c->qhead + c->qlen) % c->qcap] = (qcmd){node, cmd, len};
-    c->qlen++;
+    if (c->qlen < c->qcap)
+        return BK_OK;
+    const bk_allocator a = c->alloc;
+    const size_t cap = c->qcap ? c->qcap * 2 : 64;
+    qcmd *q = bk_mem_alloc(&a, cap * sizeof *q);
+    if (!q)
+        return bk_fail(BK_ENOMEM, "redis %s: out of memory", c->where);
+    for (size_t i = 0; i < c->qlen; i++)
+        q[i] = c->q[(c->qhead + i) % c->qcap];
+    bk_mem_free(&a, c->q);
+    c->q = q;
+    c->qcap = cap;
+    c->qhead = 0;
     return BK_OK;
 }
 
@@ -433,6 +436,8 @@ static int append_formatted(bk_rconn *c, int node, char *cmd, size_t len)
         return bk_fail(BK_EIO, "redis %s: not connected", c->where);
     }
     int rc = ensure(c, node);
+    if (rc == BK_OK)
+        rc = queue_reserve(c);
     if (rc != BK_OK) {
         free(cmd);
         return rc;
@@ -442,11 +447,8 @@ static int append_formatted(bk_rconn *c, int node, char *cmd, size_t len)
         return c->nodes[node].ctx->err == REDIS_ERR_OOM ? BK_ENOMEM
                                                         : break_all(c, "send", c->nodes[node].ctx);
     }
-    rc = queue_push(c, node, cmd, len);
-    if (rc != BK_OK) {
-        free(cmd);
-        return break_all(c, "out of memory", NULL); /* the command is in flight untracked */
-    }
+    c->q[(c->qhead + c->qlen) % c->qcap] = (qcmd){node, cmd, len};
+    c->qlen++;
     return BK_OK;
 }
 

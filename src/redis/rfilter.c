@@ -363,6 +363,9 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
         if (rc != BK_OK)
             return rc;
         size_t nsent = 0;
+        int unsent = BK_OK; /* out of memory building a command: the ones sent
+                               before it are still read (the connection stays in
+                               step, their results stand), then the error */
         for (size_t i = 0; i < n; i++) {
             if (state[i] != PENDING)
                 continue;
@@ -371,8 +374,10 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
                 rc = args_send(rf);
             if (rc == BK_EIO)
                 break;
-            if (rc != BK_OK)
-                return rc; /* nothing sent can be pending: out of memory before any write */
+            if (rc != BK_OK) {
+                unsent = rc;
+                break;
+            }
             sent[nsent++] = i;
         }
         int reload = 0, failed = BK_OK;
@@ -398,6 +403,8 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
         }
         if (failed != BK_OK)
             return failed;
+        if (unsent != BK_OK && got == nsent)
+            return unsent;
         if (got < nsent && !repeatable)
             return bk_fail(BK_EIO,
                            "redis filter %s: connection lost with %zu counting operations in "

@@ -10,10 +10,9 @@
 #include "../common/alloc.h"
 #include "../common/error.h"
 
-static char *dup_range(const char *s, size_t n)
+static char *dup_range(const bk_allocator *a, const char *s, size_t n)
 {
-    const bk_allocator a = bk_current_allocator();
-    char *d = bk_mem_alloc(&a, n + 1);
+    char *d = bk_mem_alloc(a, n + 1);
     if (d) {
         memcpy(d, s, n);
         d[n] = '\0';
@@ -34,9 +33,9 @@ static int hexval(int c)
 
 /* Decode %XX escapes of s[0..n) into a new string; NULL on a bad escape, an
  * escaped NUL or no memory (*bad tells which). */
-static char *decode(const char *s, size_t n, int *bad)
+static char *decode(const bk_allocator *a, const char *s, size_t n, int *bad)
 {
-    char *d = dup_range(s, n);
+    char *d = dup_range(a, s, n);
     *bad = 0;
     if (!d)
         return NULL;
@@ -60,8 +59,7 @@ static char *decode(const char *s, size_t n, int *bad)
         i += 2;
     }
     if (*bad) {
-        const bk_allocator a = bk_current_allocator();
-        bk_mem_free(&a, d);
+        bk_mem_free(a, d);
         return NULL;
     }
     d[o] = '\0';
@@ -107,6 +105,14 @@ static int fail(bk_redis_url *u, const char *fmt, const char *part)
     return bk_fail(BK_EINVAL, fmt, part);
 }
 
+/* A part that could not be copied: a bad escape, or no memory. */
+static int fail_copy(bk_redis_url *u, int bad, const char *part)
+{
+    bk_redis_url_free(u);
+    return bad ? bk_fail(BK_EINVAL, "redis URL: bad escape in %s", part)
+               : bk_fail(BK_ENOMEM, "redis URL: out of memory");
+}
+
 /* One "name=value" of the query string. */
 static int apply_option(bk_redis_url *u, const char *s, size_t n)
 {
@@ -119,11 +125,11 @@ static int apply_option(bk_redis_url *u, const char *s, size_t n)
 #define IS(lit) (kn == sizeof(lit) - 1 && memcmp(s, lit, kn) == 0)
     if (IS("name")) {
         int bad;
-        char *name = decode(v, vn, &bad);
+        char *name = decode(&u->alloc, v, vn, &bad);
         if (!name)
-            return bk_fail(bad ? BK_EINVAL : BK_ENOMEM, "redis URL: bad escape in name");
-        const bk_allocator a = bk_current_allocator();
-        bk_mem_free(&a, u->name);
+            return bad ? bk_fail(BK_EINVAL, "redis URL: bad escape in name")
+                       : bk_fail(BK_ENOMEM, "redis URL: out of memory");
+        bk_mem_free(&u->alloc, u->name);
         u->name = name;
     } else if (IS("connect_timeout")) {
         if (!parse_long(v, vn, 1, 3600000, &x))
@@ -172,8 +178,9 @@ static int parse_query(bk_redis_url *u, const char *q)
 }
 
 /* "[user]:password@" at the start of s[0..n): sets user/password, returns the
- * bytes consumed (0 when there is no '@'), -1 on error. */
-static long parse_userinfo(bk_redis_url *u, const char *s, size_t n)
+ * bytes consumed (0 when there is no '@'), -1 on error (bk_fail set: its code
+ * is the error). */
+static long parse_userinfo(bk_redis_url *u, const char *s, size_t n, int *err)
 {
     const char *at = NULL;
     for (size_t i = n; i-- > 0;)
@@ -186,15 +193,17 @@ static long parse_userinfo(bk_redis_url *u, const char *s, size_t n)
     const char *colon = memchr(s, ':', (size_t)(at - s));
     int bad = 0;
     if (!colon) {
-        bk_fail(BK_EINVAL, "redis URL: credentials must be [user]:password@");
+        *err = bk_fail(BK_EINVAL, "redis URL: credentials must be [user]:password@");
         return -1;
     }
-    if (colon > s && !(u->user = decode(s, (size_t)(colon - s), &bad))) {
-        bk_fail(BK_EINVAL, "redis URL: bad escape in user");
+    if (colon > s && !(u->user = decode(&u->alloc, s, (size_t)(colon - s), &bad))) {
+        *err = bad ? bk_fail(BK_EINVAL, "redis URL: bad escape in user")
+                   : bk_fail(BK_ENOMEM, "redis URL: out of memory");
         return -1;
     }
-    if (!(u->password = decode(colon + 1, (size_t)(at - colon - 1), &bad))) {
-        bk_fail(BK_EINVAL, "redis URL: bad escape in password");
+    if (!(u->password = decode(&u->alloc, colon + 1, (size_t)(at - colon - 1), &bad))) {
+        *err = bad ? bk_fail(BK_EINVAL, "redis URL: bad escape in password")
+                   : bk_fail(BK_ENOMEM, "redis URL: out of memory");
         return -1;
     }
     return (long)(at - s) + 1;
@@ -205,6 +214,7 @@ int bk_redis_url_parse(const char *text, bk_redis_url *u)
     if (!u)
         return bk_fail(BK_EINVAL, "redis URL: no output");
     memset(u, 0, sizeof *u);
+    u->alloc = bk_current_allocator();
     u->port = 6379;
     u->connect_timeout_ms = 2000;
     u->timeout_ms = 10000;
@@ -221,10 +231,11 @@ int bk_redis_url_parse(const char *text, bk_redis_url *u)
         return fail(u, "redis URL: %s", "must start with redis:// or unix://");
     const char *s = text + (is_unix ? 7 : 8);
     size_t n = body_len - (size_t)(s - text);
-    const long used = parse_userinfo(u, s, n);
+    int uerr = BK_OK;
+    const long used = parse_userinfo(u, s, n, &uerr);
     if (used < 0) {
         bk_redis_url_free(u);
-        return BK_EINVAL;
+        return uerr;
     }
     s += used;
     n -= (size_t)used;
@@ -232,8 +243,8 @@ int bk_redis_url_parse(const char *text, bk_redis_url *u)
     if (is_unix) {
         if (n == 0 || s[0] != '/')
             return fail(u, "redis URL: %s", "unix:// needs an absolute socket path");
-        if (!(u->path = decode(s, n, &bad)))
-            return fail(u, "redis URL: %s", "bad escape in the socket path");
+        if (!(u->path = decode(&u->alloc, s, n, &bad)))
+            return fail_copy(u, bad, "the socket path");
     } else {
         const char *slash = memchr(s, '/', n);
         const size_t hn = slash ? (size_t)(slash - s) : n;
@@ -242,7 +253,8 @@ int bk_redis_url_parse(const char *text, bk_redis_url *u)
             const char *rb = memchr(s, ']', hn);
             if (!rb)
                 return fail(u, "redis URL: %s", "unclosed '[' in the host");
-            u->host = dup_range(s + 1, (size_t)(rb - s - 1));
+            if (!(u->host = dup_range(&u->alloc, s + 1, (size_t)(rb - s - 1))))
+                return fail_copy(u, 0, "the host");
             if (rb + 1 < hostend) {
                 if (rb[1] != ':')
                     return fail(u, "redis URL: %s", "junk after ']' in the host");
@@ -250,10 +262,10 @@ int bk_redis_url_parse(const char *text, bk_redis_url *u)
             }
         } else {
             portsep = memchr(s, ':', hn);
-            u->host = dup_range(s, portsep ? (size_t)(portsep - s) : hn);
+            u->host = dup_range(&u->alloc, s, portsep ? (size_t)(portsep - s) : hn);
         }
         if (!u->host)
-            return fail(u, "redis URL: %s", "out of memory");
+            return fail_copy(u, 0, "the host");
         if (!u->host[0])
             return fail(u, "redis URL: %s", "no host");
         if (portsep) {
@@ -263,8 +275,8 @@ int bk_redis_url_parse(const char *text, bk_redis_url *u)
             u->port = (int)port;
         }
         if (slash && (size_t)(slash - s) + 1 < n) {
-            if (!(u->name = decode(slash + 1, n - hn - 1, &bad)))
-                return fail(u, "redis URL: %s", "bad escape in the filter name");
+            if (!(u->name = decode(&u->alloc, slash + 1, n - hn - 1, &bad)))
+                return fail_copy(u, bad, "the filter name");
         }
     }
     if (q) {
@@ -289,14 +301,14 @@ void bk_redis_url_free(bk_redis_url *u)
 {
     if (!u)
         return;
-    const bk_allocator a = bk_current_allocator();
-    bk_mem_free(&a, u->host);
-    bk_mem_free(&a, u->path);
-    bk_mem_free(&a, u->user);
+    const bk_allocator *a = &u->alloc;
+    bk_mem_free(a, u->host);
+    bk_mem_free(a, u->path);
+    bk_mem_free(a, u->user);
     if (u->password)
         memset(u->password, 0, strlen(u->password));
-    bk_mem_free(&a, u->password);
-    bk_mem_free(&a, u->name);
+    bk_mem_free(a, u->password);
+    bk_mem_free(a, u->name);
     u->host = u->path = u->user = u->password = u->name = NULL;
 }
 

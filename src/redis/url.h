@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bloomkit.h"
+
 /* Longest filter name; names are printable ASCII without spaces, braces or
  * the characters that would make key names ambiguous. */
 #define BK_REDIS_NAME_MAX 200
@@ -36,6 +38,7 @@ typedef struct bk_redis_url {
     int timeout_ms;         /* per command, default 10000 */
     int retries;            /* reconnect attempts, default 5 */
     uint64_t block_bytes;   /* default BK_REDIS_BLOCK_MAX */
+    bk_allocator alloc;     /* the strings' allocator (current at parse time) */
 } bk_redis_url;
 
 /* Parse text into *u (heap strings, free with bk_redis_url_free). Returns
