@@ -4,7 +4,7 @@
 #   make check           every Check suite, the export check and the install check
 #   make check-asan      the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-tsan      the thread suites under ThreadSanitizer
-#   make check-clang     every suite built with clang
+#   make check-clang     every suite built with clang, then under its ASan+UBSan and TSan
 #   make check-valgrind  the CLI suite with each command under valgrind
 #   make fuzz            every fuzz target for FUZZ_SECONDS (30) seconds (clang, libFuzzer)
 #   make install PREFIX=/usr/local DESTDIR=
@@ -265,9 +265,14 @@ SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 check-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN)" run-tests
 
-# Every suite and every fuzz replay built by clang (-Werror clean too).
+# Every suite and every fuzz replay built by clang (-Werror clean too), its
+# command's tests under valgrind, then the suites under clang's
+# AddressSanitizer + UBSan and the thread suite under its ThreadSanitizer.
 check-clang:
-	$(MAKE) --no-print-directory CC=clang BUILD=build/clang run-tests run-fuzz-replay
+	$(MAKE) --no-print-directory CC=clang BUILD=build/clang run-tests run-fuzz-replay check-valgrind
+	$(MAKE) --no-print-directory CC=clang BUILD=build/clang-asan OPT=-O1 SAN="$(SAN_ASAN)" run-tests
+	CK_RUN_SUITE=threads CK_FORK=no $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
+	  OPT=-O1 SAN=-fsanitize=thread run-tests
 
 # The thread suite without Check's fork per test, so TSan sees the whole run.
 check-tsan:

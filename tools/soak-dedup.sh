@@ -56,23 +56,27 @@ printf 'soak: %s keys, checkpoint every %s records, %s kills\n' "$KEYS" "$CHECKP
 printf '%-5s %-14s %-14s %-14s\n' run "killed after" "lines out" "re-emitted"
 total=0
 reemitted=0
+ref=0
 for ((i = 1; i <= KILLS + 1; i++)); do
     if [ "$i" -le "$KILLS" ]; then wait_s=$((RANDOM % MAXWAIT + 2)); else wait_s=0; fi
     run "$i" "$wait_s"
     out=$(cat "$WORK/count.$i")
     total=$((total + out))
     re=0
-    if [ "$i" -gt 1 ]; then
-        # the previous run's lines after its last checkpoint come out again,
-        # first, in the same order: the common part of its tail and our head
+    if [ "$ref" -gt 0 ]; then
+        # the lines the last run that emitted anything emitted after its last
+        # checkpoint come out again, first: the common part of its tail and
+        # our head (a run killed before it got past the saved prefix emits
+        # nothing and leaves the reference where it was)
         re=$(awk 'NR == FNR { seen[$0] = 1; next } ($0 in seen) { n++ } END { print n + 0 }' \
-                 "$WORK/tail.$((i - 1))" "$WORK/head.$i")
+                 "$WORK/tail.$ref" "$WORK/head.$i")
         reemitted=$((reemitted + re))
         if [ "$re" -gt "$CHECKPOINT" ]; then
             echo "soak: FAILED: run $i re-emitted $re lines, more than a checkpoint interval"
             exit 1
         fi
     fi
+    [ "$out" -gt 0 ] && ref=$i
     printf '%-5s %-14s %-14s %-14s\n' "$i" "$([ "$wait_s" -gt 0 ] && echo "${wait_s} s" || echo "-")" \
         "$out" "$re"
 done
@@ -83,4 +87,9 @@ echo "keys of the stream missing from the final filter: $missing (must be 0)"
 echo "distinct keys: $distinct; lines emitted over all runs: $total; re-emitted: $reemitted"
 echo "keys never emitted (false positives at first sight): $((distinct + reemitted - total))"
 [ "$missing" -eq 0 ] || { echo "soak: FAILED"; exit 1; }
+# every emitted line is a first sight or a counted re-emission; a run killed
+# while re-emitting its predecessor's lines splits them over two runs, which
+# the per-run count above (against the last run's tail) then undercounts
+[ $((distinct + reemitted - total)) -ge 0 ] ||
+    echo "note: re-emissions undercounted (a run was killed while re-emitting)"
 echo "soak: passed"
