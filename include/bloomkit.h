@@ -315,6 +315,8 @@ typedef struct bk_filter_stats {
     double est_fpr;         /* current rate estimated from the fill */
     uint32_t slices;        /* 1 except scalable */
     uint64_t saturated;     /* counting: counters stuck at 15; else 0 */
+    double model_fpr;       /* rate the sizing model predicts for the keys added:
+                               per slice from its m, k, layout and keys, compounded */
 } bk_filter_stats;
 
 /* Fill *st with f's figures. Errors: BK_EINVAL. Safe concurrently with

@@ -120,6 +120,7 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
     st->fpr = f->cfg.fpr;
     const uint32_t n = f->ops->slice_count(f);
     double log_pass_none = 0.0; /* sum of log(1 - rate_i): exact for tiny rates */
+    double log_model_none = 0.0;
     for (uint32_t i = 0; i < n; i++) {
         bk_slice_view v;
         f->ops->slice_view(f, i, &v);
@@ -131,11 +132,13 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
         st->saturated += v.saturated;
         st->est_cardinality += bk_cardinality_of_fill(v.m, v.k, v.set_bits, v.block);
         log_pass_none += log1p(-bk_rate_of_fill(v.m, v.k, v.set_bits, v.block));
+        log_model_none += log1p(-bk_rate_for(v.m, v.k, v.keys, v.block));
         st->k = v.k;
     }
     st->slices = n;
     st->fill = (double)st->set_bits / (double)st->bits;
     st->est_fpr = -expm1(log_pass_none);
+    st->model_fpr = -expm1(log_model_none);
     return BK_OK;
 }
 

@@ -31,6 +31,7 @@ static const suite_fn all_suites[] = {
     redis_suite,
     props_suite,
     faults_suite,
+    experiment_suite,
 };
 /* clang-format on */
 

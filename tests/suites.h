@@ -25,5 +25,6 @@ Suite *blocked_suite(void);
 Suite *redis_suite(void);
 Suite *props_suite(void);
 Suite *faults_suite(void);
+Suite *experiment_suite(void);
 
 #endif

@@ -34,6 +34,8 @@ static const struct optdef {
     {"redis", 0, 1, O_REDIS},
     {"checkpoint", 0, 1, O_CHECKPOINT},
     {"json", 0, 0, O_JSON},
+    {"json", 0, 1, O_JSON_FILE},
+    {"csv", 0, 1, O_CSV},
     {"quiet", 'q', 0, O_QUIET},
     {"progress", 0, 0, O_PROGRESS},
     {"null", '0', 0, O_NULL},
@@ -145,6 +147,12 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
     case O_REDIS:
         o->redis = val;
         break;
+    case O_CSV:
+        o->csv = val;
+        break;
+    case O_JSON_FILE:
+        o->json_file = val;
+        break;
     case O_CHECKPOINT:
         if (parse_count(val, &o->checkpoint) != 0 || o->checkpoint == 0)
             return cli_fail(o, EXIT_USAGE, "--checkpoint: '%s' is not a whole number of lines >= 1",
@@ -181,12 +189,18 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
     return 0;
 }
 
-static const struct optdef *find_long(const char *name, size_t len)
+/* The option named name[0..len): the one the command accepts when two share
+ * a name (--json: a flag for plan and info, a FILE for experiment). */
+static const struct optdef *find_long(const char *name, size_t len, unsigned allowed)
 {
+    const struct optdef *any = NULL;
     for (size_t i = 0; i < NOPTS; i++)
-        if (strlen(optdefs[i].name) == len && strncmp(optdefs[i].name, name, len) == 0)
-            return &optdefs[i];
-    return NULL;
+        if (strlen(optdefs[i].name) == len && strncmp(optdefs[i].name, name, len) == 0) {
+            if (optdefs[i].id & allowed)
+                return &optdefs[i];
+            any = &optdefs[i];
+        }
+    return any;
 }
 
 static const struct optdef *find_short(char c)
@@ -222,7 +236,7 @@ int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts
         const char *val = NULL;
         if (a[1] == '-') {
             const char *eq = strchr(a + 2, '=');
-            d = find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+            d = find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), allowed);
             val = eq ? eq + 1 : NULL;
         } else {
             d = a[2] == '\0' ? find_short(a[1]) : NULL;

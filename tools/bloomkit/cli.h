@@ -41,7 +41,9 @@ enum {
     O_SHOW_KEY = 1u << 17,
     O_HELP = 1u << 18,
     O_LAYOUT = 1u << 19,
-    O_REDIS = 1u << 20
+    O_REDIS = 1u << 20,
+    O_CSV = 1u << 21,      /* experiment: --csv FILE */
+    O_JSON_FILE = 1u << 22 /* experiment: --json FILE */
 };
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
@@ -52,7 +54,8 @@ typedef struct cli_opts {
     const char *config_text, *config_file;
     const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *layout, *key;
     const char *state;
-    const char *redis; /* --redis URL: the filter lives in Redis */
+    const char *redis;           /* --redis URL: the filter lives in Redis */
+    const char *csv, *json_file; /* experiment outputs */
     uint64_t checkpoint;
     int json, quiet, progress, null_sep, invert, force, show_key, help;
     unsigned given; /* O_* bits seen on the command line */
@@ -111,5 +114,6 @@ int cmd_info(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
+int cmd_experiment(int argc, char **argv);
 
 #endif

@@ -23,13 +23,14 @@ static const struct command {
     {"merge", cmd_merge, "write the union of compatible filter files"},
     {"push", cmd_push, "copy a filter file into Redis (--redis URL)"},
     {"pull", cmd_pull, "copy a filter from Redis into a file (--redis URL)"},
+    {"experiment", cmd_experiment, "measure configurations side by side (--config-file EXP)"},
 };
 
 static int usage(FILE *to, int code)
 {
     fprintf(to, "usage: bloomkit COMMAND [ARGS...]   (bloomkit COMMAND --help for details)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\nExit status: 0 success, 1 check found nothing, 2 usage or bad input,\n"
                 "3 I/O error or corrupt file.\n");
     return code;
