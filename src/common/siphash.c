@@ -125,7 +125,8 @@ SIP_INLINE sip_state sip_absorb(const bk_sipkey *key, unsigned c, int wide, cons
     /* Last word: the 0..7 tail bytes, and len mod 256 in the top byte. The
      * bytes are gathered by a switch rather than a memcpy of variable length,
      * which would be a library call on the path of every key. */
-    const uint8_t *t = in + whole;
+    const uint8_t *t = whole ? in + whole : in; /* msg may be NULL when len is 0: no
+                                                    arithmetic on a null pointer */
     uint64_t b = (uint64_t)(len & 0xff) << 56;
     switch (len % 8) {
     case 7:
