@@ -116,11 +116,16 @@ static int add_config(experiment *e, const char *name, int line)
     return 0;
 }
 
+/* Generated keys live in memory (64 bytes each): at most a billion. */
+#define GEN_MAX UINT64_C(1000000000)
+
 static int workload_key(experiment *e, char *k, char *v, int line)
 {
-    if (strcmp(k, "keys") == 0 && parse_u64(v, &e->nkeys) == 0 && e->nkeys > 0)
+    if (strcmp(k, "keys") == 0 && parse_u64(v, &e->nkeys) == 0 && e->nkeys > 0 &&
+        e->nkeys <= GEN_MAX)
         return 0;
-    if (strcmp(k, "probes") == 0 && parse_u64(v, &e->nprobes) == 0 && e->nprobes > 0)
+    if (strcmp(k, "probes") == 0 && parse_u64(v, &e->nprobes) == 0 && e->nprobes > 0 &&
+        e->nprobes <= GEN_MAX)
         return 0;
     if (strcmp(k, "keys_file") == 0 && *v) {
         free(e->keys_file);
@@ -143,7 +148,8 @@ static int workload_key(experiment *e, char *k, char *v, int line)
                        "unknown workload key '%s' (keys, keys_file, probes, probes_file, "
                        "checkpoints)",
                        k);
-    return fail_at(e, line, "bad value for workload key '%s' (a whole number >= 1, or a path)", k);
+    return fail_at(e, line, "bad value for workload key '%s' (a whole number 1 .. 10^9, or a path)",
+                   k);
 }
 
 static int read_experiment(experiment *e)
@@ -516,11 +522,14 @@ int cmd_experiment(int argc, char **argv)
     rc = read_experiment(e);
     if (!rc && (e->keys_file ? keys_load(&ins, e->keys_file)
                              : keys_generate(&ins, "insert", e->nkeys)) != 0)
-        rc = cli_fail(&o, EXIT_IO, "%s: cannot read keys", e->keys_file ? e->keys_file : "keys");
+        rc = e->keys_file ? cli_fail(&o, EXIT_IO, "%s: %s", e->keys_file, strerror(errno))
+                          : cli_fail(&o, EXIT_IO, "out of memory for %llu keys",
+                                     (unsigned long long)e->nkeys);
     if (!rc && (e->probes_file ? keys_load(&probes, e->probes_file)
                                : keys_generate(&probes, "probe", e->nprobes)) != 0)
-        rc = cli_fail(&o, EXIT_IO, "%s: cannot read probe keys",
-                      e->probes_file ? e->probes_file : "probes");
+        rc = e->probes_file ? cli_fail(&o, EXIT_IO, "%s: %s", e->probes_file, strerror(errno))
+                            : cli_fail(&o, EXIT_IO, "out of memory for %llu probes",
+                                       (unsigned long long)e->nprobes);
     if (!rc && ins.n == 0)
         rc = cli_fail(&o, EXIT_USAGE, "the workload has no keys to insert");
     if (!rc)
