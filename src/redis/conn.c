@@ -568,41 +568,30 @@ int bk_rconn_reply(bk_rconn *c, redisReply **out)
     return BK_OK;
 }
 
-int bk_rconn_call(bk_rconn *c, const char *key, size_t keylen, redisReply **out, int argc,
-                  const char **argv, const size_t *lens)
+/* Queue a copy of a formatted command (the caller keeps cmd, to send it
+ * again after a reconnect). */
+static int append_copy(bk_rconn *c, int node, const char *cmd, size_t len)
 {
-    *out = NULL;
-    for (int round = 0;; round++) {
-        int rc = bk_rconn_reconnect(c);
-        if (rc == BK_OK)
-            rc = bk_rconn_append(c, key, keylen, argc, argv, lens);
-        if (rc == BK_OK)
-            rc = bk_rconn_reply(c, out);
-        if (rc != BK_EIO || round >= c->url.retries)
-            return rc;
-    }
+    char *copy = malloc(len);
+    if (!copy)
+        return BK_ENOMEM;
+    memcpy(copy, cmd, len);
+    return append_formatted(c, node, copy, len);
 }
 
-int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, ...)
+/* One formatted command and its reply, resent after a broken pipeline up to
+ * the URL's retries; takes cmd (hiredis-allocated) and frees it. */
+static int call_formatted(bk_rconn *c, const char *key, size_t keylen, char *cmd, int len,
+                          redisReply **out)
 {
     *out = NULL;
-    char *cmd = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    const int len = redisvFormatCommand(&cmd, fmt, ap);
-    va_end(ap);
     if (len < 0 || !cmd)
         return BK_ENOMEM;
     int rc = BK_OK;
     for (int round = 0;; round++) {
         rc = bk_rconn_reconnect(c);
-        char *copy = NULL;
-        if (rc == BK_OK && !(copy = malloc((size_t)len)))
-            rc = BK_ENOMEM;
-        if (rc == BK_OK) {
-            memcpy(copy, cmd, (size_t)len);
-            rc = append_formatted(c, node_for(c, key, strlen(key)), copy, (size_t)len);
-        }
+        if (rc == BK_OK)
+            rc = append_copy(c, node_for(c, key, keylen), cmd, (size_t)len);
         if (rc == BK_OK)
             rc = bk_rconn_reply(c, out);
         if (rc != BK_EIO || round >= c->url.retries)
@@ -610,6 +599,24 @@ int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *f
     }
     free(cmd);
     return rc;
+}
+
+int bk_rconn_call(bk_rconn *c, const char *key, size_t keylen, redisReply **out, int argc,
+                  const char **argv, const size_t *lens)
+{
+    char *cmd = NULL;
+    const int len = redisFormatCommandArgv(&cmd, argc, argv, lens);
+    return call_formatted(c, key, keylen, cmd, len, out);
+}
+
+int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, ...)
+{
+    char *cmd = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    const int len = redisvFormatCommand(&cmd, fmt, ap);
+    va_end(ap);
+    return call_formatted(c, key, strlen(key), cmd, len, out);
 }
 
 int bk_rconn_all(bk_rconn *c, redisReply **out, const char *fmt, ...)
@@ -634,13 +641,7 @@ int bk_rconn_all(bk_rconn *c, redisReply **out, const char *fmt, ...)
     for (int i = 0; i < c->nnodes && rc == BK_OK; i++) {
         if (!used[i])
             continue;
-        char *copy = malloc((size_t)len);
-        if (!copy) {
-            rc = BK_ENOMEM;
-            break;
-        }
-        memcpy(copy, cmd, (size_t)len);
-        rc = append_formatted(c, i, copy, (size_t)len);
+        rc = append_copy(c, i, cmd, (size_t)len);
         if (rc == BK_OK) {
             if (*out)
                 freeReplyObject(*out);
