@@ -94,6 +94,48 @@ static void admin_cmd(const char *fmt, const char *arg)
     redisFree(c);
 }
 
+/* Sum of a hash's count fields named PREFIX.J (all slices J); the slice
+ * count when field is "slices" (1 when absent, as the scripts read it). */
+static unsigned long long hash_count(redisContext *c, const char *key, const char *prefix)
+{
+    redisReply *r = redisCommand(c, "HGETALL %s", key);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    unsigned long long sum = 0;
+    int seen = 0;
+    const size_t pl = strlen(prefix);
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+        const char *f = r->element[i]->str;
+        if (strcmp(prefix, "slices") == 0 ? strcmp(f, "slices") == 0
+                                          : strncmp(f, prefix, pl) == 0 && f[pl] == '.') {
+            sum += strtoull(r->element[i + 1]->str, NULL, 10);
+            seen = 1;
+        }
+    }
+    freeReplyObject(r);
+    return strcmp(prefix, "slices") == 0 && !seen ? 1 : sum;
+}
+
+/* The counts as stored: the metadata hash NAME plus the count hashes of
+ * blocks past the first (NAME:{NAME/b}:count). */
+static void stored_counts(const char *name, unsigned long long *keys, unsigned long long *bits,
+                          unsigned long long *slices, size_t *count_hashes)
+{
+    redisContext *c = admin();
+    *keys = hash_count(c, name, "keys");
+    *bits = hash_count(c, name, "bits");
+    *slices = hash_count(c, name, "slices");
+    redisReply *r = redisCommand(c, "KEYS %s:*:count", name);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    *count_hashes = r->elements;
+    for (size_t i = 0; i < r->elements; i++) {
+        *keys += hash_count(c, r->element[i]->str, "keys");
+        *bits += hash_count(c, r->element[i]->str, "bits");
+    }
+    freeReplyObject(r);
+    redisFree(c);
+}
+
 static int key_of(char *buf, size_t len, const char *prefix, unsigned i)
 {
     return snprintf(buf, len, "https://example.org/%s/%u?q=%u", prefix, i, i * 7919u);
@@ -188,6 +230,18 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     ck_assert_uint_eq(sl.saturated, sr.saturated);
     if (i % 3 == 2)
         ck_assert_uint_gt(sr.slices, 1); /* the chain grew inside the script */
+    /* the counts are in the metadata hash: all of them when the cells are
+     * one block or a chain, block 0's beside each further block's hash */
+    unsigned long long skeys, sbits, sslices;
+    size_t count_hashes;
+    stored_counts(name, &skeys, &sbits, &sslices, &count_hashes);
+    ck_assert_uint_eq(skeys, sr.keys);
+    ck_assert_uint_eq(sbits, sr.set_bits);
+    ck_assert_uint_eq(sslices, sr.slices);
+    if (i < 3 || i == 5)
+        ck_assert_uint_eq(count_hashes, 0);
+    else
+        ck_assert_uint_gt(count_hashes, 0);
     char never[256];
     ck_assert_int_eq(bk_save(rem, scratch("never.bkf", 0, never, sizeof never)), BK_ENOTSUP);
     ck_assert_int_eq(bk_merge(loc, rem), BK_ENOTSUP);
@@ -204,6 +258,13 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     ck_assert_int_eq(bk_clear(rem), BK_OK);
     const int len = key_of(buf, sizeof buf, "a", 1);
     ck_assert_int_eq(bk_contains(rem, buf, (size_t)len), 0);
+    /* ... its counts gone from the metadata, which stays */
+    stored_counts(name, &skeys, &sbits, &sslices, &count_hashes);
+    ck_assert_uint_eq(skeys + sbits + count_hashes, 0);
+    ck_assert_uint_eq(sslices, 1);
+    bk_filter *again;
+    ck_assert_int_eq(bk_redis_open_existing(url, &again), BK_OK);
+    bk_free(again);
     ck_assert_int_eq(bk_redis_drop(url), BK_OK);
     /* dropped: no key of it is left, and a bystander was never touched */
     redisContext *ac = admin();
@@ -455,11 +516,11 @@ START_TEST(faults_give_clear_errors_and_write_nothing)
     test_redis_url(&srv, "wt", NULL, url, sizeof url);
     ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_OK);
     bk_free(f);
-    rep = redisCommand(c, "LPUSH %s junk", "wt:{wt/0}:data");
+    rep = redisCommand(c, "LPUSH %s junk", "wt:{wt}:data");
     freeReplyObject(rep);
     ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_ESERVER);
     ck_assert_ptr_nonnull(strstr(bk_last_error(), "holds a list"));
-    rep = redisCommand(c, "DEL %s", "wt:{wt/0}:data");
+    rep = redisCommand(c, "DEL %s", "wt:{wt}:data");
     freeReplyObject(rep);
     /* metadata with a field bloomkit never writes */
     rep = redisCommand(c, "HSET %s color blue", "wt");
@@ -776,7 +837,7 @@ START_TEST(server_killed_mid_dedup_loses_no_reported_key)
     ck_assert_int_eq(WEXITSTATUS(status), 0);
     /* every reported line is present now */
     bk_filter *flt;
-    ck_assert_int_eq(bk_redis_open_existing(url, &flt), BK_OK);
+    ck_assert_msg(bk_redis_open_existing(url, &flt) == BK_OK, "%s", bk_last_error());
     FILE *o = fopen(out, "r");
     char line[256];
     unsigned reported = 0;
@@ -884,8 +945,8 @@ START_TEST(cluster_runs_the_concurrency_tests)
     /* blocked, in 4 KiB blocks: the blocks spread over all three masters */
     eight_dedups(test_redis_url(&cl[0], "c-crawl", "block_bytes=4096", url, sizeof url));
     bk_filter *f;
-    ck_assert_int_eq(bk_redis_open_config(url, "layout=blocked capacity=100000", NULL, 0, &f),
-                     BK_OK);
+    ck_assert_msg(bk_redis_open_config(url, "layout=blocked capacity=100000", NULL, 0, &f) == BK_OK,
+                  "%s", bk_last_error());
     char buf[128];
     for (unsigned n = 0; n < 2000; n++) {
         const int len = key_of(buf, sizeof buf, "spread", n);
@@ -916,7 +977,7 @@ START_TEST(cluster_redirections_are_followed)
         const int len = key_of(buf, sizeof buf, "before", n);
         ck_assert_int_eq(bk_add(f, buf, (size_t)len), 1);
     }
-    static const char *const blockkeys[] = {"moving:{moving/0}:data", "moving:{moving/0}:count"};
+    static const char *const blockkeys[] = {"moving:{moving}:data", "moving"};
     char slot[16];
     snprintf(slot, sizeof slot, "%u", bk_redis_key_slot(blockkeys[0], strlen(blockkeys[0])));
     /* which node holds it, and its neighbour */

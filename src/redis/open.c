@@ -20,7 +20,7 @@
 #include "rfilter.h"
 #include "url.h"
 
-#define META_FORMAT "1"
+#define META_FORMAT "2"
 
 /* Metadata fields, in the order written. */
 static const char *const meta_fields[] = {"format",   "variant", "layout", "hash",
@@ -63,6 +63,27 @@ static void meta_from(const bk_rfilter *rf, meta *m)
     m->present = (1u << NFIELDS) - 1;
 }
 
+/* The count fields the scripts keep beside the metadata: slices, and
+ * bits.J, keys.J, sat.J for a slice J below BK_SCALABLE_MAX_SLICES. */
+static int count_field(const char *f, size_t n)
+{
+    if (n == 6 && memcmp(f, "slices", 6) == 0)
+        return 1;
+    size_t p = n > 5 && memcmp(f, "bits.", 5) == 0   ? 5
+               : n > 5 && memcmp(f, "keys.", 5) == 0 ? 5
+               : n > 4 && memcmp(f, "sat.", 4) == 0  ? 4
+                                                     : 0;
+    if (!p || n - p > 2 || (n - p == 2 && f[p] == '0'))
+        return 0;
+    unsigned v = 0;
+    for (; p < n; p++) {
+        if (f[p] < '0' || f[p] > '9')
+            return 0;
+        v = v * 10 + (unsigned)(f[p] - '0');
+    }
+    return v < BK_SCALABLE_MAX_SLICES;
+}
+
 /* Read field/value pairs (from HGETALL or the create script, from index
  * `first` of the array). Unknown fields are an error: this name holds
  * something that is not ours, or a newer format. */
@@ -80,6 +101,8 @@ static int meta_read(const char *name, const redisReply *r, size_t first, meta *
             m->pushing = 1;
             continue;
         }
+        if (count_field(f->str, f->len))
+            continue; /* read (and checked) by bk_rfilter_refresh */
         int idx = -1;
         for (int j = 0; j < NFIELDS; j++)
             if (strlen(meta_fields[j]) == f->len && memcmp(meta_fields[j], f->str, f->len) == 0)

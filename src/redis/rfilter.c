@@ -29,19 +29,25 @@
 
 /* ---- key names ---------------------------------------------------------- */
 
+/* Names never hold braces (bk_redis_name_valid), so the tag {NAME} hashes
+ * to the slot of the metadata hash NAME itself: keys under that tag can be
+ * changed by one script together with the counts in the metadata. */
 int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf, size_t len)
 {
-    const int n =
-        rf->base.cfg.variant == BK_VARIANT_SCALABLE
-            ? snprintf(buf, len, "%s:{%s}:%" PRIu32 "/%" PRIu64 ":data", rf->name, rf->name, j, b)
-            : snprintf(buf, len, "%s:{%s/%" PRIu64 "}:data", rf->name, rf->name, b);
+    int n;
+    if (rf->base.cfg.variant == BK_VARIANT_SCALABLE)
+        n = snprintf(buf, len, "%s:{%s}:%" PRIu32 "/%" PRIu64 ":data", rf->name, rf->name, j, b);
+    else if (b == 0)
+        n = snprintf(buf, len, "%s:{%s}:data", rf->name, rf->name);
+    else
+        n = snprintf(buf, len, "%s:{%s/%" PRIu64 "}:data", rf->name, rf->name, b);
     return n > 0 && (size_t)n < len ? n : -1;
 }
 
 int bk_rfilter_count_key(const bk_rfilter *rf, uint64_t b, char *buf, size_t len)
 {
-    const int n = rf->base.cfg.variant == BK_VARIANT_SCALABLE
-                      ? snprintf(buf, len, "%s:{%s}:count", rf->name, rf->name)
+    const int n = rf->base.cfg.variant == BK_VARIANT_SCALABLE || b == 0
+                      ? snprintf(buf, len, "%s", rf->name)
                       : snprintf(buf, len, "%s:{%s/%" PRIu64 "}:count", rf->name, rf->name, b);
     return n > 0 && (size_t)n < len ? n : -1;
 }
@@ -467,48 +473,55 @@ static int r_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int
 /* Delete every key of the filter except its metadata, one DEL per slot
  * (block): a filter cleared under concurrent writers keeps whatever they
  * add after the DEL of its block. */
+/* Run the clear script on one count hash and the data keys under its tag
+ * (EVAL with the text: clears are rare, and a flushed script cache does not
+ * matter to them). */
+static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, uint64_t b1)
+{
+    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    args_reset(rf);
+    int rc = args_str(rf, "EVAL");
+    rc = rc ? rc : args_str(rf, bk_redis_script(BK_RS_CLEAR));
+    size_t nkeys = 1;
+    for (uint32_t j = j0; j < j1; j++)
+        nkeys += (b1 ? b1 : bk_rfilter_blocks(rf, j)) - b0;
+    rc = rc ? rc : args_u64(rf, "", nkeys);
+    bk_rfilter_count_key(rf, b0, name, sizeof name);
+    rc = rc ? rc : args_str(rf, name);
+    for (uint32_t j = j0; j < j1 && rc == BK_OK; j++)
+        for (uint64_t b = b0; b < (b1 ? b1 : bk_rfilter_blocks(rf, j)) && rc == BK_OK; b++) {
+            bk_rfilter_data_key(rf, j, b, name, sizeof name);
+            rc = args_str(rf, name);
+        }
+    for (size_t i = 0; rc == BK_OK && i < rf->argc; i++)
+        rf->argv[i] = rf->text + rf->offs[i];
+    redisReply *r = NULL;
+    if (rc == BK_OK)
+        rc = bk_rconn_call(rf->conn, rf->argv[3], rf->lens[3], &r, (int)rf->argc, rf->argv,
+                           rf->lens);
+    if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
+        rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
+    if (r)
+        freeReplyObject(r);
+    return rc;
+}
+
+/* Scalable: every slice's cells and the chain's counts, one script (all
+ * under the tag {NAME}). Standard and counting: block 0 with the counts in
+ * the metadata hash, then each further block with its own count hash. */
 static int r_clear(bk_filter *f)
 {
     bk_rfilter *rf = (bk_rfilter *)f;
     int rc = bk_rfilter_refresh(rf); /* learn every slice the chain has */
     if (rc != BK_OK)
         return rc;
-    char name[BK_REDIS_NAME_MAX * 2 + 64];
-    redisReply *r = NULL;
     if (f->cfg.variant == BK_VARIANT_SCALABLE) {
-        rc = BK_OK;
-        args_reset(rf);
-        rc = args_str(rf, "DEL");
-        bk_rfilter_count_key(rf, 0, name, sizeof name);
-        rc = rc ? rc : args_str(rf, name);
-        for (uint32_t j = 0; j < rf->nslices && rc == BK_OK; j++)
-            for (uint64_t b = 0; b < bk_rfilter_blocks(rf, j) && rc == BK_OK; b++) {
-                bk_rfilter_data_key(rf, j, b, name, sizeof name);
-                rc = args_str(rf, name);
-            }
-        for (size_t i = 0; rc == BK_OK && i < rf->argc; i++)
-            rf->argv[i] = rf->text + rf->offs[i];
-        if (rc == BK_OK)
-            rc = bk_rconn_call(rf->conn, rf->argv[1], rf->lens[1], &r, (int)rf->argc, rf->argv,
-                               rf->lens);
-        if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
-            rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
-        if (r)
-            freeReplyObject(r);
+        rc = clear_group(rf, 0, rf->nslices, 0, 0);
         if (rc == BK_OK)
             rc = bk_rfilter_set_slices(rf, 1);
     } else {
-        for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++) {
-            char count[sizeof name];
-            bk_rfilter_data_key(rf, 0, b, name, sizeof name);
-            bk_rfilter_count_key(rf, b, count, sizeof count);
-            rc = bk_rconn_callf(rf->conn, name, &r, "DEL %s %s", name, count);
-            if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
-                rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
-            if (r)
-                freeReplyObject(r);
-            r = NULL;
-        }
+        for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++)
+            rc = clear_group(rf, 0, 1, b, b + 1);
     }
     for (uint32_t j = 0; j < rf->nslices; j++)
         rf->s[j].v.set_bits = rf->s[j].v.keys = rf->s[j].v.saturated = 0;

@@ -3,11 +3,16 @@
  * (internal; the public entry points are bk_redis_* in bloomkit.h).
  *
  * Keys of a filter NAME (docs/redis.md):
- *   NAME                      hash: metadata (format, variant, sizes, k, key, ...)
- *   NAME:{NAME/b}:data        standard and counting: block b of the cells
- *   NAME:{NAME/b}:count       their counts (bits.0, keys.0, sat.0)
+ *   NAME                      hash: metadata (format, variant, sizes, k, key,
+ *                             ...) and the counts: slices, bits.j, keys.j,
+ *                             sat.j (standard and counting: of block 0)
+ *   NAME:{NAME}:data          standard and counting: block 0 of the cells
+ *   NAME:{NAME/b}:data        block b > 0 of the cells
+ *   NAME:{NAME/b}:count       its counts (bits.0, keys.0, sat.0), summed by refresh
  *   NAME:{NAME}:j/b:data      scalable: block b of slice j
- *   NAME:{NAME}:count         the chain's counts (slices, bits.j, keys.j)
+ * The tag {NAME} hashes to the slot of NAME itself (names hold no braces),
+ * so one script changes block 0 (or a whole chain) and the metadata's
+ * counts together, also on a cluster.
  * A block holds at most the URL's block_bytes (512 MiB, the Redis string
  * limit). Every probe of a key falls in one block: the classic layout keeps a
  * slice in one block, the blocked layout splits it on 64-byte lines.
@@ -77,8 +82,8 @@ int bk_redis_meta_check(const char *name, const redisReply *r);
 /* Free everything (connection included). */
 void bk_rfilter_free(bk_rfilter *rf);
 
-/* Name of the data key of block b of slice j, and of the count hash of
- * block b (slice j's counts for scalable live in the chain's one hash). */
+/* Name of the data key of block b of slice j, and of the hash holding the
+ * counts of block b (NAME itself for block 0 and for every scalable slice). */
 int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf, size_t len);
 int bk_rfilter_count_key(const bk_rfilter *rf, uint64_t b, char *buf, size_t len);
 

@@ -80,7 +80,7 @@ static const char cnt_remove_lua[] = CNT_READ
     "if keys > 0 then redis.call('HINCRBY', KEYS[2], 'keys.0', -1) end\n"
     "return 1\n";
 
-/* Scalable: the slice count lives in the count hash. A client that knows
+/* Scalable: the slice count and the counts live in the metadata hash. A client that knows
  * fewer (or more) slices than there are gets -(slices) back and retries
  * with the right offsets. The chain grows here, inside the script, so two
  * writers can never add two slices for one: when the newest slice is past
@@ -130,12 +130,30 @@ static const char scl_contains_lua[] =
     "end\n"
     "return 0\n";
 
+/* Clear: KEYS[1] is the hash holding counts (the metadata hash, or the
+ * count hash of a block past the first), KEYS[2..] the data keys under its
+ * tag. The counts go (only the fields bloomkit counts in: the metadata's
+ * own fields stay) and the data keys are deleted, in one indivisible step.
+ * The hash is read first, so a key of the wrong type fails before anything
+ * is deleted. */
+static const char clear_lua[] =
+    "local fields = redis.call('HKEYS', KEYS[1])\n"
+    "for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end\n"
+    "for _, f in ipairs(fields) do\n"
+    "  if f == 'slices' or string.match(f, '^bits%.%d+$') or string.match(f, '^keys%.%d+$')\n"
+    "      or string.match(f, '^sat%.%d+$') then\n"
+    "    redis.call('HDEL', KEYS[1], f)\n"
+    "  end\n"
+    "end\n"
+    "return 1\n";
+
 const char *bk_redis_script(int i)
 {
     static const char *const all[BK_RS_COUNT] = {
         [BK_RS_CREATE] = create_lua,   [BK_RS_STD_ADD] = std_add_lua,
         [BK_RS_CNT_ADD] = cnt_add_lua, [BK_RS_CNT_REMOVE] = cnt_remove_lua,
         [BK_RS_SCL_ADD] = scl_add_lua, [BK_RS_SCL_CONTAINS] = scl_contains_lua,
+        [BK_RS_CLEAR] = clear_lua,
     };
     return i >= 0 && i < BK_RS_COUNT ? all[i] : 0;
 }

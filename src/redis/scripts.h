@@ -14,6 +14,8 @@
 #ifndef BK_REDIS_SCRIPTS_H
 #define BK_REDIS_SCRIPTS_H
 
+/* "count" is the hash holding the counts: the metadata hash NAME for block
+ * 0 and for every scalable slice, a block's own count hash past block 0. */
 enum {
     BK_RS_CREATE,       /* KEYS meta; ARGV field value ...: create or return existing */
     BK_RS_STD_ADD,      /* KEYS data count; ARGV bit offsets */
@@ -21,6 +23,7 @@ enum {
     BK_RS_CNT_REMOVE,   /* KEYS data count; ARGV counter indexes */
     BK_RS_SCL_ADD,      /* KEYS count data...; ARGV n grow_at has_next {k offsets}... */
     BK_RS_SCL_CONTAINS, /* KEYS count data...; ARGV n {k offsets}... */
+    BK_RS_CLEAR,        /* KEYS count data...: counts and cells gone */
     BK_RS_COUNT
 };
 
