@@ -55,7 +55,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli check-valgrind check-clang fuzz run-fuzz-replay bench bench-smoke bench-plot bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli check-valgrind check-clang fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -202,6 +202,17 @@ BENCH_SWEEP_MAX ?= 100000000
 bench-plot: $(BUILD)/bench/bench_filter
 	$(BUILD)/bench/bench_filter --sweep $(BUILD)/bench/sweep.dat --sweep-max $(BENCH_SWEEP_MAX)
 	gnuplot -e "data='$(BUILD)/bench/sweep.dat'; out='docs/performance-sweep.png'" bench/plot.gp
+
+# The experiments of examples/experiments, drawn into docs/experiments/
+# (PNG and CSV, committed; docs/experiments.md shows them). Needs gnuplot.
+EXPERIMENTS := equal-memory scalable-growth counting-deletes layouts
+plots: $(CLI_BIN)
+	@mkdir -p docs/experiments
+	@for e in $(EXPERIMENTS); do \
+	  echo "experiment $$e"; \
+	  $(CLI_BIN) experiment --config-file examples/experiments/$$e.exp \
+	    --plot docs/experiments/$$e.png --csv docs/experiments/$$e.csv >/dev/null || exit 1; \
+	done
 
 # Shared filters: keys per second into a local redis-server (started and
 # stopped by the program), bloomkit's pipelined batches against the seed-style

@@ -19,6 +19,9 @@
 #define BK_CLI_PATH "build/bloomkit"
 #endif
 
+/* PATH for the child when not NULL (to hide gnuplot). */
+static const char *child_path;
+
 /* Run `bloomkit experiment --config-file exp [extra...]`; stderr into err. */
 static int run_exp(const char *dir, const char *exp_text, const char *const *extra, char **err)
 {
@@ -33,6 +36,8 @@ static int run_exp(const char *dir, const char *exp_text, const char *const *ext
                   e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
             _exit(99);
+        if (child_path && setenv("PATH", child_path, 1) != 0)
+            _exit(97);
         const char *argv[16] = {BK_CLI_PATH, "experiment", "--config-file", exp};
         int n = 4;
         for (int i = 0; extra && extra[i] && n < 15; i++)
@@ -72,7 +77,8 @@ START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
     text[len] = '\0';
     ck_assert_ptr_nonnull(strstr(text, "config,keys,probes,false_positives,fpr,fpr_ci_low,"
                                        "fpr_ci_high,model_fpr,bits_per_key,bytes,slices,"
-                                       "saturated,ns_per_add,ns_per_lookup\n"));
+                                       "saturated,ns_per_add,ns_per_lookup,phase,ops,"
+                                       "ns_per_remove\n"));
     /* 2 configurations x 3 checkpoints (5000, 10000 and the end) */
     int rows = 0, in_interval = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -99,7 +105,8 @@ START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
     free(text);
     text = (char *)tu_read_file(json, &len);
     text[len] = '\0';
-    ck_assert_ptr_nonnull(strstr(text, "\"config\":\"cnt\",\"keys\":20000"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "\"config\":\"cnt\",\"phase\":\"insert\",\"ops\":20000,\"keys\":20000"));
     ck_assert_ptr_nonnull(strstr(text, "\"model_fpr\":"));
     free(text);
     free(csv);
@@ -125,6 +132,15 @@ START_TEST(bad_experiment_files_name_the_line)
         {"[workload]\nkeys = 10\ncheckpoints = sometimes\n[a]\nvariant=standard\n",
          "e.exp:3: checkpoints"},
         {"[workload]\nprobes = 10\n[a]\nvariant=standard\n", "the workload needs keys"},
+        {"[workload]\nkeys = 10\nphases = insert 50%, remove 10%\n[a]\nvariant=counting\n",
+         "e.exp:3: phases: 'remove' is not insert or delete"},
+        {"[workload]\nkeys = 100\nphases = insert 10, delete 11\n[a]\nvariant=counting\n",
+         "e.exp:3: phases: a delete of more keys than are inserted"},
+        {"[workload]\nkeys = 100\nphases = insert 60%, insert 50%\n[a]\nvariant=counting\n",
+         "e.exp:3: phases: the inserts need more keys"},
+        {"[workload]\nkeys = 100\nphases = insert 50%, delete 10%\n[c]\nvariant=counting\n"
+         "[s]\nvariant=standard\n",
+         "e.exp:6: configuration 's' cannot delete"},
     };
     char *dir = tu_tmpdir();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -138,6 +154,114 @@ START_TEST(bad_experiment_files_name_the_line)
 }
 END_TEST
 
+/* Insert, delete the older half, insert again: the rows follow the phases,
+ * keys count what is in the filter, and after the deletes the counting
+ * filter's measured rate still holds the model's (exact removal). */
+START_TEST(phases_insert_delete_insert)
+{
+    char *dir = tu_tmpdir(), *csv = tu_path(dir, "out.csv");
+    const char *exp = "[workload]\n"
+                      "keys = 40000\n"
+                      "probes = 200000\n"
+                      "phases = insert 50%, delete 25%, insert 50%\n"
+                      "checkpoints = list 10000\n"
+                      "cnt: variant=counting capacity=20000 fpr=0.01 "
+                      "key=00112233445566778899aabbccddeeff\n";
+    const char *extra[] = {"--csv", csv, NULL};
+    char *err;
+    ck_assert_int_eq(run_exp(dir, exp, extra, &err), 0);
+    free(err);
+    size_t len;
+    char *text = (char *)tu_read_file(csv, &len);
+    text[len] = '\0';
+    /* rows: 10000 (a checkpoint), 20000, 30000, 50000 (the phase ends) */
+    static const struct {
+        unsigned long long ops, keys;
+        const char *phase;
+    } want[] = {{10000, 10000, "insert"},
+                {20000, 20000, "insert"},
+                {30000, 10000, "delete"},
+                {50000, 30000, "insert"}};
+    int rows = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "config,", 7) == 0)
+            continue;
+        unsigned long long keys, ops;
+        double fpr, lo, hi, model;
+        char phase[16];
+        ck_assert_int_eq(
+            sscanf(line, "cnt,%llu,%*u,%*u,%lf,%lf,%lf,%lf,%*f,%*u,%*u,%*u,%*f,%*f,%15[a-z],%llu",
+                   &keys, &fpr, &lo, &hi, &model, phase, &ops),
+            7);
+        ck_assert_int_lt(rows, 4);
+        ck_assert_uint_eq(ops, want[rows].ops);
+        ck_assert_uint_eq(keys, want[rows].keys);
+        ck_assert_str_eq(phase, want[rows].phase);
+        if (rows == 2) { /* after the deletes: 10000 keys, the model inside */
+            ck_assert_double_ge(model, lo);
+            ck_assert_double_le(model, hi);
+        }
+        rows++;
+    }
+    ck_assert_int_eq(rows, 4);
+    free(text);
+    free(csv);
+    tu_rmtree(dir);
+}
+END_TEST
+
+static int have_gnuplot(void)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    while (path && *path) {
+        const size_t n = strcspn(path, ":");
+        snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)n, path);
+        if (n && access(buf, X_OK) == 0)
+            return 1;
+        path += n + (path[n] == ':');
+    }
+    return 0;
+}
+
+/* --plot writes a PNG when gnuplot is installed; without it (PATH holding
+ * no gnuplot) the command says how to get it, exits 3 and leaves no file,
+ * while the CSV asked beside it is written. */
+START_TEST(plot_writes_a_png_or_says_gnuplot_is_missing)
+{
+    char *dir = tu_tmpdir(), *png = tu_path(dir, "out.png"), *csv = tu_path(dir, "out.csv");
+    const char *exp = "[workload]\nkeys = 5000\nprobes = 20000\n"
+                      "a: variant=standard capacity=5000 fpr=0.01\n"
+                      "b: variant=counting capacity=5000 fpr=0.01\n";
+    const char *extra[] = {"--plot", png, "--csv", csv, NULL};
+    char *err;
+    size_t len;
+    if (have_gnuplot()) {
+        ck_assert_int_eq(run_exp(dir, exp, extra, &err), 0);
+        free(err);
+        uint8_t *bytes = tu_read_file(png, &len);
+        ck_assert_uint_gt(len, 10000);
+        ck_assert_int_eq(memcmp(bytes, "\x89PNG\r\n\x1a\n", 8), 0);
+        free(bytes);
+        unlink(png);
+        unlink(csv);
+    } else {
+        fprintf(stderr, "[experiment] gnuplot is not installed: the PNG check is skipped\n");
+    }
+    child_path = "/nonexistent-bloomkit-test-dir";
+    ck_assert_int_eq(run_exp(dir, exp, extra, &err), 3);
+    child_path = NULL;
+    ck_assert_ptr_nonnull(strstr(err, "--plot needs gnuplot"));
+    ck_assert_ptr_nonnull(strstr(err, "gnuplot-nox"));
+    free(err);
+    ck_assert_int_ne(access(png, F_OK), 0);
+    ck_assert_int_eq(access(csv, F_OK), 0);
+    free(png);
+    free(csv);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *experiment_suite(void)
 {
     Suite *s = suite_create("experiment");
@@ -145,6 +269,8 @@ Suite *experiment_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, tiny_workload_writes_every_column_and_matches_the_model);
     tcase_add_test(tc, bad_experiment_files_name_the_line);
+    tcase_add_test(tc, phases_insert_delete_insert);
+    tcase_add_test(tc, plot_writes_a_png_or_says_gnuplot_is_missing);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,6 +36,7 @@ static const struct optdef {
     {"json", 0, 0, O_JSON},
     {"json", 0, 1, O_JSON_FILE},
     {"csv", 0, 1, O_CSV},
+    {"plot", 0, 1, O_PLOT},
     {"quiet", 'q', 0, O_QUIET},
     {"progress", 0, 0, O_PROGRESS},
     {"null", '0', 0, O_NULL},
@@ -152,6 +153,9 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
         break;
     case O_JSON_FILE:
         o->json_file = val;
+        break;
+    case O_PLOT:
+        o->plot = val;
         break;
     case O_CHECKPOINT:
         if (parse_count(val, &o->checkpoint) != 0 || o->checkpoint == 0)

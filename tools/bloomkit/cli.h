@@ -42,8 +42,9 @@ enum {
     O_HELP = 1u << 18,
     O_LAYOUT = 1u << 19,
     O_REDIS = 1u << 20,
-    O_CSV = 1u << 21,      /* experiment: --csv FILE */
-    O_JSON_FILE = 1u << 22 /* experiment: --json FILE */
+    O_CSV = 1u << 21,       /* experiment: --csv FILE */
+    O_JSON_FILE = 1u << 22, /* experiment: --json FILE */
+    O_PLOT = 1u << 23       /* experiment: --plot FILE.png */
 };
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
@@ -54,8 +55,8 @@ typedef struct cli_opts {
     const char *config_text, *config_file;
     const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *layout, *key;
     const char *state;
-    const char *redis;           /* --redis URL: the filter lives in Redis */
-    const char *csv, *json_file; /* experiment outputs */
+    const char *redis;                  /* --redis URL: the filter lives in Redis */
+    const char *csv, *json_file, *plot; /* experiment outputs */
     uint64_t checkpoint;
     int json, quiet, progress, null_sep, invert, force, show_key, help;
     unsigned given; /* O_* bits seen on the command line */

@@ -1,0 +1,372 @@
+/*
+ * exp_file.c - the experiment file of `bloomkit experiment` (experiment.h).
+ *
+ * EXP holds a [workload] section and one section per configuration (INI
+ * style: "[name]" then config text, any number of lines), or configurations
+ * one per line as "name: config text". Workload keys:
+ *   keys = N | keys_file = PATH       keys to insert (generated or one per line)
+ *   probes = N | probes_file = PATH   keys never inserted, for the measured rate
+ *   phases = insert 50%, delete 25%, insert 50%
+ *                                     the operations, in order (default: insert
+ *                                     every key); amounts are a percentage of
+ *                                     the keys or a number; delete removes the
+ *                                     oldest keys still inserted (counting only)
+ *   checkpoints = 10% | geometric START FACTOR | list N1 N2 ...
+ *                                     when to measure, counted in operations
+ *                                     (inserts, with the default phases); every
+ *                                     phase end is measured too
+ * Every error names the file and line.
+ */
+#define _DEFAULT_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "experiment.h"
+
+int exp_fail_at(const experiment *e, int line, const char *fmt, const char *a)
+{
+    fprintf(stderr, "bloomkit experiment: %s:%d: ", e->path, line);
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *end = s + strlen(s);
+    while (end > s && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return s;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 15)
+        return -1;
+    *out = strtoull(s, NULL, 10);
+    return 0;
+}
+
+/* A configuration's text, accumulated over its lines, then parsed. */
+static int finish_config(experiment *e, char *text, int line)
+{
+    if (e->nconfigs == 0)
+        return 0;
+    char err[256];
+    bk_config *c = &e->cfgs[e->nconfigs - 1];
+    if (bk_config_parse(c, text, err, sizeof err) != BK_OK)
+        return exp_fail_at(e, line, "%s", err);
+    return 0;
+}
+
+static int add_config(experiment *e, const char *name, int line)
+{
+    if (e->nconfigs == EXP_MAX_CONFIGS)
+        return exp_fail_at(e, line, "more than %s configurations", "64");
+    if (!*name || strlen(name) >= EXP_NAME_MAX || strpbrk(name, ",\"\\"))
+        return exp_fail_at(e, line,
+                           "configuration name '%s' must be 1-63 characters without , \" \\", name);
+    for (int i = 0; i < e->nconfigs; i++)
+        if (strcmp(e->names[i], name) == 0)
+            return exp_fail_at(e, line, "configuration '%s' named twice", name);
+    e->lines[e->nconfigs] = line;
+    snprintf(e->names[e->nconfigs++], EXP_NAME_MAX, "%s", name);
+    return 0;
+}
+
+/* Generated keys live in memory (64 bytes each): at most a billion. */
+#define GEN_MAX UINT64_C(1000000000)
+
+/* "insert 50%, delete 25%, insert 50%": ops and amounts (percent of the
+ * keys, or numbers), resolved by exp_plan once the key count is known. */
+static int parse_phases(experiment *e, char *v, int line)
+{
+    e->nphases = 0;
+    e->phline = line;
+    char *save = NULL;
+    for (char *item = strtok_r(v, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *s = trim(item), *amount = s + strcspn(s, " \t");
+        if (*amount)
+            *amount++ = '\0';
+        amount = trim(amount);
+        exp_phase *ph = &e->phases[e->nphases];
+        if (e->nphases == EXP_MAX_PHASES)
+            return exp_fail_at(e, line, "phases: more than %s", "16");
+        if (strcmp(s, "insert") == 0)
+            ph->op = EXP_INSERT;
+        else if (strcmp(s, "delete") == 0)
+            ph->op = EXP_DELETE;
+        else
+            return exp_fail_at(e, line, "phases: '%s' is not insert or delete", s);
+        char *end;
+        errno = 0;
+        const size_t n = strlen(amount);
+        if (n > 1 && amount[n - 1] == '%') {
+            ph->pct = strtod(amount, &end);
+            ph->count = 0;
+            if (errno || end != amount + n - 1 || !(ph->pct > 0) || ph->pct > 100)
+                return exp_fail_at(e, line, "phases: amount '%s' (a percentage 0 < P <= 100)",
+                                   amount);
+        } else {
+            ph->pct = -1;
+            if (parse_u64(amount, &ph->count) != 0 || ph->count == 0)
+                return exp_fail_at(e, line,
+                                   "phases: amount '%s' (a whole number >= 1, or P%% of the keys)",
+                                   amount);
+        }
+        e->nphases++;
+    }
+    if (e->nphases == 0)
+        return exp_fail_at(e, line, "phases: empty (for example: %s)", "insert 50%, delete 25%");
+    return 0;
+}
+
+static int workload_key(experiment *e, char *k, char *v, int line)
+{
+    if (strcmp(k, "phases") == 0)
+        return parse_phases(e, v, line);
+    if (strcmp(k, "keys") == 0 && parse_u64(v, &e->nkeys) == 0 && e->nkeys > 0 &&
+        e->nkeys <= GEN_MAX)
+        return 0;
+    if (strcmp(k, "probes") == 0 && parse_u64(v, &e->nprobes) == 0 && e->nprobes > 0 &&
+        e->nprobes <= GEN_MAX)
+        return 0;
+    if (strcmp(k, "keys_file") == 0 && *v) {
+        free(e->keys_file);
+        e->keys_file = strdup(v);
+        return 0;
+    }
+    if (strcmp(k, "probes_file") == 0 && *v) {
+        free(e->probes_file);
+        e->probes_file = strdup(v);
+        return 0;
+    }
+    if (strcmp(k, "checkpoints") == 0 && strlen(v) < sizeof e->ckspec) {
+        snprintf(e->ckspec, sizeof e->ckspec, "%s", v);
+        e->ckline = line;
+        return 0;
+    }
+    if (strcmp(k, "keys") && strcmp(k, "probes") && strcmp(k, "keys_file") &&
+        strcmp(k, "probes_file") && strcmp(k, "checkpoints"))
+        return exp_fail_at(e, line,
+                           "unknown workload key '%s' (keys, keys_file, probes, probes_file, "
+                           "phases, checkpoints)",
+                           k);
+    return exp_fail_at(e, line,
+                       "bad value for workload key '%s' (a whole number 1 .. 10^9, or a path)", k);
+}
+
+int exp_read(experiment *e)
+{
+    FILE *f = fopen(e->path, "r");
+    if (!f) {
+        fprintf(stderr, "bloomkit experiment: %s: %s\n", e->path, strerror(errno));
+        return EXIT_IO;
+    }
+    char line[4096], text[8192] = "";
+    int lineno = 0, in_workload = 0, rc = 0, text_line = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = exp_fail_at(e, lineno, "line longer than %s bytes", "4095");
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        if (*s == '[') {
+            char *close = strchr(s, ']');
+            if (!close || trim(close + 1)[0])
+                rc = exp_fail_at(e, lineno, "bad section header '%s'", s);
+            if (rc)
+                break;
+            *close = '\0';
+            if ((rc = finish_config(e, text, text_line)) != 0)
+                break;
+            text[0] = '\0';
+            char *name = trim(s + 1);
+            in_workload = strcmp(name, "workload") == 0;
+            text_line = lineno;
+            if (!in_workload)
+                rc = add_config(e, name, lineno);
+            continue;
+        }
+        char *colon = strchr(s, ':');
+        if (in_workload && colon && (!strchr(s, '=') || colon < strchr(s, '=')))
+            in_workload = 0; /* a "name: config" line ends the workload */
+        if (in_workload) {
+            char *eq = strchr(s, '=');
+            if (!eq) {
+                rc = exp_fail_at(e, lineno, "expected key = value in [workload], got '%s'", s);
+                break;
+            }
+            *eq = '\0';
+            rc = workload_key(e, trim(s), trim(eq + 1), lineno);
+            continue;
+        }
+        const char *eq = strchr(s, '=');
+        if (colon && (!eq || colon < eq)) { /* "name: config text" */
+            if ((rc = finish_config(e, text, text_line)) != 0)
+                break;
+            *colon = '\0';
+            if ((rc = add_config(e, trim(s), lineno)) != 0)
+                break;
+            snprintf(text, sizeof text, "%s", trim(colon + 1));
+            text_line = lineno;
+            continue;
+        }
+        if (e->nconfigs == 0) {
+            rc = exp_fail_at(e, lineno,
+                             "'%s' outside any section (start with [workload] or [name])", s);
+            break;
+        }
+        if (strlen(text) + strlen(s) + 2 >= sizeof text) {
+            rc = exp_fail_at(e, lineno, "configuration text longer than %s bytes", "8191");
+            break;
+        }
+        strcat(text, " ");
+        strcat(text, s);
+    }
+    if (!rc && ferror(f)) {
+        fprintf(stderr, "bloomkit experiment: %s: read error\n", e->path);
+        rc = EXIT_IO;
+    }
+    fclose(f);
+    if (!rc)
+        rc = finish_config(e, text, text_line);
+    if (!rc && e->nconfigs == 0)
+        rc = exp_fail_at(e, lineno, "no configuration (add a [name] section of config %s)", "text");
+    if (!rc && !e->nkeys && !e->keys_file)
+        rc = exp_fail_at(e, lineno, "the workload needs keys = N or %s", "keys_file = PATH");
+    if (!rc && e->nkeys && e->keys_file)
+        rc = exp_fail_at(e, lineno, "give keys or keys_file, not %s", "both");
+    if (!rc && !e->nprobes && !e->probes_file)
+        e->nprobes = 100000;
+    if (!rc && e->nprobes && e->probes_file)
+        rc = exp_fail_at(e, lineno, "give probes or probes_file, not %s", "both");
+    return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int make_checkpoints(experiment *e, uint64_t n)
+{
+    const char *s = e->ckspec[0] ? e->ckspec : "10%";
+    const int room = EXP_MAX_CHECKPOINTS - EXP_MAX_PHASES;
+    int cnt = 0;
+    char *end;
+    if (strncmp(s, "geometric", 9) == 0) {
+        errno = 0;
+        const double start = strtod(s + 9, &end), factor = strtod(end, &end);
+        if (errno || *trim(end) || !(start >= 1) || !(factor > 1.0))
+            return exp_fail_at(e, e->ckline, "checkpoints: '%s' (geometric START >= 1 FACTOR > 1)",
+                               s);
+        for (double v = start; v < (double)n && cnt < room; v *= factor)
+            e->checkpoints[cnt++] = (uint64_t)v;
+    } else if (strncmp(s, "list", 4) == 0) {
+        const char *p = s + 4;
+        while (*p && cnt < room) {
+            while (isspace((unsigned char)*p))
+                p++;
+            if (!*p)
+                break;
+            errno = 0;
+            const unsigned long long v = strtoull(p, &end, 10);
+            if (end == p || errno || v == 0 || v > n)
+                return exp_fail_at(
+                    e, e->ckline,
+                    "checkpoints: '%s' (list of whole numbers 1 .. the operation count)", s);
+            e->checkpoints[cnt++] = v;
+            p = end;
+        }
+    } else {
+        errno = 0;
+        const double pct = strtod(s, &end);
+        if (errno || strcmp(trim(end), "%") != 0 || !(pct > 0) || pct > 100)
+            return exp_fail_at(e, e->ckline, "checkpoints: '%s' (P%%, geometric or list)", s);
+        const double step = (double)n * pct / 100.0;
+        for (double v = step; v < (double)n && cnt < room; v += step)
+            if ((uint64_t)v > 0)
+                e->checkpoints[cnt++] = (uint64_t)v;
+    }
+    uint64_t end_of = 0; /* every phase end, the last one included */
+    for (int i = 0; i < e->nphases; i++)
+        e->checkpoints[cnt++] = end_of += e->phases[i].count;
+    qsort(e->checkpoints, (size_t)cnt, sizeof e->checkpoints[0], cmp_u64);
+    int u = 0;
+    for (int i = 0; i < cnt; i++)
+        if (i == 0 || e->checkpoints[i] != e->checkpoints[u - 1])
+            e->checkpoints[u++] = e->checkpoints[i];
+    e->ncheckpoints = u;
+    return 0;
+}
+
+uint64_t exp_total_ops(const experiment *e)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < e->nphases; i++)
+        t += e->phases[i].count;
+    return t;
+}
+
+int exp_plan(experiment *e, uint64_t n)
+{
+    if (e->nphases == 0) {
+        e->phases[0] = (exp_phase){EXP_INSERT, 100.0, 0};
+        e->nphases = 1;
+    }
+    uint64_t inserted = 0, present = 0;
+    int deletes = 0;
+    for (int i = 0; i < e->nphases; i++) {
+        exp_phase *ph = &e->phases[i];
+        if (ph->pct > 0)
+            ph->count = (uint64_t)((double)n * ph->pct / 100.0 + 0.5);
+        if (ph->count == 0)
+            return exp_fail_at(e, e->phline, "phases: phase %s has no keys (too few keys)",
+                               ph->op == EXP_INSERT ? "insert" : "delete");
+        if (ph->op == EXP_INSERT) {
+            if (ph->count > n - inserted)
+                return exp_fail_at(e, e->phline,
+                                   "phases: the inserts need more keys than the workload has "
+                                   "(%s)",
+                                   e->keys_file ? e->keys_file : "keys = N");
+            inserted += ph->count;
+            present += ph->count;
+        } else {
+            if (ph->count > present)
+                return exp_fail_at(e, e->phline,
+                                   "phases: a delete of more keys than are inserted at that "
+                                   "point%s",
+                                   "");
+            present -= ph->count;
+            deletes = 1;
+        }
+    }
+    for (int c = 0; deletes && c < e->nconfigs; c++)
+        if (e->cfgs[c].variant != BK_VARIANT_COUNTING)
+            return exp_fail_at(e, e->lines[c],
+                               "configuration '%s' cannot delete (only variant=counting can); "
+                               "the workload's phases delete",
+                               e->names[c]);
+    return make_checkpoints(e, exp_total_ops(e));
+}
+
+void exp_free(experiment *e)
+{
+    free(e->keys_file);
+    free(e->probes_file);
+    e->keys_file = e->probes_file = NULL;
+}

@@ -1,0 +1,298 @@
+/*
+ * exp_plot.c - `bloomkit experiment --plot FILE.png` (experiment.h).
+ *
+ * gnuplot (Debian's gnuplot-nox) is run as a program, the script and the
+ * data (inline datablocks) written to its standard input; no temporary
+ * files. It draws into FILE.png.partXXXXXX, renamed over FILE.png only when
+ * gnuplot succeeded. Two panels: the false-positive rate (measured, with
+ * its 95% interval, and the model's as a dashed line of the same colour)
+ * and bits per key, each curve named at its end, so no legend is needed.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "experiment.h"
+
+/* gnuplot's path on PATH, or 0 when there is none. */
+static int find_gnuplot(char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        const size_t n = strcspn(path, ":");
+        if (n > 0 && (size_t)snprintf(buf, len, "%.*s/gnuplot", (int)n, path) < len &&
+            access(buf, X_OK) == 0)
+            return 1;
+        path += n + (path[n] == ':');
+    }
+    return 0;
+}
+
+/* Single-quoted gnuplot string: a quote is written twice. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static void put_num(FILE *f, double v)
+{
+    if (v > 0 && isfinite(v))
+        fprintf(f, " %.6g", v);
+    else
+        fputs(" NaN", f);
+}
+
+/* Rows of configuration c are rows[first[c] .. first[c + 1]). */
+typedef struct layout {
+    int first[EXP_MAX_CONFIGS + 1];
+    int n;
+} layout;
+
+/* Labels at the curves' ends, pushed apart so that none overlaps the next:
+ * y values (in the axis's own terms: log10 for log axes) sorted, each at
+ * least `gap` above the one below, none above `top`. */
+static void spread(double *y, int n, double gap, double top)
+{
+    int order[EXP_MAX_CONFIGS];
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = 1; i < n; i++) /* insertion sort by y */
+        for (int j = i; j > 0 && y[order[j]] < y[order[j - 1]]; j--) {
+            const int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (int i = 1; i < n; i++)
+        if (y[order[i]] < y[order[i - 1]] + gap)
+            y[order[i]] = y[order[i - 1]] + gap;
+    /* pushed past the top: move the stack down instead */
+    for (int i = n - 1; i >= 0; i--) {
+        const double cap = i == n - 1 ? top : y[order[i + 1]] - gap;
+        if (y[order[i]] > cap)
+            y[order[i]] = cap;
+    }
+}
+
+/* One panel's end labels (both panels have a log y axis), as `set label`
+ * commands: names at (x, y). */
+static void end_labels(FILE *f, const experiment *e, const layout *l, const exp_row *rows, int rate,
+                       double lo, double hi)
+{
+    double y[EXP_MAX_CONFIGS], x[EXP_MAX_CONFIGS];
+    for (int c = 0; c < l->n; c++) {
+        const exp_row *r = &rows[l->first[c + 1] - 1];
+        double v = rate ? (r->fpr > 0 ? r->fpr : r->model) : r->bits_per_key;
+        if (!(v > 0))
+            v = lo;
+        x[c] = (double)r->ops;
+        y[c] = log10(v);
+    }
+    const double span = log10(hi) - log10(lo);
+    spread(y, l->n, span * 0.045, log10(hi) - span * 0.03);
+    for (int c = 0; c < l->n; c++)
+        fprintf(f, "set label %d \"%s\" at %.6g,%.6g left offset 1,0 tc lt %d noenhanced\n", c + 1,
+                e->names[c], x[c], pow(10, y[c]), c + 1);
+}
+
+static void write_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n,
+                         const layout *l)
+{
+    const int phased = e->nphases > 1;
+    double xmax = 0, xmin = INFINITY, ylo = INFINITY, yhi = 0, blo = INFINITY, bhi = 0;
+    for (int c = 0; c < l->n; c++)
+        for (int i = l->first[c]; i < l->first[c + 1]; i++) {
+            const exp_row *r = &rows[i];
+            xmax = fmax(xmax, (double)r->ops);
+            xmin = fmin(xmin, (double)r->ops);
+            const double v[3] = {r->fpr, r->model, r->hi};
+            for (int j = 0; j < 3; j++)
+                if (v[j] > 0) {
+                    ylo = fmin(ylo, v[j]);
+                    yhi = fmax(yhi, v[j]);
+                }
+            blo = fmin(blo, r->bits_per_key);
+            bhi = fmax(bhi, r->bits_per_key);
+        }
+    /* below one false positive in all the probes nothing can be measured:
+     * the axis stops a little under that (model curves leave through it) */
+    double floor_rate = 1;
+    for (int i = 0; i < n; i++)
+        if (rows[i].probes)
+            floor_rate = fmin(floor_rate, 1.0 / (double)rows[i].probes);
+    ylo = fmax(isfinite(ylo) ? ylo : floor_rate, floor_rate / 3);
+    if (!(ylo < yhi))
+        yhi = ylo * 100;
+    ylo /= 1.5;
+    yhi = fmin(1.5, yhi * 2);
+    blo = fmax(0.5, blo / 1.3);
+    bhi = fmax(bhi * 1.3, blo * 4);
+    const char *base = strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path;
+
+    for (int c = 0; c < l->n; c++) {
+        fprintf(f, "$d%d << EOD\n", c);
+        for (int i = l->first[c]; i < l->first[c + 1]; i++) {
+            const exp_row *r = &rows[i];
+            fprintf(f, "%llu", (unsigned long long)r->ops);
+            put_num(f, r->fpr);
+            put_num(f, r->lo > 0 ? r->lo : r->fpr);
+            put_num(f, r->hi);
+            put_num(f, r->model);
+            put_num(f, r->bits_per_key);
+            fputc('\n', f);
+        }
+        fputs("EOD\n", f);
+    }
+    fputs("set terminal pngcairo size 1600,640 font 'sans,10'\nset output ", f);
+    put_quoted(f, out);
+    fprintf(f, "\nset multiplot layout 1,2 title \"bloomkit experiment %s\" noenhanced\n", base);
+    /* eight dark colours that stay apart on white (ColorBrewer's Dark2) */
+    static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
+                                          "#66a61e", "#a6761d", "#e6ab02", "#666666"};
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colours[i]);
+    fputs("set linetype cycle 8\nset grid\nunset key\nset lmargin 11\nset rmargin 18\n", f);
+    if (phased) {
+        fputs("set xlabel \"operations (the workload's phases, in order)\"\n", f);
+        fprintf(f, "set xrange [0:%.6g]\n", xmax * 1.02);
+        uint64_t at = 0;
+        for (int p = 0; p < e->nphases; p++) {
+            const uint64_t from = at;
+            at += e->phases[p].count;
+            if (p + 1 < e->nphases)
+                fprintf(f,
+                        "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc 'gray40'\n",
+                        (unsigned long long)at, (unsigned long long)at);
+            fprintf(f, "set label %d '%s' at %.6g, graph 0.96 center tc 'gray30'\n", 100 + p,
+                    e->phases[p].op == EXP_INSERT ? "insert" : "delete", (double)(from + at) / 2);
+        }
+    } else {
+        fputs("set logscale x\nset format x '10^{%L}'\nset xlabel 'keys inserted'\n", f);
+        fprintf(f, "set xrange [%.6g:%.6g]\n", xmin / 1.3, xmax * 1.3);
+    }
+    /* left: rates */
+    fputs("set logscale y\nset format y '10^{%L}'\nset ylabel 'false-positive rate'\n", f);
+    fprintf(f, "set yrange [%.6g:%.6g]\n", ylo, yhi);
+    fputs("set title 'measured (points, 95% interval) and the sizing model (dashed, same "
+          "colour)'\n",
+          f);
+    end_labels(f, e, l, rows, 1, ylo, yhi);
+    fputs("plot ", f);
+    for (int c = 0; c < l->n; c++)
+        fprintf(f,
+                "%s$d%d using 1:2:3:4 with yerrorlines lt %d lw 1.5 pt 7 ps 0.6, "
+                "$d%d using 1:5 with lines lt %d lw 1.5 dt 2",
+                c ? ", \\\n     " : "", c, c + 1, c, c + 1);
+    fputs("\n", f);
+    /* right: bits per key (the phase labels stay) */
+    for (int c = 0; c < l->n; c++)
+        fprintf(f, "unset label %d\n", c + 1);
+    fputs("set format y '%g'\nset ytics 1, 2\nset ylabel 'bits per key'\n", f);
+    fprintf(f, "set yrange [%.6g:%.6g]\n", blo, bhi);
+    fputs("set title 'memory: bytes x 8 / keys in the filter'\n", f);
+    end_labels(f, e, l, rows, 0, blo, bhi);
+    fputs("plot ", f);
+    for (int c = 0; c < l->n; c++)
+        fprintf(f, "%s$d%d using 1:6 with linespoints lt %d lw 1.5 pt 7 ps 0.6",
+                c ? ", \\\n     " : "", c, c + 1);
+    fputs("\nunset multiplot\nset output\n", f);
+}
+
+int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n)
+{
+    char prog[4096];
+    if (!find_gnuplot(prog, sizeof prog)) {
+        fprintf(stderr, "bloomkit experiment: --plot needs gnuplot, which is not on PATH "
+                        "(Debian: apt-get install gnuplot-nox); the other outputs were "
+                        "written\n");
+        return EXIT_IO;
+    }
+    if (strpbrk(png, "\n\r")) {
+        fprintf(stderr, "bloomkit experiment: --plot: the file name holds a line break\n");
+        return EXIT_USAGE;
+    }
+    layout l = {{0}, 0};
+    for (int i = 0; i < n; i++)
+        if (i == 0 || strcmp(rows[i].config, rows[i - 1].config) != 0)
+            l.first[l.n++] = i;
+    l.first[l.n] = n;
+
+    const size_t tl = strlen(png) + 16;
+    char *tmp = malloc(tl);
+    if (!tmp)
+        return EXIT_IO;
+    snprintf(tmp, tl, "%s.partXXXXXX", png);
+    const int tfd = mkstemp(tmp);
+    if (tfd < 0) {
+        fprintf(stderr, "bloomkit experiment: --plot %s: %s\n", png, strerror(errno));
+        free(tmp);
+        return EXIT_IO;
+    }
+    const mode_t um = umask(0);
+    umask(um);
+    fchmod(tfd, 0666 & ~um);
+    close(tfd);
+
+    int fds[2] = {-1, -1};
+    pid_t pid = -1;
+    if (pipe(fds) == 0 && (pid = fork()) < 0) {
+        close(fds[0]);
+        close(fds[1]);
+    } else if (pid == 0) {
+        close(fds[1]);
+        const int devnull = open("/dev/null", O_WRONLY);
+        if (dup2(fds[0], 0) < 0 || devnull < 0 || dup2(devnull, 1) < 0)
+            _exit(127);
+        execl(prog, "gnuplot", (char *)NULL);
+        _exit(127);
+    }
+    int rc = EXIT_OK;
+    if (pid < 0) {
+        fprintf(stderr, "bloomkit experiment: --plot: cannot run gnuplot: %s\n", strerror(errno));
+        rc = EXIT_IO;
+    } else {
+        close(fds[0]);
+        FILE *f = fdopen(fds[1], "w");
+        if (f) {
+            write_script(f, e, tmp, rows, n, &l);
+            fclose(f); /* a gnuplot that died early shows in its status */
+        } else {
+            close(fds[1]);
+        }
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        struct stat sb;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || stat(tmp, &sb) != 0 || sb.st_size == 0) {
+            fprintf(stderr,
+                    "bloomkit experiment: --plot: gnuplot failed (%s %d); %s was not "
+                    "written\n",
+                    WIFEXITED(st) ? "exit status" : "signal",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), png);
+            rc = EXIT_IO;
+        } else if (rename(tmp, png) != 0) {
+            fprintf(stderr, "bloomkit experiment: --plot %s: %s\n", png, strerror(errno));
+            rc = EXIT_IO;
+        }
+    }
+    if (rc != EXIT_OK)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}

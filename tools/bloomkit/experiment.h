@@ -1,0 +1,83 @@
+/*
+ * experiment.h - `bloomkit experiment` (internal to the CLI): the experiment
+ * file, its workload, the rows it measures, and their outputs.
+ *
+ *   exp_file.c     reads EXP: configurations, workload, phases, checkpoints
+ *   cmd_experiment.c  keys, the measuring loop, the command
+ *   exp_output.c   the table, --csv, --json
+ *   exp_plot.c     --plot, drawn by gnuplot
+ */
+#ifndef BK_EXPERIMENT_H
+#define BK_EXPERIMENT_H
+
+#include <stdint.h>
+
+#include "bloomkit.h"
+
+#define EXP_MAX_CONFIGS     64
+#define EXP_MAX_CHECKPOINTS 256
+#define EXP_MAX_PHASES      16
+#define EXP_NAME_MAX        64
+
+/* One phase of the workload: insert the next `count` keys of the key list,
+ * or remove the `count` oldest keys still inserted (counting only). */
+typedef enum { EXP_INSERT, EXP_DELETE } exp_op;
+
+typedef struct exp_phase {
+    exp_op op;
+    double pct;     /* amount as a percentage of the key count, or < 0 */
+    uint64_t count; /* amount as a number (resolved from pct) */
+} exp_phase;
+
+typedef struct experiment {
+    const char *path;
+    char names[EXP_MAX_CONFIGS][EXP_NAME_MAX];
+    int lines[EXP_MAX_CONFIGS]; /* where each configuration starts */
+    bk_config cfgs[EXP_MAX_CONFIGS];
+    int nconfigs;
+    uint64_t nkeys, nprobes; /* generated counts (0 when from files) */
+    char *keys_file, *probes_file;
+    exp_phase phases[EXP_MAX_PHASES];
+    int nphases, phline;                       /* 0: one phase inserting every key */
+    uint64_t checkpoints[EXP_MAX_CHECKPOINTS]; /* in operations, ascending */
+    int ncheckpoints;
+    char ckspec[128];
+    int ckline;
+} experiment;
+
+/* One measurement: a configuration after `ops` operations of the workload. */
+typedef struct exp_row {
+    const char *config;
+    const char *phase; /* "insert" or "delete": the phase the row ends */
+    uint64_t ops, keys, probes, false_pos, bytes, saturated;
+    uint32_t slices;
+    double fpr, lo, hi, model, bits_per_key, ns_add, ns_remove, ns_lookup;
+} exp_row;
+
+/* "bloomkit experiment: FILE:LINE: " + message on stderr; returns EXIT_USAGE. */
+int exp_fail_at(const experiment *e, int line, const char *fmt, const char *a);
+
+/* Read e->path into e (configurations and workload). 0 or an exit code
+ * (message printed). Frees nothing on failure: call exp_free. */
+int exp_read(experiment *e);
+/* Resolve the phases against n keys (default: insert all n), then the
+ * checkpoints against the operations they add up to (every phase end is one).
+ * Checks that deletes are only asked of counting configurations. 0 or
+ * EXIT_USAGE (message names the line). */
+int exp_plan(experiment *e, uint64_t n);
+/* Operations of the whole workload. */
+uint64_t exp_total_ops(const experiment *e);
+void exp_free(experiment *e);
+
+/* Outputs of n rows. The table goes to stdout; the files are written whole
+ * or not at all (0, or -1 with errno). */
+void exp_print_table(const exp_row *rows, int n);
+int exp_write_csv(const char *path, const exp_row *rows, int n);
+int exp_write_json(const char *path, const exp_row *rows, int n);
+/* Draw the rows into a PNG with gnuplot (measured rate and the model's
+ * against keys, or against operations when the workload has several
+ * phases; bits per key beside it). 0, or an exit code with the message
+ * printed (gnuplot missing: EXIT_IO, saying how to install it). */
+int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n);
+
+#endif
