@@ -55,7 +55,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli check-valgrind check-clang fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli check-python check-valgrind check-clang fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -120,7 +120,19 @@ run-examples: $(EXAMPLES)
 	@for e in $(EXAMPLES); do $$e >/dev/null || { echo "example $$e failed"; exit 1; }; done; \
 	echo "examples: $(notdir $(EXAMPLES)) ran"
 
-check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install bench-smoke
+check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install bench-smoke check-python
+
+# The Python binding and its Scrapy crawls (bindings/python), run with
+# Debian's own interpreter: its python3-* packages (python3-scrapy) install
+# into it, and it need not be the first python3 on PATH.
+PYTHON ?= /usr/bin/python3
+check-python: $(SHARED_LIB)
+	@if [ ! -x "$(PYTHON)" ]; then \
+	  echo "check-python: SKIPPED: no $(PYTHON) (Debian: apt-get install python3)"; exit 0; fi; \
+	$(PYTHON) -c 'import scrapy' 2>/dev/null || \
+	  echo "check-python: Scrapy is not installed for $(PYTHON): the crawl tests are SKIPPED (Debian: apt-get install python3-scrapy)"; \
+	PYTHONPATH=$(CURDIR)/bindings/python BLOOMKIT_LIB=$(CURDIR)/$(SHARED_LIB) \
+	  $(PYTHON) -m unittest discover -s bindings/python/tests -v
 
 # Fuzz targets (tests/fuzz): libFuzzer with clang, `make fuzz FUZZ_SECONDS=N`
 # runs each for N seconds from its seed corpus (tests/fuzz/corpus/T) into a

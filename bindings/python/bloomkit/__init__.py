@@ -1,0 +1,42 @@
+"""bloomkit: Bloom filters (standard, 4-bit counting with removal, scalable)
+from the bloomkit C library, in memory, mapped from files, or shared through
+Redis. See docs/python.md.
+
+    >>> from bloomkit import BloomFilter
+    >>> seen = BloomFilter("variant=scalable capacity=100000 fpr=0.0001")
+    >>> seen.add("https://example.org/")
+    True
+    >>> "https://example.org/" in seen
+    True
+"""
+from ._lib import lib as _lib_handle
+from .errors import (
+    BloomkitError,
+    ConfigError,
+    FilterIOError,
+    IncompatibleError,
+    NotFoundError,
+    ReadOnlyError,
+    ServerError,
+    UnsupportedError,
+)
+from .filter import BloomFilter, config_text
+
+__all__ = [
+    "BloomFilter",
+    "BloomkitError",
+    "ConfigError",
+    "FilterIOError",
+    "IncompatibleError",
+    "NotFoundError",
+    "ReadOnlyError",
+    "ServerError",
+    "UnsupportedError",
+    "config_text",
+    "library_version",
+]
+
+
+def library_version() -> str:
+    """The version of the libbloomkit.so in use ("0.1.0")."""
+    return _lib_handle.bk_version().decode()

@@ -1,0 +1,140 @@
+"""Loading libbloomkit.so and declaring its functions (ctypes).
+
+The library is found, in order, at $BLOOMKIT_LIB (a path to the .so), in the
+source tree's build/ directory (bindings/python/../../build, for a checkout
+built with `make`), then by the system's loader (an installed libbloomkit.so.0).
+ctypes releases the GIL around every call into the library.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from pathlib import Path
+
+c_u64 = ctypes.c_uint64
+c_size = ctypes.c_size_t
+c_int = ctypes.c_int
+c_str = ctypes.c_char_p
+c_void = ctypes.c_void_p
+
+
+class Config(ctypes.Structure):
+    """struct bk_config (include/bloomkit.h)."""
+
+    _fields_ = [
+        ("variant", c_int),
+        ("capacity", c_u64),
+        ("fpr", ctypes.c_double),
+        ("growth", ctypes.c_double),
+        ("tightening", ctypes.c_double),
+        ("hash", c_int),
+        ("layout", c_int),
+        ("has_key", c_int),
+        ("key", ctypes.c_uint8 * 16),
+    ]
+
+
+class Stats(ctypes.Structure):
+    """struct bk_filter_stats (include/bloomkit.h)."""
+
+    _fields_ = [
+        ("variant", c_str),
+        ("hash", c_str),
+        ("capacity", c_u64),
+        ("fpr", ctypes.c_double),
+        ("bits", c_u64),
+        ("bytes", c_u64),
+        ("k", ctypes.c_uint),
+        ("keys", c_u64),
+        ("set_bits", c_u64),
+        ("fill", ctypes.c_double),
+        ("est_cardinality", ctypes.c_double),
+        ("est_fpr", ctypes.c_double),
+        ("slices", ctypes.c_uint32),
+        ("saturated", c_u64),
+        ("model_fpr", ctypes.c_double),
+    ]
+
+
+def _candidates() -> list[str]:
+    env = os.environ.get("BLOOMKIT_LIB")
+    if env:
+        return [env]  # asked for explicitly: nothing else
+    out = []
+    tree = Path(__file__).resolve().parent.parent.parent.parent / "build" / "libbloomkit.so"
+    if tree.exists():
+        out.append(str(tree))
+    found = ctypes.util.find_library("bloomkit")
+    if found:
+        out.append(found)
+    out.append("libbloomkit.so.0")
+    return out
+
+
+def _load() -> ctypes.CDLL:
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    raise ImportError(
+        "bloomkit: cannot load libbloomkit.so (build it with `make`, install it with "
+        "`make install`, or point BLOOMKIT_LIB at it): " + "; ".join(errors)
+    )
+
+
+lib = _load()
+
+_P = c_void  # bk_filter *
+_PP = ctypes.POINTER(c_void)
+
+_SIGNATURES = {
+    "bk_strerror": (c_str, [c_int]),
+    "bk_err_name": (c_str, [c_int]),
+    "bk_last_error": (c_str, []),
+    "bk_version": (c_str, []),
+    "bk_config_parse": (c_int, [ctypes.POINTER(Config), c_str, ctypes.c_char_p, c_size]),
+    "bk_config_format": (c_int, [ctypes.POINTER(Config), c_int, ctypes.c_char_p, c_size]),
+    "bk_new": (c_int, [ctypes.POINTER(Config), _PP]),
+    "bk_free": (None, [_P]),
+    "bk_add": (c_int, [_P, c_void, c_size]),
+    "bk_contains": (c_int, [_P, c_void, c_size]),
+    "bk_remove": (c_int, [_P, c_void, c_size]),
+    "bk_clear": (c_int, [_P]),
+    "bk_add_batch": (c_int, [_P, ctypes.POINTER(c_str), ctypes.POINTER(c_size), c_size,
+                             ctypes.POINTER(c_int)]),
+    "bk_contains_batch": (c_int, [_P, ctypes.POINTER(c_str), ctypes.POINTER(c_size), c_size,
+                                  ctypes.POINTER(c_int)]),
+    "bk_stats": (c_int, [_P, ctypes.POINTER(Stats)]),
+    "bk_get_config": (c_int, [_P, ctypes.POINTER(Config)]),
+    "bk_save": (c_int, [_P, c_str]),
+    "bk_load": (c_int, [c_str, _PP]),
+    "bk_open_mmap": (c_int, [c_str, ctypes.c_uint, _PP]),
+    "bk_sync": (c_int, [_P]),
+    "bk_redis_open_config": (c_int, [c_str, c_str, ctypes.c_char_p, c_size, _PP]),
+}
+
+for _name, (_res, _args) in _SIGNATURES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+BK_OK = 0
+BK_EINVAL = -1
+BK_ENOMEM = -2
+BK_ENOTFOUND = -3
+BK_ENOTSUP = -4
+BK_ECONFIG = -5
+BK_ERANGE = -6
+BK_EIO = -7
+BK_ECORRUPT = -8
+BK_EINCOMPAT = -9
+BK_ESYS = -10
+BK_EREADONLY = -11
+BK_ESERVER = -12
+
+MAP_READONLY = 0
+MAP_WRITE = 1
+MAP_NOVERIFY = 2

@@ -1,0 +1,80 @@
+"""Exceptions raised by bloomkit: one base class, each also the built-in
+exception a Python caller expects (ValueError for bad configuration, OSError
+for I/O, KeyError for removing an absent key, ...). Every one carries the
+library's error code (``code``), its name (``name``, "BK_EIO") and message."""
+from __future__ import annotations
+
+from . import _lib
+
+
+class BloomkitError(Exception):
+    """Base of every bloomkit error. ``code`` is the library's (negative) code."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+        self.name = _lib.lib.bk_err_name(code).decode()
+
+
+class ConfigError(BloomkitError, ValueError):
+    """An invalid configuration or argument (BK_ECONFIG, BK_EINVAL, BK_ERANGE)."""
+
+
+class IncompatibleError(BloomkitError, ValueError):
+    """Filters or a shared filter's parameters do not agree (BK_EINCOMPAT)."""
+
+
+class NotFoundError(BloomkitError, KeyError):
+    """remove() of a key the filter does not hold (BK_ENOTFOUND)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class UnsupportedError(BloomkitError, TypeError):
+    """The variant cannot do this (remove on standard or scalable: BK_ENOTSUP)."""
+
+
+class FilterIOError(BloomkitError, OSError):
+    """Reading or writing a file failed (BK_EIO, BK_ESYS), or it is corrupt
+    (BK_ECORRUPT)."""
+
+
+class ReadOnlyError(BloomkitError, PermissionError):
+    """A write to a filter mapped read-only (BK_EREADONLY)."""
+
+
+class ServerError(BloomkitError, ConnectionError):
+    """The Redis server refused the request or answered oddly (BK_ESERVER)."""
+
+
+_CLASSES = {
+    _lib.BK_EINVAL: ConfigError,
+    _lib.BK_ECONFIG: ConfigError,
+    _lib.BK_ERANGE: ConfigError,
+    _lib.BK_EINCOMPAT: IncompatibleError,
+    _lib.BK_ENOTFOUND: NotFoundError,
+    _lib.BK_ENOTSUP: UnsupportedError,
+    _lib.BK_EIO: FilterIOError,
+    _lib.BK_ESYS: FilterIOError,
+    _lib.BK_ECORRUPT: FilterIOError,
+    _lib.BK_EREADONLY: ReadOnlyError,
+    _lib.BK_ESERVER: ServerError,
+}
+
+
+def error_for(code: int, what: str, detail: str | None = None) -> Exception:
+    """The exception for library code `code` raised by operation `what`.
+    `detail` is the library's detail text (bk_last_error or an error buffer),
+    used only when the call is documented to set it."""
+    text = _lib.lib.bk_strerror(code).decode()
+    message = f"{what}: {detail}" if detail else f"{what}: {text}"
+    if code == _lib.BK_ENOMEM:
+        return MemoryError(message)
+    return _CLASSES.get(code, BloomkitError)(code, message)
+
+
+def last_detail() -> str | None:
+    """bk_last_error() of this thread, or None when empty."""
+    raw = _lib.lib.bk_last_error()
+    return raw.decode(errors="replace") if raw else None

@@ -1,0 +1,298 @@
+"""BloomFilter: a bloomkit filter (standard, counting or scalable; in memory,
+mapped from a file, or shared in Redis) as a Python object."""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from typing import Iterable, List, Mapping, Optional, Union
+
+from . import _lib
+from ._lib import lib
+from .errors import ConfigError, error_for, last_detail
+
+Key = Union[bytes, bytearray, memoryview, str]
+ConfigLike = Union[str, Mapping[str, object], None]
+
+# Keys per library call in add_many/contains_many: bounds the temporary arrays.
+_CHUNK = 65536
+
+
+def _key(key: Key) -> bytes:
+    if isinstance(key, bytes):
+        return key
+    if isinstance(key, str):
+        return key.encode("utf-8")
+    if isinstance(key, (bytearray, memoryview)):
+        return bytes(key)
+    raise TypeError(f"bloomkit: a key is bytes or str, not {type(key).__name__}")
+
+
+def config_text(config: ConfigLike) -> str:
+    """The config text for `config`: a str as it is, a mapping as key=value
+    pairs (bytes keys as 32 hex digits), None as empty (the defaults)."""
+    if config is None:
+        return ""
+    if isinstance(config, str):
+        return config
+    if isinstance(config, Mapping):
+        parts = []
+        for k, v in config.items():
+            if not isinstance(k, str):
+                raise ConfigError(_lib.BK_ECONFIG, f"config: key {k!r} is not a string")
+            if isinstance(v, (bytes, bytearray)):
+                v = bytes(v).hex()
+            text = str(v)
+            if not text or any(c.isspace() or c in ",#=" for c in text):
+                raise ConfigError(_lib.BK_ECONFIG, f"config: bad value {v!r} for {k}")
+            parts.append(f"{k}={text}")
+        return " ".join(parts)
+    raise TypeError(f"bloomkit: config is a str or a mapping, not {type(config).__name__}")
+
+
+def _parse(config: ConfigLike) -> _lib.Config:
+    cfg = _lib.Config()
+    err = ctypes.create_string_buffer(512)
+    rc = lib.bk_config_parse(ctypes.byref(cfg), config_text(config).encode(), err, len(err))
+    if rc != _lib.BK_OK:
+        raise error_for(rc, "config", err.value.decode(errors="replace") or None)
+    return cfg
+
+
+class BloomFilter:
+    """A Bloom filter of bloomkit: ``add`` says whether a key is new, ``in``
+    whether it may have been added (false positives at the configured rate,
+    never a false negative).
+
+    ``BloomFilter(config)`` makes a new in-memory filter from config text
+    (``"variant=scalable capacity=1000000 fpr=0.0001"``) or a mapping of the
+    same keys (``{"variant": "counting", "capacity": 10**6}``); see
+    docs/python.md for the keys. Keys are bytes or str (encoded as UTF-8).
+
+    Errors raise subclasses of :class:`bloomkit.BloomkitError` that are also
+    the built-in exception expected: ValueError (bad config), OSError (files,
+    Redis), KeyError (removing an absent key), TypeError (an operation the
+    variant lacks), MemoryError.
+
+    Threads: calls release the GIL while in the library. A local filter may
+    be used from several threads at once (adds are exact under races); a
+    Redis filter has one connection, so its calls are serialized by a lock.
+    Do not ``close()`` a filter another thread is still using.
+    """
+
+    __slots__ = ("_f", "_lock", "_remote", "__weakref__")
+
+    def __init__(self, config: ConfigLike = None) -> None:
+        cfg = _parse(config)
+        handle = ctypes.c_void_p()
+        rc = lib.bk_new(ctypes.byref(cfg), ctypes.byref(handle))
+        if rc != _lib.BK_OK:
+            raise error_for(rc, "BloomFilter")
+        self._adopt(handle, remote=False)
+
+    def _adopt(self, handle: ctypes.c_void_p, remote: bool) -> None:
+        self._f = handle
+        self._remote = remote
+        self._lock: Optional[threading.Lock] = threading.Lock() if remote else None
+
+    @classmethod
+    def _wrap(cls, handle: ctypes.c_void_p, remote: bool = False) -> "BloomFilter":
+        obj = cls.__new__(cls)
+        obj._adopt(handle, remote)
+        return obj
+
+    # ---- constructors ------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike]) -> "BloomFilter":
+        """Read a filter file (written by :meth:`save` or the bloomkit command)
+        into memory. Raises OSError (FilterIOError) when it is missing,
+        unreadable or corrupt."""
+        handle = ctypes.c_void_p()
+        rc = lib.bk_load(os.fsencode(path), ctypes.byref(handle))
+        if rc != _lib.BK_OK:
+            raise error_for(rc, f"load {os.fsdecode(path)}", last_detail())
+        return cls._wrap(handle)
+
+    @classmethod
+    def open_mmap(
+        cls, path: Union[str, os.PathLike], writable: bool = False, verify: bool = True
+    ) -> "BloomFilter":
+        """Map a filter file instead of reading it (no heap; the pages stay in
+        the page cache). Read-only unless `writable`: then adds go to the file
+        and :meth:`sync` (or :meth:`close`) makes it consistent. `verify=False`
+        skips the checksum pass (O(1) open)."""
+        flags = (_lib.MAP_WRITE if writable else _lib.MAP_READONLY) | (
+            0 if verify else _lib.MAP_NOVERIFY
+        )
+        handle = ctypes.c_void_p()
+        rc = lib.bk_open_mmap(os.fsencode(path), flags, ctypes.byref(handle))
+        if rc != _lib.BK_OK:
+            raise error_for(rc, f"open_mmap {os.fsdecode(path)}", last_detail())
+        return cls._wrap(handle)
+
+    @classmethod
+    def redis(cls, url: str, config: ConfigLike = None) -> "BloomFilter":
+        """Open (or create) the shared filter at a Redis URL
+        (``redis://[user:password@]host:port/NAME`` or
+        ``unix:///path/to/socket?name=NAME``). A new filter is made from
+        `config`; an existing one is adopted, and must agree with every value
+        `config` states (IncompatibleError, a ValueError, names the first
+        difference). Server down or refusing: ServerError / FilterIOError
+        (OSError)."""
+        err = ctypes.create_string_buffer(512)
+        handle = ctypes.c_void_p()
+        text = config_text(config)
+        rc = lib.bk_redis_open_config(
+            url.encode(), text.encode() if text else None, err, len(err), ctypes.byref(handle)
+        )
+        if rc != _lib.BK_OK:
+            raise error_for(rc, "redis", err.value.decode(errors="replace") or last_detail())
+        return cls._wrap(handle, remote=True)
+
+    # ---- keys ----------------------------------------------------------------
+
+    def _handle(self) -> ctypes.c_void_p:
+        f = self._f
+        if f is None:
+            raise ValueError("bloomkit: the filter is closed")
+        return f
+
+    def _call(self, fn, *args) -> int:
+        if self._lock is None:
+            return fn(self._handle(), *args)
+        with self._lock:
+            return fn(self._handle(), *args)
+
+    def _check(self, rc: int, what: str) -> int:
+        if rc < 0:
+            raise error_for(rc, what, last_detail() if self._remote else None)
+        return rc
+
+    def add(self, key: Key) -> bool:
+        """Add `key`; True when it was new (not already in the filter)."""
+        k = _key(key)
+        return self._check(self._call(lib.bk_add, k, len(k)), "add") == 1
+
+    def __contains__(self, key: Key) -> bool:
+        k = _key(key)
+        return self._check(self._call(lib.bk_contains, k, len(k)), "contains") == 1
+
+    def contains(self, key: Key) -> bool:
+        """Same as ``key in filter``."""
+        return key in self
+
+    def remove(self, key: Key) -> None:
+        """Remove one occurrence of `key` (counting filters only). Raises
+        NotFoundError (a KeyError) when the filter does not hold it, and
+        UnsupportedError (a TypeError) for standard and scalable filters."""
+        k = _key(key)
+        rc = self._call(lib.bk_remove, k, len(k))
+        if rc < 0:
+            raise error_for(rc, f"remove {key!r}", last_detail() if self._remote else None)
+
+    def _batch(self, fn, keys: Iterable[Key], what: str) -> List[bool]:
+        out: List[bool] = []
+        chunk: List[bytes] = []
+        it = iter(keys)
+        while True:
+            chunk.clear()
+            for key in it:
+                chunk.append(_key(key))
+                if len(chunk) == _CHUNK:
+                    break
+            if not chunk:
+                return out
+            n = len(chunk)
+            ptrs = (ctypes.c_char_p * n)(*chunk)
+            lens = (ctypes.c_size_t * n)(*map(len, chunk))
+            res = (ctypes.c_int * n)()
+            rc = self._call(fn, ptrs, lens, n, res)
+            if rc < 0:
+                raise error_for(rc, what, last_detail() if self._remote else None)
+            out.extend(r == 1 for r in res)
+
+    def add_many(self, keys: Iterable[Key]) -> List[bool]:
+        """Add every key (in order, one library batch per 65,536 keys, the GIL
+        released meanwhile); for each, True when it was new. A key repeated in
+        `keys` is new only the first time."""
+        return self._batch(lib.bk_add_batch, keys, "add_many")
+
+    def contains_many(self, keys: Iterable[Key]) -> List[bool]:
+        """``[key in self for key in keys]``, as batches."""
+        return self._batch(lib.bk_contains_batch, keys, "contains_many")
+
+    # ---- figures and state ----------------------------------------------------
+
+    def stats(self) -> dict:
+        """The filter's figures: variant, hash, capacity, fpr, bits, bytes, k,
+        keys (adds that were new; counting: minus removes), set_bits, fill,
+        est_cardinality, est_fpr, slices, saturated, model_fpr."""
+        st = _lib.Stats()
+        self._check(self._call(lib.bk_stats, ctypes.byref(st)), "stats")
+        out = {name: getattr(st, name) for name, _ in _lib.Stats._fields_}
+        out["variant"] = st.variant.decode()
+        out["hash"] = st.hash.decode()
+        return out
+
+    def __len__(self) -> int:
+        """Keys added (adds that reported new; counting: minus removes)."""
+        return int(self.stats()["keys"])
+
+    @property
+    def config(self) -> str:
+        """The configuration as config text (without the hash key)."""
+        cfg = _lib.Config()
+        self._check(self._call(lib.bk_get_config, ctypes.byref(cfg)), "config")
+        buf = ctypes.create_string_buffer(512)
+        lib.bk_config_format(ctypes.byref(cfg), 0, buf, len(buf))
+        return buf.value.decode()
+
+    def clear(self) -> None:
+        """Empty the filter, keeping its configuration and hash key."""
+        self._check(self._call(lib.bk_clear), "clear")
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write the filter to `path` atomically (a crash leaves the old file or
+        the new one, never a mix); mode 0600. Raises OSError on failure."""
+        rc = self._call(lib.bk_save, os.fsencode(path))
+        if rc < 0:
+            raise error_for(rc, f"save {os.fsdecode(path)}", last_detail())
+
+    def sync(self) -> None:
+        """Flush a filter opened with ``open_mmap(writable=True)``."""
+        rc = self._call(lib.bk_sync)
+        if rc < 0:
+            raise error_for(rc, "sync", last_detail())
+
+    def close(self) -> None:
+        """Free the filter (a writable mapping is synced, then unmapped; a Redis
+        one disconnects and leaves its data on the server). Idempotent. Raises
+        OSError when the final sync of a writable mapping fails (the filter is
+        freed all the same)."""
+        f, self._f = self._f, None
+        if f is None:
+            return
+        # a writable mapping is synced first, so that its errors are seen
+        rc = lib.bk_sync(f) if not self._remote else _lib.BK_EINVAL
+        detail = last_detail() if rc < 0 else None
+        lib.bk_free(f)
+        if rc < 0 and rc not in (_lib.BK_EINVAL, _lib.BK_EREADONLY):
+            raise error_for(rc, "close", detail)
+
+    def __enter__(self) -> "BloomFilter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        if self._f is None:
+            return "<bloomkit.BloomFilter closed>"
+        return f"<bloomkit.BloomFilter {self.config}>"

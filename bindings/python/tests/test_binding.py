@@ -1,0 +1,173 @@
+"""The Python binding over libbloomkit.so: every method, the errors as
+Python exceptions with the library's message, files, mappings, Redis."""
+import os
+import shutil
+import threading
+import time
+import unittest
+
+import bloomkit
+from bloomkit import BloomFilter
+from helpers import RedisServer, have_redis, scratch
+
+KEY = "000102030405060708090a0b0c0d0e0f"
+
+
+class BindingTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = scratch()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_add_contains_len_for_every_variant(self):
+        for variant in ("standard", "counting", "scalable"):
+            with BloomFilter({"variant": variant, "capacity": 1000, "fpr": 0.001}) as f:
+                self.assertTrue(f.add("https://example.org/a"))
+                self.assertFalse(f.add("https://example.org/a"))
+                self.assertTrue(f.add(b"https://example.org/a\x00binary"))
+                self.assertIn("https://example.org/a", f)
+                self.assertIn(b"https://example.org/a\x00binary", f)
+                self.assertNotIn("https://example.org/never", f)
+                self.assertEqual(len(f), 2 if variant != "counting" else 3)
+                self.assertEqual(f.stats()["variant"], variant)
+
+    def test_batches_match_single_calls(self):
+        keys = ["k%d" % (i % 700) for i in range(1000)]
+        a = BloomFilter("variant=standard capacity=5000 fpr=0.01 key=" + KEY)
+        b = BloomFilter("variant=standard capacity=5000 fpr=0.01 key=" + KEY)
+        self.assertEqual(a.add_many(keys), [b.add(k) for k in keys])
+        probes = ["p%d" % i for i in range(2000)] + keys
+        self.assertEqual(a.contains_many(probes), [k in b for k in probes])
+        self.assertEqual(a.add_many([]), [])
+        # generators, and more keys than one library batch (65,536)
+        many = a.add_many(("g%d" % i for i in range(70000)))
+        self.assertEqual(len(many), 70000)
+        self.assertEqual(len(a), 700 + sum(many))
+
+    def test_calls_release_the_gil(self):
+        # load() of a FIFO blocks in open(2) inside the library until a writer
+        # opens it; the writer is a Python thread that can open it only once
+        # load() is blocked there, and can only run if the call released the GIL (ctypes.CDLL does, for every call: batches
+        # included). Held, this would deadlock: faulthandler ends it in 60 s.
+        import faulthandler
+
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+
+        def writer():
+            # a non-blocking open for writing fails (ENXIO) until a reader
+            # has the FIFO open: until load() is inside the library
+            while True:
+                try:
+                    fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                    break
+                except OSError:
+                    time.sleep(0.001)
+            os.write(fd, b"not a filter")
+            os.close(fd)
+
+        t = threading.Thread(target=writer)
+        faulthandler.dump_traceback_later(60, exit=True)
+        try:
+            t.start()
+            with self.assertRaises(OSError):
+                BloomFilter.load(fifo)
+            t.join()
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+
+    def test_remove_on_counting_and_its_errors(self):
+        f = BloomFilter("variant=counting capacity=1000 fpr=0.01")
+        f.add("x")
+        f.remove("x")
+        self.assertNotIn("x", f)
+        with self.assertRaises(KeyError) as cm:
+            f.remove("x")
+        self.assertIsInstance(cm.exception, bloomkit.NotFoundError)
+        self.assertEqual(cm.exception.name, "BK_ENOTFOUND")
+        self.assertIn("key not found", str(cm.exception))
+        with self.assertRaises(TypeError):
+            BloomFilter("variant=standard").remove("x")
+
+    def test_bad_config_is_a_value_error_naming_the_key(self):
+        for bad in ("fpr=2", "variant=cuckoo", "capacity=0", "nonsense=1", {"fpr": "a b"}):
+            with self.assertRaises(ValueError) as cm:
+                BloomFilter(bad)
+            self.assertIsInstance(cm.exception, bloomkit.BloomkitError)
+        with self.assertRaises(ValueError) as cm:
+            BloomFilter("fpr=2")
+        self.assertIn("fpr", str(cm.exception))
+        with self.assertRaises(TypeError):
+            BloomFilter(42)
+        with self.assertRaises(TypeError):
+            BloomFilter().add(42)
+
+    def test_save_load_and_mmap(self):
+        path = os.path.join(self.dir, "f.bkf")
+        f = BloomFilter({"variant": "scalable", "capacity": 100, "fpr": 0.001})
+        f.add_many("u%d" % i for i in range(1000))  # grows past its first slice
+        f.save(path)
+        g = BloomFilter.load(path)
+        self.assertEqual(g.stats(), f.stats())
+        self.assertTrue(all(g.contains_many("u%d" % i for i in range(1000))))
+        m = BloomFilter.open_mmap(path)
+        self.assertIn("u5", m)
+        with self.assertRaises(PermissionError):
+            m.add("new")
+        m.close()
+        m.close()  # idempotent
+        with self.assertRaises(ValueError):
+            m.add("closed")
+        w = BloomFilter.open_mmap(path, writable=True)
+        self.assertTrue(w.add("new"))
+        w.close()
+        self.assertIn("new", BloomFilter.load(path))
+
+    def test_file_errors_are_os_errors_with_the_reason(self):
+        with self.assertRaises(OSError) as cm:
+            BloomFilter.load(os.path.join(self.dir, "missing.bkf"))
+        self.assertIn("No such file", str(cm.exception))
+        bad = os.path.join(self.dir, "bad.bkf")
+        with open(bad, "wb") as fh:
+            fh.write(b"not a filter at all" * 10)
+        with self.assertRaises(OSError) as cm:
+            BloomFilter.load(bad)
+        self.assertEqual(cm.exception.name, "BK_ECORRUPT")
+        with self.assertRaises(OSError):
+            BloomFilter().save(os.path.join(self.dir, "no", "such", "dir.bkf"))
+
+    def test_config_and_clear(self):
+        f = BloomFilter("variant=counting capacity=500 fpr=0.02 layout=blocked")
+        self.assertIn("variant=counting", f.config)
+        self.assertIn("layout=blocked", f.config)
+        f.add("a")
+        f.clear()
+        self.assertEqual(len(f), 0)
+        self.assertRegex(bloomkit.library_version(), r"^\d+\.\d+\.\d+$")
+
+    @unittest.skipUnless(have_redis(), "redis-server is not installed")
+    def test_redis_filters_are_shared(self):
+        server = RedisServer(self.dir)
+        try:
+            url = server.url("shared")
+            a = BloomFilter.redis(url, "variant=scalable capacity=1000 fpr=0.001")
+            b = BloomFilter.redis(url)  # adopts the parameters and key
+            self.assertTrue(a.add("k"))
+            self.assertFalse(b.add("k"))
+            self.assertEqual(b.add_many(["k", "l", "l"]), [False, True, False])
+            self.assertEqual(len(a), 2)
+            with self.assertRaises(ValueError) as cm:
+                BloomFilter.redis(url, "fpr=0.01")
+            self.assertIn("fpr", str(cm.exception))
+            a.close()
+            b.close()
+        finally:
+            server.stop()
+        with self.assertRaises(OSError) as cm:
+            BloomFilter.redis(server.url("gone"))
+        self.assertIn("connect", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
