@@ -37,7 +37,8 @@ def main() -> None:
         "COOKIES_ENABLED": False,
         "RETRY_ENABLED": False,
         "LOG_LEVEL": "INFO",
-        "CONCURRENT_REQUESTS": 16,
+        "CONCURRENT_REQUESTS": 64,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 64,
         "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
     }
     i = 0
