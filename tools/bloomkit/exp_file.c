@@ -348,9 +348,8 @@ int exp_plan(experiment *e, uint64_t n)
         } else {
             if (ph->count > present)
                 return exp_fail_at(e, e->phline,
-                                   "phases: a delete of more keys than are inserted at that "
-                                   "point%s",
-                                   "");
+                                   "phases: a delete of more keys than are inserted at that %s",
+                                   "point");
             present -= ph->count;
             deletes = 1;
         }

@@ -275,9 +275,12 @@ int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n)
         } else {
             close(fds[1]);
         }
-        int st;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        int st = 0;
+        pid_t w;
+        while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
             ;
+        if (w < 0)
+            st = 127 << 8; /* lost track of it: treat as failed */
         struct stat sb;
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || stat(tmp, &sb) != 0 || sb.st_size == 0) {
             fprintf(stderr,

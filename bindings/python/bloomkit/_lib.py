@@ -96,6 +96,7 @@ _SIGNATURES = {
     "bk_last_error": (c_str, []),
     "bk_version": (c_str, []),
     "bk_config_parse": (c_int, [ctypes.POINTER(Config), c_str, ctypes.c_char_p, c_size]),
+    "bk_config_parse_over": (c_int, [ctypes.POINTER(Config), c_str, ctypes.c_char_p, c_size]),
     "bk_config_format": (c_int, [ctypes.POINTER(Config), c_int, ctypes.c_char_p, c_size]),
     "bk_new": (c_int, [ctypes.POINTER(Config), _PP]),
     "bk_free": (None, [_P]),

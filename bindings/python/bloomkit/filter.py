@@ -248,6 +248,28 @@ class BloomFilter:
         lib.bk_config_format(ctypes.byref(cfg), 0, buf, len(buf))
         return buf.value.decode()
 
+    def differs_from(self, config: ConfigLike) -> Optional[str]:
+        """The first configuration value that `config` states and this filter
+        does not have ("fpr", "variant", ...; the key only when stated), or
+        None when they agree. Raises ConfigError for a bad `config`."""
+        have = _lib.Config()
+        self._check(self._call(lib.bk_get_config, ctypes.byref(have)), "config")
+        want = _lib.Config()
+        ctypes.pointer(want)[0] = have
+        err = ctypes.create_string_buffer(512)
+        rc = lib.bk_config_parse_over(
+            ctypes.byref(want), config_text(config).encode(), err, len(err)
+        )
+        if rc != _lib.BK_OK:
+            raise error_for(rc, "config", err.value.decode(errors="replace") or None)
+        for name, _ in _lib.Config._fields_:
+            a, b = getattr(have, name), getattr(want, name)
+            if name == "key":
+                a, b = bytes(a), bytes(b)
+            if a != b:
+                return {"has_key": "key"}.get(name, name)
+        return None
+
     def clear(self) -> None:
         """Empty the filter, keeping its configuration and hash key."""
         self._check(self._call(lib.bk_clear), "clear")

@@ -10,8 +10,9 @@ Settings (all optional):
     Config text of the filter made for a new crawl (default
     ``variant=scalable capacity=1000000 fpr=0.0001``: it grows with the crawl).
 ``BLOOMKIT_STATE``
-    A filter file: loaded when it exists, saved (atomically) when the spider
-    closes and every ``BLOOMKIT_SAVE_EVERY`` new requests. Defaults to
+    A filter file: loaded when it exists (a BLOOMKIT_CONFIG that states other
+    values is an error naming the first one), saved (atomically) when the
+    spider closes and every ``BLOOMKIT_SAVE_EVERY`` new requests. Defaults to
     ``JOBDIR/bloomkit.bkf`` when the crawl has a JOBDIR, so a paused crawl
     resumes without fetching again what it fetched before. Without either, the
     filter lives in memory for one run.
@@ -62,11 +63,14 @@ class BloomDupeFilter(BaseDupeFilter):
         self.logdupes = True
         self.logger = logging.getLogger(__name__)
         self._since_save = 0
-        if fingerprinter is None:
-            from scrapy.utils.request import RequestFingerprinter
+        self.fingerprinter = fingerprinter  # None (no crawler): Scrapy's default
 
-            fingerprinter = RequestFingerprinter()
-        self.fingerprinter = fingerprinter
+    def request_fingerprint(self, request) -> bytes:
+        if self.fingerprinter is None:
+            from scrapy.utils.request import fingerprint
+
+            return fingerprint(request)
+        return self.fingerprinter.fingerprint(request)
 
     @classmethod
     def from_settings(cls, settings, *, fingerprinter=None) -> "BloomDupeFilter":
@@ -82,6 +86,15 @@ class BloomDupeFilter(BaseDupeFilter):
             state = None
         elif state and os.path.exists(state):
             bloom = BloomFilter.load(state)
+            stated = settings.get("BLOOMKIT_CONFIG")
+            diff = bloom.differs_from(stated) if stated else None
+            if diff:
+                bloom.close()
+                raise ValueError(
+                    "BLOOMKIT_STATE %s holds a filter with another %s than BLOOMKIT_CONFIG "
+                    "states; remove the file for a new crawl, or drop the setting to adopt "
+                    "the file's" % (state, diff)
+                )
         else:
             bloom = BloomFilter(config)
         return cls(
@@ -97,9 +110,6 @@ class BloomDupeFilter(BaseDupeFilter):
         return cls.from_settings(
             crawler.settings, fingerprinter=getattr(crawler, "request_fingerprinter", None)
         )
-
-    def request_fingerprint(self, request) -> bytes:
-        return self.fingerprinter.fingerprint(request)
 
     def request_seen(self, request) -> bool:
         """True when the request was seen before (or is a false positive, at the

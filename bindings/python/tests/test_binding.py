@@ -137,6 +137,17 @@ class BindingTest(unittest.TestCase):
         with self.assertRaises(OSError):
             BloomFilter().save(os.path.join(self.dir, "no", "such", "dir.bkf"))
 
+    def test_differs_from_names_the_first_difference(self):
+        f = BloomFilter("variant=scalable fpr=0.001 key=" + KEY)
+        self.assertIsNone(f.differs_from("fpr=0.001"))
+        self.assertIsNone(f.differs_from(""))
+        self.assertIsNone(f.differs_from("key=" + KEY))
+        self.assertEqual(f.differs_from("fpr=0.01"), "fpr")
+        self.assertEqual(f.differs_from({"variant": "counting"}), "variant")
+        self.assertEqual(f.differs_from("key=" + "1" * 32), "key")
+        with self.assertRaises(ValueError):
+            f.differs_from("fpr=7")
+
     def test_config_and_clear(self):
         f = BloomFilter("variant=counting capacity=500 fpr=0.02 layout=blocked")
         self.assertIn("variant=counting", f.config)

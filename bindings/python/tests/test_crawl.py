@@ -81,5 +81,48 @@ class CrawlTest(unittest.TestCase):
               "%d lost to false positives" % (na, nb, len(fetches), PAGES, false_positives))
 
 
+@unittest.skipUnless(importlib.util.find_spec("scrapy"), "Scrapy is not installed (python3-scrapy)")
+class DupeFilterSettingsTest(unittest.TestCase):
+    """BloomDupeFilter.from_settings without a crawl: where the state goes."""
+
+    def setUp(self):
+        self.dir = scratch()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def make(self, **settings):
+        from scrapy.settings import Settings
+
+        from bloomkit.scrapy import BloomDupeFilter
+
+        return BloomDupeFilter.from_settings(Settings(settings))
+
+    def test_state_defaults_into_jobdir_and_is_reloaded(self):
+        from scrapy import Request
+
+        job = os.path.join(self.dir, "job")
+        os.mkdir(job)
+        f = self.make(JOBDIR=job, BLOOMKIT_CONFIG=CONFIG)
+        self.assertEqual(f.state, os.path.join(job, "bloomkit.bkf"))
+        self.assertFalse(f.request_seen(Request("http://a.example/1")))
+        self.assertTrue(f.request_seen(Request("http://a.example/1")))
+        f.close("finished")
+        g = self.make(JOBDIR=job)  # adopts the file's configuration
+        self.assertTrue(g.request_seen(Request("http://a.example/1")))
+        self.assertFalse(g.request_seen(Request("http://a.example/2")))
+        g.close("finished")
+        with self.assertRaises(ValueError) as cm:
+            self.make(JOBDIR=job, BLOOMKIT_CONFIG="variant=counting")
+        self.assertIn("variant", str(cm.exception))
+
+    def test_without_jobdir_or_state_the_filter_is_in_memory(self):
+        f = self.make()
+        self.assertIsNone(f.state)
+        self.assertEqual(f.bloom.stats()["variant"], "scalable")
+        f.close("finished")
+        self.assertEqual(os.listdir(self.dir), [])
+
+
 if __name__ == "__main__":
     unittest.main()
