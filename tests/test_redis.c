@@ -526,6 +526,30 @@ START_TEST(faults_give_clear_errors_and_write_nothing)
     rep = redisCommand(c, "HSET %s color blue", "wt");
     freeReplyObject(rep);
     ck_assert_int_eq(bk_redis_open(url, NULL, &f), BK_ESERVER);
+    rep = redisCommand(c, "HDEL %s color", "wt");
+    freeReplyObject(rep);
+    /* counts the server answers with that are not counts: a clear error at
+     * open and from bk_stats, and the cells are left as they were */
+    test_redis_url(&srv, "odd", NULL, url, sizeof url);
+    ck_assert_int_eq(bk_redis_open_config(url, "variant=scalable capacity=100", NULL, 0, &f),
+                     BK_OK);
+    ck_assert_int_eq(bk_add(f, "k", 1), 1);
+    rep = redisCommand(c, "HSET %s keys.0 banana", "odd");
+    freeReplyObject(rep);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_ESERVER);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "not a non-negative integer"));
+    bk_filter *g;
+    ck_assert_int_eq(bk_redis_open_existing(url, &g), BK_ESERVER);
+    rep = redisCommand(c, "HSET %s keys.0 1 slices 900", "odd");
+    freeReplyObject(rep);
+    ck_assert_int_eq(bk_redis_open_existing(url, &g), BK_ESERVER);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "slice count 900 out of range"));
+    rep = redisCommand(c, "HDEL %s slices", "odd");
+    freeReplyObject(rep);
+    ck_assert_int_eq(bk_contains(f, "k", 1), 1); /* untouched */
+    bk_free(f);
+    bk_redis_drop(url);
     rep = redisCommand(c, "DEL wt taken");
     freeReplyObject(rep);
     redisFree(c);
