@@ -55,7 +55,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli check-python check-valgrind check-clang fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint
 
 all: lib cli
@@ -296,11 +296,16 @@ check-asan:
 # clang 14's default DWARF 5), then the suites under clang's
 # AddressSanitizer + UBSan and the thread suite under its ThreadSanitizer
 # (the multi-gigabyte file tests run in the gcc builds only).
-check-clang:
+# Three independent parts (separate build trees), so `make -j2` runs them
+# side by side.
+check-clang: check-clang-tests check-clang-asan check-clang-tsan
+check-clang-tests:
 	BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang CFLAGS=-gdwarf-4 \
 	  run-tests run-fuzz-replay check-valgrind
+check-clang-asan:
 	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang-asan OPT=-O1 \
 	  SAN="$(SAN_ASAN)" run-tests
+check-clang-tsan:
 	CK_RUN_SUITE=threads CK_FORK=no $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
 	  OPT=-O1 SAN=-fsanitize=thread run-tests
 

@@ -1,10 +1,15 @@
 """Run one Scrapy crawl of the test site with BloomDupeFilter.
 
 usage: python3 crawl.py STATS_JSON START_URL [START_URL...] [-s NAME=VALUE ...]
-Writes the crawl's stats (JSON) to STATS_JSON when it ends.
+                       [--barrier PATH]
+Writes the crawl's stats (JSON) to STATS_JSON when it ends. With --barrier,
+the spider creates PATH.ready-PID when it is about to send its first request
+and waits until PATH exists (the test creates it once every crawler is ready).
 """
 import json
+import os
 import sys
+import time
 
 import scrapy
 from scrapy.crawler import CrawlerProcess
@@ -13,11 +18,16 @@ from scrapy.crawler import CrawlerProcess
 class SiteSpider(scrapy.Spider):
     name = "site"
 
-    def __init__(self, starts=(), **kw):
+    def __init__(self, starts=(), barrier=None, **kw):
         super().__init__(**kw)
         self.starts = list(starts)
+        self.barrier = barrier
 
     def start_requests(self):
+        if self.barrier:  # start together with the other crawlers of the test
+            open(self.barrier + ".ready-%d" % os.getpid(), "w").close()
+            while not os.path.exists(self.barrier):
+                time.sleep(0.005)
         # filtered like any other request (Scrapy's default is dont_filter=True
         # for start URLs): a resumed or second crawler must not fetch them again
         for url in self.starts:
@@ -30,7 +40,7 @@ class SiteSpider(scrapy.Spider):
 
 def main() -> None:
     out, rest = sys.argv[1], sys.argv[2:]
-    starts, settings = [], {
+    starts, barrier, settings = [], None, {
         "DUPEFILTER_CLASS": "bloomkit.scrapy.BloomDupeFilter",
         "ROBOTSTXT_OBEY": False,
         "TELNETCONSOLE_ENABLED": False,
@@ -43,7 +53,10 @@ def main() -> None:
     }
     i = 0
     while i < len(rest):
-        if rest[i] == "-s":
+        if rest[i] == "--barrier":
+            barrier = rest[i + 1]
+            i += 2
+        elif rest[i] == "-s":
             name, value = rest[i + 1].split("=", 1)
             settings[name] = value
             i += 2
@@ -52,7 +65,7 @@ def main() -> None:
             i += 1
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(SiteSpider)
-    process.crawl(crawler, starts=starts)
+    process.crawl(crawler, starts=starts, barrier=barrier)
     process.start()
     stats = {k: (v if isinstance(v, (int, float, str)) else str(v))
              for k, v in crawler.stats.get_stats().items()}

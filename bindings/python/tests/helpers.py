@@ -46,10 +46,13 @@ class Site:
         self.proc.stdout.close()
 
 
-def crawl(workdir: str, tag: str, starts, settings: dict, background: bool = False):
+def crawl(workdir: str, tag: str, starts, settings: dict, background: bool = False,
+          barrier: str = None):
     """Run crawl.py; returns its stats (dict), or the Popen when background."""
     stats = os.path.join(workdir, "stats-%s.json" % tag)
     args = [sys.executable, os.path.join(HERE, "crawl.py"), stats] + list(starts)
+    if barrier:
+        args += ["--barrier", barrier]
     for k, v in settings.items():
         args += ["-s", "%s=%s" % (k, v)]
     logf = open(os.path.join(workdir, "crawl-%s.log" % tag), "w")
@@ -59,6 +62,18 @@ def crawl(workdir: str, tag: str, starts, settings: dict, background: bool = Fal
         proc.stats_path = stats
         return proc
     return finish(proc, stats, workdir, tag)
+
+
+def release(barrier: str, procs) -> None:
+    """Wait until every crawler in procs is ready at the barrier (or one has
+    died: finish() reports it), then let them all go at once."""
+    deadline = time.monotonic() + 120
+    d, base = os.path.split(barrier)
+    while sum(f.startswith(base + ".ready-") for f in os.listdir(d)) < len(procs):
+        if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    open(barrier, "w").close()
 
 
 def finish(proc, stats_path: str, workdir: str, tag: str) -> dict:

@@ -6,7 +6,7 @@ import os
 import shutil
 import unittest
 
-from helpers import RedisServer, Site, crawl, finish, have_redis, scratch
+from helpers import RedisServer, Site, crawl, finish, have_redis, release, scratch
 
 PAGES = 5000
 # Large enough that a false positive among 5,000 pages is unlikely (about
@@ -63,8 +63,13 @@ class CrawlTest(unittest.TestCase):
         redis = RedisServer(self.dir)
         try:
             settings = {"BLOOMKIT_CONFIG": CONFIG, "BLOOMKIT_REDIS": redis.url("crawl")}
-            a = crawl(self.dir, "a", [self.site.url(0)], settings, background=True)
-            b = crawl(self.dir, "b", [self.site.url(PAGES // 2)], settings, background=True)
+            # both start at once, from 50 pages each at opposite ends of the site
+            go = os.path.join(self.dir, "go")
+            a = crawl(self.dir, "a", [self.site.url(i) for i in range(50)], settings,
+                      background=True, barrier=go)
+            b = crawl(self.dir, "b", [self.site.url(PAGES // 2 + i) for i in range(50)], settings,
+                      background=True, barrier=go)
+            release(go, [a, b])
             sa = finish(a, a.stats_path, self.dir, "a")
             sb = finish(b, b.stats_path, self.dir, "b")
         finally:
