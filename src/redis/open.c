@@ -23,9 +23,9 @@
 #define META_FORMAT "2"
 
 /* Metadata fields, in the order written. */
-static const char *const meta_fields[] = {"format",   "variant", "layout", "hash",
-                                          "capacity", "fpr",     "growth", "tightening",
-                                          "key",      "m",       "k",      "block_bytes"};
+static const char *const meta_fields[] = {"format", "variant",     "layout",     "hash", "capacity",
+                                          "fpr",    "growth",      "tightening", "key",  "m",
+                                          "k",      "block_bytes", "counts"};
 enum { NFIELDS = sizeof meta_fields / sizeof meta_fields[0] };
 
 typedef struct meta {
@@ -60,6 +60,7 @@ static void meta_from(const bk_rfilter *rf, meta *m)
     snprintf(m->v[9], sizeof m->v[9], "%" PRIu64, rf->s[0].v.m);
     snprintf(m->v[10], sizeof m->v[10], "%u", rf->s[0].v.k);
     snprintf(m->v[11], sizeof m->v[11], "%" PRIu64, rf->block_bytes);
+    snprintf(m->v[12], sizeof m->v[12], "%s", rf->counts_in_meta ? "meta" : "blocks");
     m->present = (1u << NFIELDS) - 1;
 }
 
@@ -161,7 +162,10 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        m->v[11]);
     rf->base.cfg = c;
     rf->base.sipkey = bk_sipkey_from_bytes(c.key);
+    if (strcmp(m->v[12], "meta") != 0 && strcmp(m->v[12], "blocks") != 0)
+        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: counts %s", rf->name, m->v[12]);
     rf->block_bytes = bb;
+    rf->counts_in_meta = strcmp(m->v[12], "meta") == 0;
     rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
     rf->nslices = 0;
     memset(rf->s, 0, sizeof rf->s);
@@ -175,6 +179,15 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
         return bk_fail(BK_ESERVER,
                        "redis filter %s: metadata says m=%s k=%s, this bloomkit sizes m=%s k=%s",
                        rf->name, m->v[9], m->v[10], mk[0], mk[1]);
+    /* counts=meta spans slots once the cells have several blocks: fine on a
+     * single server, refused by a cluster's scripts */
+    if (rf->conn && rf->counts_in_meta && bk_rconn_cluster(rf->conn) &&
+        c.variant != BK_VARIANT_SCALABLE && bk_rfilter_blocks(rf, 0) > 1)
+        return bk_fail(BK_EINCOMPAT,
+                       "redis filter %s was made on a single server (counts=meta) and has "
+                       "several blocks: a cluster cannot run its scripts; pull it and push it "
+                       "into the cluster",
+                       rf->name);
     return BK_OK;
 }
 
@@ -284,8 +297,9 @@ static int check_types(bk_rfilter *rf)
         const uint64_t blocks = bk_rfilter_blocks(rf, j);
         for (uint64_t b = 0; b < blocks; b++) {
             for (int what = 0; what < 2; what++) {
-                if (what == 1 && rf->base.cfg.variant == BK_VARIANT_SCALABLE && (j || b))
-                    continue; /* the chain has one count hash */
+                if (what == 1 && (j || b) &&
+                    (rf->base.cfg.variant == BK_VARIANT_SCALABLE || rf->counts_in_meta))
+                    continue; /* one count hash: the metadata */
                 if (what == 0)
                     bk_rfilter_data_key(rf, j, b, name, sizeof name);
                 else
@@ -376,6 +390,8 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         if (rc == BK_OK) {
             rf->base.cfg = c;
             rf->base.sipkey = bk_sipkey_from_bytes(c.key);
+            /* every count in NAME unless a cluster forbids it (docs/redis.md) */
+            rf->counts_in_meta = c.variant == BK_VARIANT_SCALABLE || !bk_rconn_cluster(rf->conn);
             rc = bk_rfilter_set_slices(rf, 1);
         }
         meta mine;

@@ -46,7 +46,7 @@ int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf,
 
 int bk_rfilter_count_key(const bk_rfilter *rf, uint64_t b, char *buf, size_t len)
 {
-    const int n = rf->base.cfg.variant == BK_VARIANT_SCALABLE || b == 0
+    const int n = rf->base.cfg.variant == BK_VARIANT_SCALABLE || b == 0 || rf->counts_in_meta
                       ? snprintf(buf, len, "%s", rf->name)
                       : snprintf(buf, len, "%s:{%s/%" PRIu64 "}:count", rf->name, rf->name, b);
     return n > 0 && (size_t)n < len ? n : -1;
@@ -507,8 +507,9 @@ static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, ui
 }
 
 /* Scalable: every slice's cells and the chain's counts, one script (all
- * under the tag {NAME}). Standard and counting: block 0 with the counts in
- * the metadata hash, then each further block with its own count hash. */
+ * under the tag {NAME}). Standard and counting: with counts=meta one script
+ * for every block too; with counts=blocks (a cluster) block 0 with the
+ * metadata's counts, then each further block with its own count hash. */
 static int r_clear(bk_filter *f)
 {
     bk_rfilter *rf = (bk_rfilter *)f;
@@ -519,6 +520,8 @@ static int r_clear(bk_filter *f)
         rc = clear_group(rf, 0, rf->nslices, 0, 0);
         if (rc == BK_OK)
             rc = bk_rfilter_set_slices(rf, 1);
+    } else if (rf->counts_in_meta) { /* a single server: one script for all */
+        rc = clear_group(rf, 0, 1, 0, 0);
     } else {
         for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++)
             rc = clear_group(rf, 0, 1, b, b + 1);
@@ -646,7 +649,8 @@ int bk_rfilter_refresh(bk_rfilter *rf)
         return refresh_scalable(rf);
     uint64_t bits = 0, keys = 0, sat = 0;
     char name[BK_REDIS_NAME_MAX * 2 + 64];
-    for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0); b++) {
+    const uint64_t hashes = rf->counts_in_meta ? 1 : bk_rfilter_blocks(rf, 0);
+    for (uint64_t b = 0; b < hashes; b++) {
         bk_rfilter_count_key(rf, b, name, sizeof name);
         redisReply *r;
         int rc = bk_rconn_callf(rf->conn, name, &r, "HMGET %s bits.0 keys.0 sat.0", name);

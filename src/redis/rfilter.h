@@ -5,14 +5,19 @@
  * Keys of a filter NAME (docs/redis.md):
  *   NAME                      hash: metadata (format, variant, sizes, k, key,
  *                             ...) and the counts: slices, bits.j, keys.j,
- *                             sat.j (standard and counting: of block 0)
+ *                             sat.j (standard and counting: of every block, or
+ *                             of block 0 when counts=blocks)
  *   NAME:{NAME}:data          standard and counting: block 0 of the cells
  *   NAME:{NAME/b}:data        block b > 0 of the cells
- *   NAME:{NAME/b}:count       its counts (bits.0, keys.0, sat.0), summed by refresh
+ *   NAME:{NAME/b}:count       counts=blocks only: block b's counts (bits.0,
+ *                             keys.0, sat.0), summed by refresh
  *   NAME:{NAME}:j/b:data      scalable: block b of slice j
  * The tag {NAME} hashes to the slot of NAME itself (names hold no braces),
  * so one script changes block 0 (or a whole chain) and the metadata's
- * counts together, also on a cluster.
+ * counts together, also on a cluster. A filter created on a single server
+ * keeps every block's counts in NAME (counts=meta); one created on a cluster
+ * (counts=blocks) keeps those of blocks past the first beside them, because
+ * a cluster's script may touch one slot only.
  * A block holds at most the URL's block_bytes (512 MiB, the Redis string
  * limit). Every probe of a key falls in one block: the classic layout keeps a
  * slice in one block, the blocked layout splits it on 64-byte lines.
@@ -39,6 +44,7 @@ typedef struct bk_rfilter {
     char *name;
     uint64_t block_bytes; /* bytes per data key */
     unsigned cell_bits;   /* 1 (bits) or 4 (counters) */
+    int counts_in_meta;   /* every block's counts in NAME (counts=meta) */
     uint32_t nslices;     /* slices known (scalable: the server may have more) */
     int has_next;         /* scalable: slice nslices can be stored */
     bk_rslice s[BK_SCALABLE_MAX_SLICES + 1];
@@ -83,7 +89,8 @@ int bk_redis_meta_check(const char *name, const redisReply *r);
 void bk_rfilter_free(bk_rfilter *rf);
 
 /* Name of the data key of block b of slice j, and of the hash holding the
- * counts of block b (NAME itself for block 0 and for every scalable slice). */
+ * counts of block b (NAME itself for block 0, for every scalable slice, and
+ * for every block when counts_in_meta). */
 int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf, size_t len);
 int bk_rfilter_count_key(const bk_rfilter *rf, uint64_t b, char *buf, size_t len);
 

@@ -90,13 +90,15 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
         const uint64_t blocks = bk_rfilter_blocks(rf, j);
         for (uint64_t b = 0; b < blocks && rc == BK_OK; b++) {
             rc = push_block(rf, j, b, v.data);
-            if (rc != BK_OK || (rf->base.cfg.variant == BK_VARIANT_SCALABLE && b))
+            if (rc != BK_OK ||
+                (b && (rf->base.cfg.variant == BK_VARIANT_SCALABLE || rf->counts_in_meta)))
                 continue;
-            /* Counts per count hash: scalable keeps one per chain (written
-             * once per slice, from the view); the others one per block,
-             * recounted from its cells, keys going to block 0. */
+            /* Counts per count hash: with counts=meta (and for scalable) one
+             * for all, written once per slice from the view; with
+             * counts=blocks one per block, recounted from its cells, keys
+             * going to block 0. */
             uint64_t bits = v.set_bits, sat = v.saturated;
-            if (rf->base.cfg.variant != BK_VARIANT_SCALABLE && blocks > 1) {
+            if (!rf->counts_in_meta && blocks > 1) {
                 const uint8_t *p = v.data + b * rf->block_bytes;
                 const uint64_t len = bk_rfilter_block_len(rf, j, b);
                 if (rf->cell_bits == 4)
