@@ -252,8 +252,8 @@ Suite *mmap_suite(void)
     tcase_add_test(big, filter_beyond_2_pow_32_bits);
     tcase_add_test(big, two_gigabyte_filter_maps_without_heap);
     suite_add_tcase(s, tc);
-    /* Multi-gigabyte files cost I/O, not coverage: the clang builds of
-     * check-clang skip them (BK_TEST_SKIP_BIG=1), the gcc builds run them. */
+    /* Multi-gigabyte files cost I/O, not coverage: the sanitizer builds
+     * skip them (BK_TEST_SKIP_BIG=1); make check runs them. */
     if (getenv("BK_TEST_SKIP_BIG"))
         fprintf(stderr, "mmap: the big-file tests are skipped here (BK_TEST_SKIP_BIG)\n");
     else
