@@ -19,6 +19,15 @@
 #define BK_CLI_PATH "build/bloomkit"
 #endif
 
+/* A whole file as a NUL-terminated string (the caller frees it). */
+static char *read_text(const char *path)
+{
+    size_t len;
+    char *text = (char *)tu_read_file(path, &len);
+    text[len] = '\0';
+    return text;
+}
+
 /* PATH for the child when not NULL (to hide gnuplot). */
 static const char *child_path;
 
@@ -48,9 +57,7 @@ static int run_exp(const char *dir, const char *exp_text, const char *const *ext
     }
     int st;
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    size_t len;
-    *err = (char *)tu_read_file(errp, &len);
-    (*err)[len] = '\0';
+    *err = read_text(errp);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
@@ -72,9 +79,7 @@ START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
     char *err;
     ck_assert_int_eq(run_exp(dir, exp, extra, &err), 0);
     free(err);
-    size_t len;
-    char *text = (char *)tu_read_file(csv, &len);
-    text[len] = '\0';
+    char *text = read_text(csv);
     ck_assert_ptr_nonnull(strstr(text, "config,keys,probes,false_positives,fpr,fpr_ci_low,"
                                        "fpr_ci_high,model_fpr,bits_per_key,bytes,slices,"
                                        "saturated,ns_per_add,ns_per_lookup,phase,ops,"
@@ -103,8 +108,7 @@ START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
     ck_assert_int_eq(rows, 6);
     ck_assert(in_interval);
     free(text);
-    text = (char *)tu_read_file(json, &len);
-    text[len] = '\0';
+    text = read_text(json);
     ck_assert_ptr_nonnull(
         strstr(text, "\"config\":\"cnt\",\"phase\":\"insert\",\"ops\":20000,\"keys\":20000"));
     ck_assert_ptr_nonnull(strstr(text, "\"model_fpr\":"));
@@ -171,9 +175,7 @@ START_TEST(phases_insert_delete_insert)
     char *err;
     ck_assert_int_eq(run_exp(dir, exp, extra, &err), 0);
     free(err);
-    size_t len;
-    char *text = (char *)tu_read_file(csv, &len);
-    text[len] = '\0';
+    char *text = read_text(csv);
     /* rows: 10000 (a checkpoint), 20000, 30000, 50000 (the phase ends) */
     static const struct {
         unsigned long long ops, keys;

@@ -34,26 +34,37 @@ void exp_print_table(const exp_row *rows, int n)
     }
 }
 
-/* Open a temporary file beside path; *tmp receives its name. */
-static FILE *open_beside(const char *path, char **tmp)
+int exp_temp_beside(const char *path, char **tmp)
 {
     const size_t n = strlen(path) + 16;
     if (!(*tmp = malloc(n)))
-        return NULL;
+        return -1;
     snprintf(*tmp, n, "%s.partXXXXXX", path);
     const int fd = mkstemp(*tmp);
-    if (fd >= 0) { /* mkstemp makes 0600; the result gets the usual mode */
-        const mode_t um = umask(0);
-        umask(um);
-        fchmod(fd, 0666 & ~um);
+    if (fd < 0) {
+        const int err = errno;
+        free(*tmp);
+        *tmp = NULL;
+        errno = err;
+        return -1;
     }
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    const mode_t um = umask(0); /* mkstemp makes 0600; the result gets the usual mode */
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    return fd;
+}
+
+/* Open a temporary file beside path; *tmp receives its name. */
+static FILE *open_beside(const char *path, char **tmp)
+{
+    const int fd = exp_temp_beside(path, tmp);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
     if (!f) {
         const int err = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(*tmp);
-        }
+        close(fd);
+        unlink(*tmp);
         free(*tmp);
         *tmp = NULL;
         errno = err;

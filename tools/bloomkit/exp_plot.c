@@ -233,21 +233,13 @@ int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n)
             l.first[l.n++] = i;
     l.first[l.n] = n;
 
-    const size_t tl = strlen(png) + 16;
-    char *tmp = malloc(tl);
-    if (!tmp)
-        return EXIT_IO;
-    snprintf(tmp, tl, "%s.partXXXXXX", png);
-    const int tfd = mkstemp(tmp);
+    char *tmp;
+    const int tfd = exp_temp_beside(png, &tmp);
     if (tfd < 0) {
         fprintf(stderr, "bloomkit experiment: --plot %s: %s\n", png, strerror(errno));
-        free(tmp);
         return EXIT_IO;
     }
-    const mode_t um = umask(0);
-    umask(um);
-    fchmod(tfd, 0666 & ~um);
-    close(tfd);
+    close(tfd); /* gnuplot writes it by name */
 
     int fds[2] = {-1, -1};
     pid_t pid = -1;

@@ -74,6 +74,10 @@ void exp_free(experiment *e);
 void exp_print_table(const exp_row *rows, int n);
 int exp_write_csv(const char *path, const exp_row *rows, int n);
 int exp_write_json(const char *path, const exp_row *rows, int n);
+/* Create an empty temporary file beside path (PATH.partXXXXXX, the usual
+ * file mode), for writing a result whole and renaming it over path. Returns
+ * its descriptor with *tmp its name (the caller frees it), or -1 with errno. */
+int exp_temp_beside(const char *path, char **tmp);
 /* Draw the rows into a PNG with gnuplot (measured rate and the model's
  * against keys, or against operations when the workload has several
  * phases; bits per key beside it). 0, or an exit code with the message
