@@ -32,6 +32,7 @@ static const suite_fn all_suites[] = {
     props_suite,
     faults_suite,
     experiment_suite,
+    bound_suite,
 };
 /* clang-format on */
 

@@ -26,5 +26,6 @@ Suite *redis_suite(void);
 Suite *props_suite(void);
 Suite *faults_suite(void);
 Suite *experiment_suite(void);
+Suite *bound_suite(void);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * test_hash.c - probe derivation: enhanced double hashing values, range
- * reduction correct beyond 2^32, and a real filter with m > 2^33 bits.
+ * test_hash.c - probe derivation: the LCG probes of new filters and the
+ * enhanced double hashing of older files, range reduction correct beyond
+ * 2^32, and a real filter with m > 2^33 bits.
  */
 #include <math.h>
 
@@ -10,21 +11,29 @@
 #include "suites.h"
 #include "testutil.h"
 
-/* Classic probe i is reduce(h1 + i*h2 + (i^3 - i)/6 mod 2^64, m) (Dillinger &
- * Manolios); blocked probes stay in the key's block of 512 cells. */
-START_TEST(probes_follow_enhanced_double_hashing)
+/* Classic probe i of a new filter is reduce(x_i, m) with x_0 = h1 and
+ * x_{i+1} = a x_i + (h2 | 1); of a format-1 file reduce(h1 + i*h2 +
+ * (i^3 - i)/6 mod 2^64, m) (Dillinger & Manolios); blocked probes stay in
+ * the key's block of 512 cells whatever the scheme. */
+START_TEST(probes_follow_their_derivation)
 {
-    uint64_t st = tu_seed("probes_follow_enhanced_double_hashing");
+    uint64_t st = tu_seed("probes_follow_their_derivation");
     for (int trial = 0; trial < 1000; trial++) {
         const bk_hash h = {tu_next(&st), tu_next(&st)};
         const uint64_t m = tu_next(&st) >> (trial % 60) | 1;
-        bk_probes p = bk_probes_for(&h, m, 0);
+        bk_probes p = bk_probes_for(&h, m, 0, BK_PROBES_DH);
         for (uint64_t i = 0; i < 64; i++) {
             const uint64_t want = h.h1 + i * h.h2 + (i * i * i - i) / 6;
             ck_assert_uint_eq(bk_probes_next(&p), bk_reduce(want, m));
         }
+        bk_probes l = bk_probes_for(&h, m, 0, BK_PROBES_LCG);
+        uint64_t x = h.h1;
+        for (uint64_t i = 0; i < 64; i++) {
+            ck_assert_uint_eq(bk_probes_next(&l), bk_reduce(x, m));
+            x = x * UINT64_C(6364136223846793005) + (h.h2 | 1);
+        }
         const uint64_t mb = (m / 512 + 1) * 512;
-        bk_probes q = bk_probes_for(&h, mb, 512);
+        bk_probes q = bk_probes_for(&h, mb, 512, trial & 1);
         const uint64_t first = bk_reduce(h.h1, mb / 512) * 512;
         for (int i = 0; i < 64; i++) {
             const uint64_t pos = bk_probes_next(&q);
@@ -56,7 +65,7 @@ START_TEST(probes_cover_m_beyond_2_pow_33)
     for (uint64_t n = 0; n < 100000; n++) {
         bk_hash h;
         bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "url", n), &h);
-        bk_probes it = bk_probes_for(&h, m, 0);
+        bk_probes it = bk_probes_for(&h, m, 0, BK_PROBES_LCG);
         for (int i = 0; i < 7; i++) {
             const uint64_t p = bk_probes_next(&it);
             ck_assert_uint_lt(p, m);
@@ -90,7 +99,7 @@ START_TEST(slice_larger_than_2_pow_33_bits)
         bk_hash h;
         bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "big", n), &h);
         ck_assert_int_eq(bk_std_slice_add(&s, &h), 1);
-        bk_probes it = bk_probes_for(&h, s.m, 0);
+        bk_probes it = bk_probes_for(&h, s.m, 0, s.probes);
         for (unsigned i = 0; i < s.k; i++)
             high += bk_probes_next(&it) >= s.m / 2;
     }
@@ -110,7 +119,7 @@ Suite *hash_suite(void)
     Suite *s = suite_create("hash");
     TCase *tc = tcase_create("probes");
     tcase_set_timeout(tc, BK_TEST_TIMEOUT);
-    tcase_add_test(tc, probes_follow_enhanced_double_hashing);
+    tcase_add_test(tc, probes_follow_their_derivation);
     tcase_add_test(tc, reduce_is_multiply_shift);
     tcase_add_test(tc, probes_cover_m_beyond_2_pow_33);
     tcase_add_test(tc, slice_larger_than_2_pow_33_bits);

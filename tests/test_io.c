@@ -134,7 +134,7 @@ START_TEST(specific_corruptions_are_named)
         uint8_t val;
         const char *says;
     } cases[] = {{0, 'X', "bad magic"},
-                 {8, 2, "unsupported format version 2"},
+                 {8, 3, "unsupported format version 3"},
                  {16, 7, "header checksum"},
                  {200, 0xff, "payload checksum"}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

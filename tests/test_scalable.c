@@ -62,7 +62,8 @@ START_TEST(growth_and_tightening_come_from_config)
             uint64_t m;
             unsigned k;
             const uint64_t ci = (uint64_t)ceil(100 * pow(s_[c], i));
-            ck_assert_int_eq(bk_size_for(ci, 0.01 * (1 - r_[c]) * pow(r_[c], i), 0, &m, &k), BK_OK);
+            ck_assert_int_eq(bk_size_slice(ci, 0.01 * (1 - r_[c]) * pow(r_[c], i), 0, &m, &k),
+                             BK_OK);
             bits += m;
             cap += ci;
         }

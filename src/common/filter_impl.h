@@ -36,6 +36,7 @@ typedef struct bk_slice_view {
     uint64_t saturated; /* counting: counters at 15; else 0 */
     uint8_t *data;      /* payload */
     uint64_t nbytes;    /* payload bytes */
+    unsigned probes;    /* classic probe derivation: BK_PROBES_LCG (0) or BK_PROBES_DH */
 } bk_slice_view;
 
 /* The file mapping a filter's payloads live in (src/io/mmap.c); opaque here. */

@@ -2,16 +2,24 @@
  * hash.h - one digest per key, and the probes derived from it (internal).
  *
  * Every key is hashed exactly once into a 128-bit keyed SipHash digest (h1, h2).
- * Probe i is h1 + i*h2 + (i^3 - i)/6 (mod 2^64): enhanced double hashing,
- * P. C. Dillinger and P. Manolios, "Bloom Filters in Probabilistic
- * Verification" (FMCAD 2004), which avoids the probe collisions of plain double
- * hashing when h2 is a multiple of a factor of m. The cubic term is kept
- * incrementally: x += y; y += i.
- *
  * A 64-bit probe value x is mapped to [0, m) by multiply-shift, (x * m) >> 64
  * (D. Lemire, "A fast alternative to the modulo reduction", 2016): it uses the
  * high bits of x, needs no division, and is exact for any m < 2^64, including
  * m > 2^32.
+ *
+ * Classic probes (BK_PROBES_LCG, every filter made since file format 2):
+ * x_0 = h1, x_{i+1} = a x_i + (h2 | 1) mod 2^64 (MMIX's multiplier, the key's
+ * own odd increment), probe i = reduce(x_i, m). Two keys share every probe
+ * only when their 128-bit digests nearly agree, so the measured rate is the
+ * model's fill^k at any m (measured: docs/design.md, "Probes").
+ *
+ * BK_PROBES_DH, kept for filters of file format 1 and Redis metadata format 2:
+ * probe i = reduce(h1 + i*h2 + (i^3 - i)/6 mod 2^64) (enhanced double hashing,
+ * Dillinger & Manolios, FMCAD 2004). Reduced by multiply-shift the cubic term
+ * is lost in the low bits, so for small m it acts as plain double hashing:
+ * keys whose h1, h2 agree in their top log2(m) bits collide on every probe,
+ * and steps near m/j revisit few bits. At m = 1,600, k = 11 it measured 1.35x
+ * the model's rate; it is never used for new filters.
  */
 #ifndef BK_COMMON_HASH_H
 #define BK_COMMON_HASH_H
@@ -51,7 +59,7 @@ static inline uint64_t bk_reduce(uint64_t x, uint64_t m)
 
 /*
  * The probe positions of one key in an array of m cells, for either layout.
- * Classic (block 0): probe i is reduce(h1 + i h2 + (i^3 - i)/6, m).
+ * Classic (block 0): as the scheme says (above).
  * Blocked (block B cells, a power of two, m a multiple of B): the key's block
  * is reduce(h1, m / B), and probe i is that block's first cell plus the top
  * log2(B) bits of x_i, where x_0 = h2 and x_{i+1} = a x_i + c (mod 2^64), the
@@ -63,11 +71,12 @@ static inline uint64_t bk_reduce(uint64_t x, uint64_t m)
  * (tests/test_blocked.c measures it).
  */
 typedef struct bk_probes {
-    uint64_t x, step; /* classic: double-hashing state; blocked: the LCG state */
-    uint64_t i;
-    uint64_t base;  /* first cell of the key's block; 0 for classic */
-    uint64_t range; /* m for classic */
-    unsigned shift; /* blocked: 64 - log2(B); 0 for classic */
+    uint64_t x, step; /* classic: probe state and step (LCG: increment); blocked: LCG state */
+    uint64_t i;       /* BK_PROBES_DH: the probe number */
+    uint64_t base;    /* first cell of the key's block; 0 for classic */
+    uint64_t range;   /* m for classic */
+    unsigned shift;   /* blocked: 64 - log2(B); 0 for classic */
+    int dh;           /* classic with BK_PROBES_DH */
 } bk_probes;
 
 #define BK_LCG_MUL UINT64_C(6364136223846793005)
@@ -83,10 +92,15 @@ static inline unsigned bk_log2_u32(unsigned v)
     return r;
 }
 
-static inline bk_probes bk_probes_for(const bk_hash *h, uint64_t m, unsigned block)
+/* Probe derivations of the classic layout (the blocked one has one). */
+#define BK_PROBES_LCG 0 /* current */
+#define BK_PROBES_DH  1 /* format-1 files, Redis metadata format 2 */
+
+static inline bk_probes bk_probes_for(const bk_hash *h, uint64_t m, unsigned block, unsigned scheme)
 {
     bk_probes p;
     p.i = 0;
+    p.dh = block == 0 && scheme == BK_PROBES_DH;
     if (block) {
         p.x = h->h2;
         p.step = 0;
@@ -95,7 +109,7 @@ static inline bk_probes bk_probes_for(const bk_hash *h, uint64_t m, unsigned blo
         p.shift = 64 - bk_log2_u32(block);
     } else {
         p.x = h->h1;
-        p.step = h->h2;
+        p.step = scheme == BK_PROBES_DH ? h->h2 : h->h2 | 1;
         p.base = 0;
         p.range = m;
         p.shift = 0;
@@ -109,6 +123,10 @@ static inline uint64_t bk_probes_next(bk_probes *p)
     if (p->shift) {
         p->x = v * BK_LCG_MUL + BK_LCG_ADD;
         return p->base + (v >> p->shift);
+    }
+    if (!p->dh) {
+        p->x = v * BK_LCG_MUL + p->step;
+        return bk_reduce(v, p->range);
     }
     p->i++;
     p->x += p->step;

@@ -29,6 +29,12 @@ unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
  * BK_ERANGE (m > BK_BITS_MAX). */
 int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
 
+/* m and k of a scalable chain's slice for n keys at rate p (block as
+ * bk_size_for). Classic: k = ceil(log2(1/p)) and m = max(ceil(k n / ln 2), 2k),
+ * so that n keys bring it to fill 1/2, where its rate (1/2)^k is at most p;
+ * blocked: bk_size_for. Same errors as bk_size_for. */
+int bk_size_slice(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
+
 /* Expected rate after n keys with blocks of `block` cells; block 0 is
  * bk_rate_after. */
 double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block);

@@ -48,6 +48,7 @@ typedef struct bk_counting {
     uint64_t m;     /* counters */
     unsigned k;
     unsigned block;  /* counters per block (blocked layout), 0 for classic */
+    unsigned probes; /* classic probe derivation (BK_PROBES_*) */
     uint64_t nbytes; /* ceil(m / 2) */
     uint8_t *cells;
     uint64_t nonzero;
@@ -85,7 +86,7 @@ static void cell_inc(bk_counting *c, uint64_t i)
 static int add_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block);
+    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
     int was_new = 0;
     for (unsigned i = 0; i < c->k; i++) {
         const uint64_t pos = bk_probes_next(&pr);
@@ -103,7 +104,7 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
 static int contains_unlocked(const bk_filter *f, const bk_hash *h)
 {
     const bk_counting *c = (const bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block);
+    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
     for (unsigned done = 0; done < c->k; done += CNT_ROUND) {
         const unsigned n = c->k - done < CNT_ROUND ? c->k - done : CNT_ROUND;
         uint64_t pos[CNT_ROUND];
@@ -121,7 +122,7 @@ static int contains_unlocked(const bk_filter *f, const bk_hash *h)
 static void cnt_prefetch(const bk_filter *f, const bk_hash *h)
 {
     const bk_counting *c = (const bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block);
+    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
     if (c->block) { /* one cache line (payloads are 64-byte aligned) */
         __builtin_prefetch(&c->cells[pr.base >> 1], 1, 0);
         return;
@@ -134,7 +135,7 @@ static void cnt_prefetch(const bk_filter *f, const bk_hash *h)
  * are still 15; every decremented one is now <= 14, so "not 15" finds them). */
 static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
 {
-    bk_probes pr = bk_probes_for(h, c->m, c->block);
+    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
     for (unsigned i = 0; i < done; i++) {
         const uint64_t pos = bk_probes_next(&pr);
         if (cell_get(c, pos) != BK_COUNTER_MAX)
@@ -145,7 +146,7 @@ static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
 static int remove_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block);
+    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
     for (unsigned i = 0; i < c->k; i++) {
         const uint64_t pos = bk_probes_next(&pr);
         const unsigned v = cell_get(c, pos);
@@ -192,6 +193,7 @@ static void cnt_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     out->m = c->m;
     out->k = c->k;
     out->block = c->block;
+    out->probes = c->probes;
     out->capacity = f->cfg.capacity;
     out->fpr = f->cfg.fpr;
     out->set_bits = c->nonzero;
@@ -207,7 +209,7 @@ static int merge_unlocked(bk_filter *dst, const bk_filter *src)
 {
     bk_counting *d = (bk_counting *)dst;
     const bk_counting *s = (const bk_counting *)src;
-    if (d->m != s->m || d->k != s->k || d->block != s->block)
+    if (d->m != s->m || d->k != s->k || d->block != s->block || d->probes != s->probes)
         return BK_EINCOMPAT;
     for (uint64_t i = 0; i < d->nbytes; i++) {
         const unsigned a = d->cells[i], b = s->cells[i];
@@ -313,6 +315,7 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     c->m = m;
     c->k = k;
     c->block = block;
+    c->probes = BK_PROBES_LCG;
     c->nbytes = nbytes;
     bk_filter_base_init(&c->base, &counting_ops, cfg, a);
     *out = &c->base;
@@ -335,6 +338,7 @@ int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     c->m = slices[0].m;
     c->k = slices[0].k;
     c->block = slices[0].block;
+    c->probes = slices[0].probes;
     c->nbytes = slices[0].nbytes;
     c->cells = slices[0].data;
     c->nonzero = slices[0].set_bits;

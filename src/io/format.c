@@ -153,7 +153,7 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf)
     buf[H_VARIANT] = (uint8_t)h->cfg.variant;
     buf[H_HASH] = (uint8_t)h->cfg.hash;
     buf[H_LAYOUT] = (uint8_t)h->cfg.layout;
-    buf[H_FLAGS] = 0;
+    buf[H_FLAGS] = h->slices[0].probes == BK_PROBES_DH ? BK_FILE_FLAG_DH : 0;
     put32(buf + H_NSLICES, h->nslices);
     memcpy(buf + H_KEY, h->cfg.key, 16);
     put64(buf + H_CAPACITY, h->cfg.capacity);
@@ -185,8 +185,8 @@ int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *
     if (memcmp(buf, bk_file_magic, BK_FILE_MAGIC_LEN) != 0)
         return bk_fail(BK_ECORRUPT, "not a bloomkit filter file (bad magic)");
     h->version = get32(buf + H_VERSION);
-    if (h->version != BK_FILE_VERSION)
-        return bk_fail(BK_ECORRUPT, "unsupported format version %u (this library reads %d)",
+    if (h->version < 1 || h->version > BK_FILE_VERSION)
+        return bk_fail(BK_ECORRUPT, "unsupported format version %u (this library reads 1 to %d)",
                        h->version, BK_FILE_VERSION);
     h->header_size = get32(buf + H_HEADER_SIZE);
     h->nslices = get32(buf + H_NSLICES);
@@ -247,7 +247,8 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
                        buf[H_VARIANT] > BK_VARIANT_SCALABLE ? "unknown variant"
                        : buf[H_HASH] > BK_HASH_SIPHASH13    ? "unknown hash"
                                                             : why);
-    if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || buf[H_FLAGS] != 0 ||
+    const unsigned known_flags = h->version >= 2 ? BK_FILE_FLAG_DH : 0;
+    if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || (buf[H_FLAGS] & ~known_flags) != 0 ||
         !bk_file_is_zero(buf + H_RESERVED, 32))
         return bk_fail(BK_ECORRUPT, "unknown layout, flags or reserved bytes");
     c->layout = (bk_layout)buf[H_LAYOUT];
@@ -267,6 +268,8 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
         if (c->variant != BK_VARIANT_COUNTING && h->slices[i].saturated != 0)
             return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in a bit array", i);
         h->slices[i].block = block;
+        h->slices[i].probes =
+            h->version == 1 || (buf[H_FLAGS] & BK_FILE_FLAG_DH) ? BK_PROBES_DH : BK_PROBES_LCG;
         if (block && h->slices[i].m % block != 0)
             return bk_fail(BK_ECORRUPT, "slice %u: %llu cells is not a whole number of blocks", i,
                            (unsigned long long)h->slices[i].m);

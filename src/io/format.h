@@ -1,5 +1,5 @@
 /*
- * format.h - file format version 1 (specified in docs/file-format.md): the
+ * format.h - file format version 2, reading 1 too (specified in docs/file-format.md): the
  * header codec and every consistency rule a file must meet (internal).
  *
  * Layout: a 128-byte fixed header, one 64-byte entry per slice, then each
@@ -15,7 +15,8 @@
 
 #include "../common/filter_impl.h"
 
-#define BK_FILE_VERSION    1
+#define BK_FILE_VERSION    2 /* written; version 1 is still read */
+#define BK_FILE_FLAG_DH    1 /* flags bit 0: classic probes by BK_PROBES_DH (always, version 1) */
 #define BK_FILE_MAGIC_LEN  8
 #define BK_FILE_FIXED      128 /* bytes of the fixed header */
 #define BK_FILE_ENTRY      64  /* bytes of one slice entry */

@@ -20,7 +20,12 @@
 #include "rfilter.h"
 #include "url.h"
 
-#define META_FORMAT "2"
+/* Format 3: classic probes by BK_PROBES_LCG, scalable slices sized by
+ * bk_size_slice. Format 2 (read, and written by a push of a format-1 file):
+ * BK_PROBES_DH, and for scalable chains the older slice sizing, which this
+ * version does not reproduce: such chains are refused by name. */
+#define META_FORMAT     "3"
+#define META_FORMAT_OLD "2"
 
 /* Metadata fields, in the order written. */
 static const char *const meta_fields[] = {"format", "variant",     "layout",     "hash", "capacity",
@@ -48,7 +53,8 @@ static void meta_from(const bk_rfilter *rf, meta *m)
 {
     const bk_config *c = &rf->base.cfg;
     memset(m, 0, sizeof *m);
-    snprintf(m->v[0], sizeof m->v[0], "%s", META_FORMAT);
+    snprintf(m->v[0], sizeof m->v[0], "%s",
+             rf->probes == BK_PROBES_DH ? META_FORMAT_OLD : META_FORMAT);
     snprintf(m->v[1], sizeof m->v[1], "%s", bk_variant_name(c->variant));
     snprintf(m->v[2], sizeof m->v[2], "%s", bk_layout_name(c->layout));
     snprintf(m->v[3], sizeof m->v[3], "%s", bk_hash_name(c->hash));
@@ -145,9 +151,17 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
         if (!(m->present & (1u << i)))
             return bk_fail(BK_ESERVER, "redis filter %s: metadata lacks the field %s", rf->name,
                            meta_fields[i]);
-    if (strcmp(m->v[0], META_FORMAT) != 0)
-        return bk_fail(BK_ESERVER, "redis filter %s: metadata format %s (this bloomkit reads %s)",
-                       rf->name, m->v[0], META_FORMAT);
+    if (strcmp(m->v[0], META_FORMAT) != 0 && strcmp(m->v[0], META_FORMAT_OLD) != 0)
+        return bk_fail(BK_ESERVER,
+                       "redis filter %s: metadata format %s (this bloomkit reads %s and %s)",
+                       rf->name, m->v[0], META_FORMAT_OLD, META_FORMAT);
+    rf->probes = strcmp(m->v[0], META_FORMAT) == 0 ? BK_PROBES_LCG : BK_PROBES_DH;
+    if (rf->probes == BK_PROBES_DH && strcmp(m->v[1], "scalable") == 0)
+        return bk_fail(BK_EINCOMPAT,
+                       "redis filter %s is a scalable chain of metadata format 2, whose slices "
+                       "an older bloomkit sized by a rule this version replaced (it broke the "
+                       "rate bound): pull it with the version that made it and build a new one",
+                       rf->name);
     char text[800], err[200];
     snprintf(text, sizeof text,
              "variant=%s layout=%s hash=%s capacity=%s fpr=%s growth=%s tightening=%s key=%s",
@@ -392,6 +406,7 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
             rf->base.sipkey = bk_sipkey_from_bytes(c.key);
             /* every count in NAME unless a cluster forbids it (docs/redis.md) */
             rf->counts_in_meta = c.variant == BK_VARIANT_SCALABLE || !bk_rconn_cluster(rf->conn);
+            rf->probes = flags & BK_ROPEN_PROBES_DH ? BK_PROBES_DH : BK_PROBES_LCG;
             rc = bk_rfilter_set_slices(rf, 1);
         }
         meta mine;

@@ -76,11 +76,11 @@ static int shape_of(const bk_rfilter *rf, uint32_t j, bk_rslice *out)
     const bk_config *cfg = &rf->base.cfg;
     memset(out, 0, sizeof *out);
     if (cfg->variant == BK_VARIANT_SCALABLE) {
-        double grow;
-        const int rc = bk_scalable_slice_shape(cfg, j, &out->v, &grow);
+        const int rc = bk_scalable_slice_shape(cfg, j, &out->v);
         if (rc != BK_OK)
             return rc;
-        out->grow_at = (uint64_t)floor(grow * (double)out->v.m);
+        out->v.probes = rf->probes;
+        out->full = bk_scalable_limit(&out->v);
         return BK_OK;
     }
     uint64_t m;
@@ -92,6 +92,7 @@ static int shape_of(const bk_rfilter *rf, uint32_t j, bk_rslice *out)
     out->v.m = m;
     out->v.k = k;
     out->v.block = block;
+    out->v.probes = rf->probes;
     out->v.capacity = cfg->capacity;
     out->v.fpr = cfg->fpr;
     out->v.nbytes = bk_bits_to_bytes(m * rf->cell_bits);
@@ -211,7 +212,7 @@ static int args_send(bk_rfilter *rf)
 static uint64_t block_of(const bk_rfilter *rf, uint32_t j, const bk_hash *h)
 {
     const bk_slice_view *v = &rf->s[j].v;
-    const bk_probes p = bk_probes_for(h, v->m, v->block);
+    const bk_probes p = bk_probes_for(h, v->m, v->block, v->probes);
     return p.base / (rf->block_bytes * 8 / rf->cell_bits);
 }
 
@@ -221,7 +222,7 @@ static int args_offsets(bk_rfilter *rf, uint32_t j, const bk_hash *h, uint64_t b
                         const char *prefix)
 {
     const bk_slice_view *v = &rf->s[j].v;
-    bk_probes p = bk_probes_for(h, v->m, v->block);
+    bk_probes p = bk_probes_for(h, v->m, v->block, v->probes);
     const uint64_t base = b * (rf->block_bytes * 8 / rf->cell_bits);
     int rc = BK_OK;
     for (unsigned i = 0; i < v->k && rc == BK_OK; i++)
@@ -244,7 +245,7 @@ static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
         rf->route = 1;
         rc = args_str(rf, "BITFIELD_RO");
         rc = rc ? rc : args_str(rf, data);
-        bk_probes p = bk_probes_for(h, rf->s[0].v.m, rf->s[0].v.block);
+        bk_probes p = bk_probes_for(h, rf->s[0].v.m, rf->s[0].v.block, rf->s[0].v.probes);
         const uint64_t base = b * (rf->block_bytes * 8 / rf->cell_bits);
         for (unsigned i = 0; i < rf->s[0].v.k && rc == BK_OK; i++) {
             rc = args_str(rf, "GET");
@@ -282,7 +283,8 @@ static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
     }
     rc = rc ? rc : args_u64(rf, "", n);
     if (op == OP_ADD) {
-        rc = rc ? rc : args_u64(rf, "", rf->s[n - 1].grow_at);
+        rc = rc ? rc : args_u64(rf, "", rf->s[n - 1].full.set);
+        rc = rc ? rc : args_u64(rf, "", rf->s[n - 1].full.keys);
         rc = rc ? rc : args_str(rf, rf->has_next ? "1" : "0");
     }
     for (uint32_t j = 0; j < with && rc == BK_OK; j++) {

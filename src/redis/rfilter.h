@@ -35,7 +35,7 @@
  * the chain grows. */
 typedef struct bk_rslice {
     bk_slice_view v;
-    uint64_t grow_at;
+    bk_slice_limit full; /* scalable: when the slice is full (bk_scalable_limit) */
 } bk_rslice;
 
 typedef struct bk_rfilter {
@@ -45,6 +45,7 @@ typedef struct bk_rfilter {
     uint64_t block_bytes; /* bytes per data key */
     unsigned cell_bits;   /* 1 (bits) or 4 (counters) */
     int counts_in_meta;   /* every block's counts in NAME (counts=meta) */
+    unsigned probes;      /* BK_PROBES_LCG (metadata format 3) or BK_PROBES_DH (format 2) */
     uint32_t nslices;     /* slices known (scalable: the server may have more) */
     int has_next;         /* scalable: slice nslices can be stored */
     bk_rslice s[BK_SCALABLE_MAX_SLICES + 1];
@@ -74,6 +75,8 @@ int bk_rfilter_refresh(bk_rfilter *rf);
 #define BK_ROPEN_EXISTING  1u
 #define BK_ROPEN_PUSH      2u
 #define BK_ROPEN_ANY_STATE 4u
+#define BK_ROPEN_PROBES_DH                                                                         \
+    8u /* create with BK_PROBES_DH (metadata format 2): push of an old file */
 int bk_redis_open_impl(const char *url, const bk_config *want, const char *text, int strict,
                        unsigned flags, char *err, size_t errlen, bk_filter **out);
 

@@ -84,8 +84,9 @@ static const char cnt_remove_lua[] = CNT_READ
  * fewer (or more) slices than there are gets -(slices) back and retries
  * with the right offsets. The chain grows here, inside the script, so two
  * writers can never add two slices for one: when the newest slice is past
- * its fill limit (set bits > grow_at), the slice count goes up and the key
- * goes into the new slice, as src/scalable does. */
+ * its limit (set bits + k > max_set, or keys >= max_keys: bk_scalable_limit),
+ * the slice count goes up and the key goes into the new slice, as
+ * src/scalable does. */
 #define SCL_PARSE                                                                                  \
     "local have = tonumber(redis.call('HGET', KEYS[1], 'slices') or '1')\n"                        \
     "if have ~= n then return -have end\n"                                                         \
@@ -105,13 +106,15 @@ static const char cnt_remove_lua[] = CNT_READ
     "end\n"
 
 static const char scl_add_lua[] =
-    "local n, grow_at, has_next, first = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], "
-    "4\n" SCL_PARSE "for j = n, 1, -1 do\n"
+    "local n, max_set, max_keys, has_next = tonumber(ARGV[1]), tonumber(ARGV[2]), "
+    "tonumber(ARGV[3]), ARGV[4]\n"
+    "local first = 5\n" SCL_PARSE "for j = n, 1, -1 do\n"
     "  if holds(j) then return 0 end\n"
     "end\n"
     "local target = n\n"
     "local bits = tonumber(redis.call('HGET', KEYS[1], 'bits.' .. (n - 1)) or '0')\n"
-    "if bits > grow_at then\n"
+    "local keys = tonumber(redis.call('HGET', KEYS[1], 'keys.' .. (n - 1)) or '0')\n"
+    "if bits + #probes[n] > max_set or keys >= max_keys then\n"
     "  if has_next ~= '1' then return redis.error_reply('" BK_RS_FULL "') end\n"
     "  target = n + 1\n"
     "  redis.call('HSET', KEYS[1], 'slices', n + 1)\n"

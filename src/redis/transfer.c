@@ -82,7 +82,8 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
     for (uint32_t j = 0; j < n && rc == BK_OK; j++) {
         bk_slice_view v;
         f->ops->slice_view(f, j, &v);
-        if (v.m != rf->s[j].v.m || v.k != rf->s[j].v.k || v.nbytes != rf->s[j].v.nbytes)
+        if (v.m != rf->s[j].v.m || v.k != rf->s[j].v.k || v.nbytes != rf->s[j].v.nbytes ||
+            v.probes != rf->s[j].v.probes)
             return bk_fail(BK_EINCOMPAT,
                            "push: slice %" PRIu32 " has another shape than its "
                            "configuration gives",
@@ -149,8 +150,16 @@ int bk_redis_push(const bk_filter *f, const char *url)
         return bk_fail(BK_EINVAL, "push: no filter or no URL");
     if (f->remote)
         return bk_fail(BK_EINVAL, "push: the filter already lives on a server");
+    bk_slice_view v0;
+    f->ops->slice_view(f, 0, &v0);
+    if (v0.probes == BK_PROBES_DH && f->cfg.variant == BK_VARIANT_SCALABLE)
+        return bk_fail(BK_EINCOMPAT,
+                       "push: a scalable filter from a format-1 file keeps the older slice "
+                       "sizing, which Redis filters no longer lay out");
     bk_filter *out;
-    int rc = bk_redis_open_impl(url, &f->cfg, NULL, 1, BK_ROPEN_PUSH, NULL, 0, &out);
+    int rc = bk_redis_open_impl(
+        url, &f->cfg, NULL, 1, BK_ROPEN_PUSH | (v0.probes == BK_PROBES_DH ? BK_ROPEN_PROBES_DH : 0),
+        NULL, 0, &out);
     if (rc != BK_OK)
         return rc;
     bk_rfilter *rf = (bk_rfilter *)out;

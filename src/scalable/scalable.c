@@ -29,10 +29,17 @@
  * next slices' lines are prefetched while one is probed, so the misses of
  * successive slices overlap instead of adding up.
  *
- * Growth point: the newest slice is full when its fill passes 0.5, the fill of
- * a classic slice at its capacity. A blocked slice is sized with more bits, so
- * at its capacity its fill is below 0.5; it is full at that lower fill
- * (1 - e^(-k n / m)), or it would take more keys than its rate allows.
+ * When a slice is full (Almeida et al., section 4): a classic slice takes a key
+ * only while its set bits stay at or under half its bits after the key's k
+ * probes (set + k <= m / 2). It was sized (bk_size_slice) with k =
+ * ceil(log2(1/p_i)), so its rate fill^k never exceeds (1/2)^k <= p_i, and the
+ * compound rate stays under p0 whatever the keys do: the bound holds by
+ * construction, not only in expectation. A blocked slice's rate is not a
+ * function of its fill (crowded blocks pass more often): it takes keys while
+ * it holds fewer than its capacity, at which bk_rate_blocked, by which it was
+ * sized, is at most p_i. Concurrent adders may each pass the check before
+ * either sets its bits: the overshoot is at most k bits (one key) per
+ * concurrent adder.
  */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
 #include "scalable.h"
@@ -46,15 +53,12 @@
 #include "../common/sizing.h"
 #include "../standard/standard.h"
 
-/* The newest slice's fill beyond which a new slice is started (classic). */
-#define BK_SCALABLE_GROW_FILL 0.5
-
 typedef struct bk_scalable {
     bk_filter base; /* first: a bk_scalable* is a bk_filter* */
     bk_std_slice *slices[BK_SCALABLE_MAX_SLICES];
-    _Atomic uint32_t count;              /* slices in use, >= 1 */
-    double full[BK_SCALABLE_MAX_SLICES]; /* fill at which slice i is full */
-    pthread_rwlock_t lock;               /* adds: read; growth: write */
+    _Atomic uint32_t count;                      /* slices in use, >= 1 */
+    bk_slice_limit full[BK_SCALABLE_MAX_SLICES]; /* when slice i is full */
+    pthread_rwlock_t lock;                       /* adds: read; growth: write */
 } bk_scalable;
 
 _Static_assert(offsetof(bk_scalable, base) == 0, "bk_filter must be the first member");
@@ -71,22 +75,21 @@ static int slice_params(const bk_config *cfg, uint32_t i, uint64_t *cap, double 
     return BK_OK;
 }
 
-/* Fill at which a slice counts as full: half its bits, or, for the blocked
- * layout, the fill it reaches at its capacity when that is lower. */
-static double full_fill_of(uint64_t m, unsigned k, unsigned block, uint64_t capacity)
+bk_slice_limit bk_scalable_limit(const bk_slice_view *v)
 {
-    if (!block)
-        return BK_SCALABLE_GROW_FILL;
-    const double at_capacity = -expm1(-(double)k * (double)capacity / (double)m);
-    return at_capacity < BK_SCALABLE_GROW_FILL ? at_capacity : BK_SCALABLE_GROW_FILL;
+    bk_slice_limit l;
+    l.set = v->block ? v->m : v->m / 2;
+    l.keys = v->block ? v->capacity : UINT64_MAX;
+    return l;
 }
 
-static double full_fill(const bk_std_slice *s)
+/* 1 when a key may go into s without passing its limit. */
+static int has_room(const bk_std_slice *s, const bk_slice_limit *l)
 {
-    return full_fill_of(s->m, s->k, s->block, s->capacity);
+    return bk_std_slice_set(s) + s->k <= l->set && bk_std_slice_keys(s) < l->keys;
 }
 
-int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out, double *grow_fill)
+int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out)
 {
     if (i >= BK_SCALABLE_MAX_SLICES)
         return BK_ERANGE;
@@ -96,7 +99,7 @@ int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out
     const unsigned block = bk_block_cells(cfg->layout, 1);
     int rc = slice_params(cfg, i, &cap, &fpr);
     if (rc == BK_OK)
-        rc = bk_size_for(cap, fpr, block, &m, &k);
+        rc = bk_size_slice(cap, fpr, block, &m, &k);
     if (rc != BK_OK)
         return rc;
     memset(out, 0, sizeof *out);
@@ -106,7 +109,6 @@ int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out
     out->capacity = cap;
     out->fpr = fpr;
     out->nbytes = bk_bits_to_bytes(m);
-    *grow_fill = full_fill_of(m, k, block, cap);
     return BK_OK;
 }
 
@@ -114,21 +116,22 @@ static int add_slice(bk_scalable *sf, uint32_t i)
 {
     if (i >= BK_SCALABLE_MAX_SLICES)
         return BK_ERANGE;
-    uint64_t cap;
-    double fpr;
-    int rc = slice_params(&sf->base.cfg, i, &cap, &fpr);
+    bk_slice_view shape;
+    int rc = bk_scalable_slice_shape(&sf->base.cfg, i, &shape);
     if (rc != BK_OK)
         return rc;
+    if (i > 0) /* a chain keeps one probe derivation (older files: BK_PROBES_DH) */
+        shape.probes = sf->slices[0]->probes;
     bk_std_slice *s = bk_mem_alloc(&sf->base.alloc, sizeof *s);
     if (!s)
         return BK_ENOMEM;
-    rc = bk_std_slice_init(s, cap, fpr, sf->base.cfg.layout, &sf->base.alloc);
+    rc = bk_std_slice_init_shape(s, &shape, &sf->base.alloc);
     if (rc != BK_OK) {
         bk_mem_free(&sf->base.alloc, s);
         return rc;
     }
     sf->slices[i] = s;
-    sf->full[i] = full_fill(s);
+    sf->full[i] = bk_scalable_limit(&shape);
     atomic_store_explicit(&sf->count, i + 1, memory_order_release);
     return BK_OK;
 }
@@ -144,7 +147,7 @@ static int grow(bk_scalable *sf, uint32_t n)
 {
     pthread_rwlock_wrlock(&sf->lock);
     int rc = BK_OK;
-    if (slice_count(sf) == n && bk_std_slice_fill(sf->slices[n - 1]) > sf->full[n - 1])
+    if (slice_count(sf) == n && !has_room(sf->slices[n - 1], &sf->full[n - 1]))
         rc = add_slice(sf, n);
     pthread_rwlock_unlock(&sf->lock);
     return rc;
@@ -190,7 +193,7 @@ static int scl_add(bk_filter *f, const bk_hash *h)
         }
         const uint32_t n = slice_count(sf);
         bk_std_slice *newest = sf->slices[n - 1];
-        if (bk_std_slice_fill(newest) <= sf->full[n - 1]) {
+        if (has_room(newest, &sf->full[n - 1])) {
             const int rc = bk_std_slice_add(newest, h);
             pthread_rwlock_unlock(&sf->lock);
             return rc;
@@ -326,7 +329,7 @@ int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     }
     for (uint32_t i = 0; i < n; i++) {
         bk_std_slice_adopt(sf->slices[i], &slices[i], borrowed);
-        sf->full[i] = full_fill(sf->slices[i]);
+        sf->full[i] = bk_scalable_limit(&slices[i]);
     }
     atomic_store(&sf->count, n);
     *out = &sf->base;

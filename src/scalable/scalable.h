@@ -25,10 +25,21 @@ int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
                       uint32_t n, int borrowed, bk_filter **out);
 
 /* The shape slice i of a chain configured by cfg gets (m, k, block,
- * capacity, fpr, nbytes; counts and data zero) and the fill past which it is
- * full and the chain grows. Lets another store of the same chain (src/redis)
- * lay out slices exactly as this variant does. BK_OK or BK_ERANGE. */
-int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out,
-                            double *grow_fill);
+ * capacity, fpr, nbytes; counts and data zero; sized by bk_size_slice). Lets
+ * another store of the same chain (src/redis) lay out slices exactly as this
+ * variant does. BK_OK or BK_ERANGE. */
+int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out);
+
+/* When a slice is full: it takes a key only while its set cells plus the
+ * key's k stay at or under `set` and its keys are under `keys`; otherwise
+ * the chain grows. Classic: half its bits (then its rate (1/2)^k <= its
+ * share); blocked: its capacity in keys (then bk_rate_blocked <= its share).
+ * One rule for every store of a chain (src/redis passes it to its script). */
+typedef struct bk_slice_limit {
+    uint64_t set;
+    uint64_t keys;
+} bk_slice_limit;
+
+bk_slice_limit bk_scalable_limit(const bk_slice_view *v);
 
 #endif

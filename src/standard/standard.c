@@ -30,27 +30,28 @@
 int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, bk_layout layout,
                       const bk_allocator *a)
 {
-    uint64_t m;
-    unsigned k;
-    const unsigned block = bk_block_cells(layout, 1);
-    const int rc = bk_size_for(capacity, fpr, block, &m, &k);
+    bk_slice_view shape;
+    memset(&shape, 0, sizeof shape);
+    shape.block = bk_block_cells(layout, 1);
+    const int rc = bk_size_for(capacity, fpr, shape.block, &shape.m, &shape.k);
     if (rc != BK_OK)
         return rc;
-    const uint64_t nbytes = bk_bits_to_bytes(m);
-    if (nbytes > SIZE_MAX)
+    shape.capacity = capacity;
+    shape.fpr = fpr;
+    shape.nbytes = bk_bits_to_bytes(shape.m);
+    return bk_std_slice_init_shape(s, &shape, a);
+}
+
+int bk_std_slice_init_shape(bk_std_slice *s, const bk_slice_view *shape, const bk_allocator *a)
+{
+    if (shape->nbytes > SIZE_MAX)
         return BK_ERANGE;
-    _Atomic uint8_t *bits = bk_payload_alloc(a, (size_t)nbytes);
+    _Atomic uint8_t *bits = bk_payload_alloc(a, (size_t)shape->nbytes);
     if (!bits)
         return BK_ENOMEM;
-    s->m = m;
-    s->k = k;
-    s->block = block;
-    s->capacity = capacity;
-    s->fpr = fpr;
-    s->nbytes = nbytes;
+    bk_std_slice_adopt(s, shape, 0);
     s->bits = bits;
     bk_stripes_init(&s->counts, 0, 0);
-    s->borrowed = 0;
     return BK_OK;
 }
 
@@ -59,6 +60,7 @@ void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed)
     s->m = v->m;
     s->k = v->k;
     s->block = v->block;
+    s->probes = v->probes;
     s->capacity = v->capacity;
     s->fpr = v->fpr;
     s->nbytes = v->nbytes;
@@ -72,6 +74,7 @@ void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out)
     out->m = s->m;
     out->k = s->k;
     out->block = s->block;
+    out->probes = s->probes;
     out->capacity = s->capacity;
     out->fpr = s->fpr;
     out->set_bits = bk_stripes_set(&s->counts);
@@ -83,7 +86,7 @@ void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out)
 
 int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b)
 {
-    return a->m == b->m && a->k == b->k && a->block == b->block;
+    return a->m == b->m && a->k == b->k && a->block == b->block && a->probes == b->probes;
 }
 
 int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
@@ -117,7 +120,7 @@ void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
 /* Probe j's bit (recomputed: only on the rare paths). */
 static uint64_t probe_bit(const bk_std_slice *s, const bk_hash *h, unsigned j)
 {
-    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
     uint64_t bit = 0;
     for (unsigned i = 0; i <= j; i++)
         bit = bk_probes_next(&pr);
@@ -151,7 +154,7 @@ typedef uint64_t __attribute__((may_alias)) bk_word; /* the payload bytes, as wo
 
 static void block_masks(const bk_std_slice *s, const bk_hash *h, bk_word **words, uint64_t want[8])
 {
-    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
     *words = (bk_word *)(void *)((uint8_t *)s->bits + pr.base / 8);
     for (unsigned w = 0; w < 8; w++)
         want[w] = 0;
@@ -235,7 +238,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     uint64_t at[BK_STD_ROUND];
     uint8_t mask[BK_STD_ROUND];
     const unsigned k = s->k;
-    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
     int any = 0;
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
@@ -256,7 +259,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
 
     uint64_t changed = 0;
     int raced = 0;
-    pr = bk_probes_for(h, s->m, s->block);
+    pr = bk_probes_for(h, s->m, s->block, s->probes);
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
         if (k > BK_STD_ROUND) /* one round keeps phase 1's positions */
@@ -286,7 +289,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
 
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
 {
-    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
     if (s->block) { /* one cache line (payloads are 64-byte aligned) */
         __builtin_prefetch((const void *)&s->bits[bk_bit_byte(pr.base)], 1, 0);
         return;
@@ -304,7 +307,7 @@ int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
     if (s->block)
         return block_contains(s, h);
 #endif
-    bk_probes pr = bk_probes_for(h, s->m, s->block);
+    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
     const unsigned k = s->k;
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
@@ -330,9 +333,14 @@ void bk_std_slice_clear(bk_std_slice *s)
     bk_stripes_init(&s->counts, 0, 0);
 }
 
-double bk_std_slice_fill(const bk_std_slice *s)
+uint64_t bk_std_slice_set(const bk_std_slice *s)
 {
-    return (double)bk_stripes_set(&s->counts) / (double)s->m;
+    return bk_stripes_set(&s->counts);
+}
+
+uint64_t bk_std_slice_keys(const bk_std_slice *s)
+{
+    return bk_stripes_keys(&s->counts);
 }
 
 /* --- the standard variant: one slice behind the vtable ------------------- */

@@ -22,6 +22,7 @@ typedef struct bk_std_slice {
     uint64_t m;            /* bits, 1 .. BK_BITS_MAX */
     unsigned k;            /* probes per key */
     unsigned block;        /* bits per block (blocked layout), 0 for classic */
+    unsigned probes;       /* classic probe derivation (BK_PROBES_*) */
     uint64_t capacity;     /* keys it was sized for */
     double fpr;            /* rate it was sized for */
     uint64_t nbytes;       /* payload bytes: ceil(m / 8) */
@@ -35,6 +36,9 @@ typedef struct bk_std_slice {
  * allocated. */
 int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, bk_layout layout,
                       const bk_allocator *a);
+/* Allocate zeroed bits for a slice of the given shape (m, k, block,
+ * capacity, fpr, nbytes; its counts and data are ignored). Same errors. */
+int bk_std_slice_init_shape(bk_std_slice *s, const bk_slice_view *shape, const bk_allocator *a);
 void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
 
 /* 1 if the key was new: some probed bit was clear and every clear one was
@@ -47,8 +51,9 @@ void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h);
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h);
 void bk_std_slice_clear(bk_std_slice *s);
 
-/* set_bits / m. */
-double bk_std_slice_fill(const bk_std_slice *s);
+/* Bits set, and adds reported new (a snapshot under concurrent adds). */
+uint64_t bk_std_slice_set(const bk_std_slice *s);
+uint64_t bk_std_slice_keys(const bk_std_slice *s);
 
 /* Take over the payload described by v (shape validated by the caller). */
 void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed);
@@ -57,7 +62,7 @@ void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out);
 /* dst |= src (BK_BITS_OR) or dst &= src (BK_BITS_AND); BK_EINCOMPAT and no
  * change when m or k differ. Not concurrent with any other call on dst. */
 int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op);
-/* 1 when m and k are equal. */
+/* 1 when m, k, layout and probe derivation are equal. */
 int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b);
 
 /* The standard variant's constructors (bk_filter_create_fn, bk_filter_adopt_fn). */

@@ -1,0 +1,145 @@
+/*
+ * test_bound.c - the scalable chain keeps its promise: the compound
+ * false-positive rate never exceeds the configured fpr, however many keys
+ * arrive (Almeida et al. 2007, with slices full at fill 1/2; src/scalable).
+ *
+ * A sweep over 12 rates from 0.5 down to 1e-6, both layouts, growth 2 and 4,
+ * tightening 0.5 and 0.9, measured after 1, 2, 4, ... 256 times the first
+ * slice's capacity: at every checkpoint the Wilson interval of the rate
+ * measured with absent keys must reach down to fpr (the measured rate is
+ * not above fpr beyond its interval), and bk_stats' estimate (what `info`
+ * prints) is at most fpr. The interval is at 99.9%, not 95%: a run makes 864
+ * checks, and at 95% a filter exactly at its bound would fail one by chance
+ * in most runs. Probes scale with 1/fpr so the interval is tight (about 300
+ * false positives expected at the last checkpoint, capped at 4 million
+ * probes, so 1e-5 and 1e-6 are looser), a tenth of that under the
+ * sanitizers (BK_TEST_SKIP_BIG).
+ */
+#include <math.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+static const double rates[] = {0.5,    0.3,  0.2,   0.1,  0.05, 0.0229,
+                               0.0115, 0.01, 0.001, 1e-4, 1e-5, 1e-6};
+enum { NRATES = sizeof rates / sizeof *rates, N0 = 1000, BATCH = 4096 };
+
+/* Lower end of the 99.9% Wilson score interval of x successes in n trials. */
+static double wilson_lo(uint64_t x, uint64_t n)
+{
+    const double z = 3.290526731491926, p = (double)x / (double)n, z2n = z * z / (double)n;
+    const double mid = p + z2n / 2.0;
+    const double half = z * sqrt(p * (1.0 - p) / (double)n + z2n / (4.0 * (double)n));
+    return (mid - half) / (1.0 + z2n);
+}
+
+/* Absent keys that answer present, out of `probes`, through the batch call. */
+static uint64_t false_positives(const bk_filter *f, uint64_t probes, uint64_t *next_absent)
+{
+    static char buf[BATCH][32];
+    static const void *keys[BATCH];
+    static size_t lens[BATCH];
+    static int res[BATCH];
+    uint64_t fp = 0;
+    for (uint64_t done = 0; done < probes;) {
+        const size_t n = probes - done < BATCH ? (size_t)(probes - done) : BATCH;
+        for (size_t i = 0; i < n; i++) {
+            lens[i] = tu_key(buf[i], sizeof buf[i], "absent", (*next_absent)++);
+            keys[i] = buf[i];
+        }
+        ck_assert_int_eq(bk_contains_batch(f, keys, lens, n, res), BK_OK);
+        for (size_t i = 0; i < n; i++)
+            fp += res[i] == 1;
+        done += n;
+    }
+    return fp;
+}
+
+static uint64_t clamp_u64(double v, uint64_t lo, uint64_t hi)
+{
+    return v < (double)lo ? lo : v > (double)hi ? hi : (uint64_t)v;
+}
+
+/* _i: layout (bit 0), growth (bit 1), tightening (bit 2). */
+START_TEST(compound_rate_stays_within_fpr)
+{
+    const char *layout = _i & 1 ? "blocked" : "classic";
+    const int growth = _i & 2 ? 4 : 2;
+    const double tightening = _i & 4 ? 0.9 : 0.5;
+    const int small = getenv("BK_TEST_SKIP_BIG") != NULL;
+    const uint64_t scale = small ? 10 : 1;
+    double worst = 0.0;
+    uint64_t probes_total = 0;
+    for (int r = 0; r < NRATES; r++) {
+        const double p = rates[r];
+        char cfg[160], key[32];
+        snprintf(cfg, sizeof cfg,
+                 "variant=scalable capacity=%d fpr=%.17g growth=%d tightening=%g "
+                 "layout=%s",
+                 N0, p, growth, tightening, layout);
+        bk_filter *f = tu_filter(cfg);
+        uint64_t added = 0, absent = 0;
+        for (int times = 1; times <= 256; times *= 2) {
+            for (; added < (uint64_t)times * N0; added++)
+                ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "in", added)), 0);
+            const int last = times == 256;
+            const uint64_t probes = (last ? clamp_u64(300.0 / p, 300000, 4000000)
+                                          : clamp_u64(30.0 / p, 30000, 300000)) /
+                                    scale;
+            const uint64_t fp = false_positives(f, probes, &absent);
+            probes_total += probes;
+            bk_filter_stats st;
+            ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+            const double measured = (double)fp / (double)probes, lo = wilson_lo(fp, probes);
+            if (last && measured / p > worst)
+                worst = measured / p;
+            ck_assert_msg(lo <= p,
+                          "%s after %llu keys: measured %.4g (%llu of %llu; 99.9%% interval from "
+                          "%.4g) exceeds fpr %.4g",
+                          cfg, (unsigned long long)added, measured, (unsigned long long)fp,
+                          (unsigned long long)probes, lo, p);
+            ck_assert_msg(st.est_fpr <= p, "%s after %llu keys: info's estimate %.4g > fpr", cfg,
+                          (unsigned long long)added, st.est_fpr);
+        }
+        bk_free(f);
+    }
+    fprintf(stderr,
+            "[scalable bound %s growth %d tightening %.1f] 12 rates x 9 checkpoints, %llu absent "
+            "probes: worst measured/fpr after 256x %.3f\n",
+            layout, growth, tightening, (unsigned long long)probes_total, worst);
+}
+END_TEST
+
+/* The reproduction: capacity 100, 50,000 keys, 10^6 absent probes. */
+START_TEST(small_first_slice_keeps_the_bound)
+{
+    const double ps[] = {0.0115, 0.001, 0.0229};
+    for (int i = 0; i < 3; i++) {
+        char cfg[128], key[32];
+        snprintf(cfg, sizeof cfg, "variant=scalable capacity=100 layout=classic fpr=%g", ps[i]);
+        bk_filter *f = tu_filter(cfg);
+        for (uint64_t k = 0; k < 50000; k++)
+            ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "in", k)), 0);
+        uint64_t absent = 0;
+        const uint64_t fp = false_positives(f, 1000000, &absent);
+        bk_filter_stats st;
+        bk_stats(f, &st);
+        fprintf(stderr, "[scalable capacity=100 fpr=%g] 50000 keys: measured %.5f, estimate %.5f\n",
+                ps[i], (double)fp / 1e6, st.est_fpr);
+        ck_assert_double_le(wilson_lo(fp, 1000000), ps[i]);
+        ck_assert_double_le(st.est_fpr, ps[i]);
+        bk_free(f);
+    }
+}
+END_TEST
+
+Suite *bound_suite(void)
+{
+    Suite *s = suite_create("bound");
+    TCase *tc = tcase_create("scalable");
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_loop_test(tc, compound_rate_stays_within_fpr, 0, 8);
+    tcase_add_test(tc, small_first_slice_keeps_the_bound);
+    suite_add_tcase(s, tc);
+    return s;
+}
