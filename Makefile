@@ -90,7 +90,7 @@ $(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOUR
 
 # The CLI suite runs the bloomkit built alongside it.
 $(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_redis.o $(BUILD)/obj/tests/test_faults.o \
-  $(BUILD)/obj/tests/test_experiment.o: \
+  $(BUILD)/obj/tests/test_experiment.o $(BUILD)/obj/tests/test_writers.o: \
   override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"' -DBK_FAULT_SHIM='"$(BUILD)/tests/fault_shim.so"'
 
 # LD_PRELOAD shim that fails the N-th write/fsync/rename/mkstemp of the
@@ -126,12 +126,12 @@ check: lib cli run-tests run-examples run-fuzz-replay check-exports check-instal
 # Debian's own interpreter: its python3-* packages (python3-scrapy) install
 # into it, and it need not be the first python3 on PATH.
 PYTHON ?= /usr/bin/python3
-check-python: $(SHARED_LIB)
+check-python: $(SHARED_LIB) $(CLI_BIN)
 	@if [ ! -x "$(PYTHON)" ]; then \
 	  echo "check-python: SKIPPED: no $(PYTHON) (Debian: apt-get install python3)"; exit 0; fi; \
 	$(PYTHON) -c 'import scrapy' 2>/dev/null || \
 	  echo "check-python: Scrapy is not installed for $(PYTHON): the crawl tests are SKIPPED (Debian: apt-get install python3-scrapy)"; \
-	PYTHONPATH=$(CURDIR)/bindings/python BLOOMKIT_LIB=$(CURDIR)/$(SHARED_LIB) \
+	PYTHONPATH=$(CURDIR)/bindings/python BLOOMKIT_LIB=$(CURDIR)/$(SHARED_LIB) BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
 	  $(PYTHON) -m unittest discover -s bindings/python/tests -v
 
 # Fuzz targets (tests/fuzz): libFuzzer with clang, `make fuzz FUZZ_SECONDS=N`

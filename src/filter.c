@@ -49,15 +49,29 @@ int bk_new(const bk_config *cfg, bk_filter **out)
     return bk_variant_impl_for(c.variant)->create(&c, &a, out);
 }
 
+static void release(bk_filter *f)
+{
+    bk_mapping *map = f->mapping;
+    f->ops->destroy(f);
+    bk_mapping_release(map); /* after the filter: its payloads lived there */
+}
+
 void bk_free(bk_filter *f)
 {
     if (!f)
         return;
     if (f->mapping && !f->readonly)
-        bk_sync(f); /* like fclose: best effort; call bk_sync first to see errors */
-    bk_mapping *map = f->mapping;
-    f->ops->destroy(f);
-    bk_mapping_release(map); /* after the filter: its payloads lived there */
+        bk_sync(f); /* like fclose: best effort; bk_close reports its error */
+    release(f);
+}
+
+int bk_close(bk_filter *f)
+{
+    if (!f)
+        return BK_OK;
+    const int rc = f->mapping && !f->readonly ? bk_sync(f) : BK_OK;
+    release(f);
+    return rc;
 }
 
 int bk_add(bk_filter *f, const void *key, size_t len)
@@ -150,6 +164,43 @@ int bk_get_config(const bk_filter *f, bk_config *cfg)
     return BK_OK;
 }
 
+int bk_copy(const bk_filter *f, bk_filter **out)
+{
+    if (out)
+        *out = NULL;
+    if (!f || !out)
+        return bk_fail(BK_EINVAL, "copy: no filter or no result pointer");
+    if (f->remote)
+        return bk_fail(BK_ENOTSUP, "copy: the filter lives on a server; bk_redis_pull makes a "
+                                   "local copy");
+    const bk_allocator a = bk_current_allocator();
+    const uint32_t n = f->ops->slice_count(f);
+    bk_slice_view *v = bk_mem_alloc(&a, n * sizeof *v);
+    if (!v)
+        return bk_fail(BK_ENOMEM, "copy: out of memory");
+    uint32_t made = 0;
+    int rc = BK_OK;
+    for (; made < n; made++) {
+        f->ops->slice_view(f, made, &v[made]);
+        uint8_t *p = v[made].nbytes <= SIZE_MAX ? bk_payload_alloc(&a, (size_t)v[made].nbytes)
+                                                : NULL;
+        if (!p) {
+            rc = bk_fail(BK_ENOMEM, "copy: out of memory for %llu bytes",
+                         (unsigned long long)v[made].nbytes);
+            break;
+        }
+        memcpy(p, v[made].data, (size_t)v[made].nbytes);
+        v[made].data = p;
+    }
+    if (rc == BK_OK)
+        rc = bk_variant_impl_for(f->cfg.variant)->adopt(&f->cfg, &a, v, n, 0, out);
+    if (rc != BK_OK)
+        for (uint32_t i = 0; i < made; i++)
+            bk_payload_free(&a, v[i].data, (size_t)v[i].nbytes);
+    bk_mem_free(&a, v);
+    return rc;
+}
+
 /* Shared checks of merge and intersect: same variant, hash and key; the
  * variant then checks its slice shapes. */
 static int combine(bk_filter *dst, const bk_filter *src, int intersect)
@@ -225,8 +276,11 @@ static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *
             hash_for(f, keys[at + i], lens[at + i], &hs[i]);
         const int rc = contains ? f->ops->contains_batch(f, hs, c, results + at)
                                 : f->ops->add_batch(f, hs, c, results + at);
-        if (rc < 0)
+        if (rc < 0) {
+            for (size_t i = at + c; i < n; i++)
+                results[i] = rc; /* not sent */
             return rc;
+        }
     }
     return BK_OK;
 }
@@ -263,8 +317,11 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
                 f->ops->prefetch(f, h);
         }
         const int rc = one(f, &ring[i % (ahead + 1)]);
-        if (rc < 0)
+        if (rc < 0) {
+            for (size_t r = i; r < n; r++)
+                results[r] = rc; /* this key failed; the rest were not applied */
             return rc;
+        }
         results[i] = rc;
     }
     return BK_OK;

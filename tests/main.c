@@ -33,6 +33,7 @@ static const suite_fn all_suites[] = {
     faults_suite,
     experiment_suite,
     bound_suite,
+    writers_suite,
 };
 /* clang-format on */
 

@@ -27,5 +27,6 @@ Suite *props_suite(void);
 Suite *faults_suite(void);
 Suite *experiment_suite(void);
 Suite *bound_suite(void);
+Suite *writers_suite(void);
 
 #endif

@@ -878,6 +878,64 @@ START_TEST(server_killed_mid_dedup_loses_no_reported_key)
 }
 END_TEST
 
+/* dedup --redis failing mid-batch: every line whose add the server
+ * confirmed is printed before the error is reported, so the filter's stored
+ * keys equal the lines printed (issue 16: a chain at its block limit lost
+ * 54 lines, a server at maxmemory 2; no later run would ever print them).
+ * Case 0: a classic chain whose next slice exceeds block_bytes; case 1: a
+ * server whose maxmemory is reached mid-run. */
+START_TEST(dedup_prints_every_confirmed_line_before_an_error)
+{
+    enum { LINES = 40000 };
+    char inbuf[256], outbuf[256], url[256];
+    const char *in = scratch("mid-in.txt", (unsigned)_i, inbuf, sizeof inbuf),
+               *out = scratch("mid-out.txt", (unsigned)_i, outbuf, sizeof outbuf);
+    FILE *f = fopen(in, "w");
+    for (unsigned n = 0; n < LINES; n++) {
+        char buf[128];
+        key_of(buf, sizeof buf, "mid", n);
+        fprintf(f, "%s\n", buf);
+    }
+    fclose(f);
+    const char *name = _i == 0 ? "midfull" : "midmem";
+    test_redis_url(&srv, name, _i == 0 ? "block_bytes=4096" : "", url, sizeof url);
+    bk_redis_drop(url);
+    if (_i == 1)
+        admin_cmd("CONFIG SET maxmemory %s", "3mb");
+    const char *args0[] = {"dedup", "--redis", url, "--capacity", "100", "--layout", "classic",
+                           "--quiet", NULL};
+    const char *args1[] = {"dedup", "--redis", url, "--capacity", "400000", "--variant",
+                           "standard", "--layout", "blocked", "--quiet", NULL};
+    const pid_t pid = spawn_cli(in, out, _i == 0 ? args0 : args1);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    if (_i == 1)
+        admin_cmd("CONFIG SET maxmemory %s", "0");
+    ck_assert(WIFEXITED(status));
+    const int code = WEXITSTATUS(status);
+    size_t len;
+    unsigned char *printed = slurp(out, &len);
+    unsigned lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += printed[i] == '\n';
+    free(printed);
+    bk_filter *flt;
+    ck_assert_msg(bk_redis_open_existing(url, &flt) == BK_OK, "%s", bk_last_error());
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(flt, &st), BK_OK);
+    fprintf(stderr, "[redis mid-batch %s] exit %d, %u lines printed, %llu keys stored\n", name,
+            code, lines, (unsigned long long)st.keys);
+    ck_assert_int_eq(code, 3);
+    ck_assert_uint_gt(lines, 0);
+    ck_assert_uint_lt(lines, LINES);
+    ck_assert_uint_eq(st.keys, lines);
+    bk_free(flt);
+    bk_redis_drop(url);
+    unlink(in);
+    unlink(out);
+}
+END_TEST
+
 /* ---- Redis Cluster: three masters on loopback ports ---------------------- */
 
 enum { NODES = 3 };
@@ -1090,6 +1148,7 @@ Suite *redis_suite(void)
     tcase_add_test(tc, survives_script_flush_and_killed_connections);
     tcase_add_test(tc, eight_cli_processes_dedup_overlapping_streams);
     tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
+    tcase_add_loop_test(tc, dedup_prints_every_confirmed_line_before_an_error, 0, 2);
     tcase_add_test(tc, cli_faults_have_their_exit_codes);
     tcase_add_test(tc, command_timeout_is_honoured);
     tcase_add_test(tc, every_failing_allocation_on_redis_paths_is_clean);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/alloc.h"
 #include "../common/error.h"
 #include "bloomkit.h"
 #include "sysio.h"
@@ -100,5 +101,77 @@ int bk_open_regular(const char *path, int write, int *fd_out, uint64_t *size, ui
     *size = (uint64_t)st.st_size;
     *dev = (uint64_t)st.st_dev;
     *ino = (uint64_t)st.st_ino;
+    return BK_OK;
+}
+
+/* Links followed before a chain counts as a loop (Linux's own limit). */
+#define BK_MAX_LINKS 40
+
+int bk_resolve_target(const char *path, const bk_allocator *a, char **out)
+{
+    size_t len = strlen(path);
+    char *cur = bk_mem_alloc(a, len + 1);
+    if (!cur)
+        return bk_fail(BK_ENOMEM, "%s: out of memory", path);
+    memcpy(cur, path, len + 1);
+    for (int hops = 0;; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            *out = cur;
+            return BK_OK;
+        }
+        char why[128];
+        if (hops == BK_MAX_LINKS) {
+            bk_mem_free(a, cur);
+            return bk_fail(BK_EIO, "%s: more than %d symbolic links (a loop?)", path,
+                           BK_MAX_LINKS);
+        }
+        char link[4096];
+        const ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0 || (size_t)n >= sizeof link - 1) {
+            const int e = n < 0 ? errno : ENAMETOOLONG;
+            bk_mem_free(a, cur);
+            return bk_fail(BK_EIO, "%s: read symbolic link: %s", path,
+                           bk_os_error(e, why, sizeof why));
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        const size_t dirlen = link[0] != '/' && slash ? (size_t)(slash - cur) + 1 : 0;
+        char *next = bk_mem_alloc(a, dirlen + (size_t)n + 1);
+        if (!next) {
+            bk_mem_free(a, cur);
+            return bk_fail(BK_ENOMEM, "%s: out of memory", path);
+        }
+        memcpy(next, cur, dirlen);
+        memcpy(next + dirlen, link, (size_t)n + 1);
+        bk_mem_free(a, cur);
+        cur = next;
+    }
+}
+
+int bk_sibling_name(const char *path, const char *prefix, const char *suffix,
+                    const bk_allocator *a, char **out)
+{
+    char *target;
+    int rc = bk_resolve_target(path, a, &target);
+    if (rc != BK_OK)
+        return rc;
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    if (*base == '\0') {
+        bk_mem_free(a, target);
+        return bk_fail(BK_EINVAL, "%s: names a directory, not a file", path);
+    }
+    const size_t dirlen = (size_t)(base - target);
+    const size_t need = dirlen + strlen(prefix) + strlen(base) + strlen(suffix) + 1;
+    char *name = bk_mem_alloc(a, need);
+    if (!name) {
+        bk_mem_free(a, target);
+        return bk_fail(BK_ENOMEM, "%s: out of memory", path);
+    }
+    memcpy(name, target, dirlen);
+    snprintf(name + dirlen, need - dirlen, "%s%s%s", prefix, base, suffix);
+    bk_mem_free(a, target);
+    *out = name;
     return BK_OK;
 }

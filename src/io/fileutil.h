@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bloomkit.h"
+
 /* Write/read exactly n bytes, retrying on EINTR and short transfers.
  * 0 on success; -1 with errno set (a write of 0 bytes sets ENOSPC; a read
  * that meets end of file sets 0 in errno and returns -2). */
@@ -20,5 +22,18 @@ const char *bk_os_error(int err, char *buf, size_t n);
  * regular file; on success *fd and *size. BK_EIO with detail on failure. */
 int bk_open_regular(const char *path, int write, int *fd, uint64_t *size, uint64_t *dev,
                     uint64_t *ino);
+
+/* The file path finally names: path itself, or the end of its chain of
+ * symbolic links (a relative target is taken from its link's directory), so
+ * that writers replace the target and keep the link. The target need not
+ * exist. *out is allocated with a. BK_EIO (a loop: more than 40 links, or
+ * an unreadable link) or BK_ENOMEM, with detail. */
+int bk_resolve_target(const char *path, const bk_allocator *a, char **out);
+
+/* "<dir>/<prefix><base><suffix>" for the target of path (bk_resolve_target):
+ * a name beside the file that no rename of it replaces. BK_EINVAL when path
+ * ends in '/'; as bk_resolve_target. */
+int bk_sibling_name(const char *path, const char *prefix, const char *suffix,
+                    const bk_allocator *a, char **out);
 
 #endif

@@ -212,6 +212,14 @@ int bk_sync(bk_filter *f)
         return bk_fail(BK_EINVAL, "sync: filter is not mapped from a file (use bk_save)");
     if (!map->writable)
         return bk_fail(BK_EREADONLY, "sync %s: mapped read-only", map->path);
+    struct stat st;
+    if (!map->detached && (stat(map->path, &st) != 0 || st.st_dev != map->dev ||
+                           st.st_ino != map->ino))
+        return bk_fail(BK_EIO,
+                       "sync %s: the file was replaced or removed after it was mapped (by "
+                       "another writer?), so this filter's changes would not reach it; they "
+                       "are still in the filter: bk_save it",
+                       map->path);
     if (map->detached || f->ops->slice_count(f) != map->nslices) {
         const int rc = bk_save(f, map->path);
         if (rc == BK_OK)

@@ -396,10 +396,21 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
             if (bk_rconn_reply(rf->conn, &r) != BK_OK)
                 break;
             const size_t i = sent[got];
-            const int st = failed != BK_OK ? R_DONE : parse(rf, op, r, &results[i]);
+            /* After a failure the rest are still read (the connection stays
+             * in step) and the answers the server gave still count: those
+             * keys were applied, and a caller must be able to report them
+             * (issue 16: dedup printed none of them and lost them). An error
+             * reply then only stays unconfirmed: the first error's detail
+             * is the one kept. */
+            const int st = failed != BK_OK && r->type == REDIS_REPLY_ERROR
+                               ? R_NOSCRIPT
+                               : parse(rf, op, r, &results[i]);
             freeReplyObject(r);
-            if (failed != BK_OK)
-                continue; /* drain the rest: the connection stays in step */
+            if (failed != BK_OK) {
+                if (st == R_DONE)
+                    state[i] = DONE;
+                continue;
+            }
             if (st == R_DONE) {
                 state[i] = DONE;
                 left--;
@@ -428,13 +439,22 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
     return BK_OK;
 }
 
+/* On an error, results[i] of every key the server did not confirm is set
+ * to the error: the answers that stand are exactly the 0s and 1s (the batch
+ * contract in bloomkit.h; a pipelined chunk confirms any subset). */
 static int run(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *results)
 {
     for (size_t at = 0; at < n; at += RUN_MAX) {
-        const int rc =
-            run_chunk(rf, op, hs + at, n - at < RUN_MAX ? n - at : RUN_MAX, results + at);
-        if (rc != BK_OK)
+        const size_t c = n - at < RUN_MAX ? n - at : RUN_MAX;
+        for (size_t i = at; i < at + c; i++)
+            results[i] = BK_EIO; /* unconfirmed until its reply is parsed */
+        const int rc = run_chunk(rf, op, hs + at, c, results + at);
+        if (rc != BK_OK) {
+            for (size_t i = at; i < n; i++)
+                if (i >= at + c || results[i] < 0)
+                    results[i] = rc;
             return rc;
+        }
     }
     return BK_OK;
 }

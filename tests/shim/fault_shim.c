@@ -3,7 +3,10 @@
  * bloomkit command (tests/test_faults.c): the N-th call (BK_FAULT_AT=N) of
  * write to a file (not stdin/stdout/stderr), fsync, rename or mkstemp fails
  * with EIO; BK_FAULT_COUNT=FILE receives the number of such calls at exit,
- * so the test knows when N has passed them all. Built as a shared object;
+ * so the test knows when N has passed them all. BK_FAULT_MMAP_MIN=B makes
+ * every anonymous mmap of B bytes or more fail with ENOMEM (a filter's large
+ * payloads; malloc's own mappings do not come through here), so a growing
+ * filter fails mid-run (tests/test_writers.c). Built as a shared object;
  * never linked into bloomkit.
  */
 #define _GNU_SOURCE
@@ -11,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static long calls, fail_at = -1;
@@ -71,6 +75,19 @@ int mkstemp(char *tmpl)
         return -1;
     }
     return real(tmpl);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    static void *(*real)(void *, size_t, int, int, int, off_t);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "mmap"); /* POSIX: dlsym gives functions as void * */
+    const char *min = getenv("BK_FAULT_MMAP_MIN");
+    if (min && (flags & MAP_ANONYMOUS) && len >= (size_t)atol(min)) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return real(addr, len, prot, flags, fd, off);
 }
 
 __attribute__((destructor)) static void report(void)

@@ -44,6 +44,7 @@ static const struct optdef {
     {"force", 'f', 0, O_FORCE},
     {"show-key", 0, 0, O_SHOW_KEY},
     {"help", 'h', 0, O_HELP},
+    {"no-wait", 0, 0, O_NO_WAIT},
 };
 #define NOPTS (sizeof optdefs / sizeof *optdefs)
 
@@ -82,6 +83,7 @@ int cli_exit_for(int rc)
     case BK_ENOMEM:
     case BK_ESYS:
     case BK_ERANGE:
+    case BK_EBUSY:
         return EXIT_IO;
     default:
         return EXIT_USAGE;
@@ -94,6 +96,18 @@ int cli_lib_fail(const cli_opts *o, int rc, const char *what)
     if (detail && *detail)
         return cli_fail(o, cli_exit_for(rc), "%s: %s", what, detail);
     return cli_fail(o, cli_exit_for(rc), "%s: %s", what, bk_strerror(rc));
+}
+
+int cli_lock(const cli_opts *o, const char *path, bk_file_lock **lock)
+{
+    int rc = bk_lock_file(path, BK_LOCK_NOWAIT, lock);
+    if (rc == BK_EBUSY && !o->no_wait) {
+        if (!o->quiet)
+            fprintf(stderr, "bloomkit %s: %s; waiting for it (--no-wait to fail instead)\n",
+                    o->cmd, bk_last_error());
+        rc = bk_lock_file(path, 0, lock);
+    }
+    return rc == BK_OK ? 0 : cli_fail(o, cli_exit_for(rc), "%s", bk_last_error());
 }
 
 static int parse_count(const char *s, uint64_t *out)
@@ -185,6 +199,9 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
         break;
     case O_HELP:
         o->help = 1;
+        break;
+    case O_NO_WAIT:
+        o->no_wait = 1;
         break;
     }
     if (o->given & d->id && d->has_arg)

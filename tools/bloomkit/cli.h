@@ -44,7 +44,8 @@ enum {
     O_REDIS = 1u << 20,
     O_CSV = 1u << 21,       /* experiment: --csv FILE */
     O_JSON_FILE = 1u << 22, /* experiment: --json FILE */
-    O_PLOT = 1u << 23       /* experiment: --plot FILE.png */
+    O_PLOT = 1u << 23,      /* experiment: --plot FILE.png */
+    O_NO_WAIT = 1u << 24    /* writers: fail at once when the file is locked */
 };
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
@@ -58,7 +59,7 @@ typedef struct cli_opts {
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
     uint64_t checkpoint;
-    int json, quiet, progress, null_sep, invert, force, show_key, help;
+    int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
     unsigned given; /* O_* bits seen on the command line */
     char **args;    /* positional arguments */
     int nargs;
@@ -89,6 +90,12 @@ int cli_lib_fail(const cli_opts *o, int rc, const char *what);
  * twice (in the text and as a flag) is an error. Returns 0 or EXIT_USAGE
  * (message printed). */
 int cli_apply_config(const cli_opts *o, bk_config *cfg);
+
+/* Take the writer's lock of the file at path (bk_lock_file) for the whole
+ * read-modify-write: waits, saying once who holds it, or with --no-wait
+ * fails at once. Take it before cli_install_signals, so Ctrl-C ends a wait.
+ * Returns 0 (*lock set) or an exit code (message printed). */
+int cli_lock(const cli_opts *o, const char *path, bk_file_lock **lock);
 
 /* Print the command's help (usage text) to stdout; returns EXIT_OK. */
 int cli_help(const char *usage);

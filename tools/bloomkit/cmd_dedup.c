@@ -24,7 +24,7 @@
 static const char usage[] =
     "usage: bloomkit dedup [INPUT...] [--state FILE | --redis URL] [--checkpoint N]\n"
     "                      [--config TEXT | --config-file F] [--variant V] [--capacity N]\n"
-    "                      [--fpr P] [--layout L] [--null] [--quiet | --progress]\n"
+    "                      [--fpr P] [--layout L] [--null] [--no-wait] [--quiet | --progress]\n"
     "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"
     "the first time it is seen, in input order. Default filter: variant=scalable\n"
     "fpr=0.0001 capacity=1000000 layout=blocked, in memory. --state FILE keeps the\n"
@@ -32,7 +32,8 @@ static const char usage[] =
     "saved atomically at the end, every N records with --checkpoint N, and on\n"
     "SIGINT/SIGTERM. --redis URL deduplicates against a shared filter in Redis\n"
     "(created with the config if it does not exist), so that several processes on\n"
-    "several machines emit each record once between them.\n"
+    "several machines emit each record once between them. Runs sharing one --state\n"
+    "FILE take turns (a lock beside it; --no-wait: exit 3 at once instead).\n"
     "Lines end in LF or CRLF (CR not part of the key); --null: NUL-terminated records.\n";
 
 typedef struct dedup_job {
@@ -40,7 +41,7 @@ typedef struct dedup_job {
     bk_filter *f;
     out_buf out;
     uint64_t seen, emitted;
-    int save_failed;
+    int failed; /* the filter failed mid-batch: what it confirmed was written */
 } dedup_job;
 
 /* Flush stdout, then save the state atomically. 0 or an exit code. */
@@ -77,14 +78,19 @@ static int on_batch(void *ctx, const record *recs, size_t n)
         const uint64_t to_checkpoint = every - j->seen % every;
         const size_t take = to_checkpoint < n - done ? (size_t)to_checkpoint : n - done;
         const int rc = bk_add_batch(j->f, keys + done, lens + done, take, results + done);
-        if (rc < 0)
-            return cli_lib_fail(j->o, rc, "filter");
+        /* Every line the filter took as new is written, also when the batch
+         * failed part-way: its key is in the filter now, and a line not
+         * written would never be written by any later run. */
         for (size_t i = done; i < done + take; i++)
             if (results[i] == 1) {
                 j->emitted++;
                 if (out_write(&j->out, recs[i].raw, recs[i].rawlen) != 0)
                     return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
             }
+        if (rc < 0) {
+            j->failed = 1;
+            return cli_lib_fail(j->o, rc, j->o->redis ? "--redis" : "filter");
+        }
         j->seen += take;
         done += take;
         if (j->seen % every == 0) {
@@ -205,31 +211,41 @@ int cmd_dedup(int argc, char **argv)
     cli_opts o;
     int rc = cli_parse(argc, argv, "dedup",
                        O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT | O_NULL | O_QUIET |
-                           O_PROGRESS | O_HELP,
+                           O_PROGRESS | O_NO_WAIT | O_HELP,
                        &o);
     if (rc || o.help)
         return rc ? rc : cli_help(usage);
     if (o.checkpoint && !o.state)
         return cli_fail(&o, EXIT_USAGE, "--checkpoint needs --state FILE");
     dedup_job j = {.o = &o};
-    rc = open_filter(&o, &j.f);
-    if (rc)
+    /* The state's writer lock, for the whole run: before any input is read,
+     * so a state that cannot be written (a missing directory) fails first. */
+    bk_file_lock *lock = NULL;
+    if (o.state && (rc = cli_lock(&o, o.state, &lock)) != 0)
         return rc;
-    if (out_init(&j.out, STDOUT_FILENO) != 0) {
+    rc = open_filter(&o, &j.f);
+    if (rc == 0 && out_init(&j.out, STDOUT_FILENO) != 0) {
         bk_free(j.f);
-        return cli_fail(&o, EXIT_IO, "out of memory");
+        rc = cli_fail(&o, EXIT_IO, "out of memory");
+    }
+    if (rc) {
+        bk_unlock_file(lock);
+        return rc;
     }
     cli_install_signals();
     uint64_t lines = 0;
     rc = run_inputs(&o, o.args, o.nargs, on_batch, &j, j.f, &lines);
-    if (rc == 0 || rc == INPUTS_STOPPED) {
+    if (rc == 0 || rc == INPUTS_STOPPED || j.failed) {
+        /* Also after a filter error: the lines it confirmed were written,
+         * and the state a later run loads must hold every written line. */
         const int crc = checkpoint(&j);
-        if (crc)
+        if (crc && !j.failed)
             rc = crc;
     } else {
-        out_flush(&j.out); /* deliver what was decided; the state stays as last saved */
+        out_flush(&j.out); /* stdout failed: the state stays as last saved */
     }
     out_free(&j.out);
     bk_free(j.f);
+    bk_unlock_file(lock);
     return rc == INPUTS_STOPPED ? cli_signal_exit() : rc;
 }

@@ -19,6 +19,7 @@
 
 static const char usage[] =
     "usage: bloomkit experiment --config-file EXP [--csv FILE] [--json FILE] [--plot FILE.png]\n"
+    "                           [--no-wait]\n"
     "Run the workload of EXP through every configuration of EXP and, at each\n"
     "checkpoint, measure the false-positive rate on keys never inserted (with its 95%\n"
     "confidence interval), beside the rate the sizing model predicts, bits per key,\n"
@@ -220,7 +221,7 @@ int cmd_experiment(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, "experiment",
-                       O_CONFIG_FILE | O_CSV | O_JSON_FILE | O_PLOT | O_HELP, &o);
+                       O_CONFIG_FILE | O_CSV | O_JSON_FILE | O_PLOT | O_NO_WAIT | O_HELP, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(usage);
     if (!o.config_file || o.nargs)
@@ -251,6 +252,13 @@ int cmd_experiment(int argc, char **argv)
         rc = cli_fail(&o, EXIT_IO, "out of memory");
     for (int c = 0; !rc && c < e->nconfigs; c++)
         rc = measure(e, c, &ins, &probes, rows, &nrows);
+    /* Each output's writer lock while the outputs are written (two runs
+     * writing one file take turns). */
+    const char *outs[3] = {o.csv, o.json_file, o.plot};
+    bk_file_lock *locks[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3 && !rc; i++)
+        if (outs[i])
+            rc = cli_lock(&o, outs[i], &locks[i]);
     if (!rc) {
         exp_print_table(rows, nrows);
         if (o.csv && exp_write_csv(o.csv, rows, nrows) != 0)
@@ -260,6 +268,8 @@ int cmd_experiment(int argc, char **argv)
         if (!rc && o.plot)
             rc = exp_plot(e, o.plot, rows, nrows);
     }
+    for (int i = 0; i < 3; i++)
+        bk_unlock_file(locks[i]);
     free(rows);
     keys_free(&ins);
     keys_free(&probes);

@@ -15,12 +15,14 @@ static const char create_usage[] =
     "       bloomkit create --redis URL [the same config options]\n"
     "Create an empty filter and save it to FILE (mode 0600: it holds the hash key).\n"
     "Defaults: variant=standard capacity=1000000 fpr=0.01. An existing FILE is kept\n"
-    "unless --force.\n";
+    "unless --force. Writers of one FILE take turns (a lock beside it, .FILE.lock);\n"
+    "--no-wait fails with exit 3 instead of waiting for another writer.\n";
 static const char merge_usage[] =
     "usage: bloomkit merge OUT IN1 IN2...\n"
     "Write to OUT the union of the input filters, which must have the same variant,\n"
     "size, hash and key (for example copies of one created filter). OUT is written\n"
-    "atomically and may be one of the inputs.\n";
+    "atomically and may be one of the inputs; another writer of OUT is waited for\n"
+    "(--no-wait: exit 3 at once).\n";
 
 static const char push_usage[] =
     "usage: bloomkit push FILE --redis URL\n"
@@ -30,7 +32,8 @@ static const char push_usage[] =
 static const char pull_usage[] =
     "usage: bloomkit pull --redis URL FILE [--force]\n"
     "Copy the shared filter at URL into FILE (atomically, mode 0600): it answers\n"
-    "every key as the shared one does. An existing FILE is kept unless --force.\n"
+    "every key as the shared one does. An existing FILE is kept unless --force;\n"
+    "another writer of FILE is waited for (--no-wait: exit 3 at once).\n"
     "Pause the filter's writers meanwhile.\n";
 
 int cmd_push(int argc, char **argv)
@@ -53,22 +56,26 @@ int cmd_push(int argc, char **argv)
 int cmd_pull(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "pull", O_REDIS | O_FORCE | O_HELP, &o);
+    int rc = cli_parse(argc, argv, "pull", O_REDIS | O_FORCE | O_NO_WAIT | O_HELP, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(pull_usage);
     if (o.nargs != 1 || !o.redis)
         return cli_fail(&o, EXIT_USAGE, "give --redis URL and FILE (see bloomkit pull --help)");
+    bk_file_lock *lock;
+    if ((rc = cli_lock(&o, o.args[0], &lock)) != 0)
+        return rc;
     struct stat st;
+    bk_filter *f = NULL;
     if (!o.force && stat(o.args[0], &st) == 0)
-        return cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)",
-                        o.args[0]);
-    bk_filter *f;
-    rc = bk_redis_pull(o.redis, &f);
-    if (rc != BK_OK)
-        return cli_lib_fail(&o, rc, "--redis");
-    rc = bk_save(f, o.args[0]);
+        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)",
+                      o.args[0]);
+    else if ((rc = bk_redis_pull(o.redis, &f)) != BK_OK)
+        rc = cli_lib_fail(&o, rc, "--redis");
+    else if ((rc = bk_save(f, o.args[0])) != BK_OK)
+        rc = cli_lib_fail(&o, rc, o.args[0]);
     bk_free(f);
-    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, o.args[0]);
+    bk_unlock_file(lock);
+    return rc;
 }
 
 /* create --redis URL: a new shared filter; an existing name is never changed. */
@@ -99,61 +106,69 @@ static int create_redis(cli_opts *o)
 int cmd_create(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "create", O_FILTER_FLAGS | O_FORCE | O_REDIS | O_HELP, &o);
+    int rc = cli_parse(argc, argv, "create",
+                       O_FILTER_FLAGS | O_FORCE | O_REDIS | O_NO_WAIT | O_HELP, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(create_usage);
     if (o.redis)
         return create_redis(&o);
     if (o.nargs != 1)
         return cli_fail(&o, EXIT_USAGE, "give exactly one FILE (see bloomkit create --help)");
-    struct stat st;
-    if (!o.force && stat(o.args[0], &st) == 0)
-        return cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)",
-                        o.args[0]);
     bk_config cfg;
     bk_config_init(&cfg);
     rc = cli_apply_config(&o, &cfg);
     if (rc)
         return rc;
-    bk_filter *f;
-    rc = bk_new(&cfg, &f);
-    if (rc != BK_OK)
-        return cli_lib_fail(&o, rc, "filter");
-    rc = bk_save(f, o.args[0]);
+    bk_file_lock *lock;
+    if ((rc = cli_lock(&o, o.args[0], &lock)) != 0)
+        return rc;
+    struct stat st;
+    bk_filter *f = NULL;
+    if (!o.force && stat(o.args[0], &st) == 0)
+        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)",
+                      o.args[0]);
+    else if ((rc = bk_new(&cfg, &f)) != BK_OK)
+        rc = cli_lib_fail(&o, rc, "filter");
+    else if ((rc = bk_save(f, o.args[0])) != BK_OK)
+        rc = cli_lib_fail(&o, rc, o.args[0]);
     bk_free(f);
-    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, o.args[0]);
+    bk_unlock_file(lock);
+    return rc;
 }
 
 int cmd_merge(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "merge", O_HELP, &o);
+    int rc = cli_parse(argc, argv, "merge", O_NO_WAIT | O_HELP, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(merge_usage);
     if (o.nargs < 3)
         return cli_fail(&o, EXIT_USAGE,
                         "give OUT and at least two inputs (see bloomkit merge "
                         "--help)");
-    bk_filter *dst;
+    bk_file_lock *lock;
+    if ((rc = cli_lock(&o, o.args[0], &lock)) != 0)
+        return rc;
+    bk_filter *dst = NULL;
     rc = bk_load(o.args[1], &dst);
     if (rc != BK_OK)
-        return cli_lib_fail(&o, rc, o.args[1]);
-    for (int i = 2; i < o.nargs; i++) {
+        rc = cli_lib_fail(&o, rc, o.args[1]);
+    for (int i = 2; i < o.nargs && rc == 0; i++) {
         bk_filter *src;
         rc = bk_open_mmap(o.args[i], BK_MAP_READONLY, &src);
         if (rc != BK_OK) {
-            bk_free(dst);
-            return cli_lib_fail(&o, rc, o.args[i]);
+            rc = cli_lib_fail(&o, rc, o.args[i]);
+            break;
         }
         rc = bk_merge(dst, src);
         bk_free(src);
-        if (rc != BK_OK) {
-            bk_free(dst);
-            return cli_fail(&o, cli_exit_for(rc), "%s and %s cannot be merged: %s", o.args[1],
-                            o.args[i], bk_last_error());
-        }
+        if (rc != BK_OK)
+            rc = cli_fail(&o, cli_exit_for(rc), "%s and %s cannot be merged: %s", o.args[1],
+                          o.args[i], bk_last_error());
     }
-    rc = bk_save(dst, o.args[0]);
+    if (rc == 0 && (rc = bk_save(dst, o.args[0])) != BK_OK)
+        rc = cli_lib_fail(&o, rc, o.args[0]);
     bk_free(dst);
-    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, o.args[0]);
+    bk_unlock_file(lock);
+    return rc;
 }

@@ -14,22 +14,27 @@
 #include "inputs.h"
 
 static const char add_usage[] =
-    "usage: bloomkit add FILE [INPUT...] [--null] [--quiet | --progress]\n"
+    "usage: bloomkit add FILE [INPUT...] [--null] [--no-wait] [--quiet | --progress]\n"
     "       bloomkit add --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
     "Add each line of the INPUTs (default or '-': standard input) to the filter in FILE\n"
     "and save it atomically, or to the shared filter at URL (each add applied on the\n"
     "server as it is made). Lines end in LF or CRLF (the CR is not part of the key);\n"
-    "--null reads NUL-terminated records.\n";
+    "--null reads NUL-terminated records. Writers of one FILE take turns: another\n"
+    "writer is waited for (--no-wait: exit 3 at once, naming it).\n";
 static const char check_usage[] =
     "usage: bloomkit check FILE [INPUT...] [-v] [--null] [--quiet | --progress]\n"
     "       bloomkit check --redis URL [INPUT...] [-v] [--null] [--quiet | --progress]\n"
     "Print each input line that may be in the filter (with -v: each line that is\n"
     "definitely not). Exit 0 if a line was printed, 1 if none, like grep.\n";
 static const char remove_usage[] =
-    "usage: bloomkit remove FILE [INPUT...] [--null] [--quiet | --progress]\n"
+    "usage: bloomkit remove FILE [INPUT...] [--null] [--no-wait] [--quiet | --progress]\n"
     "       bloomkit remove --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
     "Remove each input line from a counting filter and save it atomically. Lines\n"
-    "not in the filter change nothing and are counted on standard error.\n";
+    "that are certainly absent change nothing; their number goes to standard error\n"
+    "and the exit status is 1 (0 when every line was removed).\n"
+    "Remove only lines you added: a line never added that the filter reports present\n"
+    "(a false positive) is removed all the same, and that decrements counters of\n"
+    "other keys, which can make keys you did add read absent.\n";
 
 typedef struct filter_job {
     const cli_opts *o;
@@ -95,7 +100,8 @@ static int on_batch(void *ctx, const record *recs, size_t n)
 static int run(int argc, char **argv, const char *cmd, const char *usage, int op)
 {
     cli_opts o;
-    unsigned allowed = O_NULL | O_QUIET | O_PROGRESS | O_HELP | O_REDIS | (op == 1 ? O_INVERT : 0);
+    unsigned allowed =
+        O_NULL | O_QUIET | O_PROGRESS | O_HELP | O_REDIS | (op == 1 ? O_INVERT : O_NO_WAIT);
     int rc = cli_parse(argc, argv, cmd, allowed, &o);
     if (rc || o.help)
         return rc ? rc : cli_help(usage);
@@ -106,25 +112,32 @@ static int run(int argc, char **argv, const char *cmd, const char *usage, int op
      * end: each add is applied on the server as it is made. */
     const char *path = o.redis ? "--redis" : o.args[0];
     const int first_input = o.redis ? 0 : 1;
+    bk_file_lock *lock = NULL; /* add, remove: one writer of the file at a time */
+    if (op != 1 && !o.redis && (rc = cli_lock(&o, path, &lock)) != 0)
+        return rc;
     if (o.redis)
         rc = bk_redis_open_existing(o.redis, &j.f);
     else
         rc = op == 1 ? bk_open_mmap(path, BK_MAP_READONLY, &j.f) : bk_load(path, &j.f);
-    if (rc != BK_OK)
+    if (rc != BK_OK) {
+        bk_unlock_file(lock);
         return cli_lib_fail(&o, rc, path);
+    }
     if (op == 2) {
         bk_filter_stats st;
         bk_stats(j.f, &st);
         if (strcmp(st.variant, "counting") != 0) {
             bk_free(j.f);
+            bk_unlock_file(lock);
             return cli_fail(&o, EXIT_USAGE,
                             "%s: a %s filter cannot remove keys (only counting filters can); "
-                            "file unchanged",
-                            path, st.variant);
+                            "%s unchanged",
+                            path, st.variant, o.redis ? "filter" : "file");
         }
     }
     if (out_init(&j.out, STDOUT_FILENO) != 0) {
         bk_free(j.f);
+        bk_unlock_file(lock);
         return cli_fail(&o, EXIT_IO, "out of memory");
     }
     cli_install_signals();
@@ -141,15 +154,18 @@ static int run(int argc, char **argv, const char *cmd, const char *usage, int op
     if (op == 2 && j.misses && !o.quiet)
         fprintf(stderr,
                 "bloomkit remove: %llu of %llu lines were not in the filter (nothing "
-                "changed for them)\n",
+                "changed for them; exit 1)\n",
                 (unsigned long long)j.misses, (unsigned long long)lines);
     out_free(&j.out);
     bk_free(j.f);
+    bk_unlock_file(lock);
     if (rc == INPUTS_STOPPED)
         return cli_signal_exit();
     if (rc)
         return rc;
-    return op == 1 && j.hits == 0 ? EXIT_NOTHING : EXIT_OK;
+    if (op == 1 && j.hits == 0)
+        return EXIT_NOTHING; /* check printed nothing, as grep */
+    return op == 2 && j.misses ? EXIT_NOTHING : EXIT_OK; /* remove met absent lines */
 }
 
 int cmd_add(int argc, char **argv)

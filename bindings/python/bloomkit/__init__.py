@@ -13,6 +13,7 @@ from ._lib import lib as _lib_handle
 from .errors import (
     BloomkitError,
     ConfigError,
+    FileLockedError,
     FilterIOError,
     IncompatibleError,
     NotFoundError,
@@ -20,12 +21,14 @@ from .errors import (
     ServerError,
     UnsupportedError,
 )
-from .filter import BloomFilter, config_text
+from .filter import BloomFilter, FileLock, config_text
 
 __all__ = [
     "BloomFilter",
     "BloomkitError",
     "ConfigError",
+    "FileLock",
+    "FileLockedError",
     "FilterIOError",
     "IncompatibleError",
     "NotFoundError",

@@ -114,6 +114,10 @@ _SIGNATURES = {
     "bk_load": (c_int, [c_str, _PP]),
     "bk_open_mmap": (c_int, [c_str, ctypes.c_uint, _PP]),
     "bk_sync": (c_int, [_P]),
+    "bk_close": (c_int, [_P]),
+    "bk_copy": (c_int, [_P, _PP]),
+    "bk_lock_file": (c_int, [c_str, ctypes.c_uint, _PP]),
+    "bk_unlock_file": (None, [_P]),
     "bk_redis_open_config": (c_int, [c_str, c_str, ctypes.c_char_p, c_size, _PP]),
 }
 
@@ -135,6 +139,9 @@ BK_EINCOMPAT = -9
 BK_ESYS = -10
 BK_EREADONLY = -11
 BK_ESERVER = -12
+BK_EBUSY = -13
+
+LOCK_NOWAIT = 1
 
 MAP_READONLY = 0
 MAP_WRITE = 1

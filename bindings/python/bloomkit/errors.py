@@ -44,6 +44,11 @@ class ReadOnlyError(BloomkitError, PermissionError):
     """A write to a filter mapped read-only (BK_EREADONLY)."""
 
 
+class FileLockedError(BloomkitError, BlockingIOError):
+    """Another process is writing the file (BK_EBUSY, from FileLock with
+    ``wait=False``); the message names its pid."""
+
+
 class ServerError(BloomkitError, ConnectionError):
     """The Redis server refused the request or answered oddly (BK_ESERVER)."""
 
@@ -60,6 +65,7 @@ _CLASSES = {
     _lib.BK_ECORRUPT: FilterIOError,
     _lib.BK_EREADONLY: ReadOnlyError,
     _lib.BK_ESERVER: ServerError,
+    _lib.BK_EBUSY: FileLockedError,
 }
 
 

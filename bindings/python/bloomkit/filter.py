@@ -290,17 +290,35 @@ class BloomFilter:
     def close(self) -> None:
         """Free the filter (a writable mapping is synced, then unmapped; a Redis
         one disconnects and leaves its data on the server). Idempotent. Raises
-        OSError when the final sync of a writable mapping fails (the filter is
-        freed all the same)."""
+        OSError when the final sync of a writable mapping fails, for example
+        because another writer replaced the file (the filter is freed all the
+        same)."""
         f, self._f = self._f, None
         if f is None:
             return
-        # a writable mapping is synced first, so that its errors are seen
-        rc = lib.bk_sync(f) if not self._remote else _lib.BK_EINVAL
-        detail = last_detail() if rc < 0 else None
-        lib.bk_free(f)
-        if rc < 0 and rc not in (_lib.BK_EINVAL, _lib.BK_EREADONLY):
-            raise error_for(rc, "close", detail)
+        rc = lib.bk_close(f)
+        if rc < 0:
+            raise error_for(rc, "close", last_detail())
+
+    def copy(self) -> "BloomFilter":
+        """A new in-memory filter equal to this one (cells, counts, hash key).
+        A shared (Redis) filter cannot be copied this way: TypeError."""
+        if self._remote:
+            raise TypeError("bloomkit: a shared (Redis) filter cannot be copied; pull it")
+        handle = ctypes.c_void_p()
+        rc = self._call(lib.bk_copy, ctypes.byref(handle))
+        if rc < 0:
+            raise error_for(rc, "copy", last_detail())
+        return type(self)._wrap(handle)
+
+    def __copy__(self) -> "BloomFilter":
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> "BloomFilter":
+        return self.copy()
+
+    def __reduce__(self):
+        raise TypeError("bloomkit: a BloomFilter cannot be pickled; save() it to a file")
 
     def __enter__(self) -> "BloomFilter":
         return self
@@ -318,3 +336,54 @@ class BloomFilter:
         if self._f is None:
             return "<bloomkit.BloomFilter closed>"
         return f"<bloomkit.BloomFilter {self.config}>"
+
+
+class FileLock:
+    """The writer's lock of a filter file (bk_lock_file): one process at a
+    time may load, change and save it. Hold it around the whole
+    read-modify-write, in every writer (the bloomkit command and the Scrapy
+    filter take it too)::
+
+        with FileLock("seen.bkf"):
+            f = BloomFilter.load("seen.bkf")
+            f.add_many(urls)
+            f.save("seen.bkf")
+
+    ``wait=False`` raises FileLockedError (a BlockingIOError naming the
+    holder's pid) instead of waiting. A second FileLock on the same path in
+    this process waits too, like another process would. The lock lives in
+    ``.NAME.lock`` beside the file and is released by :meth:`release`, by
+    leaving the ``with`` block, or when the process exits."""
+
+    __slots__ = ("_l", "path")
+
+    def __init__(self, path: Union[str, os.PathLike], wait: bool = True) -> None:
+        self._l = None
+        self.path = os.fsdecode(path)
+        handle = ctypes.c_void_p()
+        rc = lib.bk_lock_file(
+            os.fsencode(path), 0 if wait else _lib.LOCK_NOWAIT, ctypes.byref(handle)
+        )
+        if rc != _lib.BK_OK:
+            raise error_for(rc, f"lock {self.path}", last_detail())
+        self._l = handle
+
+    def release(self) -> None:
+        """Release the lock; idempotent."""
+        lock, self._l = self._l, None
+        if lock is not None:
+            lib.bk_unlock_file(lock)
+
+    def __enter__(self) -> "FileLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        self.release()
+
+    def __copy__(self):
+        raise TypeError("bloomkit: a FileLock cannot be copied")
+
+    __deepcopy__ = __reduce__ = __copy__

@@ -24,6 +24,10 @@ Settings (all optional):
     and machine that names it; each request is checked and added in one atomic
     step on the server. Takes the place of BLOOMKIT_STATE (Redis keeps it).
 
+A crawl holds the state file's writer lock (``bloomkit.FileLock``) from start
+to close: a second crawl naming the same file stops at start with
+FileLockedError instead of overwriting the first one's saves.
+
 Requests are identified by Scrapy's own request fingerprint (the crawler's
 ``request_fingerprinter``), as RFPDupeFilter does. Filtered requests are logged
 like RFPDupeFilter's (the first one, or all with ``DUPEFILTER_DEBUG``) and counted
@@ -39,7 +43,8 @@ from scrapy.dupefilters import BaseDupeFilter
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
 
-from .filter import BloomFilter
+from .errors import FileLockedError
+from .filter import BloomFilter, FileLock
 
 DEFAULT_CONFIG = "variant=scalable capacity=1000000 fpr=0.0001"
 STATE_NAME = "bloomkit.bkf"
@@ -55,6 +60,7 @@ class BloomDupeFilter(BaseDupeFilter):
         save_every: int = 10000,
         debug: bool = False,
         fingerprinter=None,
+        file_lock: Optional[FileLock] = None,
     ) -> None:
         self.bloom = bloom
         self.state = state
@@ -64,6 +70,7 @@ class BloomDupeFilter(BaseDupeFilter):
         self.logger = logging.getLogger(__name__)
         self._since_save = 0
         self.fingerprinter = fingerprinter  # None (no crawler): Scrapy's default
+        self._file_lock = file_lock  # held from open to close when there is a state
 
     def request_fingerprint(self, request) -> bytes:
         if self.fingerprinter is None:
@@ -81,29 +88,52 @@ class BloomDupeFilter(BaseDupeFilter):
             jobdir = job_dir(settings)
             if jobdir:
                 state = os.path.join(jobdir, STATE_NAME)
+        file_lock = None
         if redis_url:
             bloom = BloomFilter.redis(redis_url, config)
             state = None
-        elif state and os.path.exists(state):
-            bloom = BloomFilter.load(state)
-            stated = settings.get("BLOOMKIT_CONFIG")
-            diff = bloom.differs_from(stated) if stated else None
-            if diff:
-                bloom.close()
-                raise ValueError(
-                    "BLOOMKIT_STATE %s holds a filter with another %s than BLOOMKIT_CONFIG "
-                    "states; remove the file for a new crawl, or drop the setting to adopt "
-                    "the file's" % (state, diff)
-                )
         else:
-            bloom = BloomFilter(config)
+            if state:
+                # the state's writer lock, for the whole crawl: a second crawl
+                # on the same file would overwrite this one's saves
+                try:
+                    file_lock = FileLock(state, wait=False)
+                except FileLockedError as e:
+                    raise FileLockedError(
+                        e.code,
+                        "BLOOMKIT_STATE %s is in use by another crawl (%s); give each "
+                        "crawl its own state file, or share one filter through "
+                        "BLOOMKIT_REDIS" % (state, e),
+                    ) from None
+            try:
+                bloom = cls._open_state(state, config, settings.get("BLOOMKIT_CONFIG"))
+            except BaseException:
+                if file_lock:
+                    file_lock.release()
+                raise
         return cls(
             bloom,
             state=state,
             save_every=settings.getint("BLOOMKIT_SAVE_EVERY", 10000),
             debug=settings.getbool("DUPEFILTER_DEBUG"),
             fingerprinter=fingerprinter,
+            file_lock=file_lock,
         )
+
+    @staticmethod
+    def _open_state(state: Optional[str], config: str, stated: Optional[str]) -> BloomFilter:
+        if not state or not os.path.exists(state):
+            return BloomFilter(config)
+        bloom = BloomFilter.load(state)
+        diff = bloom.differs_from(stated) if stated else None
+        if diff:
+            bloom.close()
+            raise ValueError(
+                "BLOOMKIT_STATE %s holds a filter with another %s than BLOOMKIT_CONFIG "
+                "states; remove the file for a new crawl, or drop the setting to adopt "
+                "the file's" % (state, diff)
+            )
+        return bloom
 
     @classmethod
     def from_crawler(cls, crawler) -> "BloomDupeFilter":
@@ -132,7 +162,11 @@ class BloomDupeFilter(BaseDupeFilter):
         try:
             self.save()
         finally:
-            self.bloom.close()
+            try:
+                self.bloom.close()
+            finally:
+                if self._file_lock:
+                    self._file_lock.release()
 
     def log(self, request, spider) -> None:
         if self.debug:

@@ -1,0 +1,150 @@
+"""No Python operation can crash the interpreter: copies are real copies,
+every method and dunder of a closed filter raises, and writers of one file
+take turns through FileLock."""
+import copy
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import unittest
+
+import bloomkit
+from bloomkit import BloomFilter, FileLock, FileLockedError
+from helpers import scratch
+
+
+class CopyTest(unittest.TestCase):
+    def test_copy_is_independent_for_every_variant(self):
+        for variant in ("standard", "counting", "scalable"):
+            capacity = 100 if variant == "scalable" else 5000  # scalable: grows
+            f = BloomFilter({"variant": variant, "capacity": capacity, "fpr": 0.0001})
+            f.add_many("k%d" % i for i in range(1000))  # scalable: several slices
+            for c in (copy.copy(f), copy.deepcopy(f), f.copy()):
+                self.assertEqual(c.stats(), f.stats())
+                self.assertTrue(all(c.contains_many("k%d" % i for i in range(1000))))
+                c.add("only in the copy")
+                self.assertIn("only in the copy", c)
+                self.assertNotIn("only in the copy", f)
+                c.close()
+                self.assertIn("k1", f)  # the original lives on
+            f.close()
+
+    def test_copies_and_closes_in_any_order_never_crash(self):
+        # a child interpreter: a double free or use after free would kill it
+        code = (
+            "import copy, bloomkit\n"
+            "f = bloomkit.BloomFilter('capacity=1000')\n"
+            "f.add('a')\n"
+            "c = copy.copy(f)\n"
+            "f.close()\n"
+            "assert 'a' in c\n"
+            "d = copy.deepcopy(c)\n"
+            "del c\n"
+            "assert 'a' in d\n"
+            "print('ok')\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ
+        )
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), "ok")
+
+    def test_pickle_is_refused_cleanly(self):
+        with BloomFilter("capacity=10") as f:
+            with self.assertRaises(TypeError):
+                pickle.dumps(f)
+
+
+class ClosedFilterTest(unittest.TestCase):
+    def test_every_method_and_dunder_after_close_raises(self):
+        d = scratch()
+        try:
+            f = BloomFilter("variant=counting capacity=100")
+            f.add("a")
+            f.close()
+            f.close()  # idempotent
+            calls = [
+                lambda: f.add("x"),
+                lambda: "x" in f,
+                lambda: f.contains("x"),
+                lambda: f.remove("a"),
+                lambda: f.add_many(["x"]),
+                lambda: f.contains_many(["x"]),
+                lambda: f.stats(),
+                lambda: len(f),
+                lambda: f.config,
+                lambda: f.differs_from("capacity=100"),
+                lambda: f.clear(),
+                lambda: f.save(os.path.join(d, "x.bkf")),
+                lambda: f.sync(),
+                lambda: f.copy(),
+                lambda: copy.copy(f),
+                lambda: copy.deepcopy(f),
+            ]
+            for i, call in enumerate(calls):
+                with self.assertRaises(ValueError, msg="call %d" % i):
+                    call()
+            self.assertIn("closed", repr(f))
+            with f:  # entering and leaving a closed filter is harmless
+                pass
+            self.assertFalse(os.path.exists(os.path.join(d, "x.bkf")))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+class FileLockTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = scratch()
+        self.path = os.path.join(self.dir, "seen.bkf")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_second_writer_is_refused_without_waiting(self):
+        with FileLock(self.path):
+            with self.assertRaises(FileLockedError) as cm:
+                FileLock(self.path, wait=False)
+            self.assertIn("process %d" % os.getpid(), str(cm.exception))
+            self.assertIsInstance(cm.exception, BlockingIOError)
+        FileLock(self.path, wait=False).release()  # free again
+
+    def test_the_command_waits_for_a_python_writer(self):
+        cli = os.environ.get("BLOOMKIT_CLI")
+        if not cli or not os.path.exists(cli):
+            self.skipTest("BLOOMKIT_CLI not set")
+        with FileLock(self.path):
+            f = BloomFilter("capacity=1000")
+            f.add("from python")
+            f.save(self.path)
+            out = subprocess.run(
+                [cli, "add", self.path, "--no-wait"], input=b"x\n", capture_output=True
+            )
+            self.assertEqual(out.returncode, 3, out.stderr)
+            self.assertIn(b"process %d" % os.getpid(), out.stderr)
+        out = subprocess.run([cli, "add", self.path], input=b"from the command\n")
+        self.assertEqual(out.returncode, 0)
+        g = BloomFilter.load(self.path)
+        self.assertIn("from python", g)
+        self.assertIn("from the command", g)
+        g.close()
+
+    def test_scrapy_state_in_use_stops_a_second_crawl(self):
+        try:
+            from scrapy.settings import Settings
+        except ImportError:
+            self.skipTest("Scrapy is not installed")
+        from bloomkit.scrapy import BloomDupeFilter
+
+        settings = Settings({"BLOOMKIT_STATE": self.path})
+        first = BloomDupeFilter.from_settings(settings)
+        with self.assertRaises(FileLockedError) as cm:
+            BloomDupeFilter.from_settings(settings)
+        self.assertIn("in use by another crawl", str(cm.exception))
+        first.close("finished")
+        second = BloomDupeFilter.from_settings(settings)  # free after close
+        second.close("finished")
+
+
+if __name__ == "__main__":
+    unittest.main()
