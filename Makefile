@@ -139,16 +139,17 @@ check-python: $(SHARED_LIB) $(CLI_BIN)
 # scratch corpus under build/fuzz. `make check` replays every seed and every
 # regression input (tests/fuzz/regress/T: a crash found by a fuzzer goes there
 # first, then gets fixed) through the same targets with the normal compiler.
-FUZZ_TARGETS := config load mmap lines redis_reply
+FUZZ_TARGETS := config load mmap lines redis_reply plot
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),tools/bloomkit/stream.c)
+fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),tools/bloomkit/stream.c) \
+           $(if $(filter plot,$(1)),tools/bloomkit/exp_plot.c tools/bloomkit/exp_output.c)
 fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
 FUZZ_INC := -Iinclude -Isrc -Itools/bloomkit $(HIREDIS_CFLAGS)
 
-$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) tools/bloomkit/stream.c $(STATIC_LIB)
+$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch]) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(STATIC_LIB) $(LDLIBS)
 
@@ -172,7 +173,7 @@ fuzz:
 	  grep -E '^Done' $(FUZZ_BUILD)/fuzz_$$t.log; \
 	done
 
-$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) tools/bloomkit/stream.c $(FUZZ_BUILD)/libbloomkit.a
+$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ \
 	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
 

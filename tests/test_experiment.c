@@ -31,13 +31,17 @@ static char *read_text(const char *path)
 /* PATH for the child when not NULL (to hide gnuplot). */
 static const char *child_path;
 
-/* Run `bloomkit experiment --config-file exp [extra...]`; stderr into err. */
-static int run_exp(const char *dir, const char *exp_text, const char *const *extra, char **err)
+/* Run `bloomkit experiment --config-file DIR/NAME [extra...]` in DIR;
+ * stderr into err. */
+static int run_exp_named(const char *dir, const char *name, const char *exp_text,
+                         const char *const *extra, char **err)
 {
     char exp[4096], errp[4096];
-    snprintf(exp, sizeof exp, "%s/e.exp", dir);
+    snprintf(exp, sizeof exp, "%s/%s", dir, name);
     snprintf(errp, sizeof errp, "%s/stderr", dir);
     tu_write_file(exp, (const uint8_t *)exp_text, strlen(exp_text));
+    char cli[4096]; /* the command runs in dir */
+    ck_assert_ptr_nonnull(realpath(BK_CLI_PATH, cli));
     const pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
@@ -45,20 +49,25 @@ static int run_exp(const char *dir, const char *exp_text, const char *const *ext
                   e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
             _exit(99);
-        if (child_path && setenv("PATH", child_path, 1) != 0)
+        if ((child_path && setenv("PATH", child_path, 1) != 0) || chdir(dir) != 0)
             _exit(97);
-        const char *argv[16] = {BK_CLI_PATH, "experiment", "--config-file", exp};
+        const char *argv[16] = {cli, "experiment", "--config-file", exp};
         int n = 4;
         for (int i = 0; extra && extra[i] && n < 15; i++)
             argv[n++] = extra[i];
         argv[n] = NULL;
-        execv(BK_CLI_PATH, (char *const *)argv);
+        execv(cli, (char *const *)argv);
         _exit(98);
     }
     int st;
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
     *err = read_text(errp);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int run_exp(const char *dir, const char *exp_text, const char *const *extra, char **err)
+{
+    return run_exp_named(dir, "e.exp", exp_text, extra, err);
 }
 
 START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
@@ -264,6 +273,47 @@ START_TEST(plot_writes_a_png_or_says_gnuplot_is_missing)
 }
 END_TEST
 
+/* Names are data, never gnuplot commands: experiment files named with
+ * quotes, backslashes, line breaks, backquotes, macros and `system`, and
+ * configurations with the quotes, backquotes and macros their names may
+ * hold, draw their PNG and run nothing (issue 16: the file name went
+ * unescaped into a title and ran `touch PWNED`). */
+START_TEST(hostile_names_never_reach_gnuplot_as_commands)
+{
+    if (!have_gnuplot()) {
+        fprintf(stderr, "[experiment] gnuplot is not installed: the hostile-name check runs in "
+                        "the fuzz target only\n");
+        return;
+    }
+    char *dir = tu_tmpdir(), *png = tu_path(dir, "out.png");
+    const char *files[] = {"\"; system \"touch PWNED1\"; set title \"x.exp",
+                           "a'; system 'touch PWNED2'; b'.exp",
+                           "new\nsystem \"touch PWNED3\"\nline.exp", "`touch PWNED4`@x\\.exp"};
+    const char *exp = "[workload]\nkeys = 2000\nprobes = 5000\n"
+                      "it's: variant=standard capacity=2000 fpr=0.01\n"
+                      "x'; system 'touch PWNED5'; y: variant=standard capacity=2000 fpr=0.02\n"
+                      "`touch PWNED6` @m: variant=standard capacity=2000 fpr=0.05\n";
+    const char *extra[] = {"--plot", png, NULL};
+    for (int i = 0; i < 4; i++) {
+        char *err;
+        const int code = run_exp_named(dir, files[i], exp, extra, &err);
+        ck_assert_msg(code == 0, "%s: exit %d: %s", files[i], code, err);
+        free(err);
+        size_t len;
+        uint8_t *bytes = tu_read_file(png, &len);
+        ck_assert_int_eq(memcmp(bytes, "\x89PNG\r\n\x1a\n", 8), 0);
+        free(bytes);
+        for (int p = 1; p <= 6; p++) {
+            char pwned[4096];
+            snprintf(pwned, sizeof pwned, "%s/PWNED%d", dir, p);
+            ck_assert_msg(access(pwned, F_OK) != 0, "%s ran a command (PWNED%d)", files[i], p);
+        }
+    }
+    free(png);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *experiment_suite(void)
 {
     Suite *s = suite_create("experiment");
@@ -273,6 +323,7 @@ Suite *experiment_suite(void)
     tcase_add_test(tc, bad_experiment_files_name_the_line);
     tcase_add_test(tc, phases_insert_delete_insert);
     tcase_add_test(tc, plot_writes_a_png_or_says_gnuplot_is_missing);
+    tcase_add_test(tc, hostile_names_never_reach_gnuplot_as_commands);
     suite_add_tcase(s, tc);
     return s;
 }

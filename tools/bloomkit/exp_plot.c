@@ -40,13 +40,20 @@ static int find_gnuplot(char *buf, size_t len)
 }
 
 /* Single-quoted gnuplot string: a quote is written twice. */
+/* Every text that reaches the script (file names, configuration names)
+ * goes through here, as a single-quoted gnuplot string: inside one gnuplot
+ * reads no escape, no macro (@name) and no backquote, and a quote is
+ * doubled. A line break would end the command and start another (issue 16:
+ * a file named `"; system "touch PWNED"; set title "` ran that command), so
+ * control characters become '?'. */
 static void put_quoted(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; *s; s++) {
-        if (*s == '\'')
+        const unsigned char c = (unsigned char)*s;
+        if (c == '\'')
             fputc('\'', f);
-        fputc(*s, f);
+        fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
     }
     fputc('\'', f);
 }
@@ -106,9 +113,25 @@ static void end_labels(FILE *f, const experiment *e, const layout *l, const exp_
     }
     const double span = log10(hi) - log10(lo);
     spread(y, l->n, span * 0.045, log10(hi) - span * 0.03);
-    for (int c = 0; c < l->n; c++)
-        fprintf(f, "set label %d \"%s\" at %.6g,%.6g left offset 1,0 tc lt %d noenhanced\n", c + 1,
-                e->names[c], x[c], pow(10, y[c]), c + 1);
+    for (int c = 0; c < l->n; c++) {
+        fprintf(f, "set label %d ", c + 1);
+        put_quoted(f, e->names[c]);
+        fprintf(f, " at %.6g,%.6g left offset 1,0 tc lt %d noenhanced\n", x[c], pow(10, y[c]),
+                c + 1);
+    }
+}
+
+static void write_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n,
+                         const layout *l);
+
+void exp_plot_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n)
+{
+    layout l = {{0}, 0};
+    for (int i = 0; i < n && l.n < EXP_MAX_CONFIGS; i++)
+        if (i == 0 || strcmp(rows[i].config, rows[i - 1].config) != 0)
+            l.first[l.n++] = i;
+    l.first[l.n] = n;
+    write_script(f, e, out, rows, n, &l);
 }
 
 static void write_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n,
@@ -161,7 +184,11 @@ static void write_script(FILE *f, const experiment *e, const char *out, const ex
     }
     fputs("set terminal pngcairo size 1600,640 font 'sans,10'\nset output ", f);
     put_quoted(f, out);
-    fprintf(f, "\nset multiplot layout 1,2 title \"bloomkit experiment %s\" noenhanced\n", base);
+    fputs("\nset multiplot layout 1,2 title ", f);
+    char title[4200];
+    snprintf(title, sizeof title, "bloomkit experiment %s", base);
+    put_quoted(f, title);
+    fputs(" noenhanced\n", f);
     /* eight dark colours that stay apart on white (ColorBrewer's Dark2) */
     static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
                                           "#66a61e", "#a6761d", "#e6ab02", "#666666"};
@@ -227,12 +254,6 @@ int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n)
         fprintf(stderr, "bloomkit experiment: --plot: the file name holds a line break\n");
         return EXIT_USAGE;
     }
-    layout l = {{0}, 0};
-    for (int i = 0; i < n; i++)
-        if (i == 0 || strcmp(rows[i].config, rows[i - 1].config) != 0)
-            l.first[l.n++] = i;
-    l.first[l.n] = n;
-
     char *tmp;
     const int tfd = exp_temp_beside(png, &tmp);
     if (tfd < 0) {
@@ -262,7 +283,7 @@ int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n)
         close(fds[0]);
         FILE *f = fdopen(fds[1], "w");
         if (f) {
-            write_script(f, e, tmp, rows, n, &l);
+            exp_plot_script(f, e, tmp, rows, n);
             fclose(f); /* a gnuplot that died early shows in its status */
         } else {
             close(fds[1]);

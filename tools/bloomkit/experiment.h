@@ -11,6 +11,7 @@
 #define BK_EXPERIMENT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bloomkit.h"
 
@@ -83,5 +84,9 @@ int exp_temp_beside(const char *path, char **tmp);
  * phases; bits per key beside it). 0, or an exit code with the message
  * printed (gnuplot missing: EXIT_IO, saying how to install it). */
 int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n);
+/* The gnuplot script exp_plot feeds gnuplot, drawing into `out`: its data
+ * inline, every text single-quoted (tests/fuzz/fuzz_plot.c checks that no
+ * name can add a command). */
+void exp_plot_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n);
 
 #endif
