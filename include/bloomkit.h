@@ -202,6 +202,21 @@ BK_API int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t e
  * existing filter's configuration. Same errors; *cfg untouched on error. */
 BK_API int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t errlen);
 
+/* Set one value of *cfg (which must be valid: BK_EINVAL otherwise) from its
+ * text, as "key=value" in config text would, except that `value` is taken
+ * whole: it is one value, never more text (no separator, comment or second
+ * key is read out of it; "1000 variant=counting" is not a capacity). Errors:
+ * BK_ECONFIG for an unknown key or a value that is not valid, with one line
+ * in err naming the key, the value and the allowed range; *cfg untouched on
+ * error. For command-line options and other single values. Thread-safe. */
+BK_API int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
+                         size_t errlen);
+
+/* 1 when the valid config text states a value for key, else 0 (also for an
+ * invalid text or an unknown key). Lets a caller refuse a value given both
+ * in a text and another way. Thread-safe. */
+BK_API int bk_config_text_sets(const char *text, const char *key);
+
 /* Write cfg as config text that bk_config_parse() reads back to the same
  * values (the key is written only when include_key is non-zero). Returns the
  * length the full text needs (excluding NUL) like snprintf; writes at most

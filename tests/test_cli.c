@@ -396,7 +396,7 @@ START_TEST(errors_and_exit_codes)
     ck_assert_int_eq(r.code, 0);
     done(&r);
     /* --config-file works and names the line of a bad value. */
-    tu_write_file(in_dir("exp.cfg"), (const uint8_t *)"# test\nvariant=scalable\nfpr=9\n", 31);
+    tu_write_file(in_dir("exp.cfg"), (const uint8_t *)"# test\nvariant=scalable\nfpr=9\n", 30);
     r = RUN(NULL, "create", in_dir("x.bkf"), "--config-file", in_dir("exp.cfg"));
     ck_assert_int_eq(r.code, 2);
     ck_assert_ptr_nonnull(strstr(r.err, "line 3"));
@@ -448,6 +448,43 @@ START_TEST(progress_only_when_asked_or_on_a_terminal)
 }
 END_TEST
 
+/* Options are values, never config text (issue 16): text smuggled into an
+ * option is that option's bad value, named as the user typed it; a NUL in
+ * a config file is an error naming its place; nothing is created. */
+START_TEST(options_are_values_never_config_text)
+{
+    char *f = in_dir("o.bkf");
+    const struct {
+        const char *opt, *val, *says;
+    } cases[] = {{"--capacity", "1000 variant=counting key=000102030405060708090a0b0c0d0e0f",
+                  "--capacity: '1000 variant"},
+                 {"--variant", "counting#", "--variant: 'counting#'"},
+                 {"--fpr", "0.1 capacity=20", "--fpr: '0.1 capacity=20'"},
+                 {"--layout", "blocked,variant=counting", "--layout: 'blocked,variant"},
+                 {"--key", "00 variant=counting", "--key: '00 variant"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_result r = RUN(NULL, "create", f, (char *)cases[i].opt, (char *)cases[i].val);
+        ck_assert_msg(strstr(r.err, cases[i].says), "%s: '%s' lacks '%s'", cases[i].opt, r.err,
+                      cases[i].says);
+        expect_code(r, 2, cases[i].opt);
+        ck_assert_int_eq(access(f, F_OK), -1);
+    }
+    /* the options still work, alone and over a text that does not state them */
+    run_result r = RUN(NULL, "create", f, "--config", "capacity=1000", "--variant", "counting");
+    expect_code(r, 0, "create with --config and --variant");
+    r = RUN(NULL, "info", f, "--json");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"counting\""));
+    done(&r);
+    /* a config file with a NUL: refused, naming line and offset */
+    tu_write_file(in_dir("nul.cfg"), (const uint8_t *)"capacity=100\nfpr=0.1\0variant=counting\n",
+                  35);
+    r = RUN(NULL, "create", in_dir("n.bkf"), "--config-file", in_dir("nul.cfg"));
+    ck_assert_ptr_nonnull(strstr(r.err, "line 2: a NUL byte at offset 20"));
+    expect_code(r, 2, "NUL in --config-file");
+    ck_assert_int_eq(access(in_dir("n.bkf"), F_OK), -1);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -464,6 +501,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, errors_and_exit_codes);
     tcase_add_test(tc, full_disk_during_add);
     tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);
+    tcase_add_test(tc, options_are_values_never_config_text);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -212,6 +212,46 @@ START_TEST(error_texts)
 }
 END_TEST
 
+/* bk_config_set takes a value whole: text smuggled into it is a bad value,
+ * never more keys; the error names the key; *cfg stays as it was. */
+START_TEST(set_takes_one_value_whole)
+{
+    bk_config c, before;
+    bk_config_init(&c);
+    char err[256];
+    ck_assert_int_eq(bk_config_set(&c, "capacity", "5000", err, sizeof err), BK_OK);
+    ck_assert_uint_eq(c.capacity, 5000);
+    ck_assert_int_eq(bk_config_set(&c, "key", "000102030405060708090a0b0c0d0e0f", err, sizeof err),
+                     BK_OK);
+    ck_assert_int_eq(c.has_key, 1);
+    before = c;
+    const char *bad[][2] = {{"capacity", "1000 variant=counting key=00112233445566778899aabbccddeeff"},
+                            {"variant", "counting#"},
+                            {"variant", "counting "},
+                            {"fpr", "0.1 capacity=20"},
+                            {"fpr", "0.1,capacity=20"},
+                            {"layout", "blocked\nvariant=counting"},
+                            {"capacity", ""},
+                            {"hash", "siphash24#x"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(bk_config_set(&c, bad[i][0], bad[i][1], err, sizeof err), BK_ECONFIG);
+        ck_assert_msg(strncmp(err, bad[i][0], strlen(bad[i][0])) == 0, "'%s' lacks the key %s",
+                      err, bad[i][0]);
+        ck_assert_ptr_nonnull(strstr(err, "allowed"));
+        ck_assert_mem_eq(&c, &before, sizeof c);
+    }
+    ck_assert_int_eq(bk_config_set(&c, "bogus", "1", err, sizeof err), BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(err, "unknown key 'bogus'"));
+    ck_assert_int_eq(bk_config_set(NULL, "fpr", "0.1", err, sizeof err), BK_EINVAL);
+    /* which keys a text states */
+    ck_assert_int_eq(bk_config_text_sets("capacity=10 # fpr=0.1\nhash=siphash13", "capacity"), 1);
+    ck_assert_int_eq(bk_config_text_sets("capacity=10 # fpr=0.1\nhash=siphash13", "hash"), 1);
+    ck_assert_int_eq(bk_config_text_sets("capacity=10 # fpr=0.1\nhash=siphash13", "fpr"), 0);
+    ck_assert_int_eq(bk_config_text_sets("capacity=banana", "capacity"), 0);
+    ck_assert_int_eq(bk_config_text_sets("capacity=10", "nokey"), 0);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -226,6 +266,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, variant_switch_by_text_alone);
     tcase_add_test(tc, new_validates_struct);
     tcase_add_test(tc, error_texts);
+    tcase_add_test(tc, set_takes_one_value_whole);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -256,7 +256,7 @@ static int key_index(const char *key)
 /* Apply text to *base (valid) and, if all of it is valid, store the result in
  * *cfg. The shared body of bk_config_parse and bk_config_parse_over. */
 static int parse_text(bk_config *cfg, const bk_config *base, const char *text, char *err,
-                      size_t errlen)
+                      size_t errlen, int *seen_out)
 {
     bk_config c = *base;
     int seen[NKEYS] = {0};
@@ -329,6 +329,8 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, c
         }
     }
     *cfg = c;
+    if (seen_out)
+        memcpy(seen_out, seen, sizeof seen);
     return BK_OK;
 }
 
@@ -342,7 +344,7 @@ int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen)
     }
     bk_config defaults;
     bk_config_init(&defaults);
-    return parse_text(cfg, &defaults, text, err, errlen);
+    return parse_text(cfg, &defaults, text, err, errlen, NULL);
 }
 
 int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t errlen)
@@ -356,7 +358,46 @@ int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t err
     if (bk_config_validate(cfg, err, errlen) != BK_OK)
         return BK_EINVAL;
     const bk_config base = *cfg;
-    return parse_text(cfg, &base, text, err, errlen);
+    return parse_text(cfg, &base, text, err, errlen, NULL);
+}
+
+int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!cfg || !key || !value || bk_config_validate(cfg, NULL, 0) != BK_OK) {
+        bk_errorf(err, errlen, "config: no configuration, key or value, or an invalid one");
+        return BK_EINVAL;
+    }
+    if (key_index(key) < 0) {
+        bk_errorf(err, errlen,
+                  "unknown key '%.*s' (known: variant, capacity, fpr, growth, tightening, hash, "
+                  "layout, key)",
+                  QUOTE_MAX, key);
+        return BK_ECONFIG;
+    }
+    bk_config c = *cfg;
+    const char *range = "";
+    const int bad = apply(&c, key, value, &range) != 0;
+    if (bad || strlen(value) > VALUE_MAX) {
+        const size_t n = strlen(value);
+        bk_errorf(err, errlen, "%s: '%.*s%s' is not valid (allowed: %s)", key, QUOTE_MAX, value,
+                  n > QUOTE_MAX ? "..." : "", range);
+        return BK_ECONFIG;
+    }
+    *cfg = c;
+    return BK_OK;
+}
+
+int bk_config_text_sets(const char *text, const char *key)
+{
+    const int ki = text && key ? key_index(key) : -1;
+    int seen[NKEYS];
+    bk_config base, out;
+    bk_config_init(&base);
+    if (ki < 0 || parse_text(&out, &base, text, NULL, 0, seen) != BK_OK)
+        return 0;
+    return seen[ki] != 0;
 }
 
 int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t buflen)

@@ -7,10 +7,13 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 volatile sig_atomic_t cli_stop = 0;
 
@@ -278,12 +281,29 @@ int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts
     return 0;
 }
 
-/* The whole of a --config-file into a NUL-terminated string (malloc). */
+/* The whole of a --config-file into a NUL-terminated string (malloc): a
+ * regular file (opened without blocking, so a FIFO is refused, not waited
+ * on) holding no NUL byte (the text would end there unseen). */
 static char *read_text_file(const cli_opts *o, const char *path, int *rc)
 {
-    FILE *fp = fopen(path, "r");
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *rc = cli_fail(o, EXIT_IO, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *rc = cli_fail(o, EXIT_IO, "%s: %s", path,
+                       S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    FILE *fp = fdopen(fd, "r");
     if (!fp) {
         *rc = cli_fail(o, EXIT_IO, "%s: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     size_t cap = 4096, len = 0;
@@ -306,6 +326,17 @@ static char *read_text_file(const cli_opts *o, const char *path, int *rc)
         return NULL;
     }
     buf[len] = '\0';
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        size_t line = 1;
+        for (const char *p = buf; p < nul; p++)
+            line += *p == '\n';
+        *rc = cli_fail(o, EXIT_USAGE, "%s: line %zu: a NUL byte at offset %zu (config text holds "
+                                      "none)",
+                       path, line, (size_t)(nul - buf));
+        free(buf);
+        return NULL;
+    }
     return buf;
 }
 
@@ -328,40 +359,29 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
                  {"hash", o->hash},
                  {"layout", o->layout},
                  {"key", o->key}};
-    size_t need = strlen(base) + 2;
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (flags[i].val)
-            need += strlen(flags[i].key) + strlen(flags[i].val) + 3;
-    char *text = malloc(need);
-    if (!text) {
-        free(file_text);
-        return cli_fail(o, EXIT_IO, "out of memory");
-    }
-    /* Flags go on their own line after the text: the parser then reports a
-     * key set both ways as a duplicate. */
-    size_t pos = (size_t)snprintf(text, need, "%s\n", base);
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (flags[i].val)
-            pos += (size_t)snprintf(text + pos, need - pos, "%s=%s ", flags[i].key, flags[i].val);
+    const char *source = o->config_file ? o->config_file : "--config";
     char err[256];
-    bk_config text_only = *cfg;
-    const int text_rc = bk_config_parse_over(&text_only, base, err, sizeof err);
-    rc = text_rc == BK_OK ? bk_config_parse_over(cfg, text, err, sizeof err) : text_rc;
-    free(text);
-    free(file_text);
-    if (text_rc != BK_OK)
-        return cli_fail(o, EXIT_USAGE, "%s: %s", o->config_file ? o->config_file : "--config", err);
-    if (rc != BK_OK) {
-        /* The text alone was fine: a flag is wrong, or repeats a key of the
-         * text. Name the flag, not a line of our own making. */
-        const char *msg = strstr(err, ": ") ? strstr(err, ": ") + 2 : err;
-        char key[32];
-        if (sscanf(msg, "duplicate key '%31[a-z]'", key) == 1)
-            return cli_fail(o, EXIT_USAGE, "--%s repeats a key that %s already sets", key,
-                            o->config_file ? o->config_file : "--config");
-        return cli_fail(o, EXIT_USAGE, "option --%s", msg);
+    bk_config c = *cfg;
+    if (bk_config_parse_over(&c, base, err, sizeof err) != BK_OK) {
+        free(file_text);
+        return cli_fail(o, EXIT_USAGE, "%s: %s", source, err);
     }
-    return 0;
+    /* Each option is one value of one field, set and checked alone: never
+     * text for the parser, so "--capacity '1000 variant=counting'" is a bad
+     * capacity, not a counting filter. */
+    for (size_t i = 0; i < sizeof flags / sizeof *flags && rc == 0; i++) {
+        if (!flags[i].val)
+            continue;
+        if (bk_config_text_sets(base, flags[i].key))
+            rc = cli_fail(o, EXIT_USAGE, "--%s repeats a key that %s already sets", flags[i].key,
+                          source);
+        else if (bk_config_set(&c, flags[i].key, flags[i].val, err, sizeof err) != BK_OK)
+            rc = cli_fail(o, EXIT_USAGE, "--%s", err);
+    }
+    free(file_text);
+    if (rc == 0)
+        *cfg = c;
+    return rc;
 }
 
 int cli_help(const char *usage)

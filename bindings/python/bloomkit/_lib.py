@@ -98,6 +98,8 @@ _SIGNATURES = {
     "bk_config_parse": (c_int, [ctypes.POINTER(Config), c_str, ctypes.c_char_p, c_size]),
     "bk_config_parse_over": (c_int, [ctypes.POINTER(Config), c_str, ctypes.c_char_p, c_size]),
     "bk_config_format": (c_int, [ctypes.POINTER(Config), c_int, ctypes.c_char_p, c_size]),
+    "bk_config_init": (None, [ctypes.POINTER(Config)]),
+    "bk_config_set": (c_int, [ctypes.POINTER(Config), c_str, c_str, ctypes.c_char_p, c_size]),
     "bk_new": (c_int, [ctypes.POINTER(Config), _PP]),
     "bk_free": (None, [_P]),
     "bk_add": (c_int, [_P, c_void, c_size]),

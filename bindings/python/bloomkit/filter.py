@@ -34,6 +34,13 @@ def config_text(config: ConfigLike) -> str:
     if config is None:
         return ""
     if isinstance(config, str):
+        if "\0" in config:  # C would read the text only up to it
+            line = config.count("\n", 0, config.index("\0")) + 1
+            raise ConfigError(
+                _lib.BK_ECONFIG,
+                f"config: line {line}: a NUL character at offset {config.index(chr(0))} "
+                "(config text holds none)",
+            )
         return config
     if isinstance(config, Mapping):
         parts = []
@@ -53,7 +60,17 @@ def config_text(config: ConfigLike) -> str:
 def _parse(config: ConfigLike) -> _lib.Config:
     cfg = _lib.Config()
     err = ctypes.create_string_buffer(512)
-    rc = lib.bk_config_parse(ctypes.byref(cfg), config_text(config).encode(), err, len(err))
+    text = config_text(config)  # checks a mapping's keys and values too
+    if isinstance(config, Mapping):
+        # each value is one value of one key (bk_config_set), never more text
+        lib.bk_config_init(ctypes.byref(cfg))
+        for k, v in config.items():
+            value = bytes(v).hex() if isinstance(v, (bytes, bytearray)) else str(v)
+            rc = lib.bk_config_set(ctypes.byref(cfg), k.encode(), value.encode(), err, len(err))
+            if rc != _lib.BK_OK:
+                raise error_for(rc, "config", err.value.decode(errors="replace") or None)
+        return cfg
+    rc = lib.bk_config_parse(ctypes.byref(cfg), text.encode(), err, len(err))
     if rc != _lib.BK_OK:
         raise error_for(rc, "config", err.value.decode(errors="replace") or None)
     return cfg
