@@ -53,7 +53,10 @@ static int wait_ready(const test_redis *r)
         redisContext *c = redisConnectWithTimeout("127.0.0.1", r->port, tv);
         if (c && !c->err) {
             redisReply *rep = redisCommand(c, "PING");
-            const int ok = rep && rep->type == REDIS_REPLY_STATUS;
+            /* up: answering, also while it loads its data (-LOADING) */
+            const int ok = rep && (rep->type == REDIS_REPLY_STATUS ||
+                                   (rep->type == REDIS_REPLY_ERROR &&
+                                    strncmp(rep->str, "LOADING", 7) == 0));
             if (rep)
                 freeReplyObject(rep);
             redisFree(c);

@@ -936,6 +936,130 @@ START_TEST(dedup_prints_every_confirmed_line_before_an_error)
 }
 END_TEST
 
+/* Creation writes nothing unless every key of the new filter is usable (a
+ * data key of the wrong type in the metadata's slot or in another block's
+ * left the metadata behind before: "already exists" ever after); a name
+ * left half-made by an interrupted push is removed by `bloomkit drop`,
+ * which touches nothing else. */
+START_TEST(creation_writes_nothing_and_drop_clears_a_stuck_name)
+{
+    char url[256];
+    redisContext *c = admin();
+    const char *cases[][2] = {{"wt0", "wt0:{wt0}:data"}, {"wt1", "wt1:{wt1/1}:data"}};
+    for (int i = 0; i < 2; i++) {
+        redisReply *r = redisCommand(c, "LPUSH %s somebody-elses", cases[i][1]);
+        freeReplyObject(r);
+        test_redis_url(&srv, cases[i][0], "block_bytes=64", url, sizeof url);
+        bk_filter *f = NULL;
+        char err[512];
+        ck_assert_int_eq(bk_redis_open_config(url, "layout=blocked capacity=1000", err,
+                                              sizeof err, &f),
+                         BK_ESERVER);
+        ck_assert_msg(strstr(err, cases[i][1]), "'%s' does not name %s", err, cases[i][1]);
+        r = redisCommand(c, "EXISTS %s", cases[i][0]);
+        ck_assert_int_eq(r->integer, 0); /* no metadata left behind */
+        freeReplyObject(r);
+        r = redisCommand(c, "TYPE %s", cases[i][1]);
+        ck_assert_str_eq(r->str, "list"); /* and the other key untouched */
+        freeReplyObject(r);
+        r = redisCommand(c, "DEL %s", cases[i][1]);
+        freeReplyObject(r);
+        ck_assert_int_eq(bk_redis_open_config(url, "layout=blocked capacity=1000", err,
+                                              sizeof err, &f),
+                         BK_OK);
+        bk_free(f);
+        bk_redis_drop(url);
+    }
+    /* a push that stopped half-way: the name carries the "pushing" mark */
+    test_redis_url(&srv, "stuck", NULL, url, sizeof url);
+    bk_filter *local = tu_filter("capacity=1000");
+    ck_assert_int_eq(bk_add(local, "k", 1), 1);
+    ck_assert_int_eq(bk_redis_push(local, url), BK_OK);
+    redisReply *r = redisCommand(c, "HSET stuck pushing 1");
+    freeReplyObject(r);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_existing(url, &f), BK_ESERVER);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "push"));
+    const char *args[] = {"drop", "--redis", url, NULL};
+    char outbuf[256];
+    const pid_t pid = spawn_cli("/dev/null", scratch("drop.out", 0, outbuf, sizeof outbuf), args);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    r = redisCommand(c, "KEYS stuck*");
+    ck_assert_uint_eq(r->elements, 0);
+    freeReplyObject(r);
+    r = redisCommand(c, "GET bystander");
+    ck_assert_str_eq(r->str, "untouched");
+    freeReplyObject(r);
+    ck_assert_int_eq(bk_redis_push(local, url), BK_OK); /* the name is free again */
+    bk_redis_drop(url);
+    bk_free(local);
+    redisFree(c);
+}
+END_TEST
+
+/* A server that restarts answers -LOADING until its data set is in memory;
+ * `bloomkit check` right then waits it out (bounded) instead of failing.
+ * The loading is made slow on purpose (key-load-delay), and the test checks
+ * that the server really was loading when the command started. */
+START_TEST(a_restarting_server_is_waited_for)
+{
+    static const char *const debug[] = {"--enable-debug-command", "local", NULL};
+    static const char *const slow[] = {"--key-load-delay", "1000",
+                                       "--loading-process-events-interval-bytes", "1024", NULL};
+    test_redis r;
+    ck_assert_int_eq(test_redis_start(&r, 0, debug), 0);
+    char url[256], inbuf[256], outbuf[256];
+    test_redis_url(&r, "restart", NULL, url, sizeof url);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_config(url, "capacity=10000", NULL, 0, &f), BK_OK);
+    const char *in = scratch("restart-in.txt", 0, inbuf, sizeof inbuf),
+               *out = scratch("restart-out.txt", 0, outbuf, sizeof outbuf);
+    FILE *fp = fopen(in, "w");
+    for (unsigned n = 0; n < 100; n++) {
+        char buf[128];
+        key_of(buf, sizeof buf, "restart", n);
+        ck_assert_int_eq(bk_add(f, buf, strlen(buf)), 1);
+        fprintf(fp, "%s\n", buf);
+    }
+    fclose(fp);
+    bk_free(f);
+    redisContext *c = redisConnect("127.0.0.1", r.port);
+    redisReply *rep = redisCommand(c, "DEBUG POPULATE 3000");
+    freeReplyObject(rep);
+    rep = redisCommand(c, "SAVE");
+    ck_assert_str_eq(rep->str, "OK");
+    freeReplyObject(rep);
+    redisFree(c);
+    const int port = r.port;
+    test_redis_kill(&r, 1);
+    ck_assert_int_eq(test_redis_start(&r, port, slow), 0);
+    c = redisConnect("127.0.0.1", port);
+    rep = redisCommand(c, "PING");
+    const int was_loading = rep && rep->type == REDIS_REPLY_ERROR;
+    freeReplyObject(rep);
+    redisFree(c);
+    const char *args[] = {"check", "--redis", url, NULL};
+    const pid_t pid = spawn_cli(in, out, args);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    size_t len;
+    unsigned char *printed = slurp(out, &len);
+    unsigned lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += printed[i] == '\n';
+    free(printed);
+    fprintf(stderr, "[redis restart] server loading when check started: %s; check exit %d, "
+                    "%u of 100 keys present\n",
+            was_loading ? "yes" : "no", WIFEXITED(status) ? WEXITSTATUS(status) : -1, lines);
+    ck_assert_msg(was_loading, "the server was not loading: the test proves nothing");
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_uint_eq(lines, 100);
+    test_redis_stop(&r);
+}
+END_TEST
+
 /* ---- Redis Cluster: three masters on loopback ports ---------------------- */
 
 enum { NODES = 3 };
@@ -1149,6 +1273,8 @@ Suite *redis_suite(void)
     tcase_add_test(tc, eight_cli_processes_dedup_overlapping_streams);
     tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
     tcase_add_loop_test(tc, dedup_prints_every_confirmed_line_before_an_error, 0, 2);
+    tcase_add_test(tc, creation_writes_nothing_and_drop_clears_a_stuck_name);
+    tcase_add_test(tc, a_restarting_server_is_waited_for);
     tcase_add_test(tc, cli_faults_have_their_exit_codes);
     tcase_add_test(tc, command_timeout_is_honoured);
     tcase_add_test(tc, every_failing_allocation_on_redis_paths_is_clean);

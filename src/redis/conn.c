@@ -145,14 +145,21 @@ static int handshake(const bk_rconn *c, redisContext *ctx, const char *where)
         }
         freeReplyObject(r);
     }
-    r = redisCommand(ctx, "PING");
+    /* A server still loading its data set (just restarted) answers
+     * -LOADING: not ready yet; wait for it, bounded (then, like a refused
+     * connection, the reconnect loop may try again). */
+    for (int waited = 0;; waited += BK_LOADING_PAUSE_MS) {
+        r = redisCommand(ctx, "PING");
+        if (!r || !bk_rconn_loading(r) || waited >= BK_LOADING_WAIT_MS)
+            break;
+        freeReplyObject(r);
+        bk_rconn_pause(BK_LOADING_PAUSE_MS);
+    }
     if (!r)
         return bk_fail(BK_EIO, "redis %s: connection lost: %s", where,
                        ctx->errstr[0] ? ctx->errstr : "no reply");
     const int ok = r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0;
-    /* A server still loading its data set answers -LOADING: not ready yet,
-     * like a refused connection, so the reconnect loop tries again. */
-    const int loading = r->type == REDIS_REPLY_ERROR && strncmp(r->str, "LOADING", 7) == 0;
+    const int loading = bk_rconn_loading(r);
     const int rc = ok        ? BK_OK
                    : loading ? bk_fail(BK_EIO, "redis %s: server is loading its data", where)
                              : bk_fail(BK_ESERVER, "redis %s: PING refused: %.200s", where,
@@ -358,7 +365,12 @@ static int break_all(bk_rconn *c, const char *what, const redisContext *ctx)
     return rc;
 }
 
-static void sleep_ms(long ms)
+int bk_rconn_loading(const redisReply *r)
+{
+    return r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "LOADING", 7) == 0;
+}
+
+void bk_rconn_pause(long ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
@@ -372,7 +384,7 @@ int bk_rconn_reconnect(bk_rconn *c)
     int rc = bk_fail(BK_EIO, "redis %s: connection lost and retries=0", c->where);
     long wait = 10;
     for (int attempt = 0; attempt < c->url.retries; attempt++) {
-        sleep_ms(wait);
+        bk_rconn_pause(wait);
         wait = wait * 2 > 1000 ? 1000 : wait * 2;
         close_all(c);
         rc = connect_seed(c);
@@ -588,12 +600,20 @@ static int call_formatted(bk_rconn *c, const char *key, size_t keylen, char *cmd
     if (len < 0 || !cmd)
         return BK_ENOMEM;
     int rc = BK_OK;
-    for (int round = 0;; round++) {
+    for (int round = 0, waited = 0;; round++) {
         rc = bk_rconn_reconnect(c);
         if (rc == BK_OK)
             rc = append_copy(c, node_for(c, key, keylen), cmd, (size_t)len);
         if (rc == BK_OK)
             rc = bk_rconn_reply(c, out);
+        if (rc == BK_OK && bk_rconn_loading(*out) && waited < BK_LOADING_WAIT_MS) {
+            freeReplyObject(*out); /* restarting: ask again (not a round) */
+            *out = NULL;
+            bk_rconn_pause(BK_LOADING_PAUSE_MS);
+            waited += BK_LOADING_PAUSE_MS;
+            round--;
+            continue;
+        }
         if (rc != BK_EIO || round >= c->url.retries)
             break;
     }

@@ -56,6 +56,16 @@ int bk_rconn_broken(const bk_rconn *c);
  * BK_OK or the last attempt's error. */
 int bk_rconn_reconnect(bk_rconn *c);
 
+/* A server restarting answers -LOADING until its data set is in memory: not
+ * a refusal, a "not yet". Callers wait it out, BK_LOADING_PAUSE_MS at a
+ * time, for at most BK_LOADING_WAIT_MS in all (then the error stands). */
+#define BK_LOADING_PAUSE_MS 100
+#define BK_LOADING_WAIT_MS  60000
+/* 1 when r is a -LOADING error. */
+int bk_rconn_loading(const redisReply *r);
+/* Sleep ms milliseconds (signals do not cut it short). */
+void bk_rconn_pause(long ms);
+
 /* One command and its reply, reconnecting and resending when the pipeline
  * breaks (so only for commands that are safe to repeat). The queue must be
  * empty. An error reply is returned as a reply, not as an error code. */

@@ -264,13 +264,16 @@ static int meta_fetch(bk_rfilter *rf, meta *m, int *exists)
  * metadata in *m when another process created the name first. */
 static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, int pushing)
 {
-    const char *argv[5 + 2 * NFIELDS + 2];
-    size_t lens[5 + 2 * NFIELDS + 2];
+    const char *argv[6 + 2 * NFIELDS + 2];
+    size_t lens[6 + 2 * NFIELDS + 2];
+    char data0[BK_REDIS_NAME_MAX * 2 + 64]; /* block 0 of slice 0: NAME's own slot */
+    bk_rfilter_data_key(rf, 0, 0, data0, sizeof data0);
     int argc = 0;
     argv[argc++] = "EVALSHA";
     argv[argc++] = rf->sha[BK_RS_CREATE];
-    argv[argc++] = "1";
+    argv[argc++] = "2";
     argv[argc++] = rf->name;
+    argv[argc++] = data0;
     for (int i = 0; i < NFIELDS; i++) {
         argv[argc++] = meta_fields[i];
         argv[argc++] = mine->v[i];
@@ -285,7 +288,10 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
     int rc = bk_rconn_call(rf->conn, rf->name, strlen(rf->name), &r, argc, argv, lens);
     if (rc != BK_OK)
         return rc;
-    if (r->type == REDIS_REPLY_ERROR && strstr(r->str, BK_RS_WRONGTYPE))
+    if (r->type == REDIS_REPLY_ERROR && strstr(r->str, BK_RS_WRONGTYPE " "))
+        rc = bk_fail(BK_ESERVER, "redis filter %s: key %.200s, not a string; nothing was created",
+                     rf->name, strstr(r->str, BK_RS_WRONGTYPE " ") + sizeof BK_RS_WRONGTYPE);
+    else if (r->type == REDIS_REPLY_ERROR && strstr(r->str, BK_RS_WRONGTYPE))
         rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s holds something else", rf->name,
                      rf->name);
     else if (r->type == REDIS_REPLY_ERROR)
@@ -411,6 +417,11 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         }
         meta mine;
         int created = 0;
+        /* every key of the new filter must be usable before anything is
+         * written: blocks in other slots here (a script may touch one
+         * slot), the metadata's slot again inside the create script */
+        if (rc == BK_OK)
+            rc = check_types(rf);
         if (rc == BK_OK) {
             meta_from(rf, &mine);
             rc = meta_create(rf, &mine, &m, &created, create_pushing);

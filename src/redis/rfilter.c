@@ -303,7 +303,7 @@ static int build(bk_rfilter *rf, rop op, const bk_hash *h)
 
 /* ---- replies ------------------------------------------------------------ */
 
-enum { R_DONE, R_NOSCRIPT, R_STALE };
+enum { R_DONE, R_NOSCRIPT, R_STALE, R_LOADING };
 
 /* Interpret one reply: R_DONE with *result set, R_NOSCRIPT, R_STALE (the
  * chain has another number of slices: shapes already updated), or a
@@ -313,6 +313,8 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
     if (r->type == REDIS_REPLY_ERROR) {
         if (strncmp(r->str, "NOSCRIPT", 8) == 0)
             return R_NOSCRIPT;
+        if (bk_rconn_loading(r))
+            return R_LOADING; /* not applied: asked again once the server is ready */
         if (strncmp(r->str, BK_RS_FULL, sizeof BK_RS_FULL - 1) == 0 || strstr(r->str, BK_RS_FULL))
             return bk_fail(BK_ERANGE,
                            "redis filter %s: the chain is full and its next slice cannot be "
@@ -366,6 +368,7 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
     size_t left = n;
     const int repeatable = op == OP_CONTAINS || rf->base.cfg.variant != BK_VARIANT_COUNTING;
     const int rounds_max = 8 + 2 * bk_rconn_url(rf->conn)->retries;
+    int loading_ms = 0;
     for (int idle = 0; left;) {
         int rc = bk_rconn_reconnect(rf->conn);
         if (rc != BK_OK)
@@ -388,7 +391,7 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
             }
             sent[nsent++] = i;
         }
-        int reload = 0, failed = BK_OK;
+        int reload = 0, loading = 0, failed = BK_OK;
         size_t got = 0;
         const size_t before = left;
         for (; got < nsent; got++) {
@@ -416,6 +419,8 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
                 left--;
             } else if (st == R_NOSCRIPT) {
                 reload = 1;
+            } else if (st == R_LOADING) {
+                loading = 1;
             } else if (st < 0) {
                 failed = st;
             }
@@ -429,6 +434,15 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
                            "redis filter %s: connection lost with %zu counting operations in "
                            "flight; they may or may not have been applied",
                            rf->name, nsent - got);
+        if (loading) { /* a restarting server: wait, bounded, without counting rounds */
+            if (loading_ms >= BK_LOADING_WAIT_MS)
+                return bk_fail(BK_EIO, "redis filter %s: the server was still loading its data "
+                                       "after %d s",
+                               rf->name, BK_LOADING_WAIT_MS / 1000);
+            bk_rconn_pause(BK_LOADING_PAUSE_MS);
+            loading_ms += BK_LOADING_PAUSE_MS;
+            continue;
+        }
         if (reload && (rc = bk_rfilter_load_scripts(rf)) != BK_OK)
             return rc;
         idle = left < before ? 0 : idle + 1;

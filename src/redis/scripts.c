@@ -12,6 +12,14 @@ static const char create_lua[] =
     "  return all\n"
     "end\n"
     "if t ~= 'none' then return redis.error_reply('" BK_RS_WRONGTYPE "') end\n"
+    /* the filter's data keys in this slot: usable (absent or a string), or
+     * nothing is written (a half-created name would say "already exists") */
+    "for i = 2, #KEYS do\n"
+    "  local d = redis.call('TYPE', KEYS[i])['ok']\n"
+    "  if d ~= 'none' and d ~= 'string' then\n"
+    "    return redis.error_reply('" BK_RS_WRONGTYPE " ' .. KEYS[i] .. ' ' .. d)\n"
+    "  end\n"
+    "end\n"
     "redis.call('HSET', KEYS[1], unpack(ARGV))\n"
     "return {1}\n";
 

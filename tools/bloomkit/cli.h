@@ -122,6 +122,7 @@ int cmd_info(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
+int cmd_drop(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
 
 #endif

@@ -36,6 +36,24 @@ static const char pull_usage[] =
     "another writer of FILE is waited for (--no-wait: exit 3 at once).\n"
     "Pause the filter's writers meanwhile.\n";
 
+static const char drop_usage[] =
+    "usage: bloomkit drop --redis URL\n"
+    "Delete the shared filter at URL: its metadata and every key of its cells and\n"
+    "counts, and nothing else; also a name left half-made by a push that was\n"
+    "killed. A name that does not exist is not an error.\n";
+
+int cmd_drop(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, "drop", O_REDIS | O_HELP, &o);
+    if (rc || o.help)
+        return rc ? rc : cli_help(drop_usage);
+    if (o.nargs != 0 || !o.redis)
+        return cli_fail(&o, EXIT_USAGE, "give --redis URL (see bloomkit drop --help)");
+    rc = bk_redis_drop(o.redis);
+    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, "--redis");
+}
+
 int cmd_push(int argc, char **argv)
 {
     cli_opts o;

@@ -3,6 +3,7 @@
  * file (cmd_*.c); the CLI contract (commands, flags, exit codes) is in
  * docs/bloomkit.1.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ static const struct command {
     {"merge", cmd_merge, "write the union of compatible filter files"},
     {"push", cmd_push, "copy a filter file into Redis (--redis URL)"},
     {"pull", cmd_pull, "copy a filter from Redis into a file (--redis URL)"},
+    {"drop", cmd_drop, "delete a shared filter and all its keys (--redis URL)"},
     {"experiment", cmd_experiment, "measure configurations side by side (--config-file EXP)"},
 };
 
@@ -36,7 +38,7 @@ static int usage(FILE *to, int code)
     return code;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr, EXIT_USAGE);
@@ -52,4 +54,22 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 2, argv + 2);
     fprintf(stderr, "bloomkit: unknown command '%s' (see bloomkit --help)\n", argv[1]);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    const int rc = run(argc, argv);
+    /* What went to stdout through stdio (reports, help, the version) must
+     * have been written: a full disk or a closed pipe is an error, exit 3,
+     * not a silent success. (Streams the commands write themselves report
+     * their own errors.) */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        const int e = errno;
+        if (rc == EXIT_OK || rc == EXIT_NOTHING) {
+            fprintf(stderr, "bloomkit: standard output: %s\n",
+                    e ? strerror(e) : "write error");
+            return EXIT_IO;
+        }
+    }
+    return rc;
 }
