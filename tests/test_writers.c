@@ -6,7 +6,9 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include "suites.h"
@@ -319,6 +321,187 @@ START_TEST(remove_reports_absent_lines)
 }
 END_TEST
 
+/* Saving respects the file system: through a symbolic link to its target
+ * (the link stays), a dangling link creates its target, anything that is
+ * not a regular file is refused untouched, an existing file keeps its
+ * owner, group and mode, and temporaries of dead writers are swept while a
+ * live writer's is left alone. */
+START_TEST(saving_respects_the_file_system)
+{
+    bk_filter *f = tu_filter("capacity=1000");
+    ck_assert_int_eq(bk_add(f, "first", 5), 1);
+    char *target = strdup(path_of("target.bkf")), *link = strdup(path_of("link.bkf"));
+    ck_assert_int_eq(bk_save(f, target), BK_OK);
+    ck_assert_int_eq(symlink("target.bkf", link), 0); /* relative, as users make them */
+    ck_assert_int_eq(bk_add(f, "second", 6), 1);
+    ck_assert_int_eq(bk_save(f, link), BK_OK);
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode)); /* the link stays a link */
+    bk_filter *g;
+    ck_assert_int_eq(bk_load(target, &g), BK_OK);
+    ck_assert_int_eq(bk_contains(g, "second", 6), 1); /* and its target got the key */
+    bk_free(g);
+    /* a dangling link: its target is created, the link kept */
+    char *dangling = strdup(path_of("dangling.bkf"));
+    ck_assert_int_eq(symlink("made-by-save.bkf", dangling), 0);
+    ck_assert_int_eq(bk_save(f, dangling), BK_OK);
+    ck_assert_int_eq(lstat(dangling, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(stat(path_of("made-by-save.bkf"), &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+    /* not regular files: refused, left as they are */
+    char *fifo = strdup(path_of("fifo")), *dirp = strdup(path_of("dir")),
+         *to_fifo = strdup(path_of("to-fifo.bkf"));
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(mkdir(dirp, 0700), 0);
+    ck_assert_int_eq(symlink("fifo", to_fifo), 0);
+    const char *refused[] = {fifo, dirp, to_fifo};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(bk_save(f, refused[i]), BK_EIO);
+        ck_assert_ptr_nonnull(strstr(bk_last_error(), "not a regular file"));
+    }
+    ck_assert_int_eq(stat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    if (geteuid() == 0) { /* a device node of our own (a copy of /dev/null's numbers) */
+        char *dev = path_of("dev");
+        ck_assert_int_eq(mknod(dev, S_IFCHR | 0600, makedev(1, 3)), 0);
+        ck_assert_int_eq(bk_save(f, dev), BK_EIO);
+        ck_assert_int_eq(stat(dev, &st), 0);
+        ck_assert(S_ISCHR(st.st_mode));
+    }
+    /* owner, group and mode of an existing file are kept */
+    ck_assert_int_eq(chmod(target, 0640), 0);
+    const int root = geteuid() == 0;
+    if (root)
+        ck_assert_int_eq(chown(target, 65534, 65534), 0);
+    ck_assert_int_eq(bk_save(f, target), BK_OK);
+    ck_assert_int_eq(stat(target, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 07777, 0640);
+    if (root) {
+        ck_assert_uint_eq(st.st_uid, 65534);
+        ck_assert_uint_eq(st.st_gid, 65534);
+    }
+    /* a new file is 0600 (it holds the hash key) */
+    ck_assert_int_eq(bk_save(f, path_of("new.bkf")), BK_OK);
+    ck_assert_int_eq(stat(path_of("new.bkf"), &st), 0);
+    ck_assert_uint_eq(st.st_mode & 07777, 0600);
+    /* temporaries: a dead writer's is swept, a live one's stays */
+    char *dead = strdup(path_of(".target.bkf.tmp.Dead01")),
+         *live = strdup(path_of(".target.bkf.tmp.Live01"));
+    tu_write_file(dead, (const uint8_t *)"partial", 7);
+    tu_write_file(live, (const uint8_t *)"partial", 7);
+    int ready[2], go[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    ck_assert_int_eq(pipe(go), 0);
+    const pid_t writer = fork();
+    ck_assert_int_ge(writer, 0);
+    if (writer == 0) { /* a writer still at work: holds its temporary's lock */
+        const int fd = open(live, O_RDWR);
+        char c = 'x';
+        if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(ready[1], &c, 1) != 1 ||
+            read(go[0], &c, 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+    char c;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    ck_assert_int_eq(bk_save(f, link), BK_OK); /* the same target, through the link */
+    ck_assert_int_eq(access(dead, F_OK), -1);
+    ck_assert_int_eq(access(live, F_OK), 0);
+    ck_assert_int_eq(write(go[1], "g", 1), 1);
+    ck_assert_int_eq(wait_code(writer), 0);
+    bk_free(f);
+    free(target);
+    free(link);
+    free(dangling);
+    free(fifo);
+    free(dirp);
+    free(to_fifo);
+    free(dead);
+    free(live);
+}
+END_TEST
+
+/* The exit code of pid, or -1 if it has not exited within `seconds` (it is
+ * then killed): a command that blocks forever fails the test quickly. */
+static int wait_code_within(pid_t pid, int seconds)
+{
+    for (int i = 0; i < seconds * 100; i++) {
+        int status;
+        const pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        struct timespec ms = {0, 10 * 1000 * 1000};
+        nanosleep(&ms, NULL); /* polling for an exit, bounded */
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+/* No hang, right exit codes: a FIFO where a filter file is expected is
+ * refused at once (it blocked in open() before); output that cannot be
+ * written is exit 3 for every command; a state that cannot be written
+ * fails before any input is read or printed. */
+START_TEST(no_hang_and_right_exit_codes)
+{
+    char *fifo = strdup(path_of("pipe.bkf"));
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    char *const cmds[][6] = {{"info", fifo, NULL},
+                             {"check", fifo, NULL},
+                             {"merge", path_of("out.bkf"), fifo, fifo, NULL},
+                             {"dedup", "--state", fifo, NULL},
+                             {"add", fifo, NULL},
+                             {"create", path_of("c.bkf"), "--config-file", fifo, NULL}};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        const int code = wait_code_within(spawn(NULL, "fifo", cmds[i]), 10);
+        size_t len;
+        char *err = slurp("fifo.err", &len);
+        ck_assert_msg(code == 3, "%s on a FIFO: exit %d (-1: still blocked): %s", cmds[i][0], code,
+                      err);
+        ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+        free(err);
+    }
+    /* stdout that cannot be written: exit 3, for reports and help alike */
+    ck_assert_int_eq(wait_code(spawn(NULL, "mk", (char *[]){"create", path_of("i.bkf"), NULL})),
+                     0);
+    char *const full[][6] = {{"info", path_of("i.bkf"), NULL},
+                             {"info", path_of("i.bkf"), "--json", NULL},
+                             {"plan", "--capacity", "1000", "--fpr", "0.01", NULL},
+                             {"--help", NULL},
+                             {"--version", NULL},
+                             {"add", "--help", NULL}};
+    for (size_t i = 0; i < sizeof full / sizeof *full; i++) {
+        const pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            const int o = open("/dev/full", O_WRONLY), e = open("/dev/null", O_WRONLY);
+            if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+                _exit(99);
+            char *args[8] = {(char *)BK_CLI_PATH};
+            for (int k = 0; k < 6 && full[i][k]; k++)
+                args[k + 1] = full[i][k];
+            execv(args[0], args);
+            _exit(98);
+        }
+        ck_assert_msg(wait_code(pid) == 3, "%s %s to /dev/full did not exit 3", full[i][0],
+                      full[i][1] ? full[i][1] : "");
+    }
+    /* a state in a missing directory: refused before reading or printing */
+    char *in = strdup(lines_file("in.txt", "x", 0, 1000));
+    ck_assert_int_eq(wait_code(spawn(in, "nodir",
+                                     (char *[]){"dedup", "--state", path_of("no/dir/s.bkf"), NULL})),
+                     3);
+    size_t len;
+    char *out = slurp("nodir.out", &len);
+    ck_assert_uint_eq(len, 0);
+    free(out);
+    free(in);
+    free(fifo);
+}
+END_TEST
+
 Suite *writers_suite(void)
 {
     Suite *s = suite_create("writers");
@@ -330,6 +513,8 @@ Suite *writers_suite(void)
     tcase_add_test(tc, mapping_notices_a_replaced_file);
     tcase_add_test(tc, lines_printed_before_a_failure_are_in_the_state);
     tcase_add_test(tc, remove_reports_absent_lines);
+    tcase_add_test(tc, saving_respects_the_file_system);
+    tcase_add_test(tc, no_hang_and_right_exit_codes);
     suite_add_tcase(s, tc);
     return s;
 }

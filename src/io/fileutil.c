@@ -83,7 +83,10 @@ int bk_open_regular(const char *path, int write, int *fd_out, uint64_t *size, ui
                     uint64_t *ino)
 {
     char why[128];
-    const int fd = bk_sys.open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
+     * it is refused below like any file that is not regular (the flag does
+     * nothing to a regular file's reads). */
+    const int fd = bk_sys.open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK, 0);
     if (fd < 0)
         return bk_fail(BK_EIO, "open %s: %s", path, bk_os_error(errno, why, sizeof why));
     struct stat st;

@@ -7,6 +7,17 @@
  * never a mix; a failure unlinks the temporary and leaves path untouched.
  * mkstemp creates the temporary with mode 0600: the file holds the hash key.
  *
+ * The file system is respected (issue 16): a symbolic link is written
+ * through, to its target (the temporary beside the target, renamed onto
+ * it), so the link stays and the file it names gets the keys; anything at
+ * the target that is not a regular file (a device, a FIFO, a directory) is
+ * refused, never replaced; an existing file keeps its owner, group and mode
+ * (the temporary gets them before the rename, and a save that cannot give
+ * them fails rather than change them); a temporary left by a writer that
+ * died is removed by a later save, which proves it dead by taking the lock
+ * every writer holds on its temporary until it is renamed (flock: released
+ * by death).
+ *
  * Payloads are copied through a bounce buffer before they are checksummed and
  * written, so a standard filter that other threads keep adding to is saved as
  * a consistent snapshot of each chunk, with counts that match the bytes
@@ -16,8 +27,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "../common/alloc.h"
@@ -34,6 +47,7 @@
 typedef struct save_job {
     const bk_filter *f;
     const char *path;
+    char *target;    /* path, or the end of its symbolic links: what is replaced */
     char *tmp;       /* temporary file name, owned */
     char *dir;       /* its directory, owned */
     uint8_t *bounce; /* SAVE_CHUNK bytes, owned */
@@ -48,29 +62,87 @@ static int io_fail(save_job *j, const char *what)
     return bk_fail(BK_EIO, "save %s: %s: %s", j->path, what, bk_os_error(errno, why, sizeof why));
 }
 
-/* "<dir>/.<base>.tmp.XXXXXX" and "<dir>". */
+/* The target (path through its links), "<dir>/.<base>.tmp.XXXXXX" beside
+ * it and "<dir>". */
 static int make_names(save_job *j, const bk_allocator *a)
 {
-    const size_t len = strlen(j->path);
-    const char *slash = strrchr(j->path, '/');
-    const size_t dirlen = slash ? (size_t)(slash - j->path) : 0;
-    const char *base = slash ? slash + 1 : j->path;
-    if (*base == '\0')
-        return bk_fail(BK_EINVAL, "save %s: path names a directory", j->path);
-    j->tmp = bk_mem_alloc(a, len + sizeof TMP_SUFFIX + 2);
+    int rc = bk_resolve_target(j->path, a, &j->target);
+    if (rc != BK_OK)
+        return rc;
+    rc = bk_sibling_name(j->target, ".", TMP_SUFFIX, a, &j->tmp);
+    if (rc != BK_OK)
+        return rc;
+    const char *slash = strrchr(j->target, '/');
+    const size_t dirlen = slash ? (size_t)(slash - j->target) : 0;
     j->dir = bk_mem_alloc(a, dirlen + 2);
-    if (!j->tmp || !j->dir)
+    if (!j->dir)
         return bk_fail(BK_ENOMEM, "save %s: out of memory", j->path);
-    memcpy(j->tmp, j->path, (size_t)(base - j->path));
-    snprintf(j->tmp + (base - j->path), len + sizeof TMP_SUFFIX + 2 - (size_t)(base - j->path),
-             ".%s" TMP_SUFFIX, base);
     if (slash && dirlen == 0)
         strcpy(j->dir, "/");
     else if (slash) {
-        memcpy(j->dir, j->path, dirlen);
+        memcpy(j->dir, j->target, dirlen);
         j->dir[dirlen] = '\0';
     } else
         strcpy(j->dir, ".");
+    return BK_OK;
+}
+
+/* What is at the target: absent (*had = 0) or a regular file (*had = 1,
+ * *st its owner, group and mode); anything else is refused. */
+static int check_target(save_job *j, struct stat *st, int *had)
+{
+    *had = 0;
+    if (lstat(j->target, st) != 0) {
+        if (errno == ENOENT)
+            return BK_OK;
+        return io_fail(j, "stat");
+    }
+    if (!S_ISREG(st->st_mode))
+        return bk_fail(BK_EIO, "save %s: %s is %s, not a regular file: not replaced", j->path,
+                       j->target,
+                       S_ISDIR(st->st_mode)                            ? "a directory"
+                       : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+                       : S_ISFIFO(st->st_mode)                         ? "a FIFO"
+                       : S_ISSOCK(st->st_mode)                         ? "a socket"
+                                                                       : "something else");
+    *had = 1;
+    return BK_OK;
+}
+
+/* Remove the temporaries of this target that writers which died left
+ * behind: a live writer holds flock on its temporary until it is renamed,
+ * so one we can lock has no writer. Best effort: nothing here fails a save. */
+static void sweep_stale(const save_job *j)
+{
+    const char *tbase = strrchr(j->tmp, '/') ? strrchr(j->tmp, '/') + 1 : j->tmp;
+    const size_t plen = strlen(tbase) - (sizeof TMP_SUFFIX - 1) + 5; /* ".NAME.tmp." */
+    DIR *d = opendir(j->dir);
+    if (!d)
+        return;
+    const int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, tbase, plen) != 0 || strlen(e->d_name) != strlen(tbase))
+            continue;
+        const int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+            unlinkat(dfd, e->d_name, 0); /* still locked by us: nobody starts on it now */
+        close(fd);
+    }
+    closedir(d);
+}
+
+/* The replaced file's owner, group and mode onto the temporary. */
+static int keep_owner_and_mode(save_job *j, const struct stat *st)
+{
+    if ((st->st_uid != geteuid() || st->st_gid != getegid()) &&
+        fchown(j->fd, st->st_uid, st->st_gid) != 0)
+        return io_fail(j, "keep the file's owner and group (they would change)");
+    if (fchmod(j->fd, st->st_mode & 07777) != 0)
+        return io_fail(j, "keep the file's mode");
     return BK_OK;
 }
 
@@ -158,7 +230,7 @@ static int replaces_mapping(const save_job *j)
 {
     const bk_mapping *map = j->f->mapping;
     struct stat st;
-    return map && !map->detached && stat(j->path, &st) == 0 && st.st_dev == map->dev &&
+    return map && !map->detached && stat(j->target, &st) == 0 && st.st_dev == map->dev &&
            st.st_ino == map->ino;
 }
 
@@ -173,29 +245,43 @@ int bk_save(const bk_filter *f, const char *path)
                        path);
     const bk_allocator a = f->alloc;
     save_job j = {.f = f, .path = path, .fd = -1};
+    struct stat old;
+    int had = 0;
     int rc = describe(&j);
     if (rc == BK_OK)
         rc = make_names(&j, &a);
+    if (rc == BK_OK)
+        rc = check_target(&j, &old, &had);
+    if (rc == BK_OK)
+        sweep_stale(&j);
     if (rc == BK_OK && !(j.bounce = bk_mem_alloc(&a, SAVE_CHUNK)))
         rc = bk_fail(BK_ENOMEM, "save %s: out of memory", path);
     if (rc == BK_OK && (j.fd = bk_sys.mkstemp(j.tmp)) < 0)
         rc = io_fail(&j, "create temporary file");
     j.created = j.fd >= 0;
     if (rc == BK_OK)
+        flock(j.fd, LOCK_EX | LOCK_NB); /* "a writer is alive": see sweep_stale */
+    if (rc == BK_OK && had)
+        rc = keep_owner_and_mode(&j, &old);
+    if (rc == BK_OK)
         rc = write_file(&j, &a);
-    if (j.fd >= 0 && bk_sys.close(j.fd) != 0 && rc == BK_OK)
-        rc = io_fail(&j, "close");
     const int replacing = rc == BK_OK && replaces_mapping(&j);
-    if (rc == BK_OK && bk_sys.rename(j.tmp, path) != 0)
+    if (rc == BK_OK && bk_sys.rename(j.tmp, j.target) != 0)
         rc = io_fail(&j, "rename");
     if (rc != BK_OK && j.created)
         bk_sys.unlink(j.tmp);
+    /* Closed after the rename, so the lock covered the temporary to the end.
+     * Its data was fsync'd before the rename: a close error now cannot
+     * concern it (and the new file is in place), so it is not reported. */
+    if (j.fd >= 0)
+        bk_sys.close(j.fd);
     if (rc == BK_OK) {
         if (replacing)
             f->mapping->detached = 1;
         rc = sync_dir(&j);
     }
     bk_mem_free(&a, j.bounce);
+    bk_mem_free(&a, j.target);
     bk_mem_free(&a, j.tmp);
     bk_mem_free(&a, j.dir);
     return rc;

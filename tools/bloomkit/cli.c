@@ -96,6 +96,8 @@ int cli_exit_for(int rc)
 int cli_lib_fail(const cli_opts *o, int rc, const char *what)
 {
     const char *detail = bk_last_error();
+    if (detail && *detail && strstr(detail, what)) /* it names the file already */
+        return cli_fail(o, cli_exit_for(rc), "%s", detail);
     if (detail && *detail)
         return cli_fail(o, cli_exit_for(rc), "%s: %s", what, detail);
     return cli_fail(o, cli_exit_for(rc), "%s: %s", what, bk_strerror(rc));
