@@ -485,6 +485,41 @@ START_TEST(options_are_values_never_config_text)
 }
 END_TEST
 
+/* The hash key off the command line: from --key-file or BLOOMKIT_KEY; a
+ * config text's own key wins over the environment; two explicit sources
+ * are an error. */
+START_TEST(key_from_file_or_environment)
+{
+    const char *hex = "000102030405060708090a0b0c0d0e0f", *env = "0f0e0d0c0b0a09080706050403020100";
+    tu_write_file(in_dir("k.txt"), (const uint8_t *)"000102030405060708090a0b0c0d0e0f\n", 33);
+    run_result r = RUN(NULL, "create", in_dir("a.bkf"), "--key-file", in_dir("k.txt"));
+    expect_code(r, 0, "--key-file");
+    r = RUN(NULL, "info", in_dir("a.bkf"), "--show-key");
+    ck_assert_ptr_nonnull(strstr(r.out, hex));
+    done(&r);
+    setenv("BLOOMKIT_KEY", env, 1);
+    r = RUN(NULL, "create", in_dir("b.bkf"));
+    expect_code(r, 0, "BLOOMKIT_KEY");
+    r = RUN(NULL, "info", in_dir("b.bkf"), "--show-key");
+    ck_assert_ptr_nonnull(strstr(r.out, env));
+    done(&r);
+    r = RUN(NULL, "create", in_dir("c.bkf"), "--config", "key=000102030405060708090a0b0c0d0e0f");
+    expect_code(r, 0, "text key over BLOOMKIT_KEY");
+    r = RUN(NULL, "info", in_dir("c.bkf"), "--show-key");
+    ck_assert_ptr_nonnull(strstr(r.out, hex));
+    done(&r);
+    setenv("BLOOMKIT_KEY", "not-a-key", 1);
+    r = RUN(NULL, "create", in_dir("d.bkf"));
+    ck_assert_ptr_nonnull(strstr(r.err, "BLOOMKIT_KEY"));
+    expect_code(r, 2, "bad BLOOMKIT_KEY");
+    unsetenv("BLOOMKIT_KEY");
+    r = RUN(NULL, "create", in_dir("e.bkf"), "--key", (char *)hex, "--key-file", in_dir("k.txt"));
+    expect_code(r, 2, "--key and --key-file");
+    ck_assert_int_eq(access(in_dir("d.bkf"), F_OK), -1);
+    ck_assert_int_eq(access(in_dir("e.bkf"), F_OK), -1);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -502,6 +537,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, full_disk_during_add);
     tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);
     tcase_add_test(tc, options_are_values_never_config_text);
+    tcase_add_test(tc, key_from_file_or_environment);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -900,8 +900,18 @@ START_TEST(dedup_prints_every_confirmed_line_before_an_error)
     const char *name = _i == 0 ? "midfull" : "midmem";
     test_redis_url(&srv, name, _i == 0 ? "block_bytes=4096" : "", url, sizeof url);
     bk_redis_drop(url);
-    if (_i == 1)
-        admin_cmd("CONFIG SET maxmemory %s", "3mb");
+    if (_i == 1) { /* just above what the server uses now: the filter's first
+                    * writes pass it, the rest are refused */
+        redisContext *c = admin();
+        redisReply *r = redisCommand(c, "INFO memory");
+        const char *used = strstr(r->str, "used_memory:");
+        char limit[32];
+        snprintf(limit, sizeof limit, "%llu",
+                 strtoull(used + strlen("used_memory:"), NULL, 10) + 100000);
+        freeReplyObject(r);
+        redisFree(c);
+        admin_cmd("CONFIG SET maxmemory %s", limit);
+    }
     const char *args0[] = {"dedup", "--redis", url, "--capacity", "100", "--layout", "classic",
                            "--quiet", NULL};
     const char *args1[] = {"dedup", "--redis", url, "--capacity", "400000", "--variant",
@@ -1056,6 +1066,53 @@ START_TEST(a_restarting_server_is_waited_for)
     ck_assert_msg(was_loading, "the server was not loading: the test proves nothing");
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     ck_assert_uint_eq(lines, 100);
+    test_redis_stop(&r);
+}
+END_TEST
+
+/* The password off the command line: from REDISCLI_AUTH (as redis-cli
+ * reads it) or --password-file, escaped into the URL in memory (a password
+ * with ':', '@' and '/'); a URL with a password and a password file is an
+ * error, not a choice; none at all is refused by the server, exit 3. */
+START_TEST(password_from_environment_or_file)
+{
+    static const char *const auth[] = {"--requirepass", "s3:cr@t/pw", NULL};
+    test_redis r;
+    ck_assert_int_eq(test_redis_start(&r, 0, auth), 0);
+    char url[256], pwbuf[256], outbuf[256], inbuf[256];
+    test_redis_url(&r, "secret", NULL, url, sizeof url);
+    const char *pw = scratch("pw.txt", 0, pwbuf, sizeof pwbuf),
+               *out = scratch("pw.out", 0, outbuf, sizeof outbuf),
+               *in = scratch("pw.in", 0, inbuf, sizeof inbuf);
+    tu_write_file(pw, (const uint8_t *)"s3:cr@t/pw\n", 11);
+    tu_write_file(in, (const uint8_t *)"a\nb\n", 4);
+    struct {
+        const char *env, *file;
+        int code;
+    } cases[] = {{NULL, NULL, 3}, {"s3:cr@t/pw", NULL, 0}, {NULL, pw, 0}, {"wrong", pw, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (cases[i].env)
+            setenv("REDISCLI_AUTH", cases[i].env, 1);
+        else
+            unsetenv("REDISCLI_AUTH");
+        const char *with_file[] = {"dedup", "--redis", url, "--password-file", cases[i].file,
+                                   NULL};
+        const char *without[] = {"dedup", "--redis", url, NULL};
+        const pid_t pid = spawn_cli(in, out, cases[i].file ? with_file : without);
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == cases[i].code,
+                      "case %zu: exit %d, expected %d", i, WEXITSTATUS(status), cases[i].code);
+    }
+    unsetenv("REDISCLI_AUTH");
+    /* a password in the URL and a file: refused (exit 2), nothing asked */
+    char both[300];
+    snprintf(both, sizeof both, "redis://:x@127.0.0.1:%d/secret", r.port);
+    const char *conflict[] = {"check", "--redis", both, "--password-file", pw, NULL};
+    const pid_t pid = spawn_cli(in, out, conflict);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2);
     test_redis_stop(&r);
 }
 END_TEST
@@ -1275,6 +1332,7 @@ Suite *redis_suite(void)
     tcase_add_loop_test(tc, dedup_prints_every_confirmed_line_before_an_error, 0, 2);
     tcase_add_test(tc, creation_writes_nothing_and_drop_clears_a_stuck_name);
     tcase_add_test(tc, a_restarting_server_is_waited_for);
+    tcase_add_test(tc, password_from_environment_or_file);
     tcase_add_test(tc, cli_faults_have_their_exit_codes);
     tcase_add_test(tc, command_timeout_is_honoured);
     tcase_add_test(tc, every_failing_allocation_on_redis_paths_is_clean);

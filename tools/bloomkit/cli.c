@@ -48,6 +48,8 @@ static const struct optdef {
     {"show-key", 0, 0, O_SHOW_KEY},
     {"help", 'h', 0, O_HELP},
     {"no-wait", 0, 0, O_NO_WAIT},
+    {"key-file", 0, 1, O_KEY_FILE},
+    {"password-file", 0, 1, O_PASSWORD_FILE},
 };
 #define NOPTS (sizeof optdefs / sizeof *optdefs)
 
@@ -208,6 +210,12 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
     case O_NO_WAIT:
         o->no_wait = 1;
         break;
+    case O_KEY_FILE:
+        o->key_file = val;
+        break;
+    case O_PASSWORD_FILE:
+        o->password_file = val;
+        break;
     }
     if (o->given & d->id && d->has_arg)
         return cli_fail(o, EXIT_USAGE, "--%s given twice", d->name);
@@ -239,6 +247,11 @@ static const struct optdef *find_short(char c)
 
 int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o)
 {
+    /* secrets come from files (or the environment) wherever they are taken */
+    if (allowed & O_KEY)
+        allowed |= O_KEY_FILE;
+    if (allowed & O_REDIS)
+        allowed |= O_PASSWORD_FILE;
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     /* Kept reachable in a static so the process owns it until exit. */
@@ -280,13 +293,13 @@ int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts
         if (rc)
             return rc;
     }
-    return 0;
+    return o->help ? 0 : cli_resolve_secrets(o, allowed);
 }
 
 /* The whole of a --config-file into a NUL-terminated string (malloc): a
  * regular file (opened without blocking, so a FIFO is refused, not waited
  * on) holding no NUL byte (the text would end there unseen). */
-static char *read_text_file(const cli_opts *o, const char *path, int *rc)
+char *cli_read_text_file(const cli_opts *o, const char *path, int *rc)
 {
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -347,7 +360,7 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     if (o->config_text && o->config_file)
         return cli_fail(o, EXIT_USAGE, "give --config or --config-file, not both");
     int rc = 0;
-    char *file_text = o->config_file ? read_text_file(o, o->config_file, &rc) : NULL;
+    char *file_text = o->config_file ? cli_read_text_file(o, o->config_file, &rc) : NULL;
     if (rc)
         return rc;
     const char *base = file_text ? file_text : o->config_text ? o->config_text : "";
@@ -371,6 +384,12 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     /* Each option is one value of one field, set and checked alone: never
      * text for the parser, so "--capacity '1000 variant=counting'" is a bad
      * capacity, not a counting filter. */
+    /* BLOOMKIT_KEY: the key of a filter made here when neither an option
+     * nor the config text gives one (docs/security.md) */
+    const char *env_key = getenv("BLOOMKIT_KEY");
+    if (!o->key && env_key && *env_key && !bk_config_text_sets(base, "key") &&
+        bk_config_set(&c, "key", env_key, err, sizeof err) != BK_OK)
+        rc = cli_fail(o, EXIT_USAGE, "BLOOMKIT_KEY: %s", err);
     for (size_t i = 0; i < sizeof flags / sizeof *flags && rc == 0; i++) {
         if (!flags[i].val)
             continue;

@@ -45,7 +45,9 @@ enum {
     O_CSV = 1u << 21,       /* experiment: --csv FILE */
     O_JSON_FILE = 1u << 22, /* experiment: --json FILE */
     O_PLOT = 1u << 23,      /* experiment: --plot FILE.png */
-    O_NO_WAIT = 1u << 24    /* writers: fail at once when the file is locked */
+    O_NO_WAIT = 1u << 24,   /* writers: fail at once when the file is locked */
+    O_KEY_FILE = 1u << 25,  /* the hash key from a file (with O_KEY) */
+    O_PASSWORD_FILE = 1u << 26 /* the Redis password from a file (with O_REDIS) */
 };
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
@@ -58,6 +60,7 @@ typedef struct cli_opts {
     const char *state;
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
+    const char *key_file, *password_file;
     uint64_t checkpoint;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
     unsigned given; /* O_* bits seen on the command line */
@@ -96,6 +99,18 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg);
  * fails at once. Take it before cli_install_signals, so Ctrl-C ends a wait.
  * Returns 0 (*lock set) or an exit code (message printed). */
 int cli_lock(const cli_opts *o, const char *path, bk_file_lock **lock);
+
+/* The whole of a small text file (a --config-file, a key or password file)
+ * into a NUL-terminated string (malloc): a regular file (opened without
+ * blocking, so a FIFO is refused, not waited on) holding no NUL byte. NULL
+ * with *rc set to an exit code (message printed). */
+char *cli_read_text_file(const cli_opts *o, const char *path, int *rc);
+
+/* Secrets kept off the command line (secrets.c, docs/security.md): the hash
+ * key from --key-file or BLOOMKIT_KEY into o->key, the Redis password from
+ * --password-file or REDISCLI_AUTH into o->redis. One source each; two
+ * explicit ones are an error. Called by cli_parse. 0 or an exit code. */
+int cli_resolve_secrets(cli_opts *o, unsigned allowed);
 
 /* Print the command's help (usage text) to stdout; returns EXIT_OK. */
 int cli_help(const char *usage);
