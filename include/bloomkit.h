@@ -52,7 +52,7 @@ extern "C" {
     X(BK_EINCOMPAT, -9, "filters are not compatible")                                              \
     X(BK_ESYS, -10, "system call failed")                                                          \
     X(BK_EREADONLY, -11, "filter is read-only")                                                    \
-    X(BK_ESERVER, -12, "server refused the request or sent an unexpected reply")                  \
+    X(BK_ESERVER, -12, "server refused the request or sent an unexpected reply")                   \
     X(BK_EBUSY, -13, "file is being written by another process")
 
 enum {

@@ -182,8 +182,8 @@ int bk_copy(const bk_filter *f, bk_filter **out)
     int rc = BK_OK;
     for (; made < n; made++) {
         f->ops->slice_view(f, made, &v[made]);
-        uint8_t *p = v[made].nbytes <= SIZE_MAX ? bk_payload_alloc(&a, (size_t)v[made].nbytes)
-                                                : NULL;
+        uint8_t *p =
+            v[made].nbytes <= SIZE_MAX ? bk_payload_alloc(&a, (size_t)v[made].nbytes) : NULL;
         if (!p) {
             rc = bk_fail(BK_ENOMEM, "copy: out of memory for %llu bytes",
                          (unsigned long long)v[made].nbytes);

@@ -55,10 +55,10 @@ static int wait_ready(const test_redis *r)
             redisReply *rep = redisCommand(c, "PING");
             /* up: answering, also while it loads its data (-LOADING) or
              * when it wants a password first (-NOAUTH) */
-            const int ok = rep && (rep->type == REDIS_REPLY_STATUS ||
-                                   (rep->type == REDIS_REPLY_ERROR &&
-                                    (strncmp(rep->str, "LOADING", 7) == 0 ||
-                                     strncmp(rep->str, "NOAUTH", 6) == 0)));
+            const int ok =
+                rep && (rep->type == REDIS_REPLY_STATUS ||
+                        (rep->type == REDIS_REPLY_ERROR && (strncmp(rep->str, "LOADING", 7) == 0 ||
+                                                            strncmp(rep->str, "NOAUTH", 6) == 0)));
             if (rep)
                 freeReplyObject(rep);
             redisFree(c);

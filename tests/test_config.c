@@ -225,18 +225,19 @@ START_TEST(set_takes_one_value_whole)
                      BK_OK);
     ck_assert_int_eq(c.has_key, 1);
     before = c;
-    const char *bad[][2] = {{"capacity", "1000 variant=counting key=00112233445566778899aabbccddeeff"},
-                            {"variant", "counting#"},
-                            {"variant", "counting "},
-                            {"fpr", "0.1 capacity=20"},
-                            {"fpr", "0.1,capacity=20"},
-                            {"layout", "blocked\nvariant=counting"},
-                            {"capacity", ""},
-                            {"hash", "siphash24#x"}};
+    const char *bad[][2] = {
+        {"capacity", "1000 variant=counting key=00112233445566778899aabbccddeeff"},
+        {"variant", "counting#"},
+        {"variant", "counting "},
+        {"fpr", "0.1 capacity=20"},
+        {"fpr", "0.1,capacity=20"},
+        {"layout", "blocked\nvariant=counting"},
+        {"capacity", ""},
+        {"hash", "siphash24#x"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ck_assert_int_eq(bk_config_set(&c, bad[i][0], bad[i][1], err, sizeof err), BK_ECONFIG);
-        ck_assert_msg(strncmp(err, bad[i][0], strlen(bad[i][0])) == 0, "'%s' lacks the key %s",
-                      err, bad[i][0]);
+        ck_assert_msg(strncmp(err, bad[i][0], strlen(bad[i][0])) == 0, "'%s' lacks the key %s", err,
+                      bad[i][0]);
         ck_assert_ptr_nonnull(strstr(err, "allowed"));
         ck_assert_mem_eq(&c, &before, sizeof c);
     }

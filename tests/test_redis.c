@@ -912,10 +912,10 @@ START_TEST(dedup_prints_every_confirmed_line_before_an_error)
         redisFree(c);
         admin_cmd("CONFIG SET maxmemory %s", limit);
     }
-    const char *args0[] = {"dedup", "--redis", url, "--capacity", "100", "--layout", "classic",
-                           "--quiet", NULL};
-    const char *args1[] = {"dedup", "--redis", url, "--capacity", "400000", "--variant",
-                           "standard", "--layout", "blocked", "--quiet", NULL};
+    const char *args0[] = {"dedup",    "--redis", url,       "--capacity", "100",
+                           "--layout", "classic", "--quiet", NULL};
+    const char *args1[] = {"dedup",    "--redis",  url,       "--capacity", "400000", "--variant",
+                           "standard", "--layout", "blocked", "--quiet",    NULL};
     const pid_t pid = spawn_cli(in, out, _i == 0 ? args0 : args1);
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -962,9 +962,9 @@ START_TEST(creation_writes_nothing_and_drop_clears_a_stuck_name)
         test_redis_url(&srv, cases[i][0], "block_bytes=64", url, sizeof url);
         bk_filter *f = NULL;
         char err[512];
-        ck_assert_int_eq(bk_redis_open_config(url, "layout=blocked capacity=1000", err,
-                                              sizeof err, &f),
-                         BK_ESERVER);
+        ck_assert_int_eq(
+            bk_redis_open_config(url, "layout=blocked capacity=1000", err, sizeof err, &f),
+            BK_ESERVER);
         ck_assert_msg(strstr(err, cases[i][1]), "'%s' does not name %s", err, cases[i][1]);
         r = redisCommand(c, "EXISTS %s", cases[i][0]);
         ck_assert_int_eq(r->integer, 0); /* no metadata left behind */
@@ -974,9 +974,8 @@ START_TEST(creation_writes_nothing_and_drop_clears_a_stuck_name)
         freeReplyObject(r);
         r = redisCommand(c, "DEL %s", cases[i][1]);
         freeReplyObject(r);
-        ck_assert_int_eq(bk_redis_open_config(url, "layout=blocked capacity=1000", err,
-                                              sizeof err, &f),
-                         BK_OK);
+        ck_assert_int_eq(
+            bk_redis_open_config(url, "layout=blocked capacity=1000", err, sizeof err, &f), BK_OK);
         bk_free(f);
         bk_redis_drop(url);
     }
@@ -1060,8 +1059,9 @@ START_TEST(a_restarting_server_is_waited_for)
     for (size_t i = 0; i < len; i++)
         lines += printed[i] == '\n';
     free(printed);
-    fprintf(stderr, "[redis restart] server loading when check started: %s; check exit %d, "
-                    "%u of 100 keys present\n",
+    fprintf(stderr,
+            "[redis restart] server loading when check started: %s; check exit %d, "
+            "%u of 100 keys present\n",
             was_loading ? "yes" : "no", WIFEXITED(status) ? WEXITSTATUS(status) : -1, lines);
     ck_assert_msg(was_loading, "the server was not loading: the test proves nothing");
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -1095,8 +1095,7 @@ START_TEST(password_from_environment_or_file)
             setenv("REDISCLI_AUTH", cases[i].env, 1);
         else
             unsetenv("REDISCLI_AUTH");
-        const char *with_file[] = {"dedup", "--redis", url, "--password-file", cases[i].file,
-                                   NULL};
+        const char *with_file[] = {"dedup", "--redis", url, "--password-file", cases[i].file, NULL};
         const char *without[] = {"dedup", "--redis", url, NULL};
         const pid_t pid = spawn_cli(in, out, cases[i].file ? with_file : without);
         int status;
@@ -1114,6 +1113,74 @@ START_TEST(password_from_environment_or_file)
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2);
     test_redis_stop(&r);
+}
+END_TEST
+
+/* Nothing about a shared filter is silently ignored: a URL option given
+ * twice, a block_bytes that differs from the filter's, create --force on an
+ * existing name, remove on a standard filter ("filter unchanged", not
+ * "file"), and a capacity the server cannot hold (refused before anything
+ * is written, as the same config is refused locally). */
+START_TEST(redis_options_are_never_ignored)
+{
+    char url[256], twice[300], other[300], outbuf[256];
+    const char *out = scratch("opts.out", 0, outbuf, sizeof outbuf);
+    test_redis_url(&srv, "opts", "block_bytes=4096", url, sizeof url);
+    bk_redis_drop(url);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_config(url, "layout=blocked", NULL, 0, &f), BK_OK);
+    bk_free(f);
+    test_redis_url(&srv, "opts", "db=0&db=1", twice, sizeof twice);
+    ck_assert_int_eq(bk_redis_open_existing(twice, &f), BK_EINVAL);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "db given twice"));
+    test_redis_url(&srv, "opts", "block_bytes=8192", other, sizeof other);
+    ck_assert_int_eq(bk_redis_open_existing(other, &f), BK_EINCOMPAT);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "block_bytes=4096"));
+    const struct {
+        const char *args[8];
+        int code;
+        const char *says;
+    } cli[] = {
+        {{"create", "--redis", url, "--force", NULL}, 2, "drop it first"},
+        {{"remove", "--redis", url, NULL}, 2, "filter unchanged"},
+    };
+    for (size_t i = 0; i < sizeof cli / sizeof *cli; i++) {
+        char errp[300];
+        snprintf(errp, sizeof errp, "%s.err", out);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            const int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+                      o = open("/dev/null", O_RDWR);
+            if (e < 0 || o < 0 || dup2(o, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+                _exit(126);
+            const char *argv[10] = {BK_CLI_PATH};
+            for (int k = 0; cli[i].args[k]; k++)
+                argv[k + 1] = cli[i].args[k];
+            execv(BK_CLI_PATH, (char *const *)argv);
+            _exit(127);
+        }
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        size_t len;
+        char *err = (char *)slurp(errp, &len);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == cli[i].code &&
+                          strstr(err, cli[i].says),
+                      "%s: exit %d: %s", cli[i].args[0], WEXITSTATUS(status), err);
+        free(err);
+    }
+    bk_redis_drop(url);
+    /* 2^48 keys blocked: hundreds of terabytes; refused, nothing created */
+    test_redis_url(&srv, "huge", NULL, url, sizeof url);
+    char err[512];
+    ck_assert_int_eq(
+        bk_redis_open_config(url, "layout=blocked capacity=281474976710656", err, sizeof err, &f),
+        BK_ERANGE);
+    ck_assert_ptr_nonnull(strstr(err, "nothing was created"));
+    redisContext *c = admin();
+    redisReply *r = redisCommand(c, "KEYS huge*");
+    ck_assert_uint_eq(r->elements, 0);
+    freeReplyObject(r);
+    redisFree(c);
 }
 END_TEST
 
@@ -1333,6 +1400,7 @@ Suite *redis_suite(void)
     tcase_add_test(tc, creation_writes_nothing_and_drop_clears_a_stuck_name);
     tcase_add_test(tc, a_restarting_server_is_waited_for);
     tcase_add_test(tc, password_from_environment_or_file);
+    tcase_add_test(tc, redis_options_are_never_ignored);
     tcase_add_test(tc, cli_faults_have_their_exit_codes);
     tcase_add_test(tc, command_timeout_is_honoured);
     tcase_add_test(tc, every_failing_allocation_on_redis_paths_is_clean);

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include "io/format.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -115,10 +116,10 @@ START_TEST(concurrent_writers_lose_no_key)
 {
     enum { KEYS = 20000, WRITERS = 4 };
     char *state = strdup(path_of("st.bkf"));
-    ck_assert_int_eq(wait_code(spawn(NULL, "init",
-                                     (char *[]){"dedup", "--state", state, "--capacity", "100000",
-                                                NULL})),
-                     0);
+    ck_assert_int_eq(
+        wait_code(spawn(NULL, "init",
+                        (char *[]){"dedup", "--state", state, "--capacity", "100000", NULL})),
+        0);
     pid_t pids[WRITERS];
     char *inputs[WRITERS];
     for (int w = 0; w < WRITERS; w++) {
@@ -156,8 +157,8 @@ START_TEST(concurrent_writers_lose_no_key)
         ck_assert_int_eq(code, 1); /* -v printed nothing */
         free(absent);
     }
-    fprintf(stderr, "[concurrent writers] %d writers x %d keys on one file: none lost\n",
-            WRITERS, KEYS);
+    fprintf(stderr, "[concurrent writers] %d writers x %d keys on one file: none lost\n", WRITERS,
+            KEYS);
     for (int w = 0; w < WRITERS; w++)
         free(inputs[w]);
     free(state);
@@ -264,8 +265,8 @@ START_TEST(lines_printed_before_a_failure_are_in_the_state)
     size_t outlen, errlen;
     char *out = slurp("first.out", &outlen), *err = slurp("first.err", &errlen);
     const size_t printed = count_lines(out);
-    fprintf(stderr, "[dedup failure mid-batch] exit %d, %zu of %d lines printed: %s", code,
-            printed, KEYS, err);
+    fprintf(stderr, "[dedup failure mid-batch] exit %d, %zu of %d lines printed: %s", code, printed,
+            KEYS, err);
     ck_assert_int_eq(code, 3);
     ck_assert_uint_gt(printed, 1000);
     ck_assert_uint_lt(printed, KEYS);
@@ -275,8 +276,7 @@ START_TEST(lines_printed_before_a_failure_are_in_the_state)
     fwrite(out, 1, outlen, fp);
     fclose(fp);
     ck_assert_int_eq(
-        wait_code(spawn(path_of("printed.txt"), "chk", (char *[]){"check", state, "-v", NULL})),
-        1);
+        wait_code(spawn(path_of("printed.txt"), "chk", (char *[]){"check", state, "-v", NULL})), 1);
     /* the second run prints the rest: together each line once (barring the
      * filter's rate, 1e-4 here: allow a handful) */
     ck_assert_int_eq(wait_code(spawn(in, "second", (char *[]){"dedup", "--state", state, NULL})),
@@ -464,8 +464,7 @@ START_TEST(no_hang_and_right_exit_codes)
         free(err);
     }
     /* stdout that cannot be written: exit 3, for reports and help alike */
-    ck_assert_int_eq(wait_code(spawn(NULL, "mk", (char *[]){"create", path_of("i.bkf"), NULL})),
-                     0);
+    ck_assert_int_eq(wait_code(spawn(NULL, "mk", (char *[]){"create", path_of("i.bkf"), NULL})), 0);
     char *const full[][6] = {{"info", path_of("i.bkf"), NULL},
                              {"info", path_of("i.bkf"), "--json", NULL},
                              {"plan", "--capacity", "1000", "--fpr", "0.01", NULL},
@@ -490,15 +489,86 @@ START_TEST(no_hang_and_right_exit_codes)
     }
     /* a state in a missing directory: refused before reading or printing */
     char *in = strdup(lines_file("in.txt", "x", 0, 1000));
-    ck_assert_int_eq(wait_code(spawn(in, "nodir",
-                                     (char *[]){"dedup", "--state", path_of("no/dir/s.bkf"), NULL})),
-                     3);
+    ck_assert_int_eq(
+        wait_code(
+            spawn(in, "nodir", (char *[]){"dedup", "--state", path_of("no/dir/s.bkf"), NULL})),
+        3);
     size_t len;
     char *out = slurp("nodir.out", &len);
     ck_assert_uint_eq(len, 0);
     free(out);
     free(in);
     free(fifo);
+}
+END_TEST
+
+/* Issue 16's smaller defects, each tried: a wrong saturated count is named
+ * as such; a path appears once in a message; info --json stays valid JSON
+ * for any file name; repeated experiment keys, a directory as keys_file and
+ * a NUL byte in an experiment file get messages that say so. */
+START_TEST(smaller_defects_are_fixed)
+{
+    /* a counting file whose header claims one saturated counter too many,
+     * with valid checksums: the message names saturated counters */
+    bk_filter *f = tu_filter("variant=counting capacity=100 fpr=0.01");
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_ge(bk_add(f, "same", 4), 0); /* saturates its counters */
+    char *file = strdup(path_of("sat.bkf"));
+    ck_assert_int_eq(bk_save(f, file), BK_OK);
+    size_t len;
+    uint8_t *bytes = tu_read_file(file, &len);
+    bk_file_header h;
+    ck_assert_int_eq(bk_file_decode_fixed(bytes, len, &h), BK_OK);
+    ck_assert_int_eq(bk_file_decode(bytes, len, &h), BK_OK);
+    ck_assert_uint_gt(h.slices[0].saturated, 0);
+    h.slices[0].saturated--;
+    bk_file_encode(&h, bytes);
+    tu_write_file(file, bytes, len);
+    free(bytes);
+    bk_filter *g;
+    ck_assert_int_eq(bk_load(file, &g), BK_ECORRUPT);
+    ck_assert_msg(strstr(bk_last_error(), "saturated counters"), "%s", bk_last_error());
+    bk_free(f);
+    /* the path once: "info x: not a regular file", not "x: x: ..." */
+    ck_assert_int_eq(wait_code(spawn(NULL, "dir", (char *[]){"info", g_dir, NULL})), 3);
+    char *err = slurp("dir.err", &len);
+    char twice[4200];
+    snprintf(twice, sizeof twice, "%s: %s", g_dir, g_dir);
+    ck_assert_msg(!strstr(err, twice), "path twice: %s", err);
+    free(err);
+    /* info --json on a file whose name is not UTF-8 and holds a quote and a
+     * control character: still JSON (checked by the strictest reader here:
+     * every byte outside ASCII is a valid UTF-8 sequence) */
+    char *odd = strdup(path_of("we\xffird\"\x01.bkf"));
+    ck_assert_int_eq(wait_code(spawn(NULL, "mk", (char *[]){"create", odd, NULL})), 0);
+    ck_assert_int_eq(wait_code(spawn(NULL, "json", (char *[]){"info", odd, "--json", NULL})), 0);
+    char *out = slurp("json.out", &len);
+    ck_assert_ptr_null(strchr(out, '\xff'));
+    ck_assert_ptr_null(strchr(out, '\x01'));
+    ck_assert_ptr_nonnull(strstr(out, "\\ufffdird\\\"\\u0001.bkf\""));
+    free(out);
+    /* experiment files */
+    static const char with_nul[] = "[workload]\nkeys = 1\0\n0\na: capacity=100\n";
+    const struct {
+        const char *text, *says;
+        size_t len;
+    } exps[] = {{"[workload]\nkeys = 100\nkeys = 200\na: capacity=100\n", "given twice", 0},
+                {"[workload]\nkeys = 100\nkeys_file = x\na: capacity=100\n", "not both", 0},
+                {"[workload]\nkeys_file = /\nprobes = 10\na: capacity=100\n", "Is a directory", 0},
+                {with_nul, "NUL byte", sizeof with_nul - 1}};
+    for (int i = 0; i < 4; i++) {
+        char *exp = path_of("e.exp");
+        tu_write_file(exp, (const uint8_t *)exps[i].text,
+                      exps[i].len ? exps[i].len : strlen(exps[i].text));
+        const int code =
+            wait_code(spawn(NULL, "exp", (char *[]){"experiment", "--config-file", exp, NULL}));
+        err = slurp("exp.err", &len);
+        ck_assert_msg(code == 2 || code == 3, "exp %d: exit %d", i, code);
+        ck_assert_msg(strstr(err, exps[i].says), "exp %d: '%s' lacks '%s'", i, err, exps[i].says);
+        free(err);
+    }
+    free(odd);
+    free(file);
 }
 END_TEST
 
@@ -515,6 +585,7 @@ Suite *writers_suite(void)
     tcase_add_test(tc, remove_reports_absent_lines);
     tcase_add_test(tc, saving_respects_the_file_system);
     tcase_add_test(tc, no_hang_and_right_exit_codes);
+    tcase_add_test(tc, smaller_defects_are_fixed);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -126,8 +126,7 @@ int bk_resolve_target(const char *path, const bk_allocator *a, char **out)
         char why[128];
         if (hops == BK_MAX_LINKS) {
             bk_mem_free(a, cur);
-            return bk_fail(BK_EIO, "%s: more than %d symbolic links (a loop?)", path,
-                           BK_MAX_LINKS);
+            return bk_fail(BK_EIO, "%s: more than %d symbolic links (a loop?)", path, BK_MAX_LINKS);
         }
         char link[4096];
         const ssize_t n = readlink(cur, link, sizeof link - 1);
@@ -152,8 +151,8 @@ int bk_resolve_target(const char *path, const bk_allocator *a, char **out)
     }
 }
 
-int bk_sibling_name(const char *path, const char *prefix, const char *suffix,
-                    const bk_allocator *a, char **out)
+int bk_sibling_name(const char *path, const char *prefix, const char *suffix, const bk_allocator *a,
+                    char **out)
 {
     char *target;
     int rc = bk_resolve_target(path, a, &target);

@@ -33,7 +33,7 @@ int bk_resolve_target(const char *path, const bk_allocator *a, char **out);
 /* "<dir>/<prefix><base><suffix>" for the target of path (bk_resolve_target):
  * a name beside the file that no rename of it replaces. BK_EINVAL when path
  * ends in '/'; as bk_resolve_target. */
-int bk_sibling_name(const char *path, const char *prefix, const char *suffix,
-                    const bk_allocator *a, char **out);
+int bk_sibling_name(const char *path, const char *prefix, const char *suffix, const bk_allocator *a,
+                    char **out);
 
 #endif

@@ -365,9 +365,13 @@ int bk_file_finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *se
         const unsigned unused = (unsigned)(s->nbytes * 8 - s->m * cb); /* 0..7 */
         if (unused && (last_bytes[i] & ((1u << unused) - 1)))
             return bk_fail(BK_ECORRUPT, "slice %u: bits set beyond its size", i);
-        if (strict && (set[i] != s->set_bits || sat[i] != s->saturated))
+        if (strict && set[i] != s->set_bits)
             return bk_fail(BK_ECORRUPT, "slice %u: header counts %llu set cells, payload has %llu",
                            i, (unsigned long long)s->set_bits, (unsigned long long)set[i]);
+        if (strict && sat[i] != s->saturated)
+            return bk_fail(BK_ECORRUPT,
+                           "slice %u: header counts %llu saturated counters, payload has %llu", i,
+                           (unsigned long long)s->saturated, (unsigned long long)sat[i]);
         s->set_bits = set[i];
         s->saturated = sat[i];
     }

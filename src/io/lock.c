@@ -86,11 +86,9 @@ int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
         if (e != EWOULDBLOCK)
             rc = bk_fail(BK_EIO, "lock %s: %s", name, bk_os_error(e, why, sizeof why));
         else if (pid)
-            rc = bk_fail(BK_EBUSY, "%s is being written by process %ld (lock %s)", path, pid,
-                         name);
+            rc = bk_fail(BK_EBUSY, "%s is being written by process %ld (lock %s)", path, pid, name);
         else
-            rc = bk_fail(BK_EBUSY, "%s is being written by another process (lock %s)", path,
-                         name);
+            rc = bk_fail(BK_EBUSY, "%s is being written by another process (lock %s)", path, name);
         bk_sys.close(fd);
         bk_mem_free(&a, name);
         return rc;

@@ -213,8 +213,8 @@ int bk_sync(bk_filter *f)
     if (!map->writable)
         return bk_fail(BK_EREADONLY, "sync %s: mapped read-only", map->path);
     struct stat st;
-    if (!map->detached && (stat(map->path, &st) != 0 || st.st_dev != map->dev ||
-                           st.st_ino != map->ino))
+    if (!map->detached &&
+        (stat(map->path, &st) != 0 || st.st_dev != map->dev || st.st_ino != map->ino))
         return bk_fail(BK_EIO,
                        "sync %s: the file was replaced or removed after it was mapped (by "
                        "another writer?), so this filter's changes would not reach it; they "

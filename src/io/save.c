@@ -100,11 +100,11 @@ static int check_target(save_job *j, struct stat *st, int *had)
     if (!S_ISREG(st->st_mode))
         return bk_fail(BK_EIO, "save %s: %s is %s, not a regular file: not replaced", j->path,
                        j->target,
-                       S_ISDIR(st->st_mode)                            ? "a directory"
+                       S_ISDIR(st->st_mode)                           ? "a directory"
                        : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
-                       : S_ISFIFO(st->st_mode)                         ? "a FIFO"
-                       : S_ISSOCK(st->st_mode)                         ? "a socket"
-                                                                       : "something else");
+                       : S_ISFIFO(st->st_mode)                        ? "a FIFO"
+                       : S_ISSOCK(st->st_mode)                        ? "a socket"
+                                                                      : "something else");
     *had = 1;
     return BK_OK;
 }

@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bloomkit.h"
@@ -178,6 +179,12 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
     rf->base.sipkey = bk_sipkey_from_bytes(c.key);
     if (strcmp(m->v[12], "meta") != 0 && strcmp(m->v[12], "blocks") != 0)
         return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: counts %s", rf->name, m->v[12]);
+    const bk_redis_url *u = rf->conn ? bk_rconn_url(rf->conn) : NULL;
+    if (u && u->block_bytes_given && u->block_bytes != bb)
+        return bk_fail(BK_EINCOMPAT,
+                       "redis filter %s was made with block_bytes=%llu; the URL asks %llu (drop "
+                       "the option to adopt the filter's)",
+                       rf->name, bb, (unsigned long long)u->block_bytes);
     rf->block_bytes = bb;
     rf->counts_in_meta = strcmp(m->v[12], "meta") == 0;
     rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
@@ -345,6 +352,41 @@ static int check_types(bk_rfilter *rf)
     return BK_OK;
 }
 
+/* A single server must be able to hold the new filter's cells: the limit
+ * a local filter meets in its allocation (BK_ERANGE here, before anything
+ * is written; a filter a server cannot hold would fail on its first adds,
+ * after allocating up to its size). The server's maxmemory when set, else
+ * its machine's memory. A cluster spreads blocks over its masters: not
+ * checked there. */
+static int check_room(bk_rfilter *rf)
+{
+    if (!rf->conn || bk_rconn_cluster(rf->conn))
+        return BK_OK;
+    uint64_t need = 0;
+    for (uint32_t j = 0; j < rf->nslices; j++)
+        need += rf->s[j].v.nbytes;
+    redisReply *r;
+    const int rc = bk_rconn_callf(rf->conn, rf->name, &r, "INFO memory");
+    if (rc != BK_OK)
+        return rc;
+    unsigned long long limit = 0;
+    if (r->type == REDIS_REPLY_STRING) {
+        const char *mm = strstr(r->str, "\nmaxmemory:"),
+                   *tot = strstr(r->str, "total_system_memory:");
+        if (mm)
+            limit = strtoull(mm + strlen("\nmaxmemory:"), NULL, 10);
+        if (!limit && tot)
+            limit = strtoull(tot + strlen("total_system_memory:"), NULL, 10);
+    }
+    freeReplyObject(r);
+    if (limit && need > limit)
+        return bk_fail(BK_ERANGE,
+                       "redis filter %s needs %llu bytes of cells; the server holds at most %llu "
+                       "(maxmemory, or its memory): nothing was created",
+                       rf->name, (unsigned long long)need, limit);
+    return BK_OK;
+}
+
 static const bk_filter_ops *ops_for(bk_variant v)
 {
     return v == BK_VARIANT_COUNTING   ? &bk_rcnt_ops
@@ -422,6 +464,8 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
          * slot), the metadata's slot again inside the create script */
         if (rc == BK_OK)
             rc = check_types(rf);
+        if (rc == BK_OK)
+            rc = check_room(rf);
         if (rc == BK_OK) {
             meta_from(rf, &mine);
             rc = meta_create(rf, &mine, &m, &created, create_pushing);

@@ -436,8 +436,9 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
                            rf->name, nsent - got);
         if (loading) { /* a restarting server: wait, bounded, without counting rounds */
             if (loading_ms >= BK_LOADING_WAIT_MS)
-                return bk_fail(BK_EIO, "redis filter %s: the server was still loading its data "
-                                       "after %d s",
+                return bk_fail(BK_EIO,
+                               "redis filter %s: the server was still loading its data "
+                               "after %d s",
                                rf->name, BK_LOADING_WAIT_MS / 1000);
             bk_rconn_pause(BK_LOADING_PAUSE_MS);
             loading_ms += BK_LOADING_PAUSE_MS;

@@ -113,8 +113,9 @@ static int fail_copy(bk_redis_url *u, int bad, const char *part)
                : bk_fail(BK_ENOMEM, "redis URL: out of memory");
 }
 
-/* One "name=value" of the query string. */
-static int apply_option(bk_redis_url *u, const char *s, size_t n)
+/* One "name=value" of the query string; *seen: the options met so far (an
+ * option given twice is an error, not "the last one wins"). */
+static int apply_option(bk_redis_url *u, const char *s, size_t n, unsigned *seen)
 {
     const char *eq = memchr(s, '=', n);
     if (!eq)
@@ -122,6 +123,14 @@ static int apply_option(bk_redis_url *u, const char *s, size_t n)
     const size_t kn = (size_t)(eq - s), vn = n - kn - 1;
     const char *v = eq + 1;
     long long x;
+    static const char *const known[] = {"name", "connect_timeout", "timeout", "retries",
+                                        "db",   "block_bytes"};
+    for (unsigned i = 0; i < sizeof known / sizeof *known; i++)
+        if (kn == strlen(known[i]) && memcmp(s, known[i], kn) == 0) {
+            if (*seen & (1u << i))
+                return bk_fail(BK_EINVAL, "redis URL: option %s given twice", known[i]);
+            *seen |= 1u << i;
+        }
 #define IS(lit) (kn == sizeof(lit) - 1 && memcmp(s, lit, kn) == 0)
     if (IS("name")) {
         int bad;
@@ -152,6 +161,7 @@ static int apply_option(bk_redis_url *u, const char *s, size_t n)
             return bk_fail(BK_EINVAL,
                            "redis URL: block_bytes must be a multiple of 64 from 64 to 536870912");
         u->block_bytes = (uint64_t)x;
+        u->block_bytes_given = 1;
     } else {
         return bk_fail(BK_EINVAL,
                        "redis URL: unknown option '%.*s' (known: name, connect_timeout, timeout, "
@@ -164,11 +174,12 @@ static int apply_option(bk_redis_url *u, const char *s, size_t n)
 
 static int parse_query(bk_redis_url *u, const char *q)
 {
+    unsigned seen = 0;
     while (*q) {
         const char *amp = strchr(q, '&');
         const size_t n = amp ? (size_t)(amp - q) : strlen(q);
         if (n) {
-            const int rc = apply_option(u, q, n);
+            const int rc = apply_option(u, q, n, &seen);
             if (rc != BK_OK)
                 return rc;
         }

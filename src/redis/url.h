@@ -38,6 +38,7 @@ typedef struct bk_redis_url {
     int timeout_ms;         /* per command, default 10000 */
     int retries;            /* reconnect attempts, default 5 */
     uint64_t block_bytes;   /* default BK_REDIS_BLOCK_MAX */
+    int block_bytes_given;  /* the URL states it: an existing filter must agree */
     bk_allocator alloc;     /* the strings' allocator (current at parse time) */
 } bk_redis_url;
 

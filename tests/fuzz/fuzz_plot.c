@@ -18,8 +18,7 @@
 /* Lines of the script outside data blocks start with one of these. */
 static int known_command(const char *line)
 {
-    static const char *const starts[] = {"set ",  "unset ", "plot ", "     $d", "$d",
-                                         "EOD", NULL};
+    static const char *const starts[] = {"set ", "unset ", "plot ", "     $d", "$d", "EOD", NULL};
     for (int i = 0; starts[i]; i++)
         if (strncmp(line, starts[i], strlen(starts[i])) == 0)
             return 1;

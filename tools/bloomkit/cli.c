@@ -110,8 +110,8 @@ int cli_lock(const cli_opts *o, const char *path, bk_file_lock **lock)
     int rc = bk_lock_file(path, BK_LOCK_NOWAIT, lock);
     if (rc == BK_EBUSY && !o->no_wait) {
         if (!o->quiet)
-            fprintf(stderr, "bloomkit %s: %s; waiting for it (--no-wait to fail instead)\n",
-                    o->cmd, bk_last_error());
+            fprintf(stderr, "bloomkit %s: %s; waiting for it (--no-wait to fail instead)\n", o->cmd,
+                    bk_last_error());
         rc = bk_lock_file(path, 0, lock);
     }
     return rc == BK_OK ? 0 : cli_fail(o, cli_exit_for(rc), "%s", bk_last_error());
@@ -346,8 +346,9 @@ char *cli_read_text_file(const cli_opts *o, const char *path, int *rc)
         size_t line = 1;
         for (const char *p = buf; p < nul; p++)
             line += *p == '\n';
-        *rc = cli_fail(o, EXIT_USAGE, "%s: line %zu: a NUL byte at offset %zu (config text holds "
-                                      "none)",
+        *rc = cli_fail(o, EXIT_USAGE,
+                       "%s: line %zu: a NUL byte at offset %zu (config text holds "
+                       "none)",
                        path, line, (size_t)(nul - buf));
         free(buf);
         return NULL;

@@ -42,11 +42,11 @@ enum {
     O_HELP = 1u << 18,
     O_LAYOUT = 1u << 19,
     O_REDIS = 1u << 20,
-    O_CSV = 1u << 21,       /* experiment: --csv FILE */
-    O_JSON_FILE = 1u << 22, /* experiment: --json FILE */
-    O_PLOT = 1u << 23,      /* experiment: --plot FILE.png */
-    O_NO_WAIT = 1u << 24,   /* writers: fail at once when the file is locked */
-    O_KEY_FILE = 1u << 25,  /* the hash key from a file (with O_KEY) */
+    O_CSV = 1u << 21,          /* experiment: --csv FILE */
+    O_JSON_FILE = 1u << 22,    /* experiment: --json FILE */
+    O_PLOT = 1u << 23,         /* experiment: --plot FILE.png */
+    O_NO_WAIT = 1u << 24,      /* writers: fail at once when the file is locked */
+    O_KEY_FILE = 1u << 25,     /* the hash key from a file (with O_KEY) */
     O_PASSWORD_FILE = 1u << 26 /* the Redis password from a file (with O_REDIS) */
 };
 #define O_FILTER_FLAGS                                                                             \

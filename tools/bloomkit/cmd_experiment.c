@@ -60,7 +60,7 @@ static int keys_generate(keys *k, const char *family, uint64_t n)
 
 static int keys_load(keys *k, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = exp_open_regular(path); /* a directory: EISDIR, not "no keys" */
     if (!f)
         return -1;
     size_t cap = 1 << 20, len = 0, ncap = 1024;

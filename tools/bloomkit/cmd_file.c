@@ -85,8 +85,7 @@ int cmd_pull(int argc, char **argv)
     struct stat st;
     bk_filter *f = NULL;
     if (!o.force && stat(o.args[0], &st) == 0)
-        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)",
-                      o.args[0]);
+        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)", o.args[0]);
     else if ((rc = bk_redis_pull(o.redis, &f)) != BK_OK)
         rc = cli_lib_fail(&o, rc, "--redis");
     else if ((rc = bk_save(f, o.args[0])) != BK_OK)
@@ -101,6 +100,10 @@ static int create_redis(cli_opts *o)
 {
     if (o->nargs != 0)
         return cli_fail(o, EXIT_USAGE, "give FILE or --redis URL, not both");
+    if (o->force)
+        return cli_fail(o, EXIT_USAGE,
+                        "--force does not replace a shared filter: drop it first (bloomkit drop "
+                        "--redis URL)");
     bk_config cfg;
     bk_config_init(&cfg);
     int rc = cli_apply_config(o, &cfg);
@@ -143,8 +146,7 @@ int cmd_create(int argc, char **argv)
     struct stat st;
     bk_filter *f = NULL;
     if (!o.force && stat(o.args[0], &st) == 0)
-        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)",
-                      o.args[0]);
+        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)", o.args[0]);
     else if ((rc = bk_new(&cfg, &f)) != BK_OK)
         rc = cli_lib_fail(&o, rc, "filter");
     else if ((rc = bk_save(f, o.args[0])) != BK_OK)

@@ -164,7 +164,7 @@ static int run(int argc, char **argv, const char *cmd, const char *usage, int op
     if (rc)
         return rc;
     if (op == 1 && j.hits == 0)
-        return EXIT_NOTHING; /* check printed nothing, as grep */
+        return EXIT_NOTHING;                             /* check printed nothing, as grep */
     return op == 2 && j.misses ? EXIT_NOTHING : EXIT_OK; /* remove met absent lines */
 }
 

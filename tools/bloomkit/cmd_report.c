@@ -30,6 +30,48 @@ static void json_num(const char *name, double v, int last)
         printf("\"%s\":null%s", name, last ? "" : ",");
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one
+ * (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF). */
+static int utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    const int n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+                  : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+                  : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+                                                 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * and a byte that is not UTF-8 (a file name may hold any) written as
+ * U+FFFD, so the output is always valid JSON. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)s; *c;) {
+        const int n = utf8_len(c);
+        if (n == 0) {
+            fputs("\\ufffd", stdout);
+            c++;
+        } else if (*c == '"' || *c == '\\') {
+            printf("\\%c", *c++);
+        } else if (*c < 0x20 || *c == 0x7f) {
+            printf("\\u%04x", *c++);
+        } else {
+            fwrite(c, 1, (size_t)n, stdout);
+            c += n;
+        }
+    }
+    putchar('"');
+}
+
 int cmd_plan(int argc, char **argv)
 {
     cli_opts o;
@@ -113,12 +155,9 @@ int cmd_info(int argc, char **argv)
     for (int i = 0; o.show_key && i < 16; i++)
         snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
     if (o.json) {
-        printf("{\"%s\":\"", o.redis ? "redis" : "file");
-        for (const char *c = where; *c; c++) /* escape for JSON */
-            (*c == '"' || *c == '\\')    ? printf("\\%c", *c)
-            : ((unsigned char)*c < 0x20) ? printf("\\u%04x", (unsigned char)*c)
-                                         : putchar(*c);
-        printf("\",\"variant\":\"%s\",\"hash\":\"%s\",\"layout\":\"%s\",\"bits\":%llu,"
+        printf("{\"%s\":", o.redis ? "redis" : "file");
+        json_str(where);
+        printf(",\"variant\":\"%s\",\"hash\":\"%s\",\"layout\":\"%s\",\"bits\":%llu,"
                "\"m\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
                st.variant, st.hash, bk_layout_name(cfg.layout), (unsigned long long)st.bits,
                (unsigned long long)st.bits, (unsigned long long)st.bytes, human, st.k,

@@ -19,6 +19,9 @@
  */
 #define _DEFAULT_SOURCE
 #include <ctype.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,28 @@
 
 #include "cli.h"
 #include "experiment.h"
+
+FILE *exp_open_regular(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (!S_ISREG(st.st_mode))
+        e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL; /* EINVAL: a FIFO, a device */
+    if (e) {
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
+    return f;
+}
 
 int exp_fail_at(const experiment *e, int line, const char *fmt, const char *a)
 {
@@ -129,6 +154,20 @@ static int parse_phases(experiment *e, char *v, int line)
 
 static int workload_key(experiment *e, char *k, char *v, int line)
 {
+    static const char *const known[] = {"keys",        "keys_file", "probes",
+                                        "probes_file", "phases",    "checkpoints"};
+    for (int i = 0; i < 6; i++)
+        if (strcmp(k, known[i]) == 0) {
+            if (e->workload_seen & (1u << i))
+                return exp_fail_at(e, line, "workload key '%s' given twice", k);
+            e->workload_seen |= 1u << i;
+            /* keys and keys_file (probes and probes_file) say one thing twice */
+            if (i < 4 && (e->workload_seen & (1u << (i ^ 1)))) {
+                char msg[64];
+                snprintf(msg, sizeof msg, "give %s or %s, not both", known[i & ~1], known[i | 1]);
+                return exp_fail_at(e, line, "%s", msg);
+            }
+        }
     if (strcmp(k, "phases") == 0)
         return parse_phases(e, v, line);
     if (strcmp(k, "keys") == 0 && parse_u64(v, &e->nkeys) == 0 && e->nkeys > 0 &&
@@ -164,15 +203,22 @@ static int workload_key(experiment *e, char *k, char *v, int line)
 
 int exp_read(experiment *e)
 {
-    FILE *f = fopen(e->path, "r");
+    FILE *f = exp_open_regular(e->path);
     if (!f) {
         fprintf(stderr, "bloomkit experiment: %s: %s\n", e->path, strerror(errno));
         return EXIT_IO;
     }
     char line[4096], text[8192] = "";
     int lineno = 0, in_workload = 0, rc = 0, text_line = 0;
+    long at = 0;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
+        const long next = ftell(f);
+        if (next - at != (long)strlen(line)) { /* fgets read past a NUL byte */
+            rc = exp_fail_at(e, lineno, "a NUL byte in the line%s", "");
+            break;
+        }
+        at = next;
         if (!strchr(line, '\n') && !feof(f)) {
             rc = exp_fail_at(e, lineno, "line longer than %s bytes", "4095");
             break;

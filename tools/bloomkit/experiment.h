@@ -44,6 +44,7 @@ typedef struct experiment {
     int ncheckpoints;
     char ckspec[128];
     int ckline;
+    unsigned workload_seen; /* workload keys met: bit i of exp_file.c's list */
 } experiment;
 
 /* One measurement: a configuration after `ops` operations of the workload. */
@@ -54,6 +55,11 @@ typedef struct exp_row {
     uint32_t slices;
     double fpr, lo, hi, model, bits_per_key, ns_add, ns_remove, ns_lookup;
 } exp_row;
+
+/* path opened for reading if it is a regular file (without blocking on a
+ * FIFO); NULL with errno (EISDIR for a directory, EINVAL for anything else
+ * that is not a regular file). */
+FILE *exp_open_regular(const char *path);
 
 /* "bloomkit experiment: FILE:LINE: " + message on stderr; returns EXIT_USAGE. */
 int exp_fail_at(const experiment *e, int line, const char *fmt, const char *a);

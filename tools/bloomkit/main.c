@@ -66,8 +66,7 @@ int main(int argc, char **argv)
     if (fflush(stdout) != 0 || ferror(stdout)) {
         const int e = errno;
         if (rc == EXIT_OK || rc == EXIT_NOTHING) {
-            fprintf(stderr, "bloomkit: standard output: %s\n",
-                    e ? strerror(e) : "write error");
+            fprintf(stderr, "bloomkit: standard output: %s\n", e ? strerror(e) : "write error");
             return EXIT_IO;
         }
     }

@@ -74,7 +74,8 @@ static int with_password(cli_opts *o, const char *password)
     if (!auth)
         return 0; /* not a URL: the library says so */
     auth += 3;
-    const size_t head = (size_t)(auth - o->redis), need = strlen(o->redis) + 3 * strlen(password) + 3;
+    const size_t head = (size_t)(auth - o->redis),
+                 need = strlen(o->redis) + 3 * strlen(password) + 3;
     free(g_url);
     if (!(g_url = malloc(need)))
         return cli_fail(o, EXIT_IO, "out of memory");
