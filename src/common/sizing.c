@@ -297,7 +297,8 @@ static int fill_plan(uint64_t capacity, double fpr, bk_layout layout, unsigned c
     const unsigned block = bk_block_cells(layout, cell_bits);
     uint64_t m;
     unsigned k;
-    const int rc = (slice ? bk_size_slice : bk_size_for)(capacity, fpr, block, &m, &k);
+    const int rc = slice ? bk_size_slice(capacity, fpr, block, &m, &k)
+                         : bk_size_for(capacity, fpr, block, &m, &k);
     if (rc != BK_OK)
         return rc;
     out->bits = m;
