@@ -154,6 +154,18 @@ static unsigned char *slurp(const char *path, size_t *len)
     return p;
 }
 
+/* Lines in a file (the lines a command printed). */
+static unsigned lines_in(const char *path)
+{
+    size_t len;
+    unsigned char *text = slurp(path, &len);
+    unsigned lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    free(text);
+    return lines;
+}
+
 static void assert_same_file(const char *a, const char *b)
 {
     size_t la, lb;
@@ -923,12 +935,7 @@ START_TEST(dedup_prints_every_confirmed_line_before_an_error)
         admin_cmd("CONFIG SET maxmemory %s", "0");
     ck_assert(WIFEXITED(status));
     const int code = WEXITSTATUS(status);
-    size_t len;
-    unsigned char *printed = slurp(out, &len);
-    unsigned lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += printed[i] == '\n';
-    free(printed);
+    const unsigned lines = lines_in(out);
     bk_filter *flt;
     ck_assert_msg(bk_redis_open_existing(url, &flt) == BK_OK, "%s", bk_last_error());
     bk_filter_stats st;
@@ -1053,12 +1060,7 @@ START_TEST(a_restarting_server_is_waited_for)
     const pid_t pid = spawn_cli(in, out, args);
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    size_t len;
-    unsigned char *printed = slurp(out, &len);
-    unsigned lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += printed[i] == '\n';
-    free(printed);
+    const unsigned lines = lines_in(out);
     fprintf(stderr,
             "[redis restart] server loading when check started: %s; check exit %d, "
             "%u of 100 keys present\n",
