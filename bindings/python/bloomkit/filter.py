@@ -401,6 +401,10 @@ class FileLock:
         self.release()
 
     def __copy__(self):
-        raise TypeError("bloomkit: a FileLock cannot be copied")
+        raise TypeError("bloomkit: a FileLock cannot be copied (it is held once)")
 
-    __deepcopy__ = __reduce__ = __copy__
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __reduce__(self):
+        return self.__copy__()
