@@ -112,6 +112,7 @@ START_TEST(golden_files_load_and_answer_as_recorded)
             /* a new filter of the same config merges with a new file's filter
              * (scalable: not with a longer chain) and never with an old one's:
              * their probes differ */
+            bk_free(h);
             bk_config c;
             ck_assert_int_eq(bk_get_config(f, &c), BK_OK);
             ck_assert_int_eq(bk_new(&c, &h), BK_OK);

@@ -188,6 +188,36 @@ double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block)
     return block ? bk_rate_blocked(m, k, n, block) : bk_rate_after(m, k, n);
 }
 
+uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t capacity)
+{
+    /* one table of per-load rates covers every fill up to twice the
+     * capacity's (rate_at computes its own beyond that) */
+    double rates[BK_JMAX + 1];
+    const double lambda_hi =
+        fmin(2.0 * (double)capacity * (double)block / (double)m, BK_LAMBDA_EXACT);
+    const unsigned jmax = block && block <= 512 ? jmax_for(lambda_hi) : 0;
+    if (jmax)
+        block_rates(block, k, jmax, rates);
+    uint64_t lo = 0, hi = m; /* the rate of `lo` set cells is at most p */
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo + 1) / 2;
+        double r;
+        if (!block) {
+            r = bk_rate_from_fill((double)mid / (double)m, k);
+        } else {
+            const double n = bk_cardinality_of_fill(m, k, mid, block);
+            r = !(n < 0x1p63) ? 1.0
+                : n == 0      ? 0.0
+                              : rate_at(n * block / (double)m, k, block, jmax ? rates : NULL, jmax);
+        }
+        if (r <= p)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* The fewest blocks with which k probes reach p, or 0 if none up to the
  * limit. Blocks at or past `start` hold at most n / start keys each: one
  * table of per-load rates serves the whole search. */

@@ -35,6 +35,13 @@ int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
  * blocked: bk_size_for. Same errors as bk_size_for. */
 int bk_size_slice(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
 
+/* The most set cells an array of m cells (k probes, blocks of `block`, 0 for
+ * classic) may have while its rate estimated from the fill
+ * (bk_rate_of_fill) is at most p; capacity, the keys it was sized for,
+ * bounds the work. A scalable chain's blocked slice stops taking keys
+ * there, so what `info` estimates never exceeds the slice's share. */
+uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t capacity);
+
 /* Expected rate after n keys with blocks of `block` cells; block 0 is
  * bk_rate_after. */
 double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block);

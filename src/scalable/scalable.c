@@ -37,7 +37,9 @@
  * construction, not only in expectation. A blocked slice's rate is not a
  * function of its fill (crowded blocks pass more often): it takes keys while
  * it holds fewer than its capacity, at which bk_rate_blocked, by which it was
- * sized, is at most p_i. Concurrent adders may each pass the check before
+ * sized, is at most p_i, and while the rate estimated from its fill (what
+ * bk_stats reports) stays at most p_i too (bk_set_limit): the count bounds the
+ * true rate, the fill bounds the estimate. Concurrent adders may each pass the check before
  * either sets its bits: the overshoot is at most k bits (one key) per
  * concurrent adder.
  */
@@ -78,7 +80,7 @@ static int slice_params(const bk_config *cfg, uint32_t i, uint64_t *cap, double 
 bk_slice_limit bk_scalable_limit(const bk_slice_view *v)
 {
     bk_slice_limit l;
-    l.set = v->block ? v->m : v->m / 2;
+    l.set = v->block ? bk_set_limit(v->m, v->k, v->block, v->fpr, v->capacity) : v->m / 2;
     l.keys = v->block ? v->capacity : UINT64_MAX;
     return l;
 }

@@ -33,7 +33,8 @@ int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out
 /* When a slice is full: it takes a key only while its set cells plus the
  * key's k stay at or under `set` and its keys are under `keys`; otherwise
  * the chain grows. Classic: half its bits (then its rate (1/2)^k <= its
- * share); blocked: its capacity in keys (then bk_rate_blocked <= its share).
+ * share); blocked: its capacity in keys (then bk_rate_blocked <= its share)
+ * and the set cells whose estimated rate reaches its share (bk_set_limit).
  * One rule for every store of a chain (src/redis passes it to its script). */
 typedef struct bk_slice_limit {
     uint64_t set;
