@@ -202,6 +202,32 @@ BK_API int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t e
  * existing filter's configuration. Same errors; *cfg untouched on error. */
 BK_API int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t errlen);
 
+/* What went wrong in a config text, for callers that act on it (name the
+ * option a key came from, point at the line) instead of reading the text. */
+typedef struct bk_config_error {
+    unsigned line;     /* 1-based line of the text; 0 when not about a line */
+    char key[24];      /* the key at fault ("" when none is: a syntax error) */
+    char message[256]; /* one line, as bk_config_parse writes it into err */
+} bk_config_error;
+
+/* bk_config_parse_over with a structured error: applies text over *cfg
+ * (valid: BK_EINVAL otherwise); on BK_ECONFIG *error (when not NULL) says
+ * which key and line, and the message. *cfg untouched on error. Thread-safe. */
+BK_API int bk_config_read(bk_config *cfg, const char *text, bk_config_error *error);
+
+/* The first configuration key whose value differs between want and have
+ * ("variant", "fpr", ...; the hash key only when want->has_key), in the
+ * order of the key table; NULL when they agree (or either is NULL). One
+ * comparison for everyone: a Redis filter's opener, `dedup --state`, the
+ * Python binding. Static storage. Thread-safe. */
+BK_API const char *bk_config_diff(const bk_config *want, const bk_config *have);
+
+/* Key i of the configuration table (0, 1, ... until NULL): its name; its
+ * allowed values into range (rangelen bytes, may be NULL) and a line of
+ * help into *help (may be NULL). For documentation and completion.
+ * Thread-safe. */
+BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char **help);
+
 /* Set one value of *cfg (which must be valid: BK_EINVAL otherwise) from its
  * text, as "key=value" in config text would, except that `value` is taken
  * whole: it is one value, never more text (no separator, comment or second

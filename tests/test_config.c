@@ -253,6 +253,63 @@ START_TEST(set_takes_one_value_whole)
 }
 END_TEST
 
+/* The key table is the one list: every key it has is in the README's
+ * table of config keys and in the man page's list of keys, and the README
+ * lists no key it lacks. bk_config_diff and bk_config_read answer from it. */
+START_TEST(docs_list_the_keys_of_the_table)
+{
+    size_t len;
+    char *readme = (char *)tu_read_file("README.md", &len), *man = NULL;
+    readme[len] = '\0';
+    man = (char *)tu_read_file("docs/bloomkit.1", &len);
+    man[len] = '\0';
+    const char *table = strstr(readme, "### Config text");
+    ck_assert_ptr_nonnull(table);
+    const char *keys_sentence = strstr(man, "Keys: ");
+    ck_assert_ptr_nonnull(keys_sentence);
+    unsigned n = 0;
+    char range[128], row[64], item[64];
+    for (const char *name; (name = bk_config_key(n, range, sizeof range, NULL)); n++) {
+        snprintf(row, sizeof row, "\n| %s |", name);
+        ck_assert_msg(strstr(table, row), "README's config table lacks %s", name);
+        snprintf(item, sizeof item, "%s (", name);
+        ck_assert_msg(strstr(keys_sentence, item), "the man page's keys lack %s", name);
+        ck_assert_uint_gt(strlen(range), 3);
+    }
+    ck_assert_uint_ge(n, 8);
+    /* and the README's table has no other rows */
+    const char *rows_at = strstr(table, "|---|"), *end = rows_at ? strstr(rows_at, "\n\n") : NULL;
+    ck_assert_ptr_nonnull(end);
+    unsigned rows = 0;
+    for (const char *p = rows_at; (p = strstr(p, "\n| ")) && p < end; p++)
+        rows++;
+    ck_assert_uint_eq(rows, n);
+    free(readme);
+    free(man);
+    /* one comparison, from the table */
+    bk_config a, b;
+    bk_config_init(&a);
+    b = a;
+    ck_assert_ptr_null(bk_config_diff(&a, &b));
+    b.tightening = 0.9;
+    ck_assert_str_eq(bk_config_diff(&a, &b), "tightening");
+    b = a;
+    b.has_key = 1;
+    b.key[3] = 7;
+    ck_assert_ptr_null(bk_config_diff(&a, &b)); /* the key counts when wanted */
+    ck_assert_str_eq(bk_config_diff(&b, &a), "key");
+    /* the structured error names key and line */
+    bk_config_error e;
+    bk_config_init(&a);
+    ck_assert_int_eq(bk_config_read(&a, "capacity=10\n\nfpr=0.7", &e), BK_ECONFIG);
+    ck_assert_str_eq(e.key, "fpr");
+    ck_assert_uint_eq(e.line, 3);
+    ck_assert_ptr_nonnull(strstr(e.message, "(0, 0.5]"));
+    ck_assert_int_eq(bk_config_read(&a, "capacity=10 =", &e), BK_ECONFIG);
+    ck_assert_str_eq(e.key, "");
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -268,6 +325,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, new_validates_struct);
     tcase_add_test(tc, error_texts);
     tcase_add_test(tc, set_takes_one_value_whole);
+    tcase_add_test(tc, docs_list_the_keys_of_the_table);
     suite_add_tcase(s, tc);
     return s;
 }

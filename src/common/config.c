@@ -1,12 +1,20 @@
 /*
- * config.c - the config text: `key=value` pairs separated by spaces, commas or
- * newlines, `#` to end of line is a comment, blanks allowed around '='.
+ * config.c - the configuration keys, and the config text: `key=value` pairs
+ * separated by spaces, commas or newlines, `#` to end of line is a comment,
+ * blanks allowed around '='.
  *
- * The parser works on a private copy of the defaults and writes the caller's
- * bk_config only when the whole text is valid, so a bad text never leaves a
- * half-applied configuration. Every value is validated against the limits in
- * bloomkit.h (BK_CAPACITY_MAX ...), and every error names the key, the value and
- * the allowed range, with the line number for multi-line texts.
+ * One table (`keys` below) lists every key: its name, its field of
+ * bk_config, how its value reads (a name from a list, a count, a real, 32 hex
+ * digits), its range and its default. Parsing, validation, defaults,
+ * formatting back to text, comparison (bk_config_diff), every error message
+ * and the public list of keys (bk_config_key) are derived from it; nothing
+ * else in the library, the command or the binding lists the keys again. A
+ * new key is one row; a new variant, hash or layout is one name in its list.
+ *
+ * The parser works on a private copy and writes the caller's bk_config only
+ * when the whole text is valid, so a bad text never leaves a half-applied
+ * configuration. Every error names the key, the value and the allowed range,
+ * with the line number for multi-line texts.
  */
 #include "config.h"
 
@@ -14,6 +22,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,35 +35,102 @@
 static const char *const variant_names[] = {"standard", "counting", "scalable"};
 static const char *const hash_names[] = {"siphash24", "siphash13"};
 static const char *const layout_names[] = {"classic", "blocked"};
+#define NAMES(list) list, sizeof list / sizeof *list
+
+/* Enumerations are stored as int-sized fields. */
+_Static_assert(sizeof(bk_variant) == sizeof(int) && sizeof(bk_hash_alg) == sizeof(int) &&
+                   sizeof(bk_layout) == sizeof(int),
+               "enum fields are read and written as int");
+
+typedef enum { K_NAME, K_COUNT, K_REAL, K_HEX } key_kind;
+
+typedef struct key_desc {
+    const char *name;
+    key_kind kind;
+    size_t off;               /* offsetof(bk_config, field) */
+    const char *const *names; /* K_NAME: the values, by enum order */
+    unsigned nnames;
+    double lo, hi; /* K_COUNT, K_REAL: the range; lo excluded when lo_open */
+    int lo_open;
+    const char *range; /* the allowed values, as errors say them (K_NAME: built) */
+    const char *def;   /* the default, as text (NULL: none; the key is random) */
+    const char *help;  /* one line for docs and --help */
+} key_desc;
+
+#define FIELD(f) offsetof(bk_config, f)
+
+static const key_desc keys[] = {
+    {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
+     "the filter: standard, counting (4-bit counters, removal), scalable (grows)"},
+    {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
+     "an integer in 1 .. 2^48 (281474976710656)", "1000000",
+     "keys expected (scalable: of the first slice)"},
+    {"fpr", K_REAL, FIELD(fpr), NULL, 0, 0.0, BK_FPR_MAX, 1, "a number in (0, 0.5]", "0.01",
+     "the false-positive rate to keep"},
+    {"growth", K_REAL, FIELD(growth), NULL, 0, BK_GROWTH_MIN, BK_GROWTH_MAX, 0,
+     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last"},
+    {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
+     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate"},
+    {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
+     "the keyed hash: siphash24, or siphash13 (faster)"},
+    {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
+     "where a key's probes fall: classic, or blocked (one cache line)"},
+    {"key", K_HEX, FIELD(key), NULL, 0, 0, 0, 0, "exactly 32 hexadecimal digits (16 bytes)", NULL,
+     "the SipHash key (default: 16 random bytes per filter)"},
+};
+#define NKEYS (sizeof keys / sizeof *keys)
+
+/* Field access through the table. */
+static int *enum_at(bk_config *c, const key_desc *k)
+{
+    return (int *)(void *)((char *)c + k->off);
+}
+static int enum_of(const bk_config *c, const key_desc *k)
+{
+    return *(const int *)(const void *)((const char *)c + k->off);
+}
+static uint64_t *count_at(bk_config *c, const key_desc *k)
+{
+    return (uint64_t *)(void *)((char *)c + k->off);
+}
+static double *real_at(bk_config *c, const key_desc *k)
+{
+    return (double *)(void *)((char *)c + k->off);
+}
+static double real_of(const bk_config *c, const key_desc *k)
+{
+    return *(const double *)(const void *)((const char *)c + k->off);
+}
+
+/* The allowed values of k, for messages ("one of standard, counting, ..."). */
+static const char *range_of(const key_desc *k, char *buf, size_t len)
+{
+    if (k->kind != K_NAME)
+        return k->range;
+    size_t at = (size_t)snprintf(buf, len, "one of ");
+    for (unsigned i = 0; i < k->nnames && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", k->names[i]);
+    return buf;
+}
+
+static const char *name_in(const char *const *names, unsigned n, int v)
+{
+    return v >= 0 && (unsigned)v < n ? names[v] : NULL;
+}
 
 const char *bk_variant_name(bk_variant v)
 {
-    return (unsigned)v < sizeof variant_names / sizeof *variant_names ? variant_names[v] : NULL;
+    return name_in(NAMES(variant_names), (int)v);
 }
 
 const char *bk_hash_name(bk_hash_alg h)
 {
-    return (unsigned)h < sizeof hash_names / sizeof *hash_names ? hash_names[h] : NULL;
+    return name_in(NAMES(hash_names), (int)h);
 }
 
 const char *bk_layout_name(bk_layout l)
 {
-    return (unsigned)l < sizeof layout_names / sizeof *layout_names ? layout_names[l] : NULL;
-}
-
-void bk_config_init(bk_config *cfg)
-{
-    if (!cfg)
-        return;
-    memset(cfg, 0, sizeof *cfg);
-    cfg->variant = BK_VARIANT_STANDARD;
-    cfg->capacity = 1000000;
-    cfg->fpr = 0.01;
-    cfg->growth = 2.0;
-    cfg->tightening = 0.5;
-    cfg->hash = BK_HASH_SIPHASH24;
-    cfg->layout = BK_LAYOUT_CLASSIC;
-    cfg->has_key = 0;
+    return name_in(NAMES(layout_names), (int)l);
 }
 
 void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
@@ -65,39 +141,6 @@ void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
-}
-
-int bk_config_validate(const bk_config *c, char *err, size_t errlen)
-{
-    if (!bk_variant_name(c->variant)) {
-        bk_errorf(err, errlen, "variant: must be standard, counting or scalable");
-        return BK_ECONFIG;
-    }
-    if (c->capacity < 1 || c->capacity > BK_CAPACITY_MAX) {
-        bk_errorf(err, errlen, "capacity: must be an integer in 1 .. 2^48 (281474976710656)");
-        return BK_ECONFIG;
-    }
-    if (!(c->fpr > 0.0 && c->fpr <= BK_FPR_MAX)) {
-        bk_errorf(err, errlen, "fpr: must be a number in (0, 0.5]");
-        return BK_ECONFIG;
-    }
-    if (!(c->growth >= BK_GROWTH_MIN && c->growth <= BK_GROWTH_MAX)) {
-        bk_errorf(err, errlen, "growth: must be a number in [2, 16]");
-        return BK_ECONFIG;
-    }
-    if (!(c->tightening >= BK_TIGHTENING_MIN && c->tightening <= BK_TIGHTENING_MAX)) {
-        bk_errorf(err, errlen, "tightening: must be a number in [0.1, 0.95]");
-        return BK_ECONFIG;
-    }
-    if (!bk_hash_name(c->hash)) {
-        bk_errorf(err, errlen, "hash: must be siphash24 or siphash13");
-        return BK_ECONFIG;
-    }
-    if (!bk_layout_name(c->layout)) {
-        bk_errorf(err, errlen, "layout: must be classic or blocked");
-        return BK_ECONFIG;
-    }
-    return BK_OK;
 }
 
 /* --- value parsers: 0 on success ------------------------------------------ */
@@ -137,13 +180,13 @@ static int parse_count(const char *s, uint64_t *out)
         return 0;
     }
     double d;
-    if (parse_real(s, &d) != 0 || d != floor(d) || d > (double)BK_CAPACITY_MAX)
+    if (parse_real(s, &d) != 0 || d != floor(d) || d > (double)UINT64_MAX / 2)
         return -1;
     *out = (uint64_t)d;
     return 0;
 }
 
-static int hexval(char c)
+int bk_hex_value(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -154,12 +197,22 @@ static int hexval(char c)
     return -1;
 }
 
+void bk_hex_encode(const uint8_t *bytes, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
 static int parse_hexkey(const char *s, uint8_t key[16])
 {
     if (strlen(s) != 32)
         return -1;
     for (int i = 0; i < 16; i++) {
-        const int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        const int hi = bk_hex_value(s[2 * i]), lo = bk_hex_value(s[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return -1;
         key[i] = (uint8_t)(hi << 4 | lo);
@@ -167,70 +220,129 @@ static int parse_hexkey(const char *s, uint8_t key[16])
     return 0;
 }
 
-static int parse_name(const char *s, const char *const *names, size_t n, int *out)
+/* 1 when v lies in k's numeric range. */
+static int in_range(const key_desc *k, double v)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = (int)i;
-            return 0;
-        }
-    return -1;
+    return isfinite(v) && (k->lo_open ? v > k->lo : v >= k->lo) && v <= k->hi;
 }
 
-/* --- keys ----------------------------------------------------------------- */
-
-/* Apply one key=value to c. Returns 0, or -1 with the key's allowed range in
- * *range, or -2 for an unknown key. */
-static int apply(bk_config *c, const char *key, const char *val, const char **range)
+/* Apply one value of key k to c: 0, or -1 (not a valid value). */
+static int apply(bk_config *c, const key_desc *k, const char *val)
 {
-    int idx;
-    if (strcmp(key, "variant") == 0) {
-        *range = "one of standard, counting, scalable";
-        if (parse_name(val, variant_names, 3, &idx) != 0)
+    switch (k->kind) {
+    case K_NAME:
+        for (unsigned i = 0; i < k->nnames; i++)
+            if (strcmp(val, k->names[i]) == 0) {
+                *enum_at(c, k) = (int)i;
+                return 0;
+            }
+        return -1;
+    case K_COUNT: {
+        uint64_t v;
+        if (parse_count(val, &v) != 0 || !in_range(k, (double)v))
             return -1;
-        c->variant = (bk_variant)idx;
-    } else if (strcmp(key, "capacity") == 0) {
-        *range = "an integer in 1 .. 2^48 (281474976710656)";
-        if (parse_count(val, &c->capacity) != 0 || c->capacity < 1 || c->capacity > BK_CAPACITY_MAX)
+        *count_at(c, k) = v;
+        return 0;
+    }
+    case K_REAL: {
+        double v;
+        if (parse_real(val, &v) != 0 || !in_range(k, v))
             return -1;
-    } else if (strcmp(key, "fpr") == 0) {
-        *range = "a number in (0, 0.5]";
-        if (parse_real(val, &c->fpr) != 0 || !(c->fpr > 0.0 && c->fpr <= BK_FPR_MAX))
-            return -1;
-    } else if (strcmp(key, "growth") == 0) {
-        *range = "a number in [2, 16]";
-        if (parse_real(val, &c->growth) != 0 ||
-            !(c->growth >= BK_GROWTH_MIN && c->growth <= BK_GROWTH_MAX))
-            return -1;
-    } else if (strcmp(key, "tightening") == 0) {
-        *range = "a number in [0.1, 0.95]";
-        if (parse_real(val, &c->tightening) != 0 ||
-            !(c->tightening >= BK_TIGHTENING_MIN && c->tightening <= BK_TIGHTENING_MAX))
-            return -1;
-    } else if (strcmp(key, "hash") == 0) {
-        *range = "one of siphash24, siphash13";
-        if (parse_name(val, hash_names, 2, &idx) != 0)
-            return -1;
-        c->hash = (bk_hash_alg)idx;
-    } else if (strcmp(key, "layout") == 0) {
-        *range = "one of classic, blocked";
-        if (parse_name(val, layout_names, 2, &idx) != 0)
-            return -1;
-        c->layout = (bk_layout)idx;
-    } else if (strcmp(key, "key") == 0) {
-        *range = "exactly 32 hexadecimal digits (16 bytes)";
+        *real_at(c, k) = v;
+        return 0;
+    }
+    case K_HEX:
         if (parse_hexkey(val, c->key) != 0)
             return -1;
         c->has_key = 1;
-    } else {
-        return -2;
+        return 0;
     }
-    return 0;
+    return -1;
 }
 
-static const char *const known_keys[] = {"variant",    "capacity", "fpr",    "growth",
-                                         "tightening", "hash",     "layout", "key"};
-#define NKEYS (sizeof known_keys / sizeof *known_keys)
+static const key_desc *key_named(const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(name, keys[i].name) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+/* "variant, capacity, ..., key" into buf: for "unknown key" messages. */
+static const char *key_list(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NKEYS && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", keys[i].name);
+    return buf;
+}
+
+/* --- the configuration as a whole ------------------------------------------ */
+
+void bk_config_init(bk_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < NKEYS; i++)
+        if (keys[i].def)
+            apply(cfg, &keys[i], keys[i].def); /* the table's defaults are valid */
+    cfg->has_key = 0;
+}
+
+int bk_config_validate(const bk_config *c, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_desc *k = &keys[i];
+        int ok = 1;
+        if (k->kind == K_NAME)
+            ok = name_in(k->names, k->nnames, enum_of(c, k)) != NULL;
+        else if (k->kind == K_COUNT)
+            ok = in_range(k, (double)*count_at((bk_config *)c, k));
+        else if (k->kind == K_REAL)
+            ok = in_range(k, real_of(c, k));
+        if (!ok) {
+            char buf[128];
+            bk_errorf(err, errlen, "%s: must be %s", k->name, range_of(k, buf, sizeof buf));
+            return BK_ECONFIG;
+        }
+    }
+    return BK_OK;
+}
+
+const char *bk_config_diff(const bk_config *want, const bk_config *have)
+{
+    if (!want || !have)
+        return NULL;
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_desc *k = &keys[i];
+        const int differ = k->kind == K_NAME ? enum_of(want, k) != enum_of(have, k)
+                           : k->kind == K_COUNT
+                               ? *count_at((bk_config *)want, k) != *count_at((bk_config *)have, k)
+                           : k->kind == K_REAL
+                               ? real_of(want, k) != real_of(have, k)
+                               : want->has_key && memcmp(want->key, have->key, 16) != 0;
+        if (differ)
+            return k->name;
+    }
+    return NULL;
+}
+
+const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char **help)
+{
+    if (i >= NKEYS)
+        return NULL;
+    if (range && rangelen) {
+        char buf[128];
+        snprintf(range, rangelen, "%s", range_of(&keys[i], buf, sizeof buf));
+    }
+    if (help)
+        *help = keys[i].help;
+    return keys[i].name;
+}
+
+/* --- the text ---------------------------------------------------------------- */
 
 static int is_sep(char ch)
 {
@@ -245,24 +357,30 @@ static int is_keych(char ch)
     return isalnum((unsigned char)ch) || ch == '_' || ch == '-';
 }
 
-static int key_index(const char *key)
+/* Fill *e (line, key, message) and return BK_ECONFIG. */
+static int fail(bk_config_error *e, unsigned line, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(bk_config_error *e, unsigned line, const char *key, const char *fmt, ...)
 {
-    for (size_t i = 0; i < NKEYS; i++)
-        if (strcmp(key, known_keys[i]) == 0)
-            return (int)i;
-    return -1;
+    e->line = line;
+    snprintf(e->key, sizeof e->key, "%s", key ? key : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+    return BK_ECONFIG;
 }
 
-/* Apply text to *base (valid) and, if all of it is valid, store the result in
- * *cfg. The shared body of bk_config_parse and bk_config_parse_over. */
-static int parse_text(bk_config *cfg, const bk_config *base, const char *text, char *err,
-                      size_t errlen, int *seen_out)
+/* Apply text over *base (valid) and, if all of it is valid, store the result
+ * in *cfg. seen_out (may be NULL) receives which keys the text states. */
+static int parse_text(bk_config *cfg, const bk_config *base, const char *text, bk_config_error *e,
+                      int *seen_out)
 {
     bk_config c = *base;
     int seen[NKEYS] = {0};
     unsigned line = 1;
     const char *p = text;
-
+    char rbuf[128];
     for (;;) {
         while (is_sep(*p) || *p == '#') {
             if (*p == '#')
@@ -273,60 +391,44 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, c
         }
         if (*p == '\0')
             break;
-
         char key[VALUE_MAX + 1], val[VALUE_MAX + 1];
         size_t klen = 0, vlen = 0;
         while (is_keych(*p) && klen < VALUE_MAX)
             key[klen++] = *p++;
         key[klen] = '\0';
-        if (klen == 0) {
-            bk_errorf(err, errlen, "line %u: unexpected character '%c' (expected key=value)", line,
-                      *p);
-            return BK_ECONFIG;
-        }
+        if (klen == 0)
+            return fail(e, line, NULL, "line %u: unexpected character '%c' (expected key=value)",
+                        line, *p);
         while (is_blank(*p))
             p++;
-        if (*p != '=') {
-            bk_errorf(err, errlen, "line %u: '%.*s' must be followed by '=value'", line, QUOTE_MAX,
-                      key);
-            return BK_ECONFIG;
-        }
+        if (*p != '=')
+            return fail(e, line, key_named(key) ? key : NULL,
+                        "line %u: '%.*s' must be followed by '=value'", line, QUOTE_MAX, key);
         p++;
         while (is_blank(*p))
             p++;
         while (*p && !is_sep(*p) && *p != '#') {
-            if (vlen == VALUE_MAX) {
-                bk_errorf(err, errlen, "line %u: %.*s: value longer than %d characters", line,
-                          QUOTE_MAX, key, VALUE_MAX);
-                return BK_ECONFIG;
-            }
+            if (vlen == VALUE_MAX)
+                return fail(e, line, key_named(key) ? key : NULL,
+                            "line %u: %.*s: value longer than %d characters", line, QUOTE_MAX, key,
+                            VALUE_MAX);
             val[vlen++] = *p++;
         }
         val[vlen] = '\0';
-
-        const int ki = key_index(key);
-        if (ki < 0) {
-            bk_errorf(err, errlen,
-                      "line %u: unknown key '%.*s' (known: variant, capacity, fpr, growth, "
-                      "tightening, hash, layout, key)",
-                      line, QUOTE_MAX, key);
-            return BK_ECONFIG;
-        }
-        if (seen[ki]++) {
-            bk_errorf(err, errlen, "line %u: duplicate key '%s'", line, key);
-            return BK_ECONFIG;
-        }
-        const char *range = "";
-        if (vlen == 0) {
-            apply(&c, key, "", &range);
-            bk_errorf(err, errlen, "line %u: %s: empty value (allowed: %s)", line, key, range);
-            return BK_ECONFIG;
-        }
-        if (apply(&c, key, val, &range) != 0) {
-            bk_errorf(err, errlen, "line %u: %s: invalid value '%.*s%s' (allowed: %s)", line, key,
-                      QUOTE_MAX, val, vlen > QUOTE_MAX ? "..." : "", range);
-            return BK_ECONFIG;
-        }
+        const key_desc *k = key_named(key);
+        if (!k)
+            return fail(e, line, NULL, "line %u: unknown key '%.*s' (known: %s)", line, QUOTE_MAX,
+                        key, key_list(rbuf, sizeof rbuf));
+        const size_t ki = (size_t)(k - keys);
+        if (seen[ki]++)
+            return fail(e, line, k->name, "line %u: duplicate key '%s'", line, k->name);
+        if (vlen == 0)
+            return fail(e, line, k->name, "line %u: %s: empty value (allowed: %s)", line, k->name,
+                        range_of(k, rbuf, sizeof rbuf));
+        if (apply(&c, k, val) != 0)
+            return fail(e, line, k->name, "line %u: %s: invalid value '%.*s%s' (allowed: %s)", line,
+                        k->name, QUOTE_MAX, val, vlen > QUOTE_MAX ? "..." : "",
+                        range_of(k, rbuf, sizeof rbuf));
     }
     *cfg = c;
     if (seen_out)
@@ -334,31 +436,50 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, c
     return BK_OK;
 }
 
+int bk_config_read(bk_config *cfg, const char *text, bk_config_error *error)
+{
+    bk_config_error local;
+    bk_config_error *e = error ? error : &local;
+    memset(e, 0, sizeof *e);
+    if (!cfg || !text) {
+        snprintf(e->message, sizeof e->message, "config: no configuration or text given");
+        return BK_EINVAL;
+    }
+    if (bk_config_validate(cfg, e->message, sizeof e->message) != BK_OK)
+        return BK_EINVAL;
+    const bk_config base = *cfg;
+    return parse_text(cfg, &base, text, e, NULL);
+}
+
+/* The message of *e into err (truncated, terminated). */
+static int report(int rc, const bk_config_error *e, char *err, size_t errlen)
+{
+    if (rc != BK_OK)
+        bk_errorf(err, errlen, "%s", e->message);
+    return rc;
+}
+
 int bk_config_parse(bk_config *cfg, const char *text, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
+    bk_config_error e;
+    memset(&e, 0, sizeof e);
     if (!cfg || !text) {
         bk_errorf(err, errlen, "config: no configuration or text given");
         return BK_EINVAL;
     }
     bk_config defaults;
     bk_config_init(&defaults);
-    return parse_text(cfg, &defaults, text, err, errlen, NULL);
+    return report(parse_text(cfg, &defaults, text, &e, NULL), &e, err, errlen);
 }
 
 int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
-    if (!cfg || !text) {
-        bk_errorf(err, errlen, "config: no configuration or text given");
-        return BK_EINVAL;
-    }
-    if (bk_config_validate(cfg, err, errlen) != BK_OK)
-        return BK_EINVAL;
-    const bk_config base = *cfg;
-    return parse_text(cfg, &base, text, err, errlen, NULL);
+    bk_config_error e;
+    return report(bk_config_read(cfg, text, &e), &e, err, errlen);
 }
 
 int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err, size_t errlen)
@@ -369,20 +490,18 @@ int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
         bk_errorf(err, errlen, "config: no configuration, key or value, or an invalid one");
         return BK_EINVAL;
     }
-    if (key_index(key) < 0) {
-        bk_errorf(err, errlen,
-                  "unknown key '%.*s' (known: variant, capacity, fpr, growth, tightening, hash, "
-                  "layout, key)",
-                  QUOTE_MAX, key);
+    const key_desc *k = key_named(key);
+    if (!k) {
+        char list[128];
+        bk_errorf(err, errlen, "unknown key '%.*s' (known: %s)", QUOTE_MAX, key,
+                  key_list(list, sizeof list));
         return BK_ECONFIG;
     }
     bk_config c = *cfg;
-    const char *range = "";
-    const int bad = apply(&c, key, value, &range) != 0;
-    if (bad || strlen(value) > VALUE_MAX) {
-        const size_t n = strlen(value);
-        bk_errorf(err, errlen, "%s: '%.*s%s' is not valid (allowed: %s)", key, QUOTE_MAX, value,
-                  n > QUOTE_MAX ? "..." : "", range);
+    if (strlen(value) > VALUE_MAX || apply(&c, k, value) != 0) {
+        char rbuf[128];
+        bk_errorf(err, errlen, "%s: '%.*s%s' is not valid (allowed: %s)", k->name, QUOTE_MAX, value,
+                  strlen(value) > QUOTE_MAX ? "..." : "", range_of(k, rbuf, sizeof rbuf));
         return BK_ECONFIG;
     }
     *cfg = c;
@@ -391,28 +510,40 @@ int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
 
 int bk_config_text_sets(const char *text, const char *key)
 {
-    const int ki = text && key ? key_index(key) : -1;
+    const key_desc *k = text && key ? key_named(key) : NULL;
     int seen[NKEYS];
     bk_config base, out;
+    bk_config_error e;
     bk_config_init(&base);
-    if (ki < 0 || parse_text(&out, &base, text, NULL, 0, seen) != BK_OK)
+    if (!k || parse_text(&out, &base, text, &e, seen) != BK_OK)
         return 0;
-    return seen[ki] != 0;
+    return seen[k - keys] != 0;
 }
 
 int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t buflen)
 {
     if (!cfg || bk_config_validate(cfg, NULL, 0) != BK_OK || (!buf && buflen))
         return BK_EINVAL;
-    char keyhex[2 * 16 + 1] = "";
-    if (include_key && cfg->has_key)
-        for (int i = 0; i < 16; i++)
-            snprintf(keyhex + 2 * i, 3, "%02x", cfg->key[i]);
-    const int n = snprintf(buf, buflen,
-                           "variant=%s capacity=%llu fpr=%.17g growth=%.17g tightening=%.17g "
-                           "hash=%s layout=%s%s%s",
-                           bk_variant_name(cfg->variant), (unsigned long long)cfg->capacity,
-                           cfg->fpr, cfg->growth, cfg->tightening, bk_hash_name(cfg->hash),
-                           bk_layout_name(cfg->layout), keyhex[0] ? " key=" : "", keyhex);
-    return n < 0 ? BK_EINVAL : n;
+    size_t need = 0;
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_desc *k = &keys[i];
+        char v[40];
+        if (k->kind == K_NAME)
+            snprintf(v, sizeof v, "%s", k->names[enum_of(cfg, k)]);
+        else if (k->kind == K_COUNT)
+            snprintf(v, sizeof v, "%llu", (unsigned long long)*count_at((bk_config *)cfg, k));
+        else if (k->kind == K_REAL)
+            snprintf(v, sizeof v, "%.17g", real_of(cfg, k));
+        else if (include_key && cfg->has_key)
+            bk_hex_encode(cfg->key, 16, v);
+        else
+            continue;
+        const int n =
+            snprintf(buf ? buf + (need < buflen ? need : buflen) : NULL,
+                     need < buflen ? buflen - need : 0, "%s%s=%s", i ? " " : "", k->name, v);
+        if (n < 0)
+            return BK_EINVAL;
+        need += (size_t)n;
+    }
+    return need > INT32_MAX ? BK_EINVAL : (int)need;
 }

@@ -40,16 +40,6 @@ typedef struct meta {
     int pushing;      /* a push has claimed the name and not finished */
 } meta;
 
-static void hexkey(const uint8_t key[16], char out[33])
-{
-    static const char digits[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = digits[key[i] >> 4];
-        out[2 * i + 1] = digits[key[i] & 15];
-    }
-    out[32] = '\0';
-}
-
 static void meta_from(const bk_rfilter *rf, meta *m)
 {
     const bk_config *c = &rf->base.cfg;
@@ -63,7 +53,7 @@ static void meta_from(const bk_rfilter *rf, meta *m)
     snprintf(m->v[5], sizeof m->v[5], "%.17g", c->fpr);
     snprintf(m->v[6], sizeof m->v[6], "%.17g", c->growth);
     snprintf(m->v[7], sizeof m->v[7], "%.17g", c->tightening);
-    hexkey(c->key, m->v[8]);
+    bk_hex_encode(c->key, 16, m->v[8]);
     snprintf(m->v[9], sizeof m->v[9], "%" PRIu64, rf->s[0].v.m);
     snprintf(m->v[10], sizeof m->v[10], "%u", rf->s[0].v.k);
     snprintf(m->v[11], sizeof m->v[11], "%" PRIu64, rf->block_bytes);
@@ -212,32 +202,9 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
     return BK_OK;
 }
 
-/* First configuration value on which want and have differ, or NULL. The key
- * counts only when want states one. */
-static const char *difference(const bk_config *want, const bk_config *have)
-{
-    if (want->variant != have->variant)
-        return "variant";
-    if (want->capacity != have->capacity)
-        return "capacity";
-    if (want->fpr != have->fpr)
-        return "fpr";
-    if (want->growth != have->growth)
-        return "growth";
-    if (want->tightening != have->tightening)
-        return "tightening";
-    if (want->hash != have->hash)
-        return "hash";
-    if (want->layout != have->layout)
-        return "layout";
-    if (want->has_key && memcmp(want->key, have->key, sizeof want->key) != 0)
-        return "key";
-    return NULL;
-}
-
 static int conflict(const bk_rfilter *rf, const bk_config *want, char *err, size_t errlen)
 {
-    const char *d = difference(want, &rf->base.cfg);
+    const char *d = bk_config_diff(want, &rf->base.cfg);
     if (!d)
         return BK_OK;
     char have[400], asked[400];

@@ -8,6 +8,7 @@
 
 #include "bloomkit.h"
 #include "../common/alloc.h"
+#include "../common/config.h"
 #include "../common/error.h"
 
 static char *dup_range(const bk_allocator *a, const char *s, size_t n)
@@ -18,17 +19,6 @@ static char *dup_range(const bk_allocator *a, const char *s, size_t n)
         d[n] = '\0';
     }
     return d;
-}
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 /* Decode %XX escapes of s[0..n) into a new string; NULL on a bad escape, an
@@ -45,12 +35,11 @@ static char *decode(const bk_allocator *a, const char *s, size_t n, int *bad)
             d[o++] = s[i];
             continue;
         }
-        if (i + 2 >= n || hexval((unsigned char)s[i + 1]) < 0 ||
-            hexval((unsigned char)s[i + 2]) < 0) {
+        if (i + 2 >= n || bk_hex_value(s[i + 1]) < 0 || bk_hex_value(s[i + 2]) < 0) {
             *bad = 1;
             break;
         }
-        const int v = hexval((unsigned char)s[i + 1]) * 16 + hexval((unsigned char)s[i + 2]);
+        const int v = bk_hex_value(s[i + 1]) * 16 + bk_hex_value(s[i + 2]);
         if (v == 0) {
             *bad = 1;
             break;

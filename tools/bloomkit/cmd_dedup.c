@@ -102,28 +102,6 @@ static int on_batch(void *ctx, const record *recs, size_t n)
     return 0;
 }
 
-/* Name the first field where an explicit config differs from the state's. */
-static const char *first_difference(const bk_config *a, const bk_config *b)
-{
-    if (a->variant != b->variant)
-        return "variant";
-    if (a->capacity != b->capacity)
-        return "capacity";
-    if (a->fpr != b->fpr)
-        return "fpr";
-    if (a->growth != b->growth)
-        return "growth";
-    if (a->tightening != b->tightening)
-        return "tightening";
-    if (a->hash != b->hash)
-        return "hash";
-    if (a->layout != b->layout)
-        return "layout";
-    if (memcmp(a->key, b->key, sizeof a->key) != 0)
-        return "key";
-    return NULL;
-}
-
 /* An existing filter's parameters win; an explicit config must agree with
  * them. 0, or an exit code (message printed, *f freed). */
 static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
@@ -132,7 +110,7 @@ static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
     bk_get_config(*f, &have);
     asked = have;
     const int rc = cli_apply_config(o, &asked);
-    const char *diff = rc ? NULL : first_difference(&have, &asked);
+    const char *diff = rc ? NULL : bk_config_diff(&asked, &have);
     if (rc || diff) {
         bk_free(*f);
         *f = NULL;

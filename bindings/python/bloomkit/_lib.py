@@ -35,6 +35,16 @@ class Config(ctypes.Structure):
     ]
 
 
+class ConfigErr(ctypes.Structure):
+    """struct bk_config_error (include/bloomkit.h)."""
+
+    _fields_ = [
+        ("line", ctypes.c_uint),
+        ("key", ctypes.c_char * 24),
+        ("message", ctypes.c_char * 256),
+    ]
+
+
 class Stats(ctypes.Structure):
     """struct bk_filter_stats (include/bloomkit.h)."""
 
@@ -99,6 +109,8 @@ _SIGNATURES = {
     "bk_config_parse_over": (c_int, [ctypes.POINTER(Config), c_str, ctypes.c_char_p, c_size]),
     "bk_config_format": (c_int, [ctypes.POINTER(Config), c_int, ctypes.c_char_p, c_size]),
     "bk_config_init": (None, [ctypes.POINTER(Config)]),
+    "bk_config_read": (c_int, [ctypes.POINTER(Config), c_str, ctypes.POINTER(ConfigErr)]),
+    "bk_config_diff": (c_str, [ctypes.POINTER(Config), ctypes.POINTER(Config)]),
     "bk_config_set": (c_int, [ctypes.POINTER(Config), c_str, c_str, ctypes.c_char_p, c_size]),
     "bk_new": (c_int, [ctypes.POINTER(Config), _PP]),
     "bk_free": (None, [_P]),

@@ -17,7 +17,13 @@ class BloomkitError(Exception):
 
 
 class ConfigError(BloomkitError, ValueError):
-    """An invalid configuration or argument (BK_ECONFIG, BK_EINVAL, BK_ERANGE)."""
+    """An invalid configuration or argument (BK_ECONFIG, BK_EINVAL, BK_ERANGE).
+    For a bad config text, ``key`` names the key at fault (None for a syntax
+    error) and ``line`` its line (1-based), from the library's structured
+    error: no need to read the message."""
+
+    key = None
+    line = None
 
 
 class IncompatibleError(BloomkitError, ValueError):

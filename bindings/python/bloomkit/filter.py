@@ -70,10 +70,20 @@ def _parse(config: ConfigLike) -> _lib.Config:
             if rc != _lib.BK_OK:
                 raise error_for(rc, "config", err.value.decode(errors="replace") or None)
         return cfg
-    rc = lib.bk_config_parse(ctypes.byref(cfg), text.encode(), err, len(err))
+    lib.bk_config_init(ctypes.byref(cfg))
+    e = _lib.ConfigErr()
+    rc = lib.bk_config_read(ctypes.byref(cfg), text.encode(), ctypes.byref(e))
     if rc != _lib.BK_OK:
-        raise error_for(rc, "config", err.value.decode(errors="replace") or None)
+        raise _config_error(rc, e)
     return cfg
+
+
+def _config_error(rc: int, e: "_lib.ConfigErr") -> Exception:
+    exc = error_for(rc, "config", e.message.decode(errors="replace") or None)
+    if isinstance(exc, ConfigError):
+        exc.key = e.key.decode() or None
+        exc.line = e.line or None
+    return exc
 
 
 class BloomFilter:
@@ -273,19 +283,13 @@ class BloomFilter:
         self._check(self._call(lib.bk_get_config, ctypes.byref(have)), "config")
         want = _lib.Config()
         ctypes.pointer(want)[0] = have
-        err = ctypes.create_string_buffer(512)
-        rc = lib.bk_config_parse_over(
-            ctypes.byref(want), config_text(config).encode(), err, len(err)
-        )
+        want.has_key = 0  # the key counts only when `config` states one
+        e = _lib.ConfigErr()
+        rc = lib.bk_config_read(ctypes.byref(want), config_text(config).encode(), ctypes.byref(e))
         if rc != _lib.BK_OK:
-            raise error_for(rc, "config", err.value.decode(errors="replace") or None)
-        for name, _ in _lib.Config._fields_:
-            a, b = getattr(have, name), getattr(want, name)
-            if name == "key":
-                a, b = bytes(a), bytes(b)
-            if a != b:
-                return {"has_key": "key"}.get(name, name)
-        return None
+            raise _config_error(rc, e)
+        diff = lib.bk_config_diff(ctypes.byref(want), ctypes.byref(have))
+        return diff.decode() if diff else None
 
     def clear(self) -> None:
         """Empty the filter, keeping its configuration and hash key."""

@@ -46,36 +46,31 @@ class BindingTest(unittest.TestCase):
         self.assertEqual(len(a), 700 + sum(many))
 
     def test_calls_release_the_gil(self):
-        # load() of a FIFO blocks in open(2) inside the library until a writer
-        # opens it; the writer is a Python thread that can open it only once
-        # load() is blocked there, and can only run if the call released the GIL (ctypes.CDLL does, for every call: batches
+        # FileLock() waits inside the library (flock) while another holder
+        # has the lock; the holder is a Python thread that releases it only
+        # once the waiter is inside the library, and can run then only if the
+        # call released the GIL (ctypes.CDLL does, for every call: batches
         # included). Held, this would deadlock: faulthandler ends it in 60 s.
+        # (A FIFO served for this before: the library now refuses FIFOs
+        # without blocking.)
         import faulthandler
 
-        fifo = os.path.join(self.dir, "fifo")
-        os.mkfifo(fifo)
+        path = os.path.join(self.dir, "locked.bkf")
+        held = bloomkit.FileLock(path)
+        waiting = threading.Event()
 
-        def writer():
-            # a non-blocking open for writing fails (ENXIO) until a reader
-            # has the FIFO open: until load() is inside the library
-            while True:
-                try:
-                    fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-                    break
-                except OSError:
-                    time.sleep(0.001)
-            try:
-                os.write(fd, b"not a filter")
-            except BrokenPipeError:
-                pass  # load() saw a FIFO is not a filter file and closed it first
-            os.close(fd)
+        def holder():
+            waiting.wait()
+            time.sleep(0.05)  # let the main thread reach flock(2); not for timing
+            held.release()
 
-        t = threading.Thread(target=writer)
+        t = threading.Thread(target=holder)
         faulthandler.dump_traceback_later(60, exit=True)
         try:
             t.start()
-            with self.assertRaises(OSError):
-                BloomFilter.load(fifo)
+            waiting.set()
+            with bloomkit.FileLock(path):  # blocks until holder() runs
+                pass
             t.join()
         finally:
             faulthandler.cancel_dump_traceback_later()
