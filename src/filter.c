@@ -151,8 +151,9 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
     }
     st->slices = n;
     st->fill = (double)st->set_bits / (double)st->bits;
-    st->est_fpr = -expm1(log_pass_none);
-    st->model_fpr = -expm1(log_model_none);
+    /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
+    st->est_fpr = 0.0 - expm1(log_pass_none);
+    st->model_fpr = 0.0 - expm1(log_model_none);
     return BK_OK;
 }
 

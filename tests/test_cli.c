@@ -474,6 +474,10 @@ START_TEST(options_are_values_never_config_text)
     expect_code(r, 0, "create with --config and --variant");
     r = RUN(NULL, "info", f, "--json");
     ck_assert_ptr_nonnull(strstr(r.out, "\"counting\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"est_fpr\":0,")); /* empty: 0, never -0 */
+    done(&r);
+    r = RUN(NULL, "info", f);
+    ck_assert_ptr_nonnull(strstr(r.out, "est. fpr      0 "));
     done(&r);
     /* a config file with a NUL: refused, naming line and offset */
     tu_write_file(in_dir("nul.cfg"), (const uint8_t *)"capacity=100\nfpr=0.1\0variant=counting\n",

@@ -262,8 +262,16 @@ class BloomFilter:
         out["hash"] = st.hash.decode()
         return out
 
+    def __bool__(self) -> bool:
+        """Always True: a filter is a filter, empty or not (without this,
+        ``if f:`` would call ``len()``, a network round trip for a Redis
+        filter, and treat an empty filter as false)."""
+        return True
+
     def __len__(self) -> int:
-        """Keys added (adds that reported new; counting: minus removes)."""
+        """Keys added (adds that reported new; counting: minus removes).
+        Reads the filter's counts: for a Redis filter that is a round trip to
+        the server (HGETALL of its metadata), not a free attribute."""
         return int(self.stats()["keys"])
 
     @property

@@ -56,6 +56,16 @@ class CopyTest(unittest.TestCase):
                 pickle.dumps(f)
 
 
+class TruthTest(unittest.TestCase):
+    def test_an_empty_filter_is_true_and_its_rate_is_zero(self):
+        with BloomFilter("capacity=100") as f:
+            self.assertTrue(f)  # not len(f) == 0
+            self.assertEqual(len(f), 0)
+            rate = f.stats()["est_fpr"]
+            self.assertEqual(rate, 0.0)
+            self.assertEqual(str(rate), "0.0")  # not -0.0
+
+
 class ClosedFilterTest(unittest.TestCase):
     def test_every_method_and_dunder_after_close_raises(self):
         d = scratch()
