@@ -292,7 +292,8 @@ ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
 # The multi-gigabyte file tests run once, in the plain gcc build (make check);
 # under the sanitizers the same code runs at small sizes.
 check-asan:
-	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN)" run-tests
+	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN) -DBK_DEBUG" \
+	  run-tests
 
 # Every suite and every fuzz replay built by clang (-Werror clean too), its
 # command's tests under valgrind (DWARF 4: Debian's valgrind 3.19 cannot read
@@ -310,7 +311,7 @@ check-clang-tests:
 	  run-fuzz-replay
 check-clang-asan:
 	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang-asan OPT=-O1 \
-	  SAN="$(SAN_ASAN)" run-tests
+	  SAN="$(SAN_ASAN) -DBK_DEBUG" run-tests
 check-clang-tsan:
 	CK_RUN_SUITE=threads CK_FORK=no $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
 	  OPT=-O1 SAN=-fsanitize=thread run-tests

@@ -178,8 +178,8 @@ typedef struct bk_config {
     uint8_t key[16];    /* SipHash key when has_key */
 } bk_config;
 
-/* Set *cfg to the defaults listed in bk_config. No error; cfg must not be NULL
- * (then nothing happens). Thread-safe. */
+/* Set *cfg to the defaults listed in bk_config. No error; a NULL cfg is
+ * ignored. Thread-safe. */
 BK_API void bk_config_init(bk_config *cfg);
 
 /* Parse `text` ("key=value" pairs separated by spaces, commas or newlines; '#'

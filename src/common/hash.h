@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "bloomkit.h"
+#include "debug.h"
 #include "siphash.h"
 
 typedef struct bk_hash {
@@ -120,6 +121,7 @@ static inline bk_probes bk_probes_for(const bk_hash *h, uint64_t m, unsigned blo
 static inline uint64_t bk_probes_next(bk_probes *p)
 {
     const uint64_t v = p->x;
+    BK_ASSERT(p->range > 0);
     if (p->shift) {
         p->x = v * BK_LCG_MUL + BK_LCG_ADD;
         return p->base + (v >> p->shift);

@@ -2,8 +2,9 @@
  * siphash.h - keyed SipHash-c-d in 64- and 128-bit output modes (internal).
  *
  * The public entry points (bk_siphash24 ...) serialise to bytes; filters want
- * the two 64-bit words of the 128-bit digest directly, which bk_sip128_words()
- * gives without a round trip through memory.
+ * the two 64-bit words of the 128-bit digest directly, which
+ * bk_sip24_128_words() and bk_sip13_128_words() give without a round trip
+ * through memory.
  */
 #ifndef BK_COMMON_SIPHASH_H
 #define BK_COMMON_SIPHASH_H

@@ -26,8 +26,6 @@
  * conversion), ^Z (DOS type), LF. */
 const uint8_t bk_file_magic[BK_FILE_MAGIC_LEN] = {0x89, 'B', 'K', 'F', '\r', '\n', 0x1a, '\n'};
 
-/* Probes beyond this are refused as corrupt: fpr >= DBL_MIN needs k < 1030. */
-
 /* Offsets in the fixed header. */
 enum {
     H_MAGIC = 0,
@@ -215,7 +213,7 @@ static int decode_slice(const uint8_t *e, uint32_t i, bk_slice_view *s, uint64_t
     if (s->m < 1 || s->m > BK_BITS_MAX)
         return bk_fail(BK_ECORRUPT, "slice %u: size %llu bits out of range", i,
                        (unsigned long long)s->m);
-    if (s->k < 1 || s->k > BK_K_MAX)
+    if (s->k < 1 || s->k > BK_K_MAX) /* sizing never gets near BK_K_MAX (sizing.h) */
         return bk_fail(BK_ECORRUPT, "slice %u: %u probes out of range", i, s->k);
     if (s->capacity < 1 || s->capacity > BK_BITS_MAX || !(s->fpr > 0.0 && s->fpr < 1.0))
         return bk_fail(BK_ECORRUPT, "slice %u: capacity or rate out of range", i);

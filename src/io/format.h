@@ -42,7 +42,8 @@ typedef struct bk_file_header {
 uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits);
 
 /* Fill header_size, nslices-derived offsets, nbytes and file_size from cfg and
- * slices[].m. BK_ERANGE if the file would not fit in 63 bits. */
+ * slices[].m. BK_ERANGE if the file would pass 2^62 bytes (offsets then stay
+ * well inside off_t and the sums never overflow). */
 int bk_file_layout(bk_file_header *h);
 
 /* Write the header_size bytes of h (with both checksums) into buf. */

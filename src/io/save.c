@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 
 #include "../common/alloc.h"
+#include "../common/debug.h"
 #include "../common/error.h"
 #include "fileutil.h"
 #include "format.h"
@@ -163,6 +164,7 @@ static int write_slice(save_job *j, bk_payload_sum *ps, uint64_t *pos, uint32_t 
         if (bk_write_all(j->fd, j->bounce, n) != 0)
             return io_fail(j, "write");
     }
+    BK_ASSERT(set <= v->m && sat <= set); /* the census of the bytes written */
     j->h.slices[i].set_bits = set;
     j->h.slices[i].saturated = sat;
     *pos = j->h.offsets[i] + v->nbytes;

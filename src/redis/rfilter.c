@@ -507,9 +507,6 @@ static int r_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int
     return run((bk_rfilter *)f, OP_CONTAINS, hs, n, results);
 }
 
-/* Delete every key of the filter except its metadata, one DEL per slot
- * (block): a filter cleared under concurrent writers keeps whatever they
- * add after the DEL of its block. */
 /* Run the clear script on one count hash and the data keys under its tag
  * (EVAL with the text: clears are rare, and a flushed script cache does not
  * matter to them). */

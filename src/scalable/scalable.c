@@ -52,6 +52,7 @@
 
 #include "../common/alloc.h"
 #include "../common/bits.h"
+#include "../common/debug.h"
 #include "../common/sizing.h"
 #include "../standard/standard.h"
 
@@ -88,6 +89,7 @@ bk_slice_limit bk_scalable_limit(const bk_slice_view *v)
 /* 1 when a key may go into s without passing its limit. */
 static int has_room(const bk_std_slice *s, const bk_slice_limit *l)
 {
+    BK_ASSERT(l->set <= s->m); /* a limit is at most the slice's cells */
     return bk_std_slice_set(s) + s->k <= l->set && bk_std_slice_keys(s) < l->keys;
 }
 

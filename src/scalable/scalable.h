@@ -1,14 +1,7 @@
-/* scalable.h - the scalable chain's constructor (internal).
- *
- * Concurrency guarantee: add and contains may be called from any number of
- * threads at once (lookups take no lock; adds share a read lock, growth takes
- * it exclusively). Growth happens once however many adders find the newest
- * slice full, and no key is lost to a slice being added. add's answer is
- * exact: its check of every slice and its add to the newest happen under one
- * read lock, so the newest slice cannot change in between, and two threads
- * adding one new key at once land in the same slice, whose add tells at most
- * one of them the key is new. clear, merge and free need exclusive use. Tested under
- * ThreadSanitizer (tests/test_threads.c). */
+/* scalable.h - the scalable chain's constructor (internal). Its concurrency
+ * rules (lock-free lookups, adds under a shared lock, growth exclusive, exact
+ * answers under races) are explained once, in scalable.c's opening comment;
+ * tested under ThreadSanitizer (tests/test_threads.c). */
 #ifndef BK_SCALABLE_SCALABLE_H
 #define BK_SCALABLE_SCALABLE_H
 
