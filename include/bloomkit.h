@@ -262,6 +262,10 @@ BK_API const char *bk_layout_name(bk_layout l);
  * Errors: BK_EINVAL (NULL, or cfg not valid), BK_ERANGE. Thread-safe. */
 BK_API int bk_plan_config(const bk_config *cfg, bk_plan *out);
 
+/* 1 when filters of variant v can remove keys (bk_remove), else 0 (also for
+ * an unknown v). Thread-safe. */
+BK_API int bk_variant_removes(bk_variant v);
+
 /* ------------------------------------------------------------- allocator -- */
 
 /* A caller-supplied allocator (mirrors zstd's ZSTD_customMem). alloc returns

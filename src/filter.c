@@ -165,6 +165,19 @@ int bk_get_config(const bk_filter *f, bk_config *cfg)
     return BK_OK;
 }
 
+int bk_plan_config(const bk_config *cfg, bk_plan *out)
+{
+    if (!cfg || !out || bk_config_validate(cfg, NULL, 0) != BK_OK)
+        return BK_EINVAL;
+    return bk_variant_impl_for(cfg->variant)->plan(cfg, out);
+}
+
+int bk_variant_removes(bk_variant v)
+{
+    const bk_variant_impl *impl = bk_variant_impl_for(v);
+    return impl && impl->removes;
+}
+
 int bk_copy(const bk_filter *f, bk_filter **out)
 {
     if (out)

@@ -9,12 +9,13 @@
 #include "standard/standard.h"
 
 static const bk_variant_impl impls[] = {
-    [BK_VARIANT_STANDARD] = {bk_standard_create, bk_standard_adopt, 1, 1},
-    [BK_VARIANT_COUNTING] = {bk_counting_create, bk_counting_adopt, 1, 4},
-    [BK_VARIANT_SCALABLE] = {bk_scalable_create, bk_scalable_adopt, BK_SCALABLE_MAX_SLICES, 1},
+    [BK_VARIANT_STANDARD] = {bk_standard_create, bk_standard_adopt, bk_standard_plan, 1, 1, 0},
+    [BK_VARIANT_COUNTING] = {bk_counting_create, bk_counting_adopt, bk_counting_plan, 1, 4, 1},
+    [BK_VARIANT_SCALABLE] = {bk_scalable_create, bk_scalable_adopt, bk_scalable_plan,
+                             BK_SCALABLE_MAX_SLICES, 1, 0},
 };
 
 const bk_variant_impl *bk_variant_impl_for(bk_variant v)
 {
-    return (unsigned)v < sizeof impls / sizeof *impls ? &impls[v] : NULL;
+    return (unsigned)v < sizeof impls / sizeof *impls && impls[v].create ? &impls[v] : NULL;
 }

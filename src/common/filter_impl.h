@@ -115,12 +115,19 @@ typedef int (*bk_filter_adopt_fn)(const bk_config *cfg, const bk_allocator *a,
                                   const bk_slice_view *slices, uint32_t n, int borrowed,
                                   bk_filter **out);
 
-/* The constructors of every variant (src/variants.c). */
+/* The plan of the filter create would make from cfg (validated): its
+ * first (or only) array's cells, bytes, k and rate (bk_plan_config). */
+typedef int (*bk_filter_plan_fn)(const bk_config *cfg, bk_plan *out);
+
+/* Everything the rest of the library knows of a variant (src/variants.c):
+ * one row each. */
 typedef struct bk_variant_impl {
     bk_filter_create_fn create;
     bk_filter_adopt_fn adopt;
+    bk_filter_plan_fn plan;
     uint32_t max_slices; /* 1, or the scalable chain's limit */
     unsigned cell_bits;  /* bits per cell of the payload: 1 (bits) or 4 (counters) */
+    int removes;         /* bk_remove works (its ops have remove) */
 } bk_variant_impl;
 
 /* NULL for an unknown variant. */

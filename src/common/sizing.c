@@ -321,8 +321,8 @@ int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m_out, unsigned 
     return BK_OK;
 }
 
-static int fill_plan(uint64_t capacity, double fpr, bk_layout layout, unsigned cell_bits, int slice,
-                     bk_plan *out)
+int bk_plan_fill(uint64_t capacity, double fpr, bk_layout layout, unsigned cell_bits, int slice,
+                 bk_plan *out)
 {
     const unsigned block = bk_block_cells(layout, cell_bits);
     uint64_t m;
@@ -343,16 +343,5 @@ int bk_plan_size(uint64_t capacity, double fpr, bk_plan *out)
 {
     if (!out || capacity == 0 || capacity > BK_CAPACITY_MAX || !(fpr > 0.0 && fpr <= BK_FPR_MAX))
         return BK_EINVAL;
-    return fill_plan(capacity, fpr, BK_LAYOUT_CLASSIC, 1, 0, out);
-}
-
-int bk_plan_config(const bk_config *cfg, bk_plan *out)
-{
-    if (!cfg || !out || bk_config_validate(cfg, NULL, 0) != BK_OK)
-        return BK_EINVAL;
-    const int scalable = cfg->variant == BK_VARIANT_SCALABLE;
-    /* scalable: the first slice, at its share of the rate */
-    const double fpr = scalable ? cfg->fpr * (1.0 - cfg->tightening) : cfg->fpr;
-    return fill_plan(cfg->capacity, fpr, cfg->layout, cfg->variant == BK_VARIANT_COUNTING ? 4 : 1,
-                     scalable, out);
+    return bk_plan_fill(capacity, fpr, BK_LAYOUT_CLASSIC, 1, 0, out);
 }

@@ -42,6 +42,12 @@ int bk_size_slice(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k
  * there, so what `info` estimates never exceeds the slice's share. */
 uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t capacity);
 
+/* Fill *out for an array of `capacity` keys at rate fpr in layout with cells
+ * of cell_bits bits, sized as a standard filter (slice 0) or as a scalable
+ * chain's slice (slice 1, bk_size_slice). The variants' plan functions. */
+int bk_plan_fill(uint64_t capacity, double fpr, bk_layout layout, unsigned cell_bits, int slice,
+                 bk_plan *out);
+
 /* Expected rate after n keys with blocks of `block` cells; block 0 is
  * bk_rate_after. */
 double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block);

@@ -349,3 +349,8 @@ int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     *out = &c->base;
     return BK_OK;
 }
+
+int bk_counting_plan(const bk_config *cfg, bk_plan *out)
+{
+    return bk_plan_fill(cfg->capacity, cfg->fpr, cfg->layout, 4, 0, out);
+}

@@ -239,19 +239,16 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     c->growth = getf64(buf + H_GROWTH);
     c->tightening = getf64(buf + H_TIGHTENING);
     char why[160];
-    if (buf[H_VARIANT] > BK_VARIANT_SCALABLE || buf[H_HASH] > BK_HASH_SIPHASH13 ||
-        bk_config_validate(c, why, sizeof why) != BK_OK)
-        return bk_fail(BK_ECORRUPT, "parameters out of range: %s",
-                       buf[H_VARIANT] > BK_VARIANT_SCALABLE ? "unknown variant"
-                       : buf[H_HASH] > BK_HASH_SIPHASH13    ? "unknown hash"
-                                                            : why);
+    const bk_variant_impl *impl = bk_variant_impl_for(c->variant);
+    if (bk_config_validate(c, why, sizeof why) != BK_OK || !impl)
+        return bk_fail(BK_ECORRUPT, "parameters out of range: %s", impl ? why : "unknown variant");
     const unsigned known_flags = h->version >= 2 ? BK_FILE_FLAG_DH : 0;
     if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || (buf[H_FLAGS] & ~known_flags) != 0 ||
         !bk_file_is_zero(buf + H_RESERVED, 32))
         return bk_fail(BK_ECORRUPT, "unknown layout, flags or reserved bytes");
     c->layout = (bk_layout)buf[H_LAYOUT];
-    const unsigned block = bk_block_cells(c->layout, bk_variant_impl_for(c->variant)->cell_bits);
-    if (h->nslices > bk_variant_impl_for(c->variant)->max_slices)
+    const unsigned block = bk_block_cells(c->layout, impl->cell_bits);
+    if (h->nslices > impl->max_slices)
         return bk_fail(BK_ECORRUPT, "%u slices for a %s filter", h->nslices,
                        bk_variant_name(c->variant));
     h->file_size = get64(buf + H_FILE_SIZE);
@@ -263,7 +260,7 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
             decode_slice(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i, i, &h->slices[i], &offsets[i]);
         if (rc != BK_OK)
             return rc;
-        if (c->variant != BK_VARIANT_COUNTING && h->slices[i].saturated != 0)
+        if (impl->cell_bits == 1 && h->slices[i].saturated != 0)
             return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in a bit array", i);
         h->slices[i].block = block;
         h->slices[i].probes =
@@ -272,7 +269,7 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
             return bk_fail(BK_ECORRUPT, "slice %u: %llu cells is not a whole number of blocks", i,
                            (unsigned long long)h->slices[i].m);
     }
-    if (c->variant != BK_VARIANT_SCALABLE &&
+    if (impl->max_slices == 1 &&
         (h->slices[0].capacity != c->capacity || h->slices[0].fpr != c->fpr))
         return bk_fail(BK_ECORRUPT, "slice parameters disagree with the filter's");
 

@@ -354,11 +354,14 @@ static int check_room(bk_rfilter *rf)
     return BK_OK;
 }
 
+/* The store's operations for a variant; NULL for a variant this store has
+ * none for (a new variant works locally before Redis learns it). */
 static const bk_filter_ops *ops_for(bk_variant v)
 {
-    return v == BK_VARIANT_COUNTING   ? &bk_rcnt_ops
+    return v == BK_VARIANT_STANDARD   ? &bk_rstd_ops
+           : v == BK_VARIANT_COUNTING ? &bk_rcnt_ops
            : v == BK_VARIANT_SCALABLE ? &bk_rscl_ops
-                                      : &bk_rstd_ops;
+                                      : NULL;
 }
 
 /* The shared body of every open (flags in rfilter.h). want: the
@@ -380,6 +383,12 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
     if (bk_config_validate(&c, err, errlen) != BK_OK)
         return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
+    if (!ops_for(c.variant)) {
+        bk_errorf(err, errlen, "redis: variant=%s filters cannot be shared through Redis yet",
+                  bk_variant_name(c.variant));
+        return bk_fail(BK_ENOTSUP, "redis: variant=%s filters cannot be shared through Redis yet",
+                       bk_variant_name(c.variant));
+    }
     bk_redis_url u;
     int rc = bk_redis_url_parse(url, &u);
     if (rc != BK_OK) {
@@ -448,6 +457,9 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         if (flags & BK_ROPEN_ANY_STATE)
             m.pushing = 0;
         rc = meta_apply(rf, &m);
+        if (rc == BK_OK && !ops_for(rf->base.cfg.variant))
+            rc = bk_fail(BK_ENOTSUP, "redis filter %s: variant=%s has no Redis store", rf->name,
+                         bk_variant_name(rf->base.cfg.variant));
         if (rc == BK_OK && rf->base.ops != ops_for(rf->base.cfg.variant))
             rf->base.ops = ops_for(rf->base.cfg.variant);
         if (rc == BK_OK && text) {

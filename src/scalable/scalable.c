@@ -339,3 +339,9 @@ int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     *out = &sf->base;
     return BK_OK;
 }
+
+/* The first slice: capacity n0, rate fpr * (1 - tightening). */
+int bk_scalable_plan(const bk_config *cfg, bk_plan *out)
+{
+    return bk_plan_fill(cfg->capacity, cfg->fpr * (1.0 - cfg->tightening), cfg->layout, 1, 1, out);
+}

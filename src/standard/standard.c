@@ -448,3 +448,8 @@ int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     *out = &sf->base;
     return BK_OK;
 }
+
+int bk_standard_plan(const bk_config *cfg, bk_plan *out)
+{
+    return bk_plan_fill(cfg->capacity, cfg->fpr, cfg->layout, 1, 0, out);
+}

@@ -67,6 +67,7 @@ int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b);
 
 /* The standard variant's constructors (bk_filter_create_fn, bk_filter_adopt_fn). */
 int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
+int bk_standard_plan(const bk_config *cfg, bk_plan *out);
 int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
                       uint32_t n, int borrowed, bk_filter **out);
 

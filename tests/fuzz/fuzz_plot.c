@@ -1,5 +1,5 @@
 /* fuzz_plot.c - libFuzzer target: the gnuplot script of `bloomkit
- * experiment --plot` (tools/bloomkit/exp_plot.c). The input is the
+ * experiment --plot` (tools/bloomkit/experiment/exp_plot.c). The input is the
  * experiment file's path and up to eight configuration names, NUL-separated,
  * any bytes. Whatever they hold, the script must stay the script we write:
  * every line is one of our commands, a data line or a continuation, and

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "experiment.h"
 
 /* gnuplot's path on PATH, or 0 when there is none. */

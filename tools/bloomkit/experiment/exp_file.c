@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "experiment.h"
 
 FILE *exp_open_regular(const char *path)
@@ -401,7 +401,7 @@ int exp_plan(experiment *e, uint64_t n)
         }
     }
     for (int c = 0; deletes && c < e->nconfigs; c++)
-        if (e->cfgs[c].variant != BK_VARIANT_COUNTING)
+        if (!bk_variant_removes(e->cfgs[c].variant))
             return exp_fail_at(e, e->lines[c],
                                "configuration '%s' cannot delete (only variant=counting can); "
                                "the workload's phases delete",

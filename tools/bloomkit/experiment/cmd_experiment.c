@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "experiment.h"
 
 static const char usage[] =
