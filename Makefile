@@ -1,13 +1,19 @@
 # bloomkit - build, test, install.
 #
 #   make                 libraries (build/libbloomkit.a, build/libbloomkit.so)
-#   make check           every Check suite, the export check and the install check
+#   make check           every Check suite, the examples, the fuzz replays, the export,
+#                        install/uninstall and packager-flags checks
+#   make check-python    the Python binding and its Scrapy crawls
+#   make bench-smoke     every benchmark on small inputs (nothing asserted)
 #   make check-asan      the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-tsan      the thread suites under ThreadSanitizer
 #   make check-clang     every suite built with clang, then under its ASan+UBSan and TSan
 #   make check-valgrind  the CLI suite with each command under valgrind
 #   make fuzz            every fuzz target for FUZZ_SECONDS (30) seconds (clang, libFuzzer)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (and make uninstall, the same way)
+#
+# CPPFLAGS, CFLAGS and LDFLAGS are honoured; -Werror is on in a git checkout
+# (developers, CI) and off otherwise (WERROR= or WERROR=-Werror to choose).
 #   make format / lint
 #
 # Variant builds go to their own folder (BUILD=build/asan ...) so sanitizer
@@ -29,7 +35,11 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-WARN := -Wall -Wextra -Wpedantic -Werror
+# -Werror in developer and CI builds (a git checkout), not in a user's or a
+# packager's build of a release, where a newer compiler's new warning must
+# not stop the build: `make WERROR=` or `make WERROR=-Werror` to choose.
+WERROR ?= $(if $(wildcard .git),-Werror)
+WARN := -Wall -Wextra -Wpedantic $(WERROR)
 BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -MMD -MP $(SAN)
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 HIREDIS_CFLAGS := $(shell pkg-config --cflags hiredis 2>/dev/null)
@@ -57,7 +67,7 @@ CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
-        install install-lib install-headers install-pc uninstall clean format lint
+        install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli
 
@@ -66,11 +76,11 @@ lib: $(STATIC_LIB) $(SHARED_LIB)
 cli: $(CLI_BIN)
 
 $(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -78,7 +88,8 @@ $(STATIC_LIB): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(SHARED_REAL): $(LIB_OBJS)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -shared -Wl,-soname,$(SHARED_SONAME) -o $@ $^ $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,-soname,$(SHARED_SONAME) -o $@ $^ \
+	  $(LDLIBS)
 
 $(SHARED_LIB): $(SHARED_REAL)
 	ln -sf libbloomkit.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
@@ -103,7 +114,7 @@ $(BUILD)/tests/fault_shim.so: tests/shim/fault_shim.c
 
 $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB) $(CLI_BIN) $(BUILD)/tests/fault_shim.so
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Suites run from the repository root (tests read tests/data/...).
 # CK_RUN_SUITE / CK_RUN_CASE select a subset (Check's own variables).
@@ -112,7 +123,7 @@ run-tests: $(TEST_BIN)
 
 $(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
 
 examples: $(EXAMPLES)
 
@@ -121,7 +132,10 @@ run-examples: $(EXAMPLES)
 	@for e in $(EXAMPLES); do $$e >/dev/null || { echo "example $$e failed"; exit 1; }; done; \
 	echo "examples: $(notdir $(EXAMPLES)) ran"
 
-check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install bench-smoke check-python
+# The tests. The Python suite (check-python) and the benchmarks' smoke run
+# (bench-smoke) are targets of their own; the README's test command names
+# them beside this one.
+check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install check-flags
 
 # The Python binding and its Scrapy crawls (bindings/python), run with
 # Debian's own interpreter: its python3-* packages (python3-scrapy) install
@@ -270,14 +284,31 @@ check-exports: $(SHARED_LIB)
 check-install: lib cli
 	@tmp=$$(mktemp -d) && \
 	$(MAKE) --no-print-directory -s install DESTDIR=$$tmp PREFIX=/opt/bk >/dev/null && \
-	PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_LIBDIR=$$tmp/opt/bk/lib/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_PATH=$$tmp/opt/bk/lib/pkgconfig \
 	  $(CC) -std=c11 $(WARN) examples/standard.c -o $$tmp/ex \
-	  $$(PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_LIBDIR=$$tmp/opt/bk/lib/pkgconfig pkg-config --cflags --libs bloomkit) && \
+	  $$(PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_PATH=$$tmp/opt/bk/lib/pkgconfig pkg-config --cflags --libs bloomkit) && \
 	LD_LIBRARY_PATH=$$tmp/opt/bk/lib $$tmp/ex >/dev/null && \
 	$$tmp/opt/bk/bin/bloomkit --version >/dev/null && \
 	test -f $$tmp/opt/bk/share/man/man1/bloomkit.1 && \
 	echo "install: headers, libbloomkit.a, libbloomkit.so, bloomkit.pc (via pkg-config), bin/bloomkit and its man page" && \
+	rm -f $$tmp/ex && \
+	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$tmp PREFIX=/opt/bk >/dev/null && \
+	left=$$(find $$tmp -type f -o -type l) && \
+	if [ -n "$$left" ]; then echo "uninstall left: $$left"; exit 1; fi && \
+	echo "uninstall: nothing left" && \
 	rm -rf $$tmp
+
+# The packager's flags are honoured: a build with LDFLAGS=-Wl,-z,now links
+# the library and the command with BIND_NOW, and CPPFLAGS reach every
+# compile (a definition that would fail the build if it did not).
+check-flags:
+	@$(MAKE) --no-print-directory -s BUILD=build/flags LDFLAGS=-Wl,-z,now \
+	  CPPFLAGS=-DBK_CHECK_CPPFLAGS lib cli >/dev/null && \
+	for b in build/flags/libbloomkit.so build/flags/bloomkit; do \
+	  readelf -d $$b | grep -Eq 'BIND_NOW|FLAGS.*NOW' || { echo "$$b: no BIND_NOW"; exit 1; }; \
+	done && \
+	nm build/flags/obj/src/filter.o | grep -q bk_cppflags_seen && \
+	echo "flags: LDFLAGS and CPPFLAGS honoured (BIND_NOW in the library and the command)"
 
 # The CLI suite with every bloomkit command it runs under valgrind: any
 # memory error or definite/indirect leak makes the command exit 97, which
@@ -347,7 +378,8 @@ install-pc: bloomkit.pc.in
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libbloomkit.a $(DESTDIR)$(LIBDIR)/libbloomkit.so* \
-	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc
+	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc \
+	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1
 
 FORMAT_FILES := $(shell find include src tests examples tools bench -name '*.[ch]' 2>/dev/null)
 format:

@@ -16,6 +16,10 @@
 #include "common/sizing.h"
 #include "io/io.h"
 
+#ifdef BK_CHECK_CPPFLAGS /* make check-flags: CPPFLAGS reached this compile */
+BK_API const int bk_cppflags_seen = 1;
+#endif
+
 /* A key is (NULL, 0) or (non-NULL, any length). */
 static int key_valid(const void *key, size_t len)
 {
