@@ -44,15 +44,20 @@ BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -M
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 HIREDIS_CFLAGS := $(shell pkg-config --cflags hiredis 2>/dev/null)
 HIREDIS_LIBS := $(or $(shell pkg-config --libs hiredis 2>/dev/null),-lhiredis)
-LDLIBS := $(HIREDIS_LIBS) -lxxhash -lm -pthread
+CORE_LIBS := -lxxhash -lm -pthread
+# Programs linked with both static libraries (the command, the tests)
+LDLIBS := $(HIREDIS_LIBS) $(CORE_LIBS)
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-# Every folder under src/ is part of the library: a new variant's folder is
-# picked up with no list to edit (docs/design.md, "Adding a variant").
-LIB_SRCS := $(wildcard src/*.c src/*/*.c)
+# Every folder under src/ is part of the core library (a new variant's folder
+# is picked up with no list to edit: docs/design.md, "Adding a variant"),
+# except src/redis, the optional part: libbloomkit-redis, its own library.
+LIB_SRCS := $(filter-out src/redis/%,$(wildcard src/*.c src/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+REDIS_SRCS := $(wildcard src/redis/*.c)
+REDIS_OBJS := $(REDIS_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
@@ -60,6 +65,12 @@ STATIC_LIB := $(BUILD)/libbloomkit.a
 SHARED_REAL := $(BUILD)/libbloomkit.so.$(VERSION)
 SHARED_SONAME := libbloomkit.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/libbloomkit.so
+REDIS_STATIC := $(BUILD)/libbloomkit-redis.a
+REDIS_REAL := $(BUILD)/libbloomkit-redis.so.$(VERSION)
+REDIS_SONAME := libbloomkit-redis.so.$(VERSION_MAJOR)
+REDIS_SHARED := $(BUILD)/libbloomkit-redis.so
+# Both static libraries, the optional part first (it calls into the core)
+ALL_STATIC := $(REDIS_STATIC) $(STATIC_LIB)
 TEST_BIN := $(BUILD)/tests/run_tests
 CLI_SRCS := $(wildcard tools/bloomkit/*.c tools/bloomkit/*/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -71,12 +82,12 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 
 all: lib cli
 
-lib: $(STATIC_LIB) $(SHARED_LIB)
+lib: $(STATIC_LIB) $(SHARED_LIB) $(REDIS_STATIC) $(REDIS_SHARED)
 
 cli: $(CLI_BIN)
 
-$(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDLIBS)
+$(CLI_BIN): $(CLI_OBJS) $(ALL_STATIC)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $(CLI_OBJS) $(ALL_STATIC) $(LDLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -89,11 +100,26 @@ $(STATIC_LIB): $(LIB_OBJS)
 
 $(SHARED_REAL): $(LIB_OBJS)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,-soname,$(SHARED_SONAME) -o $@ $^ \
-	  $(LDLIBS)
+	  $(CORE_LIBS)
 
 $(SHARED_LIB): $(SHARED_REAL)
 	ln -sf libbloomkit.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
 	ln -sf libbloomkit.so.$(VERSION) $@
+
+$(REDIS_STATIC): $(REDIS_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+# Linked against the core library it extends (and hiredis); no core code
+# inside, so both share one allocator and one error detail per thread.
+$(REDIS_REAL): $(REDIS_OBJS) $(SHARED_LIB)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,-soname,$(REDIS_SONAME) -o $@ \
+	  $(REDIS_OBJS) -L$(BUILD) -lbloomkit $(HIREDIS_LIBS)
+
+$(REDIS_SHARED): $(REDIS_REAL)
+	ln -sf libbloomkit-redis.so.$(VERSION) $(BUILD)/$(REDIS_SONAME)
+	ln -sf libbloomkit-redis.so.$(VERSION) $@
 
 $(BUILD)/obj/src/redis/%.o: override CFLAGS += $(HIREDIS_CFLAGS)
 
@@ -112,9 +138,9 @@ $(BUILD)/tests/fault_shim.so: tests/shim/fault_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g $(WARN) -fPIC -shared -o $@ $< -ldl
 
-$(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB) $(CLI_BIN) $(BUILD)/tests/fault_shim.so
+$(TEST_BIN): $(TEST_OBJS) $(ALL_STATIC) $(CLI_BIN) $(BUILD)/tests/fault_shim.so
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(ALL_STATIC) $(CHECK_LIBS) $(LDLIBS)
 
 # Suites run from the repository root (tests read tests/data/...).
 # CK_RUN_SUITE / CK_RUN_CASE select a subset (Check's own variables).
@@ -123,7 +149,7 @@ run-tests: $(TEST_BIN)
 
 $(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $< $(STATIC_LIB) $(CORE_LIBS)
 
 examples: $(EXAMPLES)
 
@@ -164,9 +190,9 @@ fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(fil
 fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
 FUZZ_INC := -Iinclude -Isrc -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS)
 
-$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch]) $(STATIC_LIB)
+$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch]) $(ALL_STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(ALL_STATIC) $(LDLIBS)
 
 run-fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/replay_%)
 	@for t in $(FUZZ_TARGETS); do \
@@ -176,7 +202,8 @@ run-fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/replay_%)
 
 fuzz:
 	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 \
-	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libbloomkit.a
+	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libbloomkit.a \
+	  $(FUZZ_BUILD)/libbloomkit-redis.a
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  $(MAKE) --no-print-directory -s $(FUZZ_BUILD)/fuzz_$$t; \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
@@ -188,9 +215,10 @@ fuzz:
 	  grep -E '^Done' $(FUZZ_BUILD)/fuzz_$$t.log; \
 	done
 
-$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a
+$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a \
+  $(FUZZ_BUILD)/libbloomkit-redis.a
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ \
-	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
+	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit-redis.a $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
 
 $(BUILD)/bench/gen_urls: bench/gen_urls.c
 	@mkdir -p $(dir $@)
@@ -246,9 +274,9 @@ plots: $(CLI_BIN)
 # stopped by the program), bloomkit's pipelined batches against the seed-style
 # GETBIT/SETBIT client, 1 and 8 processes, same run (BENCH_REDIS_KEYS=...).
 BENCH_REDIS_KEYS ?= 200000
-$(BUILD)/bench/bench_redis: bench/bench_redis.c bench/keys.h tests/redis_server.c $(STATIC_LIB)
+$(BUILD)/bench/bench_redis: bench/bench_redis.c bench/keys.h tests/redis_server.c $(ALL_STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(HIREDIS_CFLAGS) -o $@ $< tests/redis_server.c $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(HIREDIS_CFLAGS) -o $@ $< tests/redis_server.c $(ALL_STATIC) $(LDLIBS)
 
 bench-redis: $(BUILD)/bench/bench_redis
 	$(BUILD)/bench/bench_redis -n $(BENCH_REDIS_KEYS)
@@ -273,12 +301,19 @@ golden: $(TEST_BIN)
 	mkdir -p tests/data/golden
 	BK_WRITE_GOLDEN=1 CK_RUN_SUITE=golden $(TEST_BIN)
 
-# Only bk_* names may leave the shared library.
-check-exports: $(SHARED_LIB)
-	@bad=$$(nm -D --defined-only $(SHARED_LIB) | awk '{print $$3}' | grep -v '^bk_' || true); \
-	if [ -n "$$bad" ]; then echo "non-bk_ symbols exported: $$bad"; exit 1; fi; \
-	echo "exports: $$(nm -D --defined-only $(SHARED_LIB) | grep -c ' T bk_') bk_* functions, nothing else"; \
-	readelf -d $(SHARED_LIB) | grep -q 'SONAME.*$(SHARED_SONAME)' && echo "soname: $(SHARED_SONAME)"
+# Only bk_* names may leave the shared libraries, and the core needs nothing
+# of Redis: no hiredis among its dependencies.
+check-exports: $(SHARED_LIB) $(REDIS_SHARED)
+	@for l in $(SHARED_LIB) $(REDIS_SHARED); do \
+	  bad=$$(nm -D --defined-only $$l | awk '{print $$3}' | grep -v '^bk_' || true); \
+	  if [ -n "$$bad" ]; then echo "$$l: non-bk_ symbols exported: $$bad"; exit 1; fi; \
+	  echo "exports: $$l: $$(nm -D --defined-only $$l | grep -c ' T bk_') bk_* functions, nothing else"; \
+	done; \
+	readelf -d $(SHARED_LIB) | grep -q 'SONAME.*$(SHARED_SONAME)' && echo "soname: $(SHARED_SONAME)" && \
+	readelf -d $(REDIS_SHARED) | grep -q 'SONAME.*$(REDIS_SONAME)' && echo "soname: $(REDIS_SONAME)" && \
+	if readelf -d $(SHARED_LIB) | grep -q 'NEEDED.*hiredis'; then \
+	  echo "$(SHARED_LIB) needs hiredis"; exit 1; fi && \
+	echo "core: $(SHARED_LIB) needs $$(readelf -d $(SHARED_LIB) | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')(no hiredis)"
 
 # Install into a scratch DESTDIR and build an example against it with pkg-config.
 check-install: lib cli
@@ -290,8 +325,13 @@ check-install: lib cli
 	LD_LIBRARY_PATH=$$tmp/opt/bk/lib $$tmp/ex >/dev/null && \
 	$$tmp/opt/bk/bin/bloomkit --version >/dev/null && \
 	test -f $$tmp/opt/bk/share/man/man1/bloomkit.1 && \
-	echo "install: headers, libbloomkit.a, libbloomkit.so, bloomkit.pc (via pkg-config), bin/bloomkit and its man page" && \
-	rm -f $$tmp/ex && \
+	printf '#include <bloomkit_redis.h>\nint main(void) { return bk_redis_drop(0) == BK_OK; }\n' \
+	  > $$tmp/r.c && \
+	$(CC) -std=c11 $(WARN) $$tmp/r.c -o $$tmp/rex \
+	  $$(PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_PATH=$$tmp/opt/bk/lib/pkgconfig pkg-config --cflags --libs bloomkit-redis) && \
+	LD_LIBRARY_PATH=$$tmp/opt/bk/lib $$tmp/rex && \
+	echo "install: headers, libbloomkit and libbloomkit-redis (.a, .so), bloomkit.pc and bloomkit-redis.pc (an example of each through pkg-config), bin/bloomkit and its man page" && \
+	rm -f $$tmp/ex $$tmp/rex $$tmp/r.c && \
 	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$tmp PREFIX=/opt/bk >/dev/null && \
 	left=$$(find $$tmp -type f -o -type l) && \
 	if [ -n "$$left" ]; then echo "uninstall left: $$left"; exit 1; fi && \
@@ -365,20 +405,28 @@ install-lib: lib
 	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf libbloomkit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_SONAME)
 	ln -sf libbloomkit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libbloomkit.so
+	install -m 644 $(REDIS_STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(REDIS_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf libbloomkit-redis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(REDIS_SONAME)
+	ln -sf libbloomkit-redis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libbloomkit-redis.so
 
 install-headers:
 	install -d $(DESTDIR)$(INCLUDEDIR)
-	install -m 644 include/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/bloomkit.h include/bloomkit_redis.h $(DESTDIR)$(INCLUDEDIR)/
 
-install-pc: bloomkit.pc.in
+install-pc: bloomkit.pc.in bloomkit-redis.pc.in
 	install -d $(DESTDIR)$(PKGCONFIGDIR)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    bloomkit.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc
+	for pc in bloomkit bloomkit-redis; do \
+	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	      -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	      $$pc.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$$pc.pc; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libbloomkit.a $(DESTDIR)$(LIBDIR)/libbloomkit.so* \
-	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc \
+	      $(DESTDIR)$(LIBDIR)/libbloomkit-redis.a $(DESTDIR)$(LIBDIR)/libbloomkit-redis.so* \
+	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/bloomkit_redis.h \
+	      $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc $(DESTDIR)$(PKGCONFIGDIR)/bloomkit-redis.pc \
 	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1
 
 FORMAT_FILES := $(shell find include src tests examples tools bench -name '*.[ch]' 2>/dev/null)
@@ -393,4 +441,4 @@ lint:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(REDIS_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

@@ -20,7 +20,7 @@
 #include <hiredis/hiredis.h>
 
 #include "../tests/redis_server.h"
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 #include "keys.h"
 
 static double now(void)

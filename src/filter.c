@@ -188,7 +188,7 @@ int bk_copy(const bk_filter *f, bk_filter **out)
         *out = NULL;
     if (!f || !out)
         return bk_fail(BK_EINVAL, "copy: no filter or no result pointer");
-    if (f->remote)
+    if (!bk_cells_in_memory(f))
         return bk_fail(BK_ENOTSUP, "copy: the filter lives on a server; bk_redis_pull makes a "
                                    "local copy");
     const bk_allocator a = bk_current_allocator();
@@ -228,7 +228,7 @@ static int combine(bk_filter *dst, const bk_filter *src, int intersect)
         return bk_fail(BK_EINVAL, "%s: NULL filter", what);
     if (dst->readonly)
         return bk_fail(BK_EREADONLY, "%s: destination is mapped read-only", what);
-    if (dst->remote || src->remote)
+    if (!bk_cells_in_memory(dst) || !bk_cells_in_memory(src))
         return bk_fail(BK_ENOTSUP,
                        "%s: a filter in Redis cannot be combined here; pull it "
                        "into a local filter first (bk_redis_pull)",

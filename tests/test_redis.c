@@ -24,7 +24,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 #include "redis/conn.h"
 #include "redis_server.h"
 #include "suites.h"

@@ -5,22 +5,24 @@
 #ifndef BK_COMMON_ALLOC_H
 #define BK_COMMON_ALLOC_H
 
+#include "export.h"
+
 #include <stddef.h>
 
 #include "bloomkit.h"
 
 /* The allocator bk_set_allocator() installed (malloc/free by default). */
-bk_allocator bk_current_allocator(void);
+BK_INTERNAL bk_allocator bk_current_allocator(void);
 
 /* size bytes, uninitialised; NULL on failure or size 0. */
-void *bk_mem_alloc(const bk_allocator *a, size_t size);
+BK_INTERNAL void *bk_mem_alloc(const bk_allocator *a, size_t size);
 
 /* n * size zeroed bytes; NULL on failure or overflow. With the default
  * allocator this is calloc(), so huge arrays get lazily-zeroed pages. */
-void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
+BK_INTERNAL void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
 
 /* Free p (NULL is fine) with the allocator that made it. */
-void bk_mem_free(const bk_allocator *a, void *p);
+BK_INTERNAL void bk_mem_free(const bk_allocator *a, void *p);
 
 /* A filter payload: size zeroed bytes, starting on a 64-byte boundary. With the default allocator,
  * payloads of BK_HUGE_PAYLOAD bytes or more come from an anonymous mapping aligned to 2 MiB and
@@ -28,7 +30,7 @@ void bk_mem_free(const bk_allocator *a, void *p);
  * where the kernel offers them), zeroed lazily by the kernel. Free only with bk_payload_free and
  * the same size. */
 #define BK_HUGE_PAYLOAD ((size_t)2 << 20)
-void *bk_payload_alloc(const bk_allocator *a, size_t size);
-void bk_payload_free(const bk_allocator *a, void *p, size_t size);
+BK_INTERNAL void *bk_payload_alloc(const bk_allocator *a, size_t size);
+BK_INTERNAL void bk_payload_free(const bk_allocator *a, void *p, size_t size);
 
 #endif

@@ -14,6 +14,8 @@
 #ifndef BK_COMMON_FILTER_IMPL_H
 #define BK_COMMON_FILTER_IMPL_H
 
+#include "export.h"
+
 #include "bloomkit.h"
 #include "hash.h"
 #include "siphash.h"
@@ -88,7 +90,6 @@ struct bk_filter {
     bk_sipkey sipkey;    /* cfg.key as SipHash's two words */
     int readonly;        /* mapped read-only: every mutation is refused */
     bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
-    int remote;          /* payloads live on a server (src/redis): views carry no data */
 };
 
 /* Set up the base part of a variant's struct. */
@@ -101,7 +102,16 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->sipkey = bk_sipkey_from_bytes(cfg->key);
     f->readonly = 0;
     f->mapping = NULL;
-    f->remote = 0;
+}
+
+/* 1 when f's cells are in this process's memory (its slice views carry
+ * data); 0 for a store that keeps them elsewhere (a Redis filter), which
+ * save, copy and merge cannot read. Asked of the vtable, not of a flag. */
+static inline int bk_cells_in_memory(const bk_filter *f)
+{
+    bk_slice_view v;
+    f->ops->slice_view(f, 0, &v);
+    return v.data != NULL;
 }
 
 /* Variant constructor: cfg is validated and carries the key (has_key = 1). */
@@ -131,6 +141,6 @@ typedef struct bk_variant_impl {
 } bk_variant_impl;
 
 /* NULL for an unknown variant. */
-const bk_variant_impl *bk_variant_impl_for(bk_variant v);
+BK_INTERNAL const bk_variant_impl *bk_variant_impl_for(bk_variant v);
 
 #endif

@@ -2,9 +2,11 @@
 #ifndef BK_COMMON_RANDOM_H
 #define BK_COMMON_RANDOM_H
 
+#include "export.h"
+
 #include <stddef.h>
 
 /* Fill buf with len bytes from the kernel's CSPRNG. BK_OK or BK_ESYS. */
-int bk_random_bytes(void *buf, size_t len);
+BK_INTERNAL int bk_random_bytes(void *buf, size_t len);
 
 #endif

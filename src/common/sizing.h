@@ -5,6 +5,8 @@
 #ifndef BK_COMMON_SIZING_H
 #define BK_COMMON_SIZING_H
 
+#include "export.h"
+
 #include <stdint.h>
 
 #include "bloomkit.h"
@@ -21,13 +23,13 @@
 
 /* Cells (bits or counters) per block: 0 for the classic layout, else the
  * cells of cell_bits bits that fill BK_BLOCK_BYTES. */
-unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
+BK_INTERNAL unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
 
 /* m and k for n keys at rate p with blocks of `block` cells (0: classic).
  * Blocked m is a multiple of block, the smallest for which some k reaches p
  * by bk_rate_blocked. BK_OK, BK_EINVAL (n == 0, p outside (0, 1)) or
  * BK_ERANGE (m > BK_BITS_MAX). */
-int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
+BK_INTERNAL int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
 
 /* m and k of a scalable chain's slice for n keys at rate p (block as
  * bk_size_for). Classic: k = ceil(log2(1/p)) and m = max(ceil(k n / ln 2), 2k),

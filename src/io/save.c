@@ -240,7 +240,7 @@ int bk_save(const bk_filter *f, const char *path)
 {
     if (!f || !path || !*path)
         return bk_fail(BK_EINVAL, "save: no filter or no path");
-    if (f->remote)
+    if (!bk_cells_in_memory(f))
         return bk_fail(BK_ENOTSUP,
                        "save %s: the filter lives on a server; copy it with "
                        "bk_redis_pull (bloomkit pull)",

@@ -10,7 +10,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 #include "../common/alloc.h"
 #include "../common/error.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 #include "../common/alloc.h"
 #include "../common/config.h"
 #include "../common/error.h"
@@ -402,7 +402,6 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         return BK_ENOMEM;
     }
     bk_filter_base_init(&rf->base, ops_for(c.variant), &c, &a);
-    rf->base.remote = 1;
     rf->block_bytes = u.block_bytes;
     rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
     const size_t nlen = strlen(u.name) + 1;

@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 #include "../common/alloc.h"
 #include "../common/bits.h"
 #include "../common/error.h"
@@ -148,7 +148,7 @@ int bk_redis_push(const bk_filter *f, const char *url)
 {
     if (!f || !url)
         return bk_fail(BK_EINVAL, "push: no filter or no URL");
-    if (f->remote)
+    if (!bk_cells_in_memory(f))
         return bk_fail(BK_EINVAL, "push: the filter already lives on a server");
     bk_slice_view v0;
     f->ops->slice_view(f, 0, &v0);

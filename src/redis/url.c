@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 #include "../common/alloc.h"
 #include "../common/config.h"
 #include "../common/error.h"

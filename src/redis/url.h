@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 
 /* Longest filter name; names are printable ASCII without spaces, braces or
  * the characters that would make key names ambiguous. */

@@ -5,6 +5,8 @@
 #ifndef BK_SCALABLE_SCALABLE_H
 #define BK_SCALABLE_SCALABLE_H
 
+#include "../common/export.h"
+
 #include "../common/filter_impl.h"
 
 /* More slices than anyone can allocate: with growth >= 2 slice 63 alone would
@@ -22,7 +24,7 @@ int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
  * capacity, fpr, nbytes; counts and data zero; sized by bk_size_slice). Lets
  * another store of the same chain (src/redis) lay out slices exactly as this
  * variant does. BK_OK or BK_ERANGE. */
-int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out);
+BK_INTERNAL int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out);
 
 /* When a slice is full: it takes a key only while its set cells plus the
  * key's k stay at or under `set` and its keys are under `keys`; otherwise
@@ -35,6 +37,6 @@ typedef struct bk_slice_limit {
     uint64_t keys;
 } bk_slice_limit;
 
-bk_slice_limit bk_scalable_limit(const bk_slice_view *v);
+BK_INTERNAL bk_slice_limit bk_scalable_limit(const bk_slice_view *v);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bloomkit.h"
+#include "bloomkit_redis.h"
 
 /* The contract's exit codes. */
 enum {

@@ -97,6 +97,28 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 
+
+def _load_redis():
+    """libbloomkit-redis, the optional part: $BLOOMKIT_REDIS_LIB, beside the
+    core library that was loaded, or by the system's loader; None when it is
+    not there (then only BloomFilter.redis is unavailable, and says so)."""
+    env = os.environ.get("BLOOMKIT_REDIS_LIB")
+    core = getattr(lib, "_name", "") or ""
+    paths = [env] if env else []
+    if not env and os.path.sep in core:
+        paths.append(os.path.join(os.path.dirname(core), "libbloomkit-redis.so"))
+    if not env:
+        paths.append("libbloomkit-redis.so.0")
+    for path in paths:
+        try:
+            return ctypes.CDLL(path)
+        except OSError:
+            continue
+    return None
+
+
+redis_lib = _load_redis()
+
 _P = c_void  # bk_filter *
 _PP = ctypes.POINTER(c_void)
 
@@ -132,13 +154,19 @@ _SIGNATURES = {
     "bk_copy": (c_int, [_P, _PP]),
     "bk_lock_file": (c_int, [c_str, ctypes.c_uint, _PP]),
     "bk_unlock_file": (None, [_P]),
+}
+
+_REDIS_SIGNATURES = {
     "bk_redis_open_config": (c_int, [c_str, c_str, ctypes.c_char_p, c_size, _PP]),
 }
 
-for _name, (_res, _args) in _SIGNATURES.items():
-    _fn = getattr(lib, _name)
-    _fn.restype = _res
-    _fn.argtypes = _args
+for _lib, _table in ((lib, _SIGNATURES), (redis_lib, _REDIS_SIGNATURES)):
+    if _lib is None:
+        continue
+    for _name, (_res, _args) in _table.items():
+        _fn = getattr(_lib, _name)
+        _fn.restype = _res
+        _fn.argtypes = _args
 
 BK_OK = 0
 BK_EINVAL = -1

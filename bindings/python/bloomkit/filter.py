@@ -170,7 +170,13 @@ class BloomFilter:
         err = ctypes.create_string_buffer(512)
         handle = ctypes.c_void_p()
         text = config_text(config)
-        rc = lib.bk_redis_open_config(
+        if _lib.redis_lib is None:
+            raise ImportError(
+                "bloomkit: Redis support is the optional library libbloomkit-redis.so, "
+                "which is not there (build it with `make`, install it, or point "
+                "BLOOMKIT_REDIS_LIB at it)"
+            )
+        rc = _lib.redis_lib.bk_redis_open_config(
             url.encode(), text.encode() if text else None, err, len(err), ctypes.byref(handle)
         )
         if rc != _lib.BK_OK:

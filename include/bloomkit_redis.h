@@ -1,0 +1,86 @@
+/*
+ * bloomkit_redis.h - shared filters in Redis: bloomkit's optional part
+ * (libbloomkit-redis, pkg-config bloomkit-redis; it uses Debian's hiredis).
+ * A program that never shares a filter needs only bloomkit.h and
+ * libbloomkit. A filter opened here is a bk_filter like any other: every
+ * call of bloomkit.h applies to it as documented below.
+ */
+#ifndef BLOOMKIT_REDIS_H
+#define BLOOMKIT_REDIS_H
+
+#include "bloomkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Shared filters in Redis (docs/redis.md) ---------------------------
+ *
+ * url: redis://[[user]:password@]host[:port]/NAME[?options] or
+ *      unix://[[user]:password@]/path/to/socket?name=NAME[&options]
+ * options: connect_timeout=MS, timeout=MS (per command), retries=N
+ * (reconnects after a lost connection, default 5), db=N, block_bytes=B (bytes
+ * of cells per Redis key, a multiple of 64, default and maximum 512 MiB).
+ *
+ * The filter is a bk_filter like any other: bk_add, bk_contains, bk_remove
+ * (counting), the batch calls (pipelined: one round trip per 512 keys),
+ * bk_stats (re-reads the counts), bk_clear and bk_free (which closes the
+ * connection and leaves the data on the server). bk_save, bk_merge and
+ * bk_intersect do not apply to it (BK_ENOTSUP); copy it with bk_redis_pull. Every process that
+ * opens one NAME shares one filter: adds are atomic on the server (one Lua script per key), so of
+ * several processes adding one new key at once exactly one is told it is new.
+ *
+ * One bk_filter from these calls holds one connection and must be used by
+ * one thread at a time (open one per thread). Errors of any call on it:
+ * BK_EIO (cannot connect, connection lost and not regained within the
+ * retries; for counting adds and removes, a lost connection with the
+ * operation in flight, whose fate is then unknown), BK_ESERVER (refused
+ * credentials, a key of the wrong type, an unexpected reply; nothing is
+ * written), BK_ERANGE (a slice the Redis layout cannot hold). Detail in
+ * bk_last_error(); passwords never appear in it. */
+
+/* Open the filter NAME at url, creating it when it does not exist: with cfg
+ * (its hash key, or a random one when cfg->has_key is 0), or the defaults
+ * when cfg is NULL. The first creator wins; every later opener adopts the
+ * stored parameters and hash key. An opener passing cfg must agree with an
+ * existing filter on every value of cfg (the key only when cfg->has_key):
+ * otherwise BK_EINCOMPAT naming the value. Errors as above, plus BK_EINVAL
+ * (bad URL, out NULL) and BK_ECONFIG. On error *out is NULL. Thread-safe. */
+BK_API int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out);
+
+/* Open the existing filter at url, adopting its configuration: BK_ENOTFOUND
+ * when the name does not exist (nothing is created). Otherwise as
+ * bk_redis_open. */
+BK_API int bk_redis_open_existing(const char *url, bk_filter **out);
+
+/* Like bk_redis_open, with a config text (NULL: none): a new filter is
+ * created with the text over the defaults; an existing one must agree with
+ * the values the text states (others are adopted). Errors go into err too
+ * (one line, at most errlen bytes, may be NULL). */
+BK_API int bk_redis_open_config(const char *url, const char *config_text, char *err, size_t errlen,
+                                bk_filter **out);
+
+/* Copy a local filter f into Redis under a new NAME (BK_EINCOMPAT when the
+ * name exists): same configuration and hash key, cells and counts, so the
+ * shared filter answers every key as f does. While the copy runs the name
+ * carries a "pushing" mark that makes openers refuse it; on failure the keys
+ * written are deleted. f must not be written meanwhile. */
+BK_API int bk_redis_push(const bk_filter *f, const char *url);
+
+/* Copy the filter at url into a new local filter (*out, free with bk_free):
+ * same configuration, hash key, cells and counts, so it answers every key as
+ * the shared one did, and bk_save writes the file a local filter with the
+ * same history would. Writers should pause meanwhile (cells and counts are
+ * read block by block). Errors as bk_redis_open (the filter must exist:
+ * BK_ENOTFOUND otherwise), plus BK_ENOMEM. */
+BK_API int bk_redis_pull(const char *url, bk_filter **out);
+
+/* Delete the filter NAME at url: its metadata and every key of its cells
+ * and counts (and nothing else). BK_OK also when it did not exist. */
+BK_API int bk_redis_drop(const char *url);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLOOMKIT_REDIS_H */
