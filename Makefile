@@ -19,8 +19,11 @@
 # Variant builds go to their own folder (BUILD=build/asan ...) so sanitizer
 # objects never mix with normal ones.
 
-VERSION_MAJOR := 0
-VERSION := 0.1.0
+# The release is written once, in include/bloomkit.h; everything else reads it
+# from there (this file, the .pc files) or is checked against it by a test
+# (the Python package's __version__).
+VERSION_MAJOR := $(shell sed -n 's/^\#define BK_VERSION_MAJOR *\([0-9]*\).*/\1/p' include/bloomkit.h)
+VERSION := $(shell sed -n 's/^\#define BK_VERSION_STRING *"\(.*\)".*/\1/p' include/bloomkit.h)
 
 CC ?= cc
 BUILD ?= build

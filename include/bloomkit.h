@@ -167,15 +167,18 @@ typedef enum bk_layout {
 /* Plain value type; copy it freely. Initialise with bk_config_init() or
  * bk_config_parse(). */
 typedef struct bk_config {
-    bk_variant variant; /* default standard */
-    uint64_t capacity;  /* n: expected keys (scalable: of the first slice); default 1,000,000 */
-    double fpr;         /* p: target false-positive rate; default 0.01 */
-    double growth;      /* scalable: slice i holds capacity * growth^i; default 2 */
-    double tightening;  /* scalable: slice i has rate fpr*(1-r)*r^i; default 0.5 */
-    bk_hash_alg hash;   /* default siphash24 */
-    bk_layout layout;   /* default classic */
-    int has_key;        /* 0: bk_new draws a random key; 1: use key[] */
-    uint8_t key[16];    /* SipHash key when has_key */
+    bk_variant variant;   /* default standard */
+    uint64_t capacity;    /* n: expected keys (scalable: of the first slice); default 1,000,000 */
+    double fpr;           /* p: target false-positive rate; default 0.01 */
+    double growth;        /* scalable: slice i holds capacity * growth^i; default 2 */
+    double tightening;    /* scalable: slice i has rate fpr*(1-r)*r^i; default 0.5 */
+    bk_hash_alg hash;     /* default siphash24 */
+    bk_layout layout;     /* default classic */
+    int has_key;          /* 0: bk_new draws a random key; 1: use key[] */
+    uint8_t key[16];      /* SipHash key when has_key */
+    uint32_t struct_size; /* sizeof(bk_config) as the caller's bloomkit.h has it: set by
+                           * bk_config_init and bk_config_parse, checked by every call that
+                           * takes a config (BK_ECONFIG for a struct of another layout) */
 } bk_config;
 
 /* Set *cfg to the defaults listed in bk_config. No error; a NULL cfg is
@@ -384,8 +387,20 @@ typedef struct bk_filter_stats {
 
 /* Fill *st with f's figures. Errors: BK_EINVAL. Safe concurrently with
  * bk_add/bk_contains on standard and scalable (figures are then a snapshot that
- * may be slightly behind). */
+ * may be slightly behind). bk_stats fills this header's bk_filter_stats;
+ * bk_stats_sized fills the first `size` bytes of the caller's (its sizeof,
+ * from whichever bloomkit.h it was built with: the fields this library does
+ * not know are zeroed), so a binding or a program built against another
+ * release reads a struct of its own layout. */
 BK_API int bk_stats(const bk_filter *f, bk_filter_stats *st);
+BK_API int bk_stats_sized(const bk_filter *f, bk_filter_stats *st, size_t size);
+
+/* The layout of the structs that cross this ABI, for bindings that mirror
+ * them (the Python one checks its mirrors at import): sizeof of type
+ * ("bk_config", "bk_filter_stats", "bk_config_error", "bk_plan") when field
+ * is NULL, else the field's offset; (size_t)-1 for an unknown name.
+ * Thread-safe. */
+BK_API size_t bk_abi_layout(const char *type, const char *field);
 
 /* A new in-memory filter equal to f: configuration, hash key, every slice's
  * cells and counts (a filter mapped from a file is copied into memory).

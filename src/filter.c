@@ -5,6 +5,7 @@
  * (mapped) filter refuses mutation. Variants receive a digest, never key bytes.
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "bloomkit.h"
@@ -125,7 +126,57 @@ int bk_clear(bk_filter *f)
  * absent key passes some slice; for one slice simply fill^k). */
 int bk_stats(const bk_filter *f, bk_filter_stats *st)
 {
-    if (!f || !st)
+    return bk_stats_sized(f, st, sizeof *st);
+}
+
+size_t bk_abi_layout(const char *t, const char *field)
+{
+    if (!t)
+        return (size_t)-1;
+#define F(type, name)                                                                              \
+    if (strcmp(field, #name) == 0)                                                                 \
+        return offsetof(type, name);
+    static const struct {
+        const char *name;
+        size_t size;
+    } types[] = {{"bk_config", sizeof(bk_config)},
+                 {"bk_filter_stats", sizeof(bk_filter_stats)},
+                 {"bk_config_error", sizeof(bk_config_error)},
+                 {"bk_plan", sizeof(bk_plan)}};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (strcmp(t, types[i].name) == 0 && !field)
+            return types[i].size;
+    if (!field)
+        return (size_t)-1;
+    if (strcmp(t, "bk_config") == 0) {
+        F(bk_config, variant)
+        F(bk_config, capacity) F(bk_config, fpr) F(bk_config, growth) F(bk_config, tightening)
+            F(bk_config, hash) F(bk_config, layout) F(bk_config, has_key) F(bk_config, key)
+                F(bk_config, struct_size)
+    } else if (strcmp(t, "bk_filter_stats") == 0) {
+        F(bk_filter_stats, variant)
+        F(bk_filter_stats, hash) F(bk_filter_stats, capacity) F(bk_filter_stats, fpr)
+            F(bk_filter_stats, bits) F(bk_filter_stats, bytes) F(bk_filter_stats, k)
+                F(bk_filter_stats, keys) F(bk_filter_stats, set_bits) F(bk_filter_stats, fill)
+                    F(bk_filter_stats, est_cardinality) F(bk_filter_stats, est_fpr)
+                        F(bk_filter_stats, slices) F(bk_filter_stats, saturated)
+                            F(bk_filter_stats, model_fpr)
+    } else if (strcmp(t, "bk_config_error") == 0) {
+        F(bk_config_error, line) F(bk_config_error, key) F(bk_config_error, message)
+    } else if (strcmp(t, "bk_plan") == 0) {
+        F(bk_plan, bits)
+        F(bk_plan, bytes) F(bk_plan, k) F(bk_plan, expected_fpr) F(bk_plan, bits_per_key)
+    }
+#undef F
+    return (size_t)-1;
+}
+
+int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
+{
+    if (!out || size == 0)
+        return BK_EINVAL;
+    bk_filter_stats full, *st = &full;
+    if (!f)
         return BK_EINVAL;
     memset(st, 0, sizeof *st);
     if (f->ops->refresh) {
@@ -158,6 +209,10 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
     /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
     st->est_fpr = 0.0 - expm1(log_pass_none);
     st->model_fpr = 0.0 - expm1(log_model_none);
+    /* the caller's struct, of its own size: the known prefix, zero after */
+    memcpy(out, st, size < sizeof *st ? size : sizeof *st);
+    if (size > sizeof *st)
+        memset((char *)out + sizeof *st, 0, size - sizeof *st);
     return BK_OK;
 }
 

@@ -5,6 +5,8 @@
  */
 #include <string.h>
 
+#include <stddef.h>
+
 #include "suites.h"
 #include "testutil.h"
 
@@ -310,6 +312,53 @@ START_TEST(docs_list_the_keys_of_the_table)
 }
 END_TEST
 
+/* What crosses the ABI carries its layout: a bk_config not made by
+ * bk_config_init / bk_config_parse (or of another layout) is refused,
+ * bk_stats_sized fills the caller's size and no more, and bk_abi_layout
+ * reports sizes and offsets for bindings' mirrors. */
+START_TEST(abi_structs_carry_their_layout)
+{
+    bk_config c;
+    memset(&c, 0, sizeof c);
+    c.capacity = 1000;
+    c.fpr = 0.01;
+    c.growth = 2;
+    c.tightening = 0.5;
+    bk_filter *f = NULL;
+    ck_assert_int_eq(bk_new(&c, &f), BK_ECONFIG); /* struct_size 0: not initialised */
+    ck_assert_ptr_null(f);
+    bk_config_init(&c);
+    ck_assert_uint_eq(c.struct_size, sizeof c);
+    c.struct_size = (uint32_t)sizeof c - 8; /* as a smaller, older struct would say */
+    ck_assert_int_eq(bk_new(&c, &f), BK_ECONFIG);
+    bk_config_init(&c);
+    ck_assert_int_eq(bk_new(&c, &f), BK_OK);
+    /* stats into a caller's smaller struct: its prefix, nothing past it */
+    unsigned char buf[sizeof(bk_filter_stats) + 16];
+    memset(buf, 0xa5, sizeof buf);
+    const size_t small = offsetof(bk_filter_stats, keys);
+    ck_assert_int_eq(bk_stats_sized(f, (bk_filter_stats *)(void *)buf, small), BK_OK);
+    for (size_t i = small; i < sizeof buf; i++)
+        ck_assert_uint_eq(buf[i], 0xa5);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats_sized(f, &st, sizeof st), BK_OK);
+    ck_assert_uint_eq(st.capacity, 1000000);
+    ck_assert_int_eq(bk_stats_sized(f, &st, 0), BK_EINVAL);
+    bk_free(f);
+    /* the layout, as bindings read it */
+    ck_assert_uint_eq(bk_abi_layout("bk_config", NULL), sizeof(bk_config));
+    ck_assert_uint_eq(bk_abi_layout("bk_config", "struct_size"), offsetof(bk_config, struct_size));
+    ck_assert_uint_eq(bk_abi_layout("bk_filter_stats", "model_fpr"),
+                      offsetof(bk_filter_stats, model_fpr));
+    ck_assert_uint_eq(bk_abi_layout("bk_config_error", "message"),
+                      offsetof(bk_config_error, message));
+    ck_assert_uint_eq(bk_abi_layout("bk_plan", NULL), sizeof(bk_plan));
+    ck_assert_uint_eq(bk_abi_layout("bk_nothing", NULL), (size_t)-1);
+    ck_assert_uint_eq(bk_abi_layout("bk_config", "nothing"), (size_t)-1);
+    ck_assert_uint_eq(bk_abi_layout(NULL, NULL), (size_t)-1);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -326,6 +375,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, error_texts);
     tcase_add_test(tc, set_takes_one_value_whole);
     tcase_add_test(tc, docs_list_the_keys_of_the_table);
+    tcase_add_test(tc, abi_structs_carry_their_layout);
     suite_add_tcase(s, tc);
     return s;
 }

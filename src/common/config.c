@@ -285,6 +285,7 @@ void bk_config_init(bk_config *cfg)
     if (!cfg)
         return;
     memset(cfg, 0, sizeof *cfg);
+    cfg->struct_size = (uint32_t)sizeof *cfg;
     for (size_t i = 0; i < NKEYS; i++)
         if (keys[i].def)
             apply(cfg, &keys[i], keys[i].def); /* the table's defaults are valid */
@@ -293,6 +294,13 @@ void bk_config_init(bk_config *cfg)
 
 int bk_config_validate(const bk_config *c, char *err, size_t errlen)
 {
+    if (c->struct_size != sizeof *c) {
+        bk_errorf(err, errlen,
+                  "bk_config: a struct of %u bytes, this library's has %zu (initialise it with "
+                  "bk_config_init or bk_config_parse, from this version's bloomkit.h)",
+                  (unsigned)c->struct_size, sizeof *c);
+        return BK_ECONFIG;
+    }
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
         int ok = 1;
@@ -438,7 +446,7 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
 
 int bk_config_read(bk_config *cfg, const char *text, bk_config_error *error)
 {
-    bk_config_error local;
+    bk_config_error local = {0, "", ""};
     bk_config_error *e = error ? error : &local;
     memset(e, 0, sizeof *e);
     if (!cfg || !text) {

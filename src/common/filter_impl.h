@@ -2,9 +2,10 @@
  * filter_impl.h - the vtable every variant fills in, and the base struct every
  * variant embeds first (internal).
  *
- * Modelled on SQLite's sqlite3_io_methods: the table opens with a version
- * number and only ever grows at the end. Every object starts with a pointer to
- * its methods, so a pointer to a variant's struct is a pointer to bk_filter.
+ * Modelled on SQLite's sqlite3_io_methods, without its iVersion: every table
+ * is built into this library from the same source (none crosses the ABI), so
+ * there is no older table to tell apart. Every object starts with a pointer
+ * to its methods, so a pointer to a variant's struct is a pointer to bk_filter.
  * An operation a variant does not have is a NULL pointer, turned into
  * BK_ENOTSUP in one place (src/filter.c), never a stub in each variant.
  *
@@ -19,9 +20,6 @@
 #include "bloomkit.h"
 #include "hash.h"
 #include "siphash.h"
-
-/* Version 1: every field below. */
-#define BK_FILTER_OPS_VERSION 1
 
 /* One bit or counter array of a filter, as persistence and merging see it.
  * Standard and counting filters have one slice, scalable filters one per link
@@ -45,7 +43,6 @@ typedef struct bk_slice_view {
 typedef struct bk_mapping bk_mapping;
 
 typedef struct bk_filter_ops {
-    int version;      /* BK_FILTER_OPS_VERSION the table was written for */
     const char *name; /* "standard", ... */
     /* 1 new, 0 (maybe) present, or a negative BK_E* code. */
     int (*add)(bk_filter *f, const bk_hash *h);

@@ -273,7 +273,6 @@ static int cnt_merge(bk_filter *dst, const bk_filter *src)
 }
 
 static const bk_filter_ops counting_ops = {
-    .version = BK_FILTER_OPS_VERSION,
     .name = "counting",
     .add = cnt_add,
     .contains = cnt_contains,

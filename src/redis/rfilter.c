@@ -587,10 +587,10 @@ static int r_refresh(const bk_filter *f)
 
 #define RFILTER_OPS(var, rm)                                                                       \
     {                                                                                              \
-        .version = BK_FILTER_OPS_VERSION, .name = var, .add = r_add, .contains = r_contains,       \
-        .remove = rm, .clear = r_clear, .destroy = r_destroy, .slice_count = r_slice_count,        \
-        .slice_view = r_slice_view, .merge = NULL, .intersect = NULL, .prefetch = NULL,            \
-        .add_batch = r_add_batch, .contains_batch = r_contains_batch, .refresh = r_refresh,        \
+        .name = var, .add = r_add, .contains = r_contains, .remove = rm, .clear = r_clear,         \
+        .destroy = r_destroy, .slice_count = r_slice_count, .slice_view = r_slice_view,            \
+        .merge = NULL, .intersect = NULL, .prefetch = NULL, .add_batch = r_add_batch,              \
+        .contains_batch = r_contains_batch, .refresh = r_refresh,                                  \
     }
 
 const bk_filter_ops bk_rstd_ops = RFILTER_OPS("standard", NULL);

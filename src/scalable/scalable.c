@@ -265,7 +265,6 @@ static int scl_merge(bk_filter *dst, const bk_filter *src)
 }
 
 static const bk_filter_ops scalable_ops = {
-    .version = BK_FILTER_OPS_VERSION,
     .name = "scalable",
     .add = scl_add,
     .contains = scl_contains,

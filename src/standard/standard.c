@@ -406,7 +406,6 @@ static int std_intersect(bk_filter *dst, const bk_filter *src)
 }
 
 static const bk_filter_ops standard_ops = {
-    .version = BK_FILTER_OPS_VERSION,
     .name = "standard",
     .add = std_add,
     .contains = std_contains,

@@ -40,6 +40,9 @@ __all__ = [
 ]
 
 
+__version__ = "0.1.0"  # the release, as include/bloomkit.h has it (a test checks)
+
+
 def library_version() -> str:
     """The version of the libbloomkit.so in use ("0.1.0")."""
     return _lib_handle.bk_version().decode()

@@ -32,6 +32,7 @@ class Config(ctypes.Structure):
         ("layout", c_int),
         ("has_key", c_int),
         ("key", ctypes.c_uint8 * 16),
+        ("struct_size", ctypes.c_uint32),
     ]
 
 
@@ -145,6 +146,8 @@ _SIGNATURES = {
     "bk_contains_batch": (c_int, [_P, ctypes.POINTER(c_str), ctypes.POINTER(c_size), c_size,
                                   ctypes.POINTER(c_int)]),
     "bk_stats": (c_int, [_P, ctypes.POINTER(Stats)]),
+    "bk_stats_sized": (c_int, [_P, ctypes.POINTER(Stats), c_size]),
+    "bk_abi_layout": (c_size, [c_str, c_str]),
     "bk_get_config": (c_int, [_P, ctypes.POINTER(Config)]),
     "bk_save": (c_int, [_P, c_str]),
     "bk_load": (c_int, [c_str, _PP]),
@@ -188,3 +191,28 @@ LOCK_NOWAIT = 1
 MAP_READONLY = 0
 MAP_WRITE = 1
 MAP_NOVERIFY = 2
+
+
+def _check_layout() -> None:
+    """The ctypes mirrors must have the library's layout (sizes and every
+    field's offset, as bk_abi_layout reports them): a library of another
+    release would otherwise be read and written at the wrong places."""
+    for struct, name in ((Config, "bk_config"), (Stats, "bk_filter_stats"),
+                         (ConfigErr, "bk_config_error")):
+        want = lib.bk_abi_layout(name.encode(), None)
+        if want != ctypes.sizeof(struct):
+            raise ImportError(
+                f"bloomkit: the library's {name} has {want} bytes, this binding's "
+                f"{ctypes.sizeof(struct)}: the binding and libbloomkit.so come from "
+                f"different versions (library {lib.bk_version().decode()})"
+            )
+        for field, _ in struct._fields_:
+            off = lib.bk_abi_layout(name.encode(), field.encode())
+            if off != getattr(struct, field).offset:
+                raise ImportError(
+                    f"bloomkit: {name}.{field} is at offset {off} in the library, "
+                    f"{getattr(struct, field).offset} in this binding: different versions"
+                )
+
+
+_check_layout()

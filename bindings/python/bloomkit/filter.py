@@ -262,7 +262,9 @@ class BloomFilter:
         keys (adds that were new; counting: minus removes), set_bits, fill,
         est_cardinality, est_fpr, slices, saturated, model_fpr."""
         st = _lib.Stats()
-        self._check(self._call(lib.bk_stats, ctypes.byref(st)), "stats")
+        self._check(
+            self._call(lib.bk_stats_sized, ctypes.byref(st), ctypes.sizeof(st)), "stats"
+        )
         out = {name: getattr(st, name) for name, _ in _lib.Stats._fields_}
         out["variant"] = st.variant.decode()
         out["hash"] = st.hash.decode()

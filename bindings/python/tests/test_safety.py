@@ -56,6 +56,15 @@ class CopyTest(unittest.TestCase):
                 pickle.dumps(f)
 
 
+class VersionTest(unittest.TestCase):
+    def test_one_version_and_the_library_layout(self):
+        # the package's version is the library's (written once, in bloomkit.h)
+        self.assertEqual(bloomkit.__version__, bloomkit.library_version())
+        # the mirrors were checked at import; a stats struct of our size comes back
+        with BloomFilter("capacity=10") as f:
+            self.assertEqual(f.stats()["capacity"], 10)
+
+
 class TruthTest(unittest.TestCase):
     def test_an_empty_filter_is_true_and_its_rate_is_zero(self):
         with BloomFilter("capacity=100") as f:
