@@ -108,8 +108,7 @@ static int contains_unlocked(const bk_filter *f, const bk_hash *h)
     for (unsigned done = 0; done < c->k; done += CNT_ROUND) {
         const unsigned n = c->k - done < CNT_ROUND ? c->k - done : CNT_ROUND;
         uint64_t pos[CNT_ROUND];
-        for (unsigned i = 0; i < n; i++)
-            pos[i] = bk_probes_next(&pr);
+        bk_probes_take(&pr, pos, n);
         unsigned hit = 1;
         for (unsigned i = 0; i < n; i++)
             hit &= cell_get(c, pos[i]) != 0;
@@ -286,17 +285,12 @@ static const bk_filter_ops counting_ops = {
     .prefetch = cnt_prefetch,
 };
 
-int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+/* A counting filter over the array v describes (shape, counts and data,
+ * which it takes over; borrowed data belongs to a mapping). The one setup of
+ * both constructors. */
+static int make(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *v, int borrowed,
+                bk_filter **out)
 {
-    uint64_t m;
-    unsigned k;
-    const unsigned block = bk_block_cells(cfg->layout, 4);
-    int rc = bk_size_for(cfg->capacity, cfg->fpr, block, &m, &k);
-    if (rc != BK_OK)
-        return rc;
-    const uint64_t nbytes = m / 2 + (m % 2);
-    if (nbytes > SIZE_MAX)
-        return BK_ERANGE;
     bk_counting *c = bk_mem_alloc(a, sizeof *c);
     if (!c)
         return BK_ENOMEM;
@@ -305,48 +299,44 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
         bk_mem_free(a, c);
         return BK_ESYS;
     }
-    c->cells = bk_payload_alloc(a, (size_t)nbytes);
-    if (!c->cells) {
-        pthread_rwlock_destroy(&c->lock);
-        bk_mem_free(a, c);
-        return BK_ENOMEM;
-    }
-    c->m = m;
-    c->k = k;
-    c->block = block;
-    c->probes = BK_PROBES_LCG;
-    c->nbytes = nbytes;
+    c->m = v->m;
+    c->k = v->k;
+    c->block = v->block;
+    c->probes = v->probes;
+    c->nbytes = v->nbytes;
+    c->cells = v->data;
+    c->nonzero = v->set_bits;
+    c->saturated = v->saturated;
+    c->keys = v->keys;
+    c->borrowed = borrowed;
     bk_filter_base_init(&c->base, &counting_ops, cfg, a);
     *out = &c->base;
     return BK_OK;
 }
 
+int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    bk_slice_view v;
+    memset(&v, 0, sizeof v); /* empty, BK_PROBES_LCG */
+    v.block = bk_block_cells(cfg->layout, 4);
+    int rc = bk_size_for(cfg->capacity, cfg->fpr, v.block, &v.m, &v.k);
+    if (rc != BK_OK)
+        return rc;
+    v.nbytes = v.m / 2 + (v.m % 2);
+    if (v.nbytes > SIZE_MAX)
+        return BK_ERANGE;
+    if (!(v.data = bk_payload_alloc(a, (size_t)v.nbytes)))
+        return BK_ENOMEM;
+    rc = make(cfg, a, &v, 0, out);
+    if (rc != BK_OK)
+        bk_payload_free(a, v.data, (size_t)v.nbytes);
+    return rc;
+}
+
 int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
                       uint32_t n, int borrowed, bk_filter **out)
 {
-    if (n != 1)
-        return BK_EINVAL;
-    bk_counting *c = bk_mem_alloc(a, sizeof *c);
-    if (!c)
-        return BK_ENOMEM;
-    memset(c, 0, sizeof *c);
-    if (pthread_rwlock_init(&c->lock, NULL) != 0) {
-        bk_mem_free(a, c);
-        return BK_ESYS;
-    }
-    c->m = slices[0].m;
-    c->k = slices[0].k;
-    c->block = slices[0].block;
-    c->probes = slices[0].probes;
-    c->nbytes = slices[0].nbytes;
-    c->cells = slices[0].data;
-    c->nonzero = slices[0].set_bits;
-    c->saturated = slices[0].saturated;
-    c->keys = slices[0].keys;
-    c->borrowed = borrowed;
-    bk_filter_base_init(&c->base, &counting_ops, cfg, a);
-    *out = &c->base;
-    return BK_OK;
+    return n == 1 ? make(cfg, a, &slices[0], borrowed, out) : BK_EINVAL;
 }
 
 int bk_counting_plan(const bk_config *cfg, bk_plan *out)

@@ -117,6 +117,17 @@ void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
 /* Words of the bitmap of "seen clear" probes: k never exceeds BK_K_MAX. */
 #define BK_STD_ZWORDS ((BK_K_MAX + 63) / 64)
 
+/* The next n probes of pr as byte offsets and bit masks: the one loop that
+ * gathers positions before any is loaded (add's two phases, contains). */
+static void gather(bk_probes *pr, unsigned n, uint64_t *at, uint8_t *mask)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const uint64_t bit = bk_probes_next(pr);
+        at[i] = bk_bit_byte(bit);
+        mask[i] = bk_bit_mask(bit);
+    }
+}
+
 /* Probe j's bit (recomputed: only on the rare paths). */
 static uint64_t probe_bit(const bk_std_slice *s, const bk_hash *h, unsigned j)
 {
@@ -242,11 +253,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     int any = 0;
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
-        for (unsigned i = 0; i < n; i++) {
-            const uint64_t bit = bk_probes_next(&pr);
-            at[i] = bk_bit_byte(bit);
-            mask[i] = bk_bit_mask(bit);
-        }
+        gather(&pr, n, at, mask);
         uint64_t z = 0;
         for (unsigned i = 0; i < n; i++)
             z |= (uint64_t) !(atomic_load_explicit(&s->bits[at[i]], memory_order_seq_cst) & mask[i])
@@ -263,11 +270,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
         if (k > BK_STD_ROUND) /* one round keeps phase 1's positions */
-            for (unsigned i = 0; i < n; i++) {
-                const uint64_t bit = bk_probes_next(&pr);
-                at[i] = bk_bit_byte(bit);
-                mask[i] = bk_bit_mask(bit);
-            }
+            gather(&pr, n, at, mask);
         uint64_t z =
             (zero[done / 64] >> (done % 64)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
         while (z) {
@@ -313,11 +316,7 @@ int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
         uint64_t at[BK_STD_ROUND];
         uint8_t mask[BK_STD_ROUND];
-        for (unsigned i = 0; i < n; i++) {
-            const uint64_t bit = bk_probes_next(&pr);
-            at[i] = bk_bit_byte(bit);
-            mask[i] = bk_bit_mask(bit);
-        }
+        gather(&pr, n, at, mask);
         unsigned hit = 1;
         for (unsigned i = 0; i < n; i++)
             hit &= (atomic_load_explicit(&s->bits[at[i]], memory_order_relaxed) & mask[i]) != 0;
