@@ -151,17 +151,18 @@ size_t bk_abi_layout(const char *t, const char *field)
     if (strcmp(t, "bk_config") == 0) {
         F(bk_config, variant)
         F(bk_config, capacity)
-        F(bk_config, fpr) F(bk_config, growth) F(bk_config, tightening) F(bk_config, hash)
-            F(bk_config, layout) F(bk_config, has_key) F(bk_config, key) F(bk_config, struct_size)
+        F(bk_config, fpr)
+        F(bk_config, growth) F(bk_config, tightening) F(bk_config, hash) F(bk_config, layout)
+            F(bk_config, has_key) F(bk_config, key) F(bk_config, struct_size)
     } else if (strcmp(t, "bk_filter_stats") == 0) {
         F(bk_filter_stats, variant)
         F(bk_filter_stats, hash)
-        F(bk_filter_stats, capacity) F(bk_filter_stats, fpr) F(bk_filter_stats, bits)
-            F(bk_filter_stats, bytes) F(bk_filter_stats, k) F(bk_filter_stats, keys)
-                F(bk_filter_stats, set_bits) F(bk_filter_stats, fill)
-                    F(bk_filter_stats, est_cardinality) F(bk_filter_stats, est_fpr)
-                        F(bk_filter_stats, slices) F(bk_filter_stats, saturated)
-                            F(bk_filter_stats, model_fpr)
+        F(bk_filter_stats, capacity)
+        F(bk_filter_stats, fpr) F(bk_filter_stats, bits) F(bk_filter_stats, bytes)
+            F(bk_filter_stats, k) F(bk_filter_stats, keys) F(bk_filter_stats, set_bits)
+                F(bk_filter_stats, fill) F(bk_filter_stats, est_cardinality)
+                    F(bk_filter_stats, est_fpr) F(bk_filter_stats, slices)
+                        F(bk_filter_stats, saturated) F(bk_filter_stats, model_fpr)
     } else if (strcmp(t, "bk_config_error") == 0) {
         F(bk_config_error, line) F(bk_config_error, key) F(bk_config_error, message)
     } else if (strcmp(t, "bk_plan") == 0) {
@@ -335,10 +336,6 @@ static size_t keys_ahead(const bk_filter *f)
     const uint64_t ahead = lines ? BK_LINES_IN_FLIGHT / lines : BK_AHEAD_MAX;
     return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
 }
-
-/* Keys hashed per call of a store's own batch path (src/redis pipelines
- * them: one round trip per chunk). */
-#define BK_STORE_CHUNK 512
 
 static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
                            int *results, int contains)

@@ -73,52 +73,60 @@ void bk_mem_free(const bk_allocator *a, void *p)
         a->free(a->opaque, p);
 }
 
-/* Huge-page alignment of large payloads. */
-#define HUGE_ALIGN ((size_t)2 << 20)
-
 static int uses_mapping(const bk_allocator *a, size_t size)
 {
     return a->alloc == default_alloc && size >= BK_HUGE_PAYLOAD;
 }
 
-/* Payloads start on a cache line, so a block of the blocked layout is one
- * line. Heap payloads are over-allocated and the allocator's pointer is kept
- * just below the aligned start. */
-#define LINE ((size_t)64)
-
-static void *aligned_calloc(const bk_allocator *a, size_t size)
+/* Over-allocate by the alignment and keep the allocator's own pointer just
+ * below the aligned start, so any caller allocator serves aligned memory
+ * (payloads on a cache line, XXH3's state on 64 bytes). */
+void *bk_mem_calloc_aligned(const bk_allocator *a, size_t size, size_t align)
 {
-    if (size > SIZE_MAX - LINE - sizeof(void *))
+    if (size > SIZE_MAX - align - sizeof(void *))
         return NULL;
-    uint8_t *raw = bk_mem_calloc(a, size + LINE + sizeof(void *), 1);
+    uint8_t *raw = bk_mem_calloc(a, size + align + sizeof(void *), 1);
     if (!raw)
         return NULL;
     uint8_t *p =
-        (uint8_t *)(((uintptr_t)(raw + sizeof(void *)) + LINE - 1) & ~(uintptr_t)(LINE - 1));
+        (uint8_t *)(((uintptr_t)(raw + sizeof(void *)) + align - 1) & ~(uintptr_t)(align - 1));
     memcpy(p - sizeof(void *), &raw, sizeof raw);
     return p;
 }
 
-static void aligned_free(const bk_allocator *a, void *p)
+void bk_mem_free_aligned(const bk_allocator *a, void *p)
 {
+    if (!p)
+        return;
     void *raw;
     memcpy(&raw, (uint8_t *)p - sizeof(void *), sizeof raw);
     bk_mem_free(a, raw);
 }
 
+char *bk_mem_strdup(const bk_allocator *a, const char *s)
+{
+    if (!s)
+        return NULL;
+    const size_t n = strlen(s) + 1;
+    char *d = bk_mem_alloc(a, n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
 void *bk_payload_alloc(const bk_allocator *a, size_t size)
 {
     if (!uses_mapping(a, size))
-        return aligned_calloc(a, size);
-    if (size > SIZE_MAX - HUGE_ALIGN)
+        return bk_mem_calloc_aligned(a, size, BK_BLOCK_BYTES);
+    if (size > SIZE_MAX - BK_HUGE_PAGE)
         return NULL;
     /* Over-map by the alignment, then trim head and tail so the payload
      * starts on a 2 MiB boundary (a huge page can only back aligned ranges). */
-    const size_t span = size + HUGE_ALIGN;
+    const size_t span = size + BK_HUGE_PAGE;
     uint8_t *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
-    uint8_t *p = (uint8_t *)(((uintptr_t)raw + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
+    uint8_t *p = (uint8_t *)(((uintptr_t)raw + BK_HUGE_PAGE - 1) & ~(uintptr_t)(BK_HUGE_PAGE - 1));
     const size_t head = (size_t)(p - raw), page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t used = (size + page - 1) / page * page;
     if (head)
@@ -134,7 +142,7 @@ void bk_payload_free(const bk_allocator *a, void *p, size_t size)
     if (!p)
         return;
     if (!uses_mapping(a, size)) {
-        aligned_free(a, p);
+        bk_mem_free_aligned(a, p);
         return;
     }
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);

@@ -24,12 +24,21 @@ BK_INTERNAL void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
 /* Free p (NULL is fine) with the allocator that made it. */
 BK_INTERNAL void bk_mem_free(const bk_allocator *a, void *p);
 
+/* Zeroed memory aligned on `align` (a power of two) from any allocator; free
+ * with bk_mem_free_aligned (NULL ignored). */
+void *bk_mem_calloc_aligned(const bk_allocator *a, size_t size, size_t align);
+void bk_mem_free_aligned(const bk_allocator *a, void *p);
+
+/* A copy of s (NULL for NULL, or when out of memory) from a. */
+BK_INTERNAL char *bk_mem_strdup(const bk_allocator *a, const char *s);
+
 /* A filter payload: size zeroed bytes, starting on a 64-byte boundary. With the default allocator,
  * payloads of BK_HUGE_PAYLOAD bytes or more come from an anonymous mapping aligned to 2 MiB and
  * advised MADV_HUGEPAGE (transparent huge pages: one TLB entry per 2 MiB instead of per 4 KiB,
  * where the kernel offers them), zeroed lazily by the kernel. Free only with bk_payload_free and
  * the same size. */
-#define BK_HUGE_PAYLOAD ((size_t)2 << 20)
+#define BK_HUGE_PAGE    ((size_t)2 << 20) /* a transparent huge page on x86-64 and arm64 */
+#define BK_HUGE_PAYLOAD BK_HUGE_PAGE
 BK_INTERNAL void *bk_payload_alloc(const bk_allocator *a, size_t size);
 BK_INTERNAL void bk_payload_free(const bk_allocator *a, void *p, size_t size);
 

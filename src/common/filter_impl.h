@@ -42,6 +42,10 @@ typedef struct bk_slice_view {
 /* The file mapping a filter's payloads live in (src/io/mmap.c); opaque here. */
 typedef struct bk_mapping bk_mapping;
 
+/* Keys hashed per call of a store's own batch path: src/redis pipelines
+ * them, one round trip per chunk. */
+#define BK_STORE_CHUNK 512
+
 typedef struct bk_filter_ops {
     const char *name; /* "standard", ... */
     /* 1 new, 0 (maybe) present, or a negative BK_E* code. */
@@ -73,6 +77,7 @@ typedef struct bk_filter_ops {
      * contains return), BK_OK or a negative code (results of keys before the
      * failure stand). NULL: src/filter.c calls add/contains per key. */
     int (*add_batch)(bk_filter *f, const bk_hash *hs, size_t n, int *results);
+    /* (src/filter.c hands them at most BK_STORE_CHUNK digests at a time) */
     int (*contains_batch)(const bk_filter *f, const bk_hash *hs, size_t n, int *results);
     /* Optional: bring the figures slice_view reports up to date (a remote
      * store re-reads its counts). BK_OK or an error; NULL when views are

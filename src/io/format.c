@@ -296,14 +296,10 @@ struct bk_payload_sum {
 
 bk_payload_sum *bk_payload_sum_new(const bk_allocator *a)
 {
-    /* XXH3_state_t wants 64-byte alignment; over-allocate and align by hand
-     * so any caller allocator works. */
-    uint8_t *raw = bk_mem_alloc(a, sizeof(bk_payload_sum) + 64 + sizeof(void *));
-    if (!raw)
+    /* XXH3_state_t wants 64-byte alignment, from any caller allocator */
+    bk_payload_sum *ps = bk_mem_calloc_aligned(a, sizeof *ps, 64);
+    if (!ps)
         return NULL;
-    uintptr_t p = ((uintptr_t)(raw + sizeof(void *)) + 63) & ~(uintptr_t)63;
-    memcpy((void *)(p - sizeof(void *)), &raw, sizeof raw);
-    bk_payload_sum *ps = (bk_payload_sum *)p;
     XXH3_INITSTATE(&ps->xxh);
     XXH3_64bits_reset(&ps->xxh);
     return ps;
@@ -311,11 +307,7 @@ bk_payload_sum *bk_payload_sum_new(const bk_allocator *a)
 
 void bk_payload_sum_free(bk_payload_sum *ps, const bk_allocator *a)
 {
-    if (!ps)
-        return;
-    void *raw;
-    memcpy(&raw, (uint8_t *)ps - sizeof(void *), sizeof raw);
-    bk_mem_free(a, raw);
+    bk_mem_free_aligned(a, ps);
 }
 
 void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, unsigned cell_bits,

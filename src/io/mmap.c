@@ -109,14 +109,12 @@ static int new_mapping(const char *path, uint8_t *base, uint64_t size, unsigned 
                        uint64_t ino, const bk_allocator *a, bk_mapping **out)
 {
     bk_mapping *map = bk_mem_alloc(a, sizeof *map);
-    const size_t plen = strlen(path) + 1;
-    char *p = bk_mem_alloc(a, plen);
+    char *p = bk_mem_strdup(a, path);
     if (!map || !p) {
         bk_mem_free(a, map);
         bk_mem_free(a, p);
         return bk_fail(BK_ENOMEM, "open %s: out of memory", path);
     }
-    memcpy(p, path, plen);
     *map = (bk_mapping){.base = base,
                         .size = (size_t)size,
                         .writable = (flags & BK_MAP_WRITE) != 0,

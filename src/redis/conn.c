@@ -80,26 +80,15 @@ static struct timeval tv_of(int ms)
     return tv;
 }
 
-static char *dup_str(const bk_allocator *a, const char *s)
-{
-    if (!s)
-        return NULL;
-    const size_t n = strlen(s) + 1;
-    char *d = bk_mem_alloc(a, n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static int copy_url(const bk_allocator *a, bk_redis_url *dst, const bk_redis_url *src)
 {
     *dst = *src;
     dst->alloc = *a;
-    dst->host = dup_str(a, src->host);
-    dst->path = dup_str(a, src->path);
-    dst->user = dup_str(a, src->user);
-    dst->password = dup_str(a, src->password);
-    dst->name = dup_str(a, src->name);
+    dst->host = bk_mem_strdup(a, src->host);
+    dst->path = bk_mem_strdup(a, src->path);
+    dst->user = bk_mem_strdup(a, src->user);
+    dst->password = bk_mem_strdup(a, src->password);
+    dst->name = bk_mem_strdup(a, src->name);
     if ((src->host && !dst->host) || (src->path && !dst->path) || (src->user && !dst->user) ||
         (src->password && !dst->password) || (src->name && !dst->name)) {
         bk_redis_url_free(dst);

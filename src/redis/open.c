@@ -240,7 +240,7 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
 {
     const char *argv[6 + 2 * NFIELDS + 2];
     size_t lens[6 + 2 * NFIELDS + 2];
-    char data0[BK_REDIS_NAME_MAX * 2 + 64]; /* block 0 of slice 0: NAME's own slot */
+    char data0[BK_REDIS_KEY_MAX]; /* block 0 of slice 0: NAME's own slot */
     bk_rfilter_data_key(rf, 0, 0, data0, sizeof data0);
     int argc = 0;
     argv[argc++] = "EVALSHA";
@@ -286,7 +286,7 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
  * else's data, and nothing is written. */
 static int check_types(bk_rfilter *rf)
 {
-    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    char name[BK_REDIS_KEY_MAX];
     for (uint32_t j = 0; j < rf->nslices; j++) {
         const uint64_t blocks = bk_rfilter_blocks(rf, j);
         for (uint64_t b = 0; b < blocks; b++) {
@@ -404,9 +404,7 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     bk_filter_base_init(&rf->base, ops_for(c.variant), &c, &a);
     rf->block_bytes = u.block_bytes;
     rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
-    const size_t nlen = strlen(u.name) + 1;
-    if ((rf->name = bk_mem_alloc(&a, nlen)))
-        memcpy(rf->name, u.name, nlen);
+    rf->name = bk_mem_strdup(&a, u.name);
     rc = rf->name ? bk_rconn_open(&u, &rf->conn) : BK_ENOMEM;
     bk_redis_url_free(&u);
     if (rc == BK_OK)
@@ -494,14 +492,11 @@ int bk_redis_meta_check(const char *name, const redisReply *r)
     bk_config c;
     bk_config_init(&c);
     bk_filter_base_init(&rf->base, &bk_rstd_ops, &c, &a);
-    const size_t n = strlen(name) + 1;
-    rf->name = bk_mem_alloc(&a, n);
+    rf->name = bk_mem_strdup(&a, name);
     int rc = rf->name ? BK_OK : BK_ENOMEM;
     meta m;
-    if (rc == BK_OK) {
-        memcpy(rf->name, name, n);
+    if (rc == BK_OK)
         rc = meta_read(name, r, 0, &m);
-    }
     if (rc == BK_OK && r->elements > 0)
         rc = meta_apply(rf, &m);
     bk_rfilter_free(rf);

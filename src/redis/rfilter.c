@@ -235,7 +235,7 @@ typedef enum { OP_ADD, OP_CONTAINS, OP_REMOVE } rop;
 static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
 {
     const uint64_t b = block_of(rf, 0, h);
-    char data[BK_REDIS_NAME_MAX * 2 + 64], count[BK_REDIS_NAME_MAX * 2 + 64];
+    char data[BK_REDIS_KEY_MAX], count[BK_REDIS_KEY_MAX];
     bk_rfilter_data_key(rf, 0, b, data, sizeof data);
     bk_rfilter_count_key(rf, b, count, sizeof count);
     const int counting = rf->base.cfg.variant == BK_VARIANT_COUNTING;
@@ -267,7 +267,7 @@ static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
 static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
 {
     const uint32_t n = rf->nslices, with = n + (op == OP_ADD && rf->has_next);
-    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    char name[BK_REDIS_KEY_MAX];
     uint64_t blocks[BK_SCALABLE_MAX_SLICES + 1];
     for (uint32_t j = 0; j < with; j++)
         blocks[j] = block_of(rf, j, h);
@@ -358,7 +358,7 @@ int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *res
 
 /* ---- the engine --------------------------------------------------------- */
 
-#define RUN_MAX 512
+#define RUN_MAX BK_STORE_CHUNK /* what src/filter.c hands a batch call */
 
 static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *results)
 {
@@ -512,7 +512,7 @@ static int r_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int
  * matter to them). */
 static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, uint64_t b1)
 {
-    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    char name[BK_REDIS_KEY_MAX];
     args_reset(rf);
     int rc = args_str(rf, "EVAL");
     rc = rc ? rc : args_str(rf, bk_redis_script(BK_RS_CLEAR));
@@ -644,7 +644,7 @@ static int count_value(const bk_rfilter *rf, const redisReply *r, long long *out
 
 static int refresh_scalable(bk_rfilter *rf)
 {
-    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    char name[BK_REDIS_KEY_MAX];
     bk_rfilter_count_key(rf, 0, name, sizeof name);
     redisReply *r;
     int rc = bk_rconn_callf(rf->conn, name, &r, "HGET %s slices", name);
@@ -682,7 +682,7 @@ int bk_rfilter_refresh(bk_rfilter *rf)
     if (rf->base.cfg.variant == BK_VARIANT_SCALABLE)
         return refresh_scalable(rf);
     uint64_t bits = 0, keys = 0, sat = 0;
-    char name[BK_REDIS_NAME_MAX * 2 + 64];
+    char name[BK_REDIS_KEY_MAX];
     const uint64_t hashes = rf->counts_in_meta ? 1 : bk_rfilter_blocks(rf, 0);
     for (uint64_t b = 0; b < hashes; b++) {
         bk_rfilter_count_key(rf, b, name, sizeof name);

@@ -38,7 +38,7 @@ static int all_zero(const uint8_t *p, uint64_t n)
 /* Cells of block b of slice j from data (the slice's whole payload). */
 static int push_block(bk_rfilter *rf, uint32_t j, uint64_t b, const uint8_t *data)
 {
-    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    char key[BK_REDIS_KEY_MAX];
     bk_rfilter_data_key(rf, j, b, key, sizeof key);
     const uint64_t start = b * rf->block_bytes, len = bk_rfilter_block_len(rf, j, b);
     for (uint64_t off = 0; off < len; off += CHUNK) {
@@ -60,7 +60,7 @@ static int push_block(bk_rfilter *rf, uint32_t j, uint64_t b, const uint8_t *dat
 static int hset_counts(bk_rfilter *rf, uint64_t b, uint32_t j, uint64_t bits, uint64_t keys,
                        uint64_t sat)
 {
-    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    char key[BK_REDIS_KEY_MAX];
     bk_rfilter_count_key(rf, b, key, sizeof key);
     redisReply *r;
     const int rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r,
@@ -111,7 +111,7 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
         }
     }
     redisReply *r;
-    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    char key[BK_REDIS_KEY_MAX];
     if (rc == BK_OK && rf->base.cfg.variant == BK_VARIANT_SCALABLE) {
         bk_rfilter_count_key(rf, 0, key, sizeof key);
         rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r, "HSET %s slices %u", key, (unsigned)n);
@@ -179,7 +179,7 @@ int bk_redis_push(const bk_filter *f, const char *url)
 /* Read slice j's cells into data (nbytes, zeroed). */
 static int pull_slice(bk_rfilter *rf, uint32_t j, uint8_t *data)
 {
-    char key[BK_REDIS_NAME_MAX * 2 + 64];
+    char key[BK_REDIS_KEY_MAX];
     const uint64_t blocks = bk_rfilter_blocks(rf, j);
     for (uint64_t b = 0; b < blocks; b++) {
         bk_rfilter_data_key(rf, j, b, key, sizeof key);

@@ -23,6 +23,9 @@
 /* Longest filter name; names are printable ASCII without spaces, braces or
  * the characters that would make key names ambiguous. */
 #define BK_REDIS_NAME_MAX 200
+/* Room for any Redis key name a filter uses: its name twice (the key and the
+ * hash tag {NAME/b}) and the slice, block and suffix around them. */
+#define BK_REDIS_KEY_MAX (BK_REDIS_NAME_MAX * 2 + 64)
 /* Redis's string limit: 512 MiB (2^32 bits, SETBIT's last offset + 1). */
 #define BK_REDIS_BLOCK_MAX (UINT64_C(512) << 20)
 
