@@ -337,11 +337,10 @@ int bk_file_is_zero(const uint8_t *p, uint64_t n)
     return 1;
 }
 
-/* Chunks small enough to stay in cache between the checksum and the census. */
-#define VERIFY_CHUNK (UINT64_C(1) << 20)
+#define VERIFY_CHUNK ((uint64_t)BK_VERIFY_CHUNK)
 
-int bk_file_finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *set,
-                          const uint64_t *sat, const uint8_t *last_bytes, int strict)
+static int finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *set,
+                         const uint64_t *sat, const uint8_t *last_bytes, int strict)
 {
     if (strict && digest != h->payload_checksum)
         return bk_fail(BK_ECORRUPT, "payload checksum mismatch");
@@ -365,8 +364,8 @@ int bk_file_finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *se
     return BK_OK;
 }
 
-int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
-                            const bk_allocator *a)
+int bk_file_verify_from(bk_file_header *h, bk_payload_reader read, void *ctx, int strict,
+                        const bk_allocator *a)
 {
     bk_payload_sum *ps = bk_payload_sum_new(a);
     if (!ps)
@@ -374,15 +373,36 @@ int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
     const unsigned cb = cell_bits_of(h->cfg.variant);
     uint64_t set[BK_FILE_MAX_SLICES] = {0}, sat[BK_FILE_MAX_SLICES] = {0};
     uint8_t last[BK_FILE_MAX_SLICES];
-    for (uint32_t i = 0; i < h->nslices; i++) {
-        for (uint64_t off = 0; off < h->slices[i].nbytes; off += VERIFY_CHUNK) {
+    int rc = BK_OK;
+    for (uint32_t i = 0; rc == BK_OK && i < h->nslices; i++) {
+        for (uint64_t off = 0; off < h->slices[i].nbytes;) {
             const uint64_t left = h->slices[i].nbytes - off;
-            bk_payload_sum_feed(ps, data[i] + off, left < VERIFY_CHUNK ? left : VERIFY_CHUNK, cb,
-                                &set[i], &sat[i]);
+            const uint8_t *p = NULL;
+            const int64_t got = read(ctx, i, off, left < VERIFY_CHUNK ? left : VERIFY_CHUNK, &p);
+            if (got < 0) {
+                rc = (int)got;
+                break;
+            }
+            bk_payload_sum_feed(ps, p, (uint64_t)got, cb, &set[i], &sat[i]);
+            off += (uint64_t)got;
+            if (off == h->slices[i].nbytes)
+                last[i] = p[got - 1];
         }
-        last[i] = data[i][h->slices[i].nbytes - 1];
     }
     const uint64_t digest = bk_payload_sum_digest(ps);
     bk_payload_sum_free(ps, a);
-    return bk_file_finish_verify(h, digest, set, sat, last, strict);
+    return rc == BK_OK ? finish_verify(h, digest, set, sat, last, strict) : rc;
+}
+
+/* The reader of payloads already in memory: no copy. */
+static int64_t from_memory(void *ctx, uint32_t i, uint64_t off, uint64_t want, const uint8_t **p)
+{
+    *p = ((uint8_t *const *)ctx)[i] + off;
+    return (int64_t)want;
+}
+
+int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
+                            const bk_allocator *a)
+{
+    return bk_file_verify_from(h, from_memory, (void *)data, strict, a);
 }

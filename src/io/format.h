@@ -22,6 +22,9 @@
 #define BK_FILE_ENTRY      64  /* bytes of one slice entry */
 #define BK_FILE_ALIGN      64  /* payloads start at multiples of this (cache line, mmap) */
 #define BK_FILE_MAX_SLICES 64
+/* Verification reads payloads a chunk at a time: small enough to stay in
+ * cache between the checksum and the census. */
+#define BK_VERIFY_CHUNK    ((size_t)1 << 20)
 #define BK_FILE_HEADER_MAX (BK_FILE_FIXED + BK_FILE_ENTRY * BK_FILE_MAX_SLICES)
 
 extern const uint8_t bk_file_magic[BK_FILE_MAGIC_LEN];
@@ -77,11 +80,17 @@ uint64_t bk_payload_sum_digest(const bk_payload_sum *ps);
 int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
                             const bk_allocator *a);
 
-/* The final step of verification, for callers that stream the payloads
- * themselves: compare the digest and per-slice census (set[i], sat[i], and
- * the last payload byte of each slice) with h, as bk_file_verify_payloads. */
-int bk_file_finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *set,
-                          const uint64_t *sat, const uint8_t *last_bytes, int strict);
+/* Where verification reads slice i's payload from offset off: at most want
+ * (1 MiB: cache-sized, so checksum and census read warm bytes) bytes at *p;
+ * returns how many (> 0), or a negative BK_E* code with detail set. */
+typedef int64_t (*bk_payload_reader)(void *ctx, uint32_t i, uint64_t off, uint64_t want,
+                                     const uint8_t **p);
+
+/* bk_file_verify_payloads over payloads a reader hands over chunk by chunk
+ * (a mapping verified with pread instead of page faults: mmap.c). The one
+ * verification loop. */
+int bk_file_verify_from(bk_file_header *h, bk_payload_reader read, void *ctx, int strict,
+                        const bk_allocator *a);
 
 /* 1 when p[0..n) is all zero. */
 int bk_file_is_zero(const uint8_t *p, uint64_t n);

@@ -40,45 +40,40 @@ void bk_mapping_release(bk_mapping *map)
     bk_mem_free(&a, map);
 }
 
-/* Bounce buffer of the verifying read: cache-sized, so the checksum and the
- * census read it while it is warm. */
-#define VERIFY_READ_CHUNK ((size_t)1 << 20)
-
 /* Verify the payloads by reading the file rather than the mapping: pread is
  * a kernel copy from the page cache, while first touches of a mapping cost a
  * page fault per page (most of the time of a naive verify). Queries then fault
  * pages in lazily, only those they need. */
+typedef struct read_ctx {
+    int fd;
+    const bk_file_header *h;
+    uint8_t *buf; /* the verification chunk */
+} read_ctx;
+
+static int64_t from_file(void *ctx, uint32_t i, uint64_t off, uint64_t want, const uint8_t **p)
+{
+    const read_ctx *rc = ctx;
+    for (;;) {
+        const ssize_t r =
+            bk_sys.pread(rc->fd, rc->buf, (size_t)want, (off_t)(rc->h->offsets[i] + off));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            char why[128];
+            return bk_fail(r == 0 ? BK_ECORRUPT : BK_EIO, "verify: read: %s",
+                           r == 0 ? "file ended early" : bk_os_error(errno, why, sizeof why));
+        }
+        *p = rc->buf;
+        return r;
+    }
+}
+
 static int verify_by_read(int fd, bk_file_header *h, const bk_allocator *a)
 {
-    uint8_t *buf = bk_mem_alloc(a, VERIFY_READ_CHUNK);
-    bk_payload_sum *ps = bk_payload_sum_new(a);
-    int rc = (!buf || !ps) ? bk_fail(BK_ENOMEM, "no memory to verify the payload") : BK_OK;
-    const unsigned cb = bk_variant_impl_for(h->cfg.variant)->cell_bits;
-    uint64_t set[BK_FILE_MAX_SLICES] = {0}, sat[BK_FILE_MAX_SLICES] = {0};
-    uint8_t last[BK_FILE_MAX_SLICES];
-    for (uint32_t i = 0; rc == BK_OK && i < h->nslices; i++) {
-        for (uint64_t off = 0; rc == BK_OK && off < h->slices[i].nbytes;) {
-            const uint64_t left = h->slices[i].nbytes - off;
-            const size_t want = left < VERIFY_READ_CHUNK ? (size_t)left : VERIFY_READ_CHUNK;
-            const ssize_t r = bk_sys.pread(fd, buf, want, (off_t)(h->offsets[i] + off));
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) {
-                char why[128];
-                rc = bk_fail(r == 0 ? BK_ECORRUPT : BK_EIO, "verify: read: %s",
-                             r == 0 ? "file ended early" : bk_os_error(errno, why, sizeof why));
-                break;
-            }
-            bk_payload_sum_feed(ps, buf, (uint64_t)r, cb, &set[i], &sat[i]);
-            off += (uint64_t)r;
-            if (off == h->slices[i].nbytes)
-                last[i] = buf[r - 1];
-        }
-    }
-    if (rc == BK_OK)
-        rc = bk_file_finish_verify(h, bk_payload_sum_digest(ps), set, sat, last, 1);
-    bk_payload_sum_free(ps, a);
-    bk_mem_free(a, buf);
+    read_ctx ctx = {fd, h, bk_mem_alloc(a, BK_VERIFY_CHUNK)};
+    const int rc = ctx.buf ? bk_file_verify_from(h, from_file, &ctx, 1, a)
+                           : bk_fail(BK_ENOMEM, "no memory to verify the payload");
+    bk_mem_free(a, ctx.buf);
     return rc;
 }
 
