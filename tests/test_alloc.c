@@ -8,29 +8,6 @@
 #include "suites.h"
 #include "testutil.h"
 
-static long g_calls, g_fail_at, g_live;
-
-static void *failing_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    if (++g_calls == g_fail_at)
-        return NULL;
-    void *p = malloc(size);
-    g_live += p != NULL;
-    return p;
-}
-
-static void counting_free(void *opaque, void *p)
-{
-    (void)opaque;
-    if (p) {
-        g_live--;
-        free(p);
-    }
-}
-
-static const bk_allocator failing = {failing_alloc, counting_free, NULL};
-
 /* Create a filter and add enough keys that scalable grows several times.
  * Returns 1 if an allocation failure was met (and handled), 0 if it ran clean. */
 static int scenario(const char *variant)
@@ -44,7 +21,7 @@ static int scenario(const char *variant)
     if (rc != BK_OK) {
         ck_assert_int_eq(rc, BK_ENOMEM);
         ck_assert_ptr_null(f);
-        ck_assert_int_eq(g_live, 0);
+        ck_assert_int_eq(tu_alloc.live, 0);
         return 1;
     }
     int failed = 0;
@@ -63,24 +40,22 @@ static int scenario(const char *variant)
         }
     }
     bk_free(f);
-    ck_assert_int_eq(g_live, 0);
+    ck_assert_int_eq(tu_alloc.live, 0);
     return failed;
 }
 
 START_TEST(every_allocation_failure_is_reported_and_leaks_nothing)
 {
     const char *variant = _i == 0 ? "standard" : _i == 1 ? "counting" : "scalable";
-    ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
     long n = 1;
     for (; n < 10000; n++) {
-        g_calls = 0;
-        g_fail_at = n;
-        g_live = 0;
+        const bk_allocator failing = tu_failing_allocator(n);
+        ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
         if (!scenario(variant))
             break;
     }
     fprintf(stderr, "[alloc %s] %ld allocation points failed in turn, then a clean run of %ld\n",
-            variant, n - 1, g_calls);
+            variant, n - 1, tu_alloc.calls);
     ck_assert_int_gt(n, 1);
     ck_assert_int_lt(n, 10000);
     if (_i == 2)
@@ -92,19 +67,17 @@ END_TEST
 /* A filter frees with the allocator it was created with. */
 START_TEST(filter_keeps_its_allocator)
 {
-    g_calls = 0;
-    g_fail_at = -1;
-    g_live = 0;
+    const bk_allocator failing = tu_failing_allocator(-1);
     ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
     bk_filter *f = tu_filter("variant=scalable capacity=10");
-    ck_assert_int_gt(g_live, 0);
+    ck_assert_int_gt(tu_alloc.live, 0);
     ck_assert_int_eq(bk_set_allocator(NULL), BK_OK);
     char key[32];
     for (uint64_t i = 0; i < 200; i++)
         bk_add(f, key, tu_key(key, sizeof key, "a", i));
     bk_free(f);
-    ck_assert_int_eq(g_live, 0);
-    const bk_allocator half = {failing_alloc, NULL, NULL};
+    ck_assert_int_eq(tu_alloc.live, 0);
+    const bk_allocator half = {tu_failing_alloc, NULL, NULL};
     ck_assert_int_eq(bk_set_allocator(&half), BK_EINVAL);
 }
 END_TEST

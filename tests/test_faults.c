@@ -34,7 +34,7 @@
 #define BK_FAULT_SHIM "build/tests/fault_shim.so"
 #endif
 
-static long g_calls, g_fail_at, g_live;
+static long g_calls, g_fail_at;
 
 static int tick(void)
 {
@@ -101,26 +101,6 @@ static void install_failing_reads(void)
     bk_sys.mmap = f_mmap;
     bk_sys.close = f_close;
 }
-
-/* An allocator that fails its N-th call and counts live blocks. */
-static void *failing_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    if (tick())
-        return NULL;
-    void *p = malloc(size);
-    g_live += p != NULL;
-    return p;
-}
-static void counting_free(void *opaque, void *p)
-{
-    (void)opaque;
-    if (p) {
-        g_live--;
-        free(p);
-    }
-}
-static const bk_allocator failing = {failing_alloc, counting_free, NULL};
 
 static const char *const configs[] = {
     "variant=standard capacity=3000 fpr=0.01",
@@ -200,7 +180,8 @@ START_TEST(every_failing_allocation_in_save_and_load_is_clean)
         for (; n < 1000; n++) {
             g_calls = 0;
             g_fail_at = n;
-            g_live = 0;
+            bk_allocator failing = tu_failing_allocator(0);
+            tu_alloc.fails = tick; /* allocations count with the system calls */
             ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
             bk_filter *g = NULL;
             int rc;
@@ -211,7 +192,8 @@ START_TEST(every_failing_allocation_in_save_and_load_is_clean)
             if (g)
                 bk_free(g);
             bk_set_allocator(NULL);
-            ck_assert_msg(g_live == 0, "op %d, allocation %ld: %ld blocks leaked", op, n, g_live);
+            ck_assert_msg(tu_alloc.live == 0, "op %d, allocation %ld: %ld blocks leaked", op, n,
+                          tu_alloc.live);
             ck_assert_msg(rc == BK_OK || rc == BK_ENOMEM, "op %d, allocation %ld: %s", op, n,
                           bk_err_name(rc));
             ck_assert_int_eq(tu_count_files(dir), 1); /* no temporary left */

@@ -35,11 +35,7 @@ typedef struct rng {
 
 static uint64_t next(rng *r)
 {
-    r->s += UINT64_C(0x9e3779b97f4a7c15);
-    uint64_t z = r->s;
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return tu_next(&r->s); /* the shared test PRNG (testutil.h) */
 }
 
 static unsigned below(rng *r, unsigned n)

@@ -717,33 +717,11 @@ START_TEST(command_timeout_is_honoured)
 }
 END_TEST
 
-static long a_calls, a_fail_at, a_live;
-
-static void *failing_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    if (++a_calls == a_fail_at)
-        return NULL;
-    void *p = malloc(size);
-    a_live += p != NULL;
-    return p;
-}
-
-static void counting_free(void *opaque, void *p)
-{
-    (void)opaque;
-    if (p) {
-        a_live--;
-        free(p);
-    }
-}
-
 /* The N-th allocation of bloomkit's own (hiredis allocates its own) fails,
  * for every N, in open, adds, lookups, stats, push and pull: each call
  * reports BK_ENOMEM or succeeds, and nothing leaks. */
 START_TEST(every_failing_allocation_on_redis_paths_is_clean)
 {
-    static const bk_allocator failing = {failing_alloc, counting_free, NULL};
     char url[256], url2[256];
     test_redis_url(&srv, "oom", "block_bytes=4096", url, sizeof url);
     test_redis_url(&srv, "oom2", "block_bytes=4096", url2, sizeof url2);
@@ -751,9 +729,7 @@ START_TEST(every_failing_allocation_on_redis_paths_is_clean)
     for (; n < 5000; n++) {
         bk_redis_drop(url);
         bk_redis_drop(url2);
-        a_calls = 0;
-        a_fail_at = n;
-        a_live = 0;
+        const bk_allocator failing = tu_failing_allocator(n);
         ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
         bk_filter *f = NULL, *p = NULL;
         int rc =
@@ -788,8 +764,8 @@ START_TEST(every_failing_allocation_on_redis_paths_is_clean)
         bk_free(f);
         ck_assert_msg(rc == BK_OK || rc == BK_ENOMEM, "allocation %ld: %s (%s)", n, bk_err_name(rc),
                       bk_last_error());
-        ck_assert_msg(a_live == 0, "allocation %ld: %ld blocks leaked", n, a_live);
-        if (a_calls < n)
+        ck_assert_msg(tu_alloc.live == 0, "allocation %ld: %ld blocks leaked", n, tu_alloc.live);
+        if (tu_alloc.calls < n)
             break;
     }
     fprintf(stderr, "[redis alloc faults] %ld allocation points failed in turn, each cleanly\n",

@@ -27,6 +27,45 @@ static inline uint64_t tu_next(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* Fault injection on every allocation (SQLite's habit): an allocator that
+ * fails call number tu_alloc.fail_at (counting from 1; 0 or -1: never), or
+ * every call for which tu_alloc.fails() says so when that is set, and counts
+ * the blocks it has live (a leak shows as live != 0 after a release). */
+typedef struct tu_alloc_state {
+    long calls, fail_at, live;
+    int (*fails)(void);
+} tu_alloc_state;
+static tu_alloc_state tu_alloc;
+
+static inline void *tu_failing_alloc(void *opaque, size_t size)
+{
+    (void)opaque;
+    tu_alloc.calls++;
+    if (tu_alloc.fails ? tu_alloc.fails() : tu_alloc.calls == tu_alloc.fail_at)
+        return NULL;
+    void *p = malloc(size);
+    tu_alloc.live += p != NULL;
+    return p;
+}
+
+static inline void tu_counting_free(void *opaque, void *p)
+{
+    (void)opaque;
+    if (p) {
+        tu_alloc.live--;
+        free(p);
+    }
+}
+
+/* The allocator to hand bk_set_allocator, with the state reset. */
+static inline bk_allocator tu_failing_allocator(long fail_at)
+{
+    tu_alloc.calls = tu_alloc.live = 0;
+    tu_alloc.fail_at = fail_at;
+    const bk_allocator a = {tu_failing_alloc, tu_counting_free, NULL};
+    return a;
+}
+
 /* Seed from BK_TEST_SEED, else from the clock; printed with the test's name. */
 static inline uint64_t tu_seed(const char *what)
 {
