@@ -170,12 +170,13 @@ check: lib cli run-tests run-examples run-fuzz-replay check-exports check-instal
 # Debian's own interpreter: its python3-* packages (python3-scrapy) install
 # into it, and it need not be the first python3 on PATH.
 PYTHON ?= /usr/bin/python3
-check-python: $(SHARED_LIB) $(CLI_BIN)
+check-python: $(SHARED_LIB) $(REDIS_SHARED) $(CLI_BIN)
 	@if [ ! -x "$(PYTHON)" ]; then \
 	  echo "check-python: SKIPPED: no $(PYTHON) (Debian: apt-get install python3)"; exit 0; fi; \
 	$(PYTHON) -c 'import scrapy' 2>/dev/null || \
 	  echo "check-python: Scrapy is not installed for $(PYTHON): the crawl tests are SKIPPED (Debian: apt-get install python3-scrapy)"; \
-	PYTHONPATH=$(CURDIR)/bindings/python BLOOMKIT_LIB=$(CURDIR)/$(SHARED_LIB) BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
+	PYTHONPATH=$(CURDIR)/bindings/python BLOOMKIT_LIB=$(CURDIR)/$(SHARED_LIB) \
+	  BLOOMKIT_REDIS_LIB=$(CURDIR)/$(REDIS_SHARED) BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
 	  $(PYTHON) -m unittest discover -s bindings/python/tests -v
 
 # Fuzz targets (tests/fuzz): libFuzzer with clang, `make fuzz FUZZ_SECONDS=N`
