@@ -129,51 +129,64 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
     return bk_stats_sized(f, st, sizeof *st);
 }
 
-size_t bk_abi_layout(const char *t, const char *field)
-{
-    if (!t)
-        return (size_t)-1;
-#define F(type, name)                                                                              \
-    if (strcmp(field, #name) == 0)                                                                 \
-        return offsetof(type, name);
-    static const struct {
-        const char *name;
-        size_t size;
-    } types[] = {{"bk_config", sizeof(bk_config)},
-                 {"bk_filter_stats", sizeof(bk_filter_stats)},
-                 {"bk_config_error", sizeof(bk_config_error)},
-                 {"bk_plan", sizeof(bk_plan)}};
-    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-        if (strcmp(t, types[i].name) == 0 && !field)
-            return types[i].size;
-    if (!field)
-        return (size_t)-1;
-    if (strcmp(t, "bk_config") == 0) {
-        F(bk_config, variant)
-        F(bk_config, capacity)
-        F(bk_config, fpr)
-        F(bk_config, growth)
-        F(bk_config, tightening)
-        F(bk_config, hash) F(bk_config, layout) F(bk_config, has_key) F(bk_config, key)
-            F(bk_config, struct_size)
-    } else if (strcmp(t, "bk_filter_stats") == 0) {
-        F(bk_filter_stats, variant)
-        F(bk_filter_stats, hash)
-        F(bk_filter_stats, capacity)
-        F(bk_filter_stats, fpr)
-        F(bk_filter_stats, bits)
-        F(bk_filter_stats, bytes) F(bk_filter_stats, k) F(bk_filter_stats, keys)
-            F(bk_filter_stats, set_bits) F(bk_filter_stats, fill)
-                F(bk_filter_stats, est_cardinality) F(bk_filter_stats, est_fpr)
-                    F(bk_filter_stats, slices) F(bk_filter_stats, saturated)
-                        F(bk_filter_stats, model_fpr)
-    } else if (strcmp(t, "bk_config_error") == 0) {
-        F(bk_config_error, line) F(bk_config_error, key) F(bk_config_error, message)
-    } else if (strcmp(t, "bk_plan") == 0) {
-        F(bk_plan, bits)
-        F(bk_plan, bytes) F(bk_plan, k) F(bk_plan, expected_fpr) F(bk_plan, bits_per_key)
+/* Every struct and field that crosses the ABI, for bk_abi_layout. */
+#define ABI_TYPE(type)                                                                             \
+    {                                                                                              \
+#type, NULL, sizeof(type)                                                                  \
     }
-#undef F
+#define ABI_FIELD(type, field)                                                                     \
+    {                                                                                              \
+#type, #field, offsetof(type, field)                                                       \
+    }
+static const struct abi_entry {
+    const char *type, *field;
+    size_t value;
+} abi[] = {
+    ABI_TYPE(bk_config),
+    ABI_FIELD(bk_config, variant),
+    ABI_FIELD(bk_config, capacity),
+    ABI_FIELD(bk_config, fpr),
+    ABI_FIELD(bk_config, growth),
+    ABI_FIELD(bk_config, tightening),
+    ABI_FIELD(bk_config, hash),
+    ABI_FIELD(bk_config, layout),
+    ABI_FIELD(bk_config, has_key),
+    ABI_FIELD(bk_config, key),
+    ABI_FIELD(bk_config, struct_size),
+    ABI_TYPE(bk_filter_stats),
+    ABI_FIELD(bk_filter_stats, variant),
+    ABI_FIELD(bk_filter_stats, hash),
+    ABI_FIELD(bk_filter_stats, capacity),
+    ABI_FIELD(bk_filter_stats, fpr),
+    ABI_FIELD(bk_filter_stats, bits),
+    ABI_FIELD(bk_filter_stats, bytes),
+    ABI_FIELD(bk_filter_stats, k),
+    ABI_FIELD(bk_filter_stats, keys),
+    ABI_FIELD(bk_filter_stats, set_bits),
+    ABI_FIELD(bk_filter_stats, fill),
+    ABI_FIELD(bk_filter_stats, est_cardinality),
+    ABI_FIELD(bk_filter_stats, est_fpr),
+    ABI_FIELD(bk_filter_stats, slices),
+    ABI_FIELD(bk_filter_stats, saturated),
+    ABI_FIELD(bk_filter_stats, model_fpr),
+    ABI_TYPE(bk_config_error),
+    ABI_FIELD(bk_config_error, line),
+    ABI_FIELD(bk_config_error, key),
+    ABI_FIELD(bk_config_error, message),
+    ABI_TYPE(bk_plan),
+    ABI_FIELD(bk_plan, bits),
+    ABI_FIELD(bk_plan, bytes),
+    ABI_FIELD(bk_plan, k),
+    ABI_FIELD(bk_plan, expected_fpr),
+    ABI_FIELD(bk_plan, bits_per_key),
+};
+
+size_t bk_abi_layout(const char *type, const char *field)
+{
+    for (size_t i = 0; type && i < sizeof abi / sizeof *abi; i++)
+        if (strcmp(abi[i].type, type) == 0 &&
+            (field ? abi[i].field && strcmp(abi[i].field, field) == 0 : !abi[i].field))
+            return abi[i].value;
     return (size_t)-1;
 }
 

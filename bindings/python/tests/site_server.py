@@ -47,8 +47,14 @@ def main() -> None:
         def log_message(self, *args) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    class Server(ThreadingHTTPServer):
+        # two crawlers open up to 128 connections at once; socketserver's
+        # default backlog of 5 let a loaded machine refuse some (with retries
+        # off, a refused page is never fetched and looked like a lost key)
+        request_queue_size = 1024
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
