@@ -43,7 +43,8 @@
 
 /* Bounce buffer: large writes, small enough to stay cache-warm for the sum. */
 #define SAVE_CHUNK ((size_t)4 << 20)
-#define TMP_SUFFIX ".tmp.XXXXXX"
+#define TMP_MARK   ".tmp." /* .NAME.tmp.XXXXXX: what marks a temporary of NAME */
+#define TMP_SUFFIX TMP_MARK "XXXXXX"
 
 typedef struct save_job {
     const bk_filter *f;
@@ -116,7 +117,7 @@ static int check_target(save_job *j, struct stat *st, int *had)
 static void sweep_stale(const save_job *j)
 {
     const char *tbase = strrchr(j->tmp, '/') ? strrchr(j->tmp, '/') + 1 : j->tmp;
-    const size_t plen = strlen(tbase) - (sizeof TMP_SUFFIX - 1) + 5; /* ".NAME.tmp." */
+    const size_t plen = strlen(tbase) - (sizeof TMP_SUFFIX - 1) + (sizeof TMP_MARK - 1);
     DIR *d = opendir(j->dir);
     if (!d)
         return;
