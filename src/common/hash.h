@@ -49,14 +49,6 @@ static inline uint64_t bk_mulhi64(uint64_t a, uint64_t b)
     const uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi;
     const uint64_t cross = (lo_lo >> 32) + (uint32_t)hi_lo + lo_hi;
     return a_hi * b_hi + (hi_lo >> 32) + (cross >> 32);
-    /* The next n probes of p into out[0..n): positions gathered before any is
-     * loaded, so their cache misses overlap. */
-    static inline void bk_probes_take(bk_probes * p, uint64_t * out, unsigned n)
-    {
-        for (unsigned i = 0; i < n; i++)
-            out[i] = bk_probes_next(p);
-    }
-
 #endif
 }
 
