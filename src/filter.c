@@ -192,11 +192,9 @@ size_t bk_abi_layout(const char *type, const char *field)
 
 int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
 {
-    if (!out || size == 0)
+    if (!f || !out || size == 0)
         return BK_EINVAL;
     bk_filter_stats full, *st = &full;
-    if (!f)
-        return BK_EINVAL;
     memset(st, 0, sizeof *st);
     if (f->ops->refresh) {
         const int rc = f->ops->refresh(f);
