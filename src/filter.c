@@ -79,37 +79,43 @@ int bk_close(bk_filter *f)
     return rc;
 }
 
-int bk_add(bk_filter *f, const void *key, size_t len)
+/* The checks of every one-key call, then the key's hash: BK_OK, BK_EINVAL, or
+ * BK_EREADONLY when the call writes and f is read-only. */
+static int key_call(const bk_filter *f, const void *key, size_t len, int writes, bk_hash *h)
 {
     if (!f || !key_valid(key, len))
         return BK_EINVAL;
-    if (f->readonly)
+    if (writes && f->readonly)
         return BK_EREADONLY;
+    hash_for(f, key, len, h);
+    return BK_OK;
+}
+
+int bk_add(bk_filter *f, const void *key, size_t len)
+{
     bk_hash h;
-    hash_for(f, key, len, &h);
-    return f->ops->add(f, &h);
+    const int rc = key_call(f, key, len, 1, &h);
+    return rc != BK_OK ? rc : f->ops->add(f, &h);
 }
 
 int bk_contains(const bk_filter *f, const void *key, size_t len)
 {
-    if (!f || !key_valid(key, len))
-        return BK_EINVAL;
     bk_hash h;
-    hash_for(f, key, len, &h);
-    return f->ops->contains(f, &h);
+    const int rc = key_call(f, key, len, 0, &h);
+    return rc != BK_OK ? rc : f->ops->contains(f, &h);
 }
 
+/* BK_ENOTSUP before BK_EREADONLY: a variant that cannot remove says so
+ * whatever the filter's mode. */
 int bk_remove(bk_filter *f, const void *key, size_t len)
 {
-    if (!f || !key_valid(key, len))
-        return BK_EINVAL;
+    bk_hash h;
+    const int rc = key_call(f, key, len, 0, &h);
+    if (rc != BK_OK)
+        return rc;
     if (!f->ops->remove)
         return BK_ENOTSUP;
-    if (f->readonly)
-        return BK_EREADONLY;
-    bk_hash h;
-    hash_for(f, key, len, &h);
-    return f->ops->remove(f, &h);
+    return f->readonly ? BK_EREADONLY : f->ops->remove(f, &h);
 }
 
 int bk_clear(bk_filter *f)

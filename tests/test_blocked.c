@@ -22,8 +22,8 @@ START_TEST(probes_of_a_key_share_one_cache_line)
     const bk_allocator a = bk_current_allocator();
     bk_std_slice s;
     ck_assert_int_eq(bk_std_slice_init(&s, 100000, 0.001, BK_LAYOUT_BLOCKED, &a), BK_OK);
-    ck_assert_uint_eq(s.block, 512);
-    ck_assert_uint_eq(s.m % 512, 0);
+    ck_assert_uint_eq(s.shape.block, 512);
+    ck_assert_uint_eq(s.shape.m % 512, 0);
     ck_assert_uint_eq((uintptr_t)s.bits % 64, 0);
     const bk_sipkey key = {11, 22};
     char buf[48];
@@ -33,7 +33,7 @@ START_TEST(probes_of_a_key_share_one_cache_line)
         bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "line", n), &h);
         ck_assert_int_eq(bk_std_slice_add(&s, &h), 1);
         uint64_t first = UINT64_MAX, last = 0, set = 0;
-        for (uint64_t i = 0; i < s.nbytes; i++)
+        for (uint64_t i = 0; i < s.shape.nbytes; i++)
             if (atomic_load(&s.bits[i])) {
                 first = first < i ? first : i;
                 last = i;
@@ -41,7 +41,7 @@ START_TEST(probes_of_a_key_share_one_cache_line)
             }
         ck_assert_uint_eq(first / 64, last / 64);
         ck_assert_uint_ge(set, 1);
-        ck_assert_uint_le(set, s.k);
+        ck_assert_uint_le(set, s.shape.k);
         ck_assert_uint_eq(bk_std_slice_contains(&s, &h), 1);
     }
     bk_std_slice_release(&s, &a);

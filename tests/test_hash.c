@@ -91,7 +91,7 @@ START_TEST(slice_larger_than_2_pow_33_bits)
     const bk_allocator a = bk_current_allocator();
     bk_std_slice s;
     ck_assert_int_eq(bk_std_slice_init(&s, 900000000, 0.01, BK_LAYOUT_CLASSIC, &a), BK_OK);
-    ck_assert_uint_gt(s.m, UINT64_C(1) << 33);
+    ck_assert_uint_gt(s.shape.m, UINT64_C(1) << 33);
     const bk_sipkey key = {1, 2};
     char buf[64];
     uint64_t high = 0;
@@ -99,17 +99,17 @@ START_TEST(slice_larger_than_2_pow_33_bits)
         bk_hash h;
         bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "big", n), &h);
         ck_assert_int_eq(bk_std_slice_add(&s, &h), 1);
-        bk_probes it = bk_probes_for(&h, s.m, 0, s.probes);
-        for (unsigned i = 0; i < s.k; i++)
-            high += bk_probes_next(&it) >= s.m / 2;
+        bk_probes it = bk_probes_for(&h, s.shape.m, 0, s.shape.probes);
+        for (unsigned i = 0; i < s.shape.k; i++)
+            high += bk_probes_next(&it) >= s.shape.m / 2;
     }
     for (uint64_t n = 0; n < 20000; n++) {
         bk_hash h;
         bk_hash_key(BK_HASH_SIPHASH24, &key, buf, tu_key(buf, sizeof buf, "big", n), &h);
         ck_assert_int_eq(bk_std_slice_contains(&s, &h), 1);
     }
-    ck_assert_uint_gt(high, 20000 * s.k / 3);
-    ck_assert_uint_gt(bk_stripes_set(&s.counts), 20000 * (uint64_t)s.k * 99 / 100);
+    ck_assert_uint_gt(high, 20000 * s.shape.k / 3);
+    ck_assert_uint_gt(bk_stripes_set(&s.counts), 20000 * (uint64_t)s.shape.k * 99 / 100);
     bk_std_slice_release(&s, &a);
 }
 END_TEST

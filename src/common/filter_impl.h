@@ -39,6 +39,13 @@ typedef struct bk_slice_view {
     unsigned probes;    /* classic probe derivation: BK_PROBES_LCG (0) or BK_PROBES_DH */
 } bk_slice_view;
 
+/* 1 when two arrays are laid out alike (m, k, block and probe derivation), so
+ * one's cells can be combined with the other's. */
+static inline int bk_same_shape(const bk_slice_view *a, const bk_slice_view *b)
+{
+    return a->m == b->m && a->k == b->k && a->block == b->block && a->probes == b->probes;
+}
+
 /* The file mapping a filter's payloads live in (src/io/mmap.c); opaque here. */
 typedef struct bk_mapping bk_mapping;
 
@@ -104,6 +111,13 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->sipkey = bk_sipkey_from_bytes(cfg->key);
     f->readonly = 0;
     f->mapping = NULL;
+}
+
+/* slice_count of a variant that is one array (standard, counting). */
+static inline uint32_t bk_one_slice(const bk_filter *f)
+{
+    (void)f;
+    return 1;
 }
 
 /* 1 when f's cells are in this process's memory (its slice views carry

@@ -123,30 +123,24 @@ SIP_INLINE sip_state sip_absorb(const bk_sipkey *key, unsigned c, int wide, cons
         s.v0 ^= m;
     }
     /* Last word: the 0..7 tail bytes, and len mod 256 in the top byte. The
-     * bytes are gathered by a switch rather than a memcpy of variable length,
-     * which would be a library call on the path of every key. */
+     * bytes are gathered as 4-, 2- and 1-byte pieces rather than by a memcpy
+     * of variable length, which would be a library call on the path of every
+     * key. */
     const uint8_t *t = whole ? in + whole : in; /* msg may be NULL when len is 0: no
                                                     arithmetic on a null pointer */
+    const size_t r = len % 8;
     uint64_t b = (uint64_t)(len & 0xff) << 56;
-    switch (len % 8) {
-    case 7:
-        b |= (uint64_t)t[6] << 48; /* fall through */
-    case 6:
-        b |= (uint64_t)t[5] << 40; /* fall through */
-    case 5:
-        b |= (uint64_t)t[4] << 32; /* fall through */
-    case 4:
-        b |= (uint64_t)t[3] << 24; /* fall through */
-    case 3:
-        b |= (uint64_t)t[2] << 16; /* fall through */
-    case 2:
-        b |= (uint64_t)t[1] << 8; /* fall through */
-    case 1:
-        b |= (uint64_t)t[0];
-        break;
-    default:
-        break;
+    size_t at = 0;
+    if (r & 4) {
+        b |= (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
+        at = 4;
     }
+    if (r & 2) {
+        b |= ((uint64_t)t[at] | (uint64_t)t[at + 1] << 8) << (8 * at);
+        at += 2;
+    }
+    if (r & 1)
+        b |= (uint64_t)t[at] << (8 * at);
     s.v3 ^= b;
     sip_rounds(&s, c);
     s.v0 ^= b;

@@ -45,15 +45,10 @@
 
 typedef struct bk_counting {
     bk_filter base; /* first: a bk_counting* is a bk_filter* */
-    uint64_t m;     /* counters */
-    unsigned k;
-    unsigned block;  /* counters per block (blocked layout), 0 for classic */
-    unsigned probes; /* classic probe derivation (BK_PROBES_*) */
-    uint64_t nbytes; /* ceil(m / 2) */
-    uint8_t *cells;
-    uint64_t nonzero;
-    uint64_t saturated;
-    uint64_t keys;
+    /* The counter array as persistence sees it: m counters, k, block, probes,
+     * nbytes = ceil(m / 2), data = the cells, set_bits = non-zero counters,
+     * saturated and keys; capacity and fpr are the config's. */
+    bk_slice_view v;
     int borrowed;          /* cells belong to a file mapping */
     pthread_rwlock_t lock; /* writers exclusive, lookups shared */
 } bk_counting;
@@ -62,13 +57,13 @@ _Static_assert(offsetof(bk_counting, base) == 0, "bk_filter must be the first me
 
 static unsigned cell_get(const bk_counting *c, uint64_t i)
 {
-    return (c->cells[i >> 1] >> bk_nibble_shift(i)) & 0xfu;
+    return (c->v.data[i >> 1] >> bk_nibble_shift(i)) & 0xfu;
 }
 
 static void cell_set(bk_counting *c, uint64_t i, unsigned v)
 {
     const unsigned sh = bk_nibble_shift(i);
-    uint8_t *b = &c->cells[i >> 1];
+    uint8_t *b = &c->v.data[i >> 1];
     *b = (uint8_t)((*b & ~(0xfu << sh)) | (v << sh));
 }
 
@@ -79,21 +74,21 @@ static void cell_inc(bk_counting *c, uint64_t i)
     if (v == BK_COUNTER_MAX)
         return;
     cell_set(c, i, v + 1);
-    c->nonzero += (v == 0);
-    c->saturated += (v + 1 == BK_COUNTER_MAX);
+    c->v.set_bits += (v == 0);
+    c->v.saturated += (v + 1 == BK_COUNTER_MAX);
 }
 
 static int add_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
+    bk_probes pr = bk_probes_for(h, c->v.m, c->v.block, c->v.probes);
     int was_new = 0;
-    for (unsigned i = 0; i < c->k; i++) {
+    for (unsigned i = 0; i < c->v.k; i++) {
         const uint64_t pos = bk_probes_next(&pr);
         was_new |= (cell_get(c, pos) == 0);
         cell_inc(c, pos);
     }
-    c->keys++;
+    c->v.keys++;
     return was_new;
 }
 
@@ -104,9 +99,9 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
 static int contains_unlocked(const bk_filter *f, const bk_hash *h)
 {
     const bk_counting *c = (const bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
-    for (unsigned done = 0; done < c->k; done += CNT_ROUND) {
-        const unsigned n = c->k - done < CNT_ROUND ? c->k - done : CNT_ROUND;
+    bk_probes pr = bk_probes_for(h, c->v.m, c->v.block, c->v.probes);
+    for (unsigned done = 0; done < c->v.k; done += CNT_ROUND) {
+        const unsigned n = c->v.k - done < CNT_ROUND ? c->v.k - done : CNT_ROUND;
         uint64_t pos[CNT_ROUND];
         bk_probes_take(&pr, pos, n);
         unsigned hit = 1;
@@ -121,20 +116,20 @@ static int contains_unlocked(const bk_filter *f, const bk_hash *h)
 static void cnt_prefetch(const bk_filter *f, const bk_hash *h)
 {
     const bk_counting *c = (const bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
-    if (c->block) { /* one cache line (payloads are 64-byte aligned) */
-        __builtin_prefetch(&c->cells[pr.base >> 1], 1, 0);
+    bk_probes pr = bk_probes_for(h, c->v.m, c->v.block, c->v.probes);
+    if (c->v.block) { /* one cache line (payloads are 64-byte aligned) */
+        __builtin_prefetch(&c->v.data[pr.base >> 1], 1, 0);
         return;
     }
-    for (unsigned i = 0; i < c->k; i++)
-        __builtin_prefetch(&c->cells[bk_probes_next(&pr) >> 1], 1, 0);
+    for (unsigned i = 0; i < c->v.k; i++)
+        __builtin_prefetch(&c->v.data[bk_probes_next(&pr) >> 1], 1, 0);
 }
 
 /* Undo the decrements of probes 0 .. done-1 (saturated ones were skipped and
  * are still 15; every decremented one is now <= 14, so "not 15" finds them). */
 static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
 {
-    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
+    bk_probes pr = bk_probes_for(h, c->v.m, c->v.block, c->v.probes);
     for (unsigned i = 0; i < done; i++) {
         const uint64_t pos = bk_probes_next(&pr);
         if (cell_get(c, pos) != BK_COUNTER_MAX)
@@ -145,8 +140,8 @@ static void undo_decrements(bk_counting *c, const bk_hash *h, unsigned done)
 static int remove_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_counting *c = (bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->m, c->block, c->probes);
-    for (unsigned i = 0; i < c->k; i++) {
+    bk_probes pr = bk_probes_for(h, c->v.m, c->v.block, c->v.probes);
+    for (unsigned i = 0; i < c->v.k; i++) {
         const uint64_t pos = bk_probes_next(&pr);
         const unsigned v = cell_get(c, pos);
         if (v == 0) {
@@ -156,17 +151,19 @@ static int remove_unlocked(bk_filter *f, const bk_hash *h)
         if (v == BK_COUNTER_MAX)
             continue; /* sticky */
         cell_set(c, pos, v - 1);
-        c->nonzero -= (v == 1);
+        c->v.set_bits -= (v == 1);
     }
-    c->keys -= (c->keys > 0);
+    c->v.keys -= (c->v.keys > 0);
     return BK_OK;
 }
 
-static void clear_unlocked(bk_filter *f)
+static int clear_unlocked(bk_filter *f, const bk_hash *unused)
 {
+    (void)unused;
     bk_counting *c = (bk_counting *)f;
-    memset(c->cells, 0, (size_t)c->nbytes);
-    c->nonzero = c->saturated = c->keys = 0;
+    memset(c->v.data, 0, (size_t)c->v.nbytes);
+    c->v.set_bits = c->v.saturated = c->v.keys = 0;
+    return BK_OK;
 }
 
 static void cnt_destroy(bk_filter *f)
@@ -174,32 +171,15 @@ static void cnt_destroy(bk_filter *f)
     bk_counting *c = (bk_counting *)f;
     const bk_allocator a = f->alloc;
     if (!c->borrowed)
-        bk_payload_free(&a, c->cells, (size_t)c->nbytes);
+        bk_payload_free(&a, c->v.data, (size_t)c->v.nbytes);
     pthread_rwlock_destroy(&c->lock);
     bk_mem_free(&a, c);
-}
-
-static uint32_t cnt_slice_count(const bk_filter *f)
-{
-    (void)f;
-    return 1;
 }
 
 static void cnt_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     (void)i;
-    const bk_counting *c = (const bk_counting *)f;
-    out->m = c->m;
-    out->k = c->k;
-    out->block = c->block;
-    out->probes = c->probes;
-    out->capacity = f->cfg.capacity;
-    out->fpr = f->cfg.fpr;
-    out->set_bits = c->nonzero;
-    out->keys = c->keys;
-    out->saturated = c->saturated;
-    out->data = c->cells;
-    out->nbytes = c->nbytes;
+    *out = ((const bk_counting *)f)->v;
 }
 
 /* Counter-wise saturating sum: the same counters as adding both key
@@ -208,17 +188,18 @@ static int merge_unlocked(bk_filter *dst, const bk_filter *src)
 {
     bk_counting *d = (bk_counting *)dst;
     const bk_counting *s = (const bk_counting *)src;
-    if (d->m != s->m || d->k != s->k || d->block != s->block || d->probes != s->probes)
+    if (d->v.m != s->v.m || d->v.k != s->v.k || d->v.block != s->v.block ||
+        d->v.probes != s->v.probes)
         return BK_EINCOMPAT;
-    for (uint64_t i = 0; i < d->nbytes; i++) {
-        const unsigned a = d->cells[i], b = s->cells[i];
+    for (uint64_t i = 0; i < d->v.nbytes; i++) {
+        const unsigned a = d->v.data[i], b = s->v.data[i];
         unsigned hi = (a >> 4) + (b >> 4), lo = (a & 0xfu) + (b & 0xfu);
         hi = hi > BK_COUNTER_MAX ? BK_COUNTER_MAX : hi;
         lo = lo > BK_COUNTER_MAX ? BK_COUNTER_MAX : lo;
-        d->cells[i] = (uint8_t)(hi << 4 | lo);
+        d->v.data[i] = (uint8_t)(hi << 4 | lo);
     }
-    bk_nibble_census(d->cells, (size_t)d->nbytes, &d->nonzero, &d->saturated);
-    d->keys += s->keys;
+    bk_nibble_census(d->v.data, (size_t)d->v.nbytes, &d->v.set_bits, &d->v.saturated);
+    d->v.keys += s->v.keys;
     return BK_OK;
 }
 
@@ -229,12 +210,28 @@ static pthread_rwlock_t *lock_of(const bk_filter *f)
     return &((bk_counting *)f)->lock;
 }
 
-static int cnt_add(bk_filter *f, const bk_hash *h)
+/* Run a writer (add, remove, clear) under the exclusive lock. */
+static int write_locked(bk_filter *f, int (*op)(bk_filter *, const bk_hash *), const bk_hash *h)
 {
     pthread_rwlock_wrlock(lock_of(f));
-    const int rc = add_unlocked(f, h);
+    const int rc = op(f, h);
     pthread_rwlock_unlock(lock_of(f));
     return rc;
+}
+
+static int cnt_add(bk_filter *f, const bk_hash *h)
+{
+    return write_locked(f, add_unlocked, h);
+}
+
+static int cnt_remove(bk_filter *f, const bk_hash *h)
+{
+    return write_locked(f, remove_unlocked, h);
+}
+
+static int cnt_clear(bk_filter *f)
+{
+    return write_locked(f, clear_unlocked, NULL);
 }
 
 static int cnt_contains(const bk_filter *f, const bk_hash *h)
@@ -243,22 +240,6 @@ static int cnt_contains(const bk_filter *f, const bk_hash *h)
     const int rc = contains_unlocked(f, h);
     pthread_rwlock_unlock(lock_of(f));
     return rc;
-}
-
-static int cnt_remove(bk_filter *f, const bk_hash *h)
-{
-    pthread_rwlock_wrlock(lock_of(f));
-    const int rc = remove_unlocked(f, h);
-    pthread_rwlock_unlock(lock_of(f));
-    return rc;
-}
-
-static int cnt_clear(bk_filter *f)
-{
-    pthread_rwlock_wrlock(lock_of(f));
-    clear_unlocked(f);
-    pthread_rwlock_unlock(lock_of(f));
-    return BK_OK;
 }
 
 /* dst's lock only: src must not be written meanwhile (as for bk_save). Taking
@@ -271,19 +252,16 @@ static int cnt_merge(bk_filter *dst, const bk_filter *src)
     return rc;
 }
 
+/* The operations grouped by role, as in a SQLite methods table. intersect is NULL: a minimum of
+ * counters is not the counters of the common keys. */
+/* clang-format off */
 static const bk_filter_ops counting_ops = {
     .name = "counting",
-    .add = cnt_add,
-    .contains = cnt_contains,
-    .remove = cnt_remove,
-    .clear = cnt_clear,
-    .destroy = cnt_destroy,
-    .slice_count = cnt_slice_count,
-    .slice_view = cnt_slice_view,
-    .merge = cnt_merge,
-    .intersect = NULL, /* a minimum of counters is not the counters of the common keys */
-    .prefetch = cnt_prefetch,
+    .add = cnt_add, .contains = cnt_contains, .remove = cnt_remove, .prefetch = cnt_prefetch,
+    .clear = cnt_clear, .merge = cnt_merge, .intersect = NULL, .destroy = cnt_destroy,
+    .slice_count = bk_one_slice, .slice_view = cnt_slice_view,
 };
+/* clang-format on */
 
 /* A counting filter over the array v describes (shape, counts and data,
  * which it takes over; borrowed data belongs to a mapping). The one setup of
@@ -299,15 +277,9 @@ static int make(const bk_config *cfg, const bk_allocator *a, const bk_slice_view
         bk_mem_free(a, c);
         return BK_ESYS;
     }
-    c->m = v->m;
-    c->k = v->k;
-    c->block = v->block;
-    c->probes = v->probes;
-    c->nbytes = v->nbytes;
-    c->cells = v->data;
-    c->nonzero = v->set_bits;
-    c->saturated = v->saturated;
-    c->keys = v->keys;
+    c->v = *v;
+    c->v.capacity = cfg->capacity;
+    c->v.fpr = cfg->fpr;
     c->borrowed = borrowed;
     bk_filter_base_init(&c->base, &counting_ops, cfg, a);
     *out = &c->base;

@@ -618,14 +618,20 @@ int bk_rconn_call(bk_rconn *c, const char *key, size_t keylen, redisReply **out,
     return call_formatted(c, key, keylen, cmd, len, out);
 }
 
-int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, ...)
+int bk_rconn_vcallf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, va_list ap)
 {
     char *cmd = NULL;
+    const int len = redisvFormatCommand(&cmd, fmt, ap);
+    return call_formatted(c, key, strlen(key), cmd, len, out);
+}
+
+int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    const int len = redisvFormatCommand(&cmd, fmt, ap);
+    const int rc = bk_rconn_vcallf(c, key, out, fmt, ap);
     va_end(ap);
-    return call_formatted(c, key, strlen(key), cmd, len, out);
+    return rc;
 }
 
 int bk_rconn_all(bk_rconn *c, redisReply **out, const char *fmt, ...)

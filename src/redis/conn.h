@@ -17,6 +17,7 @@
 #ifndef BK_REDIS_CONN_H
 #define BK_REDIS_CONN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,7 @@ int bk_rconn_call(bk_rconn *c, const char *key, size_t keylen, redisReply **out,
                   const char **argv, const size_t *lens);
 /* Same with a printf-like hiredis format ("%s %b" ...); key is a C string. */
 int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, ...);
+int bk_rconn_vcallf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, va_list ap);
 /* Run one command on every node that serves slots (SCRIPT LOAD): BK_OK with
  * the last node's reply, or the first error (an error reply is returned as
  * the reply). The queue must be empty. */

@@ -9,9 +9,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "bloomkit_redis.h"
+
 #include "../common/alloc.h"
 #include "../common/bits.h"
 #include "../common/error.h"
@@ -25,6 +27,23 @@ static int reply_error(bk_rfilter *rf, redisReply *r, const char *what)
                            r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
     freeReplyObject(r);
     return rc;
+}
+
+/* A write whose reply is an integer (SETRANGE, HSET, HDEL, DEL), `what`
+ * naming it in the error: BK_OK, or the error with the reply freed. */
+static int write_int(bk_rfilter *rf, const char *key, const char *what, const char *fmt, ...)
+{
+    redisReply *r;
+    va_list ap;
+    va_start(ap, fmt);
+    const int rc = bk_rconn_vcallf(bk_rfilter_conn(rf), key, &r, fmt, ap);
+    va_end(ap);
+    if (rc != BK_OK)
+        return rc;
+    if (r->type != REDIS_REPLY_INTEGER)
+        return reply_error(rf, r, what);
+    freeReplyObject(r);
+    return BK_OK;
 }
 
 static int all_zero(const uint8_t *p, uint64_t n)
@@ -45,14 +64,10 @@ static int push_block(bk_rfilter *rf, uint32_t j, uint64_t b, const uint8_t *dat
         const uint64_t n = len - off < CHUNK ? len - off : CHUNK;
         if (all_zero(data + start + off, n))
             continue;
-        redisReply *r;
-        const int rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r, "SETRANGE %s %llu %b", key,
-                                      (unsigned long long)off, data + start + off, (size_t)n);
+        const int rc = write_int(rf, key, "SETRANGE", "SETRANGE %s %llu %b", key,
+                                 (unsigned long long)off, data + start + off, (size_t)n);
         if (rc != BK_OK)
             return rc;
-        if (r->type != REDIS_REPLY_INTEGER)
-            return reply_error(rf, r, "SETRANGE");
-        freeReplyObject(r);
     }
     return BK_OK;
 }
@@ -62,17 +77,9 @@ static int hset_counts(bk_rfilter *rf, uint64_t b, uint32_t j, uint64_t bits, ui
 {
     char key[BK_REDIS_KEY_MAX];
     bk_rfilter_count_key(rf, b, key, sizeof key);
-    redisReply *r;
-    const int rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r,
-                                  "HSET %s bits.%u %llu keys.%u %llu sat.%u %llu", key, (unsigned)j,
-                                  (unsigned long long)bits, (unsigned)j, (unsigned long long)keys,
-                                  (unsigned)j, (unsigned long long)sat);
-    if (rc != BK_OK)
-        return rc;
-    if (r->type != REDIS_REPLY_INTEGER)
-        return reply_error(rf, r, "HSET");
-    freeReplyObject(r);
-    return BK_OK;
+    return write_int(rf, key, "HSET", "HSET %s bits.%u %llu keys.%u %llu sat.%u %llu", key,
+                     (unsigned)j, (unsigned long long)bits, (unsigned)j, (unsigned long long)keys,
+                     (unsigned)j, (unsigned long long)sat);
 }
 
 static int push_all(bk_rfilter *rf, const bk_filter *f)
@@ -110,38 +117,21 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
             rc = hset_counts(rf, b, j, bits, b == 0 ? v.keys : 0, sat);
         }
     }
-    redisReply *r;
     char key[BK_REDIS_KEY_MAX];
     if (rc == BK_OK && rf->base.cfg.variant == BK_VARIANT_SCALABLE) {
         bk_rfilter_count_key(rf, 0, key, sizeof key);
-        rc = bk_rconn_callf(bk_rfilter_conn(rf), key, &r, "HSET %s slices %u", key, (unsigned)n);
-        if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
-            return reply_error(rf, r, "HSET");
-        if (rc == BK_OK)
-            freeReplyObject(r);
+        rc = write_int(rf, key, "HSET", "HSET %s slices %u", key, (unsigned)n);
     }
-    if (rc == BK_OK) {
-        rc = bk_rconn_callf(bk_rfilter_conn(rf), rf->name, &r, "HDEL %s pushing", rf->name);
-        if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
-            return reply_error(rf, r, "HDEL");
-        if (rc == BK_OK)
-            freeReplyObject(r);
-    }
+    if (rc == BK_OK)
+        rc = write_int(rf, rf->name, "HDEL", "HDEL %s pushing", rf->name);
     return rc;
 }
 
 /* Delete the filter's cells, counts and metadata. */
 static int drop_keys(bk_rfilter *rf)
 {
-    int rc = rf->base.ops->clear(&rf->base);
-    redisReply *r;
-    if (rc == BK_OK)
-        rc = bk_rconn_callf(bk_rfilter_conn(rf), rf->name, &r, "DEL %s", rf->name);
-    if (rc == BK_OK && r->type != REDIS_REPLY_INTEGER)
-        return reply_error(rf, r, "DEL");
-    if (rc == BK_OK)
-        freeReplyObject(r);
-    return rc;
+    const int rc = rf->base.ops->clear(&rf->base);
+    return rc != BK_OK ? rc : write_int(rf, rf->name, "DEL", "DEL %s", rf->name);
 }
 
 int bk_redis_push(const bk_filter *f, const char *url)

@@ -102,6 +102,37 @@ static int fail_copy(bk_redis_url *u, int bad, const char *part)
                : bk_fail(BK_ENOMEM, "redis URL: out of memory");
 }
 
+/* The query options: this table drives the lookup, the "given twice" check,
+ * the ranges and their error texts. name is a string (decoded); the others
+ * are integers from lo to hi, multiples of step. */
+enum { OPT_NAME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_RETRIES, OPT_DB, OPT_BLOCK_BYTES, OPT_N };
+static const struct url_option {
+    const char *name;
+    long long lo, hi, step;
+    const char *unit;
+    size_t field; /* offset of the int it sets (not name, block_bytes) */
+} options[OPT_N] = {
+    [OPT_NAME] = {"name", 0, 0, 0, ""},
+    [OPT_CONNECT_TIMEOUT] = {"connect_timeout", 1, 3600000, 1, " ms",
+                             offsetof(bk_redis_url, connect_timeout_ms)},
+    [OPT_TIMEOUT] = {"timeout", 1, 3600000, 1, " ms", offsetof(bk_redis_url, timeout_ms)},
+    [OPT_RETRIES] = {"retries", 0, 100, 1, "", offsetof(bk_redis_url, retries)},
+    [OPT_DB] = {"db", 0, 65535, 1, "", offsetof(bk_redis_url, db)},
+    [OPT_BLOCK_BYTES] = {"block_bytes", 64, (long long)BK_REDIS_BLOCK_MAX, 64, " bytes"},
+};
+
+static int set_name(bk_redis_url *u, const char *v, size_t vn)
+{
+    int bad;
+    char *name = decode(&u->alloc, v, vn, &bad);
+    if (!name)
+        return bad ? bk_fail(BK_EINVAL, "redis URL: bad escape in name")
+                   : bk_fail(BK_ENOMEM, "redis URL: out of memory");
+    bk_mem_free(&u->alloc, u->name);
+    u->name = name;
+    return BK_OK;
+}
+
 /* One "name=value" of the query string; *seen: the options met so far (an
  * option given twice is an error, not "the last one wins"). */
 static int apply_option(bk_redis_url *u, const char *s, size_t n, unsigned *seen)
@@ -111,53 +142,36 @@ static int apply_option(bk_redis_url *u, const char *s, size_t n, unsigned *seen
         return bk_fail(BK_EINVAL, "redis URL: option without '=' in the query");
     const size_t kn = (size_t)(eq - s), vn = n - kn - 1;
     const char *v = eq + 1;
+    unsigned i = 0;
+    while (i < OPT_N && !(kn == strlen(options[i].name) && memcmp(s, options[i].name, kn) == 0))
+        i++;
+    if (i == OPT_N) {
+        char list[128] = "";
+        for (unsigned j = 0; j < OPT_N; j++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "",
+                     options[j].name);
+        return bk_fail(BK_EINVAL, "redis URL: unknown option '%.*s' (known: %s)",
+                       (int)(kn > 40 ? 40 : kn), s, list);
+    }
+    if (*seen & (1u << i))
+        return bk_fail(BK_EINVAL, "redis URL: option %s given twice", options[i].name);
+    *seen |= 1u << i;
+    if (i == OPT_NAME)
+        return set_name(u, v, vn);
+    const struct url_option *o = &options[i];
     long long x;
-    static const char *const known[] = {"name", "connect_timeout", "timeout", "retries",
-                                        "db",   "block_bytes"};
-    for (unsigned i = 0; i < sizeof known / sizeof *known; i++)
-        if (kn == strlen(known[i]) && memcmp(s, known[i], kn) == 0) {
-            if (*seen & (1u << i))
-                return bk_fail(BK_EINVAL, "redis URL: option %s given twice", known[i]);
-            *seen |= 1u << i;
-        }
-#define IS(lit) (kn == sizeof(lit) - 1 && memcmp(s, lit, kn) == 0)
-    if (IS("name")) {
-        int bad;
-        char *name = decode(&u->alloc, v, vn, &bad);
-        if (!name)
-            return bad ? bk_fail(BK_EINVAL, "redis URL: bad escape in name")
-                       : bk_fail(BK_ENOMEM, "redis URL: out of memory");
-        bk_mem_free(&u->alloc, u->name);
-        u->name = name;
-    } else if (IS("connect_timeout")) {
-        if (!parse_long(v, vn, 1, 3600000, &x))
-            return bk_fail(BK_EINVAL, "redis URL: connect_timeout must be 1 .. 3600000 ms");
-        u->connect_timeout_ms = (int)x;
-    } else if (IS("timeout")) {
-        if (!parse_long(v, vn, 1, 3600000, &x))
-            return bk_fail(BK_EINVAL, "redis URL: timeout must be 1 .. 3600000 ms");
-        u->timeout_ms = (int)x;
-    } else if (IS("retries")) {
-        if (!parse_long(v, vn, 0, 100, &x))
-            return bk_fail(BK_EINVAL, "redis URL: retries must be 0 .. 100");
-        u->retries = (int)x;
-    } else if (IS("db")) {
-        if (!parse_long(v, vn, 0, 65535, &x))
-            return bk_fail(BK_EINVAL, "redis URL: db must be 0 .. 65535");
-        u->db = (int)x;
-    } else if (IS("block_bytes")) {
-        if (!parse_long(v, vn, 64, (long long)BK_REDIS_BLOCK_MAX, &x) || x % 64 != 0)
-            return bk_fail(BK_EINVAL,
-                           "redis URL: block_bytes must be a multiple of 64 from 64 to 536870912");
+    if (!parse_long(v, vn, o->lo, o->hi, &x) || x % o->step != 0)
+        return o->step > 1 ? bk_fail(BK_EINVAL,
+                                     "redis URL: %s must be a multiple of %lld from %lld to %lld%s",
+                                     o->name, o->step, o->lo, o->hi, o->unit)
+                           : bk_fail(BK_EINVAL, "redis URL: %s must be %lld .. %lld%s", o->name,
+                                     o->lo, o->hi, o->unit);
+    if (i == OPT_BLOCK_BYTES) {
         u->block_bytes = (uint64_t)x;
         u->block_bytes_given = 1;
     } else {
-        return bk_fail(BK_EINVAL,
-                       "redis URL: unknown option '%.*s' (known: name, connect_timeout, timeout, "
-                       "retries, db, block_bytes)",
-                       (int)(kn > 40 ? 40 : kn), s);
+        *(int *)(void *)((char *)u + o->field) = (int)x;
     }
-#undef IS
     return BK_OK;
 }
 

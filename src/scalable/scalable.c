@@ -89,8 +89,8 @@ bk_slice_limit bk_scalable_limit(const bk_slice_view *v)
 /* 1 when a key may go into s without passing its limit. */
 static int has_room(const bk_std_slice *s, const bk_slice_limit *l)
 {
-    BK_ASSERT(l->set <= s->m); /* a limit is at most the slice's cells */
-    return bk_std_slice_set(s) + s->k <= l->set && bk_std_slice_keys(s) < l->keys;
+    BK_ASSERT(l->set <= s->shape.m); /* a limit is at most the slice's cells */
+    return bk_std_slice_set(s) + s->shape.k <= l->set && bk_std_slice_keys(s) < l->keys;
 }
 
 int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out)
@@ -125,7 +125,7 @@ static int add_slice(bk_scalable *sf, uint32_t i)
     if (rc != BK_OK)
         return rc;
     if (i > 0) /* a chain keeps one probe derivation (older files: BK_PROBES_DH) */
-        shape.probes = sf->slices[0]->probes;
+        shape.probes = sf->slices[0]->shape.probes;
     bk_std_slice *s = bk_mem_alloc(&sf->base.alloc, sizeof *s);
     if (!s)
         return BK_ENOMEM;
@@ -264,19 +264,16 @@ static int scl_merge(bk_filter *dst, const bk_filter *src)
     return BK_OK;
 }
 
+/* The operations grouped by role, as in a SQLite methods table. remove is NULL: slices are bit
+ * arrays; intersect is NULL: the chain's slices hold disjoint key sets. */
+/* clang-format off */
 static const bk_filter_ops scalable_ops = {
     .name = "scalable",
-    .add = scl_add,
-    .contains = scl_contains,
-    .remove = NULL, /* slices are bit arrays */
-    .clear = scl_clear,
-    .destroy = scl_destroy,
-    .slice_count = scl_slice_count,
-    .slice_view = scl_slice_view,
-    .merge = scl_merge,
-    .intersect = NULL, /* the chain's slices hold disjoint key sets */
-    .prefetch = scl_prefetch,
+    .add = scl_add, .contains = scl_contains, .remove = NULL, .prefetch = scl_prefetch,
+    .clear = scl_clear, .merge = scl_merge, .intersect = NULL, .destroy = scl_destroy,
+    .slice_count = scl_slice_count, .slice_view = scl_slice_view,
 };
+/* clang-format on */
 
 /* An empty chain (no slices yet). */
 static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_scalable **out)

@@ -57,13 +57,7 @@ int bk_std_slice_init_shape(bk_std_slice *s, const bk_slice_view *shape, const b
 
 void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed)
 {
-    s->m = v->m;
-    s->k = v->k;
-    s->block = v->block;
-    s->probes = v->probes;
-    s->capacity = v->capacity;
-    s->fpr = v->fpr;
-    s->nbytes = v->nbytes;
+    s->shape = *v;
     s->bits = (_Atomic uint8_t *)v->data;
     bk_stripes_init(&s->counts, v->set_bits, v->keys);
     s->borrowed = borrowed;
@@ -71,30 +65,24 @@ void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed)
 
 void bk_std_slice_view(const bk_std_slice *s, bk_slice_view *out)
 {
-    out->m = s->m;
-    out->k = s->k;
-    out->block = s->block;
-    out->probes = s->probes;
-    out->capacity = s->capacity;
-    out->fpr = s->fpr;
+    *out = s->shape;
     out->set_bits = bk_stripes_set(&s->counts);
     out->keys = bk_stripes_keys(&s->counts);
     out->saturated = 0;
     out->data = (uint8_t *)s->bits;
-    out->nbytes = s->nbytes;
 }
 
 int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b)
 {
-    return a->m == b->m && a->k == b->k && a->block == b->block && a->probes == b->probes;
+    return bk_same_shape(&a->shape, &b->shape);
 }
 
 int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
 {
     if (!bk_std_slice_same_shape(dst, src))
         return BK_EINCOMPAT;
-    const uint64_t set =
-        bk_bits_combine((uint8_t *)dst->bits, (const uint8_t *)src->bits, (size_t)dst->nbytes, op);
+    const uint64_t set = bk_bits_combine((uint8_t *)dst->bits, (const uint8_t *)src->bits,
+                                         (size_t)dst->shape.nbytes, op);
     const uint64_t dk = bk_stripes_keys(&dst->counts), sk = bk_stripes_keys(&src->counts);
     /* keys: adds reported new on either side (union), or at most the smaller
      * side (intersection): the figures bk_stats documents. */
@@ -105,7 +93,7 @@ int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
 void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
 {
     if (!s->borrowed)
-        bk_payload_free(a, (void *)s->bits, (size_t)s->nbytes);
+        bk_payload_free(a, (void *)s->bits, (size_t)s->shape.nbytes);
     s->bits = NULL;
 }
 
@@ -131,7 +119,7 @@ static void gather(bk_probes *pr, unsigned n, uint64_t *at, uint8_t *mask)
 /* Probe j's bit (recomputed: only on the rare paths). */
 static uint64_t probe_bit(const bk_std_slice *s, const bk_hash *h, unsigned j)
 {
-    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
+    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
     uint64_t bit = 0;
     for (unsigned i = 0; i <= j; i++)
         bit = bk_probes_next(&pr);
@@ -165,11 +153,11 @@ typedef uint64_t __attribute__((may_alias)) bk_word; /* the payload bytes, as wo
 
 static void block_masks(const bk_std_slice *s, const bk_hash *h, bk_word **words, uint64_t want[8])
 {
-    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
+    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
     *words = (bk_word *)(void *)((uint8_t *)s->bits + pr.base / 8);
     for (unsigned w = 0; w < 8; w++)
         want[w] = 0;
-    for (unsigned i = 0; i < s->k; i++) {
+    for (unsigned i = 0; i < s->shape.k; i++) {
         const uint64_t off = bk_probes_next(&pr) - pr.base;
         want[off >> 6] |= UINT64_C(1) << ((off & 63) ^ 7);
     }
@@ -242,14 +230,14 @@ static int block_add(bk_std_slice *s, const bk_hash *h)
 int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
 {
 #if BK_STD_WORDS
-    if (s->block)
+    if (s->shape.block)
         return block_add(s, h);
 #endif
     uint64_t zero[BK_STD_ZWORDS] = {0};
     uint64_t at[BK_STD_ROUND];
     uint8_t mask[BK_STD_ROUND];
-    const unsigned k = s->k;
-    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
+    const unsigned k = s->shape.k;
+    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
     int any = 0;
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
@@ -266,7 +254,7 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
 
     uint64_t changed = 0;
     int raced = 0;
-    pr = bk_probes_for(h, s->m, s->block, s->probes);
+    pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
         if (k > BK_STD_ROUND) /* one round keeps phase 1's positions */
@@ -292,12 +280,12 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
 
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
 {
-    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
-    if (s->block) { /* one cache line (payloads are 64-byte aligned) */
+    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
+    if (s->shape.block) { /* one cache line (payloads are 64-byte aligned) */
         __builtin_prefetch((const void *)&s->bits[bk_bit_byte(pr.base)], 1, 0);
         return;
     }
-    for (unsigned i = 0; i < s->k; i++)
+    for (unsigned i = 0; i < s->shape.k; i++)
         __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probes_next(&pr))], 1, 0);
 }
 
@@ -307,11 +295,11 @@ void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
 {
 #if BK_STD_WORDS
-    if (s->block)
+    if (s->shape.block)
         return block_contains(s, h);
 #endif
-    bk_probes pr = bk_probes_for(h, s->m, s->block, s->probes);
-    const unsigned k = s->k;
+    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
+    const unsigned k = s->shape.k;
     for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
         const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
         uint64_t at[BK_STD_ROUND];
@@ -328,7 +316,7 @@ int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
 
 void bk_std_slice_clear(bk_std_slice *s)
 {
-    memset((void *)s->bits, 0, (size_t)s->nbytes);
+    memset((void *)s->bits, 0, (size_t)s->shape.nbytes);
     bk_stripes_init(&s->counts, 0, 0);
 }
 
@@ -375,12 +363,6 @@ static void std_destroy(bk_filter *f)
     bk_mem_free(&a, sf);
 }
 
-static uint32_t std_slice_count(const bk_filter *f)
-{
-    (void)f;
-    return 1;
-}
-
 static void std_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     (void)i;
@@ -404,19 +386,16 @@ static int std_intersect(bk_filter *dst, const bk_filter *src)
                                 BK_BITS_AND);
 }
 
+/* The operations grouped by role, as in a SQLite methods table. remove is NULL: a bit array cannot
+ * forget a key. */
+/* clang-format off */
 static const bk_filter_ops standard_ops = {
     .name = "standard",
-    .add = std_add,
-    .contains = std_contains,
-    .remove = NULL, /* a bit array cannot forget a key */
-    .clear = std_clear,
-    .destroy = std_destroy,
-    .slice_count = std_slice_count,
-    .slice_view = std_slice_view,
-    .merge = std_merge,
-    .intersect = std_intersect,
-    .prefetch = std_prefetch,
+    .add = std_add, .contains = std_contains, .remove = NULL, .prefetch = std_prefetch,
+    .clear = std_clear, .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
+    .slice_count = bk_one_slice, .slice_view = std_slice_view,
 };
+/* clang-format on */
 
 int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {

@@ -19,13 +19,11 @@
 #include "../common/stripes.h"
 
 typedef struct bk_std_slice {
-    uint64_t m;            /* bits, 1 .. BK_BITS_MAX */
-    unsigned k;            /* probes per key */
-    unsigned block;        /* bits per block (blocked layout), 0 for classic */
-    unsigned probes;       /* classic probe derivation (BK_PROBES_*) */
-    uint64_t capacity;     /* keys it was sized for */
-    double fpr;            /* rate it was sized for */
-    uint64_t nbytes;       /* payload bytes: ceil(m / 8) */
+    /* m bits (1 .. BK_BITS_MAX), k probes, block (bits per block, 0 for
+     * classic), probes (BK_PROBES_*), capacity and fpr it was sized for, and
+     * nbytes = ceil(m / 8). Its count and data fields are not kept: counts
+     * and bits below are the live ones. */
+    bk_slice_view shape;
     _Atomic uint8_t *bits; /* bit i: byte i/8, mask 0x80 >> (i % 8) */
     bk_stripes counts;     /* set: population count of bits; keys: adds reported new */
     int borrowed;          /* bits belong to a file mapping: never freed here */
