@@ -17,40 +17,24 @@
 
 volatile sig_atomic_t cli_stop = 0;
 
+/* The table of CLI_OPTIONS: a field's offset comes with a compile error when
+ * its type is not the kind's (_Generic has no match), so set_opt's stores
+ * through the offset are safe. */
+enum { STR, FLAG, COUNT };
+#define KIND_TYPE_STR   const char *
+#define KIND_TYPE_FLAG  int
+#define KIND_TYPE_COUNT uint64_t
+#define CLI_OPTION_DEF(id, name, short_name, kind, field)                                          \
+    {name, short_name, kind, id,                                                                   \
+     offsetof(cli_opts, field) +                                                                   \
+         0 * sizeof(_Generic(((cli_opts *)0)->field, KIND_TYPE_##kind : 1))},
 static const struct optdef {
     const char *name;
     char short_name;
-    int has_arg;
+    int kind;
     unsigned id;
-} optdefs[] = {
-    {"config", 0, 1, O_CONFIG},
-    {"config-file", 0, 1, O_CONFIG_FILE},
-    {"variant", 0, 1, O_VARIANT},
-    {"capacity", 0, 1, O_CAPACITY},
-    {"fpr", 0, 1, O_FPR},
-    {"growth", 0, 1, O_GROWTH},
-    {"tightening", 0, 1, O_TIGHTENING},
-    {"hash", 0, 1, O_HASH},
-    {"layout", 0, 1, O_LAYOUT},
-    {"key", 0, 1, O_KEY},
-    {"state", 0, 1, O_STATE},
-    {"redis", 0, 1, O_REDIS},
-    {"checkpoint", 0, 1, O_CHECKPOINT},
-    {"json", 0, 0, O_JSON},
-    {"json", 0, 1, O_JSON_FILE},
-    {"csv", 0, 1, O_CSV},
-    {"plot", 0, 1, O_PLOT},
-    {"quiet", 'q', 0, O_QUIET},
-    {"progress", 0, 0, O_PROGRESS},
-    {"null", '0', 0, O_NULL},
-    {"invert", 'v', 0, O_INVERT},
-    {"force", 'f', 0, O_FORCE},
-    {"show-key", 0, 0, O_SHOW_KEY},
-    {"help", 'h', 0, O_HELP},
-    {"no-wait", 0, 0, O_NO_WAIT},
-    {"key-file", 0, 1, O_KEY_FILE},
-    {"password-file", 0, 1, O_PASSWORD_FILE},
-};
+    size_t field;
+} optdefs[] = {CLI_OPTIONS(CLI_OPTION_DEF)};
 #define NOPTS (sizeof optdefs / sizeof *optdefs)
 
 int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
@@ -63,6 +47,11 @@ int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return code;
+}
+
+int cli_out_fail(const cli_opts *o, int err)
+{
+    return cli_fail(o, EXIT_IO, "standard output: %s", strerror(err));
 }
 
 void cli_redact_url(const char *url, char *buf, size_t len)
@@ -132,92 +121,16 @@ static int parse_count(const char *s, uint64_t *out)
 /* Store the value of option d into o. */
 static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
 {
-    switch (d->id) {
-    case O_CONFIG:
-        o->config_text = val;
-        break;
-    case O_CONFIG_FILE:
-        o->config_file = val;
-        break;
-    case O_VARIANT:
-        o->variant = val;
-        break;
-    case O_CAPACITY:
-        o->capacity = val;
-        break;
-    case O_FPR:
-        o->fpr = val;
-        break;
-    case O_GROWTH:
-        o->growth = val;
-        break;
-    case O_TIGHTENING:
-        o->tightening = val;
-        break;
-    case O_HASH:
-        o->hash = val;
-        break;
-    case O_LAYOUT:
-        o->layout = val;
-        break;
-    case O_KEY:
-        o->key = val;
-        break;
-    case O_STATE:
-        o->state = val;
-        break;
-    case O_REDIS:
-        o->redis = val;
-        break;
-    case O_CSV:
-        o->csv = val;
-        break;
-    case O_JSON_FILE:
-        o->json_file = val;
-        break;
-    case O_PLOT:
-        o->plot = val;
-        break;
-    case O_CHECKPOINT:
-        if (parse_count(val, &o->checkpoint) != 0 || o->checkpoint == 0)
-            return cli_fail(o, EXIT_USAGE, "--checkpoint: '%s' is not a whole number of lines >= 1",
-                            val);
-        break;
-    case O_JSON:
-        o->json = 1;
-        break;
-    case O_QUIET:
-        o->quiet = 1;
-        break;
-    case O_PROGRESS:
-        o->progress = 1;
-        break;
-    case O_NULL:
-        o->null_sep = 1;
-        break;
-    case O_INVERT:
-        o->invert = 1;
-        break;
-    case O_FORCE:
-        o->force = 1;
-        break;
-    case O_SHOW_KEY:
-        o->show_key = 1;
-        break;
-    case O_HELP:
-        o->help = 1;
-        break;
-    case O_NO_WAIT:
-        o->no_wait = 1;
-        break;
-    case O_KEY_FILE:
-        o->key_file = val;
-        break;
-    case O_PASSWORD_FILE:
-        o->password_file = val;
-        break;
+    void *field = (char *)o + d->field;
+    if (d->kind == STR) {
+        *(const char **)field = val;
+    } else if (d->kind == FLAG) {
+        *(int *)field = 1;
+    } else if (parse_count(val, (uint64_t *)field) != 0 || *(uint64_t *)field == 0) {
+        return cli_fail(o, EXIT_USAGE, "--%s: '%s' is not a whole number of lines >= 1", d->name,
+                        val);
     }
-    if (o->given & d->id && d->has_arg)
+    if (o->given & d->id && d->kind != FLAG)
         return cli_fail(o, EXIT_USAGE, "--%s given twice", d->name);
     o->given |= d->id;
     return 0;
@@ -245,7 +158,30 @@ static const struct optdef *find_short(char c)
     return NULL;
 }
 
-int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o)
+int cli_usage(const cli_opts *o, const char *msg)
+{
+    return cli_fail(o, EXIT_USAGE, "%s (see bloomkit %s --help)", msg, o->cmd);
+}
+
+static int parse_options(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o);
+
+int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
+{
+    const unsigned allowed = spec->allowed | O_HELP;
+    int rc = parse_options(argc, argv, spec->name, allowed, o);
+    if (rc != 0)
+        return rc;
+    if (o->help)
+        return cli_help(spec->usage);
+    if ((o->given & spec->required) != spec->required || o->nargs < spec->min_args ||
+        (spec->max_args >= 0 && o->nargs > spec->max_args))
+        return cli_usage(o, spec->give);
+    rc = cli_resolve_secrets(o, allowed);
+    return rc ? rc : CLI_GO;
+}
+
+/* The options and arguments into o: 0 or EXIT_USAGE (message printed). */
+static int parse_options(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o)
 {
     /* secrets come from files (or the environment) wherever they are taken */
     if (allowed & O_KEY)
@@ -281,19 +217,20 @@ int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts
             d = a[2] == '\0' ? find_short(a[1]) : NULL;
         }
         if (!d || !(d->id & allowed))
-            return cli_fail(o, EXIT_USAGE, "unknown option '%s' (see bloomkit %s --help)", a, cmd);
-        if (d->has_arg && !val) {
+            return cli_fail(o, EXIT_USAGE, "unknown option '%s' (see bloomkit %s --help)", a,
+                            cmd); /* the option itself is the message: not cli_usage */
+        if (d->kind != FLAG && !val) {
             if (i + 1 >= argc)
                 return cli_fail(o, EXIT_USAGE, "--%s needs a value", d->name);
             val = argv[++i];
-        } else if (!d->has_arg && val) {
+        } else if (d->kind == FLAG && val) {
             return cli_fail(o, EXIT_USAGE, "--%s takes no value", d->name);
         }
         const int rc = set_opt(o, d, val);
         if (rc)
             return rc;
     }
-    return o->help ? 0 : cli_resolve_secrets(o, allowed);
+    return 0;
 }
 
 /* The whole of a --config-file into a NUL-terminated string (malloc): a

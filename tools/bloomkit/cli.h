@@ -19,36 +19,45 @@ enum {
     EXIT_IO = 3       /* I/O error, missing or corrupt file, full disk */
 };
 
-/* Option identifiers; a command lists the ones it accepts as a bit set. */
-enum {
-    O_CONFIG = 1u << 0,
-    O_CONFIG_FILE = 1u << 1,
-    O_VARIANT = 1u << 2,
-    O_CAPACITY = 1u << 3,
-    O_FPR = 1u << 4,
-    O_GROWTH = 1u << 5,
-    O_TIGHTENING = 1u << 6,
-    O_HASH = 1u << 7,
-    O_KEY = 1u << 8,
-    O_STATE = 1u << 9,
-    O_CHECKPOINT = 1u << 10,
-    O_JSON = 1u << 11,
-    O_QUIET = 1u << 12,
-    O_PROGRESS = 1u << 13,
-    O_NULL = 1u << 14,
-    O_INVERT = 1u << 15,
-    O_FORCE = 1u << 16,
-    O_SHOW_KEY = 1u << 17,
-    O_HELP = 1u << 18,
-    O_LAYOUT = 1u << 19,
-    O_REDIS = 1u << 20,
-    O_CSV = 1u << 21,          /* experiment: --csv FILE */
-    O_JSON_FILE = 1u << 22,    /* experiment: --json FILE */
-    O_PLOT = 1u << 23,         /* experiment: --plot FILE.png */
-    O_NO_WAIT = 1u << 24,      /* writers: fail at once when the file is locked */
-    O_KEY_FILE = 1u << 25,     /* the hash key from a file (with O_KEY) */
-    O_PASSWORD_FILE = 1u << 26 /* the Redis password from a file (with O_REDIS) */
-};
+/* Every option, written once: X(id, long name, short letter or 0, kind,
+ * field of cli_opts). Kinds: STR takes a value (the field, a string, points
+ * at it), FLAG takes none (the int field becomes 1), COUNT takes a whole
+ * number (a uint64_t field). A command lists the ids it accepts as a bit
+ * set; two options may share a name if no command accepts both (--json). */
+#define CLI_OPTIONS(X)                                                                             \
+    X(O_CONFIG, "config", 0, STR, config_text)                                                     \
+    X(O_CONFIG_FILE, "config-file", 0, STR, config_file)                                           \
+    X(O_VARIANT, "variant", 0, STR, variant)                                                       \
+    X(O_CAPACITY, "capacity", 0, STR, capacity)                                                    \
+    X(O_FPR, "fpr", 0, STR, fpr)                                                                   \
+    X(O_GROWTH, "growth", 0, STR, growth)                                                          \
+    X(O_TIGHTENING, "tightening", 0, STR, tightening)                                              \
+    X(O_HASH, "hash", 0, STR, hash)                                                                \
+    X(O_KEY, "key", 0, STR, key)                                                                   \
+    X(O_STATE, "state", 0, STR, state)                                                             \
+    X(O_CHECKPOINT, "checkpoint", 0, COUNT, checkpoint) /* lines, >= 1 */                          \
+    X(O_JSON, "json", 0, FLAG, json)                    /* plan, info: JSON out */                 \
+    X(O_QUIET, "quiet", 'q', FLAG, quiet)                                                          \
+    X(O_PROGRESS, "progress", 0, FLAG, progress)                                                   \
+    X(O_NULL, "null", '0', FLAG, null_sep)                                                         \
+    X(O_INVERT, "invert", 'v', FLAG, invert)                                                       \
+    X(O_FORCE, "force", 'f', FLAG, force)                                                          \
+    X(O_SHOW_KEY, "show-key", 0, FLAG, show_key)                                                   \
+    X(O_HELP, "help", 'h', FLAG, help)                                                             \
+    X(O_LAYOUT, "layout", 0, STR, layout)                                                          \
+    X(O_REDIS, "redis", 0, STR, redis)                                                             \
+    X(O_CSV, "csv", 0, STR, csv)              /* experiment: --csv FILE */                         \
+    X(O_JSON_FILE, "json", 0, STR, json_file) /* experiment: --json FILE */                        \
+    X(O_PLOT, "plot", 0, STR, plot)           /* experiment: --plot FILE.png */                    \
+    X(O_NO_WAIT, "no-wait", 0, FLAG, no_wait) /* writers: fail at once when the file is locked */  \
+    X(O_KEY_FILE, "key-file", 0, STR, key_file) /* the hash key from a file (with O_KEY) */        \
+    X(O_PASSWORD_FILE, "password-file", 0, STR, password_file) /* Redis password (O_REDIS) */
+
+#define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
+enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
+#define CLI_OPTION_ID(id, name, short_name, kind, field) id = 1u << id##_BIT,
+enum { CLI_OPTIONS(CLI_OPTION_ID) };
+_Static_assert(CLI_NOPTS <= 32, "option ids are bits of an unsigned");
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
      O_HASH | O_LAYOUT | O_KEY)
@@ -68,10 +77,29 @@ typedef struct cli_opts {
     int nargs;
 } cli_opts;
 
-/* Parse argv (after the command name) accepting only `allowed` options.
- * Options may come before or after positional arguments; "--" ends them.
- * Returns 0, or prints one line and returns EXIT_USAGE. */
-int cli_parse(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o);
+/* What cli_parse returns when the command should go on. */
+#define CLI_GO (-1)
+
+/* What a command accepts and needs, for cli_parse to check. */
+typedef struct cli_spec {
+    const char *name;       /* "dedup" */
+    const char *usage;      /* its --help text */
+    unsigned allowed;       /* O_* it accepts (--help always) */
+    unsigned required;      /* O_* it cannot run without */
+    int min_args, max_args; /* positional arguments; max_args -1: no limit */
+    const char *give;       /* the usage error when required or the counts fail */
+} cli_spec;
+
+/* Parse argv (after the command name) as spec says: only its options and
+ * --help (which prints its usage), then its required options and argument
+ * counts. Options may come before or after positional arguments; "--" ends
+ * them. Returns CLI_GO, or the command's exit code: EXIT_OK after --help,
+ * EXIT_USAGE after an error (one line printed). */
+int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o);
+
+/* A usage error: "bloomkit CMD: <msg> (see bloomkit CMD --help)" on
+ * stderr. Returns EXIT_USAGE. */
+int cli_usage(const cli_opts *o, const char *msg);
 
 /* "bloomkit CMD: <message>" on stderr, one line. Returns code. */
 int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
@@ -80,6 +108,9 @@ int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
 /* Copy url into buf with its password (user:password@) replaced by ***,
  * for messages and reports. */
 void cli_redact_url(const char *url, char *buf, size_t len);
+
+/* A failed write to standard output (err: its errno). Returns EXIT_IO. */
+int cli_out_fail(const cli_opts *o, int err);
 
 /* Exit code for a library error: bad input 2, I/O and corrupt 3. */
 int cli_exit_for(int rc);
@@ -126,18 +157,23 @@ int cli_signal_exit(void);
 /* "2.29 MiB" for a byte count. */
 const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n);
 
-/* Commands. */
-int cmd_plan(int argc, char **argv);
-int cmd_create(int argc, char **argv);
-int cmd_add(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_remove(int argc, char **argv);
-int cmd_dedup(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
-int cmd_push(int argc, char **argv);
-int cmd_pull(int argc, char **argv);
-int cmd_drop(int argc, char **argv);
-int cmd_experiment(int argc, char **argv);
+/* Every command, written once: X(name, summary for bloomkit --help); the
+ * command's entry point is cmd_<name> (main.c dispatches through this list). */
+#define CLI_COMMANDS(X)                                                                            \
+    X(plan, "size a filter: bits, bytes, k, expected rate")                                        \
+    X(create, "create an empty filter file")                                                       \
+    X(add, "add lines to a filter file")                                                           \
+    X(check, "print lines that may be in a filter (-v: that are not)")                             \
+    X(remove, "remove lines from a counting filter file")                                          \
+    X(dedup, "copy each line the first time it is seen (--state FILE)")                            \
+    X(info, "show a filter file's figures (--json)")                                               \
+    X(merge, "write the union of compatible filter files")                                         \
+    X(push, "copy a filter file into Redis (--redis URL)")                                         \
+    X(pull, "copy a filter from Redis into a file (--redis URL)")                                  \
+    X(drop, "delete a shared filter and all its keys (--redis URL)")                               \
+    X(experiment, "measure configurations side by side (--config-file EXP)")
+
+#define CLI_COMMAND_DECL(name, summary) int cmd_##name(int argc, char **argv);
+CLI_COMMANDS(CLI_COMMAND_DECL)
 
 #endif

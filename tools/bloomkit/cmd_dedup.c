@@ -48,7 +48,7 @@ typedef struct dedup_job {
 static int checkpoint(dedup_job *j)
 {
     if (out_flush(&j->out) != 0)
-        return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+        return cli_out_fail(j->o, j->out.err);
     if (!j->o->state)
         return 0;
     const int rc = bk_save(j->f, j->o->state);
@@ -62,9 +62,7 @@ static int on_batch(void *ctx, const record *recs, size_t n)
 {
     dedup_job *j = ctx;
     if (n == 0) /* input idle: deliver what was decided */
-        return out_flush(&j->out) == 0
-                   ? 0
-                   : cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+        return out_flush(&j->out) == 0 ? 0 : cli_out_fail(j->o, j->out.err);
     const void *keys[INPUT_BATCH];
     size_t lens[INPUT_BATCH];
     int results[INPUT_BATCH];
@@ -85,7 +83,7 @@ static int on_batch(void *ctx, const record *recs, size_t n)
             if (results[i] == 1) {
                 j->emitted++;
                 if (out_write(&j->out, recs[i].raw, recs[i].rawlen) != 0)
-                    return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+                    return cli_out_fail(j->o, j->out.err);
             }
         if (rc < 0) {
             j->failed = 1;
@@ -186,13 +184,15 @@ static int open_filter(const cli_opts *o, bk_filter **f)
 
 int cmd_dedup(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "dedup",
+                                  .usage = usage,
+                                  .allowed = O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT |
+                                             O_NULL | O_QUIET | O_PROGRESS | O_NO_WAIT,
+                                  .max_args = -1};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "dedup",
-                       O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT | O_NULL | O_QUIET |
-                           O_PROGRESS | O_NO_WAIT | O_HELP,
-                       &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(usage);
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     if (o.checkpoint && !o.state)
         return cli_fail(&o, EXIT_USAGE, "--checkpoint needs --state FILE");
     dedup_job j = {.o = &o};

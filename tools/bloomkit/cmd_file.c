@@ -44,24 +44,33 @@ static const char drop_usage[] =
 
 int cmd_drop(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "drop",
+                                  .usage = drop_usage,
+                                  .allowed = O_REDIS,
+                                  .required = O_REDIS,
+                                  .max_args = 0,
+                                  .give = "give --redis URL"};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "drop", O_REDIS | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(drop_usage);
-    if (o.nargs != 0 || !o.redis)
-        return cli_fail(&o, EXIT_USAGE, "give --redis URL (see bloomkit drop --help)");
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     rc = bk_redis_drop(o.redis);
     return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, "--redis");
 }
 
 int cmd_push(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "push",
+                                  .usage = push_usage,
+                                  .allowed = O_REDIS,
+                                  .required = O_REDIS,
+                                  .min_args = 1,
+                                  .max_args = 1,
+                                  .give = "give FILE and --redis URL"};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "push", O_REDIS | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(push_usage);
-    if (o.nargs != 1 || !o.redis)
-        return cli_fail(&o, EXIT_USAGE, "give FILE and --redis URL (see bloomkit push --help)");
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     bk_filter *f;
     rc = bk_load(o.args[0], &f);
     if (rc != BK_OK)
@@ -71,28 +80,53 @@ int cmd_push(int argc, char **argv)
     return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, "--redis");
 }
 
-int cmd_pull(int argc, char **argv)
+/* Write a new filter file at o->args[0] under the file's writer lock: an
+ * existing file is kept unless --force; the filter comes from make(arg),
+ * whose failure is reported about `source`. 0 or an exit code. */
+static int write_new(const cli_opts *o, int (*make)(const void *arg, bk_filter **f),
+                     const void *arg, const char *source)
 {
-    cli_opts o;
-    int rc = cli_parse(argc, argv, "pull", O_REDIS | O_FORCE | O_NO_WAIT | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(pull_usage);
-    if (o.nargs != 1 || !o.redis)
-        return cli_fail(&o, EXIT_USAGE, "give --redis URL and FILE (see bloomkit pull --help)");
     bk_file_lock *lock;
-    if ((rc = cli_lock(&o, o.args[0], &lock)) != 0)
+    int rc = cli_lock(o, o->args[0], &lock);
+    if (rc != 0)
         return rc;
     struct stat st;
     bk_filter *f = NULL;
-    if (!o.force && stat(o.args[0], &st) == 0)
-        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)", o.args[0]);
-    else if ((rc = bk_redis_pull(o.redis, &f)) != BK_OK)
-        rc = cli_lib_fail(&o, rc, "--redis");
-    else if ((rc = bk_save(f, o.args[0])) != BK_OK)
-        rc = cli_lib_fail(&o, rc, o.args[0]);
+    if (!o->force && stat(o->args[0], &st) == 0)
+        rc = cli_fail(o, EXIT_USAGE, "%s: already exists (use --force to replace it)", o->args[0]);
+    else if ((rc = make(arg, &f)) != BK_OK)
+        rc = cli_lib_fail(o, rc, source);
+    else if ((rc = bk_save(f, o->args[0])) != BK_OK)
+        rc = cli_lib_fail(o, rc, o->args[0]);
     bk_free(f);
     bk_unlock_file(lock);
     return rc;
+}
+
+static int pull_filter(const void *url, bk_filter **f)
+{
+    return bk_redis_pull(url, f);
+}
+
+static int new_filter(const void *cfg, bk_filter **f)
+{
+    return bk_new(cfg, f);
+}
+
+int cmd_pull(int argc, char **argv)
+{
+    static const cli_spec spec = {.name = "pull",
+                                  .usage = pull_usage,
+                                  .allowed = O_REDIS | O_FORCE | O_NO_WAIT,
+                                  .required = O_REDIS,
+                                  .min_args = 1,
+                                  .max_args = 1,
+                                  .give = "give --redis URL and FILE"};
+    cli_opts o;
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
+    return write_new(&o, pull_filter, o.redis, "--redis");
 }
 
 /* create --redis URL: a new shared filter; an existing name is never changed. */
@@ -126,46 +160,39 @@ static int create_redis(cli_opts *o)
 
 int cmd_create(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "create",
+                                  .usage = create_usage,
+                                  .allowed = O_FILTER_FLAGS | O_FORCE | O_REDIS | O_NO_WAIT,
+                                  .max_args = 1,
+                                  .give = "give exactly one FILE or --redis URL"};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "create",
-                       O_FILTER_FLAGS | O_FORCE | O_REDIS | O_NO_WAIT | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(create_usage);
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     if (o.redis)
         return create_redis(&o);
     if (o.nargs != 1)
-        return cli_fail(&o, EXIT_USAGE, "give exactly one FILE (see bloomkit create --help)");
+        return cli_usage(&o, spec.give);
     bk_config cfg;
     bk_config_init(&cfg);
     rc = cli_apply_config(&o, &cfg);
     if (rc)
         return rc;
-    bk_file_lock *lock;
-    if ((rc = cli_lock(&o, o.args[0], &lock)) != 0)
-        return rc;
-    struct stat st;
-    bk_filter *f = NULL;
-    if (!o.force && stat(o.args[0], &st) == 0)
-        rc = cli_fail(&o, EXIT_USAGE, "%s: already exists (use --force to replace it)", o.args[0]);
-    else if ((rc = bk_new(&cfg, &f)) != BK_OK)
-        rc = cli_lib_fail(&o, rc, "filter");
-    else if ((rc = bk_save(f, o.args[0])) != BK_OK)
-        rc = cli_lib_fail(&o, rc, o.args[0]);
-    bk_free(f);
-    bk_unlock_file(lock);
-    return rc;
+    return write_new(&o, new_filter, &cfg, "filter");
 }
 
 int cmd_merge(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "merge",
+                                  .usage = merge_usage,
+                                  .allowed = O_NO_WAIT,
+                                  .min_args = 3,
+                                  .max_args = -1,
+                                  .give = "give OUT and at least two inputs"};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "merge", O_NO_WAIT | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(merge_usage);
-    if (o.nargs < 3)
-        return cli_fail(&o, EXIT_USAGE,
-                        "give OUT and at least two inputs (see bloomkit merge "
-                        "--help)");
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     bk_file_lock *lock;
     if ((rc = cli_lock(&o, o.args[0], &lock)) != 0)
         return rc;

@@ -55,9 +55,7 @@ static int on_batch(void *ctx, const record *recs, size_t n)
 {
     filter_job *j = ctx;
     if (n == 0) /* input idle: deliver what was decided */
-        return out_flush(&j->out) == 0
-                   ? 0
-                   : cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+        return out_flush(&j->out) == 0 ? 0 : cli_out_fail(j->o, j->out.err);
     key_batch kb = {{0}, {0}, {0}}; /* (n >= 1; the zeros only quiet gcc) */
     for (size_t i = 0; i < n; i++) {
         kb.keys[i] = recs[i].raw;
@@ -80,7 +78,7 @@ static int on_batch(void *ctx, const record *recs, size_t n)
             if ((kb.results[i] == 1) != j->o->invert) {
                 j->hits++;
                 if (out_write(&j->out, recs[i].raw, recs[i].rawlen) != 0)
-                    return cli_fail(j->o, EXIT_IO, "standard output: %s", strerror(j->out.err));
+                    return cli_out_fail(j->o, j->out.err);
             }
         return 0;
     default: /* no batch call for removal: each one may roll back */
@@ -99,14 +97,18 @@ static int on_batch(void *ctx, const record *recs, size_t n)
 
 static int run(int argc, char **argv, const char *cmd, const char *usage, int op)
 {
+    const cli_spec spec = {.name = cmd,
+                           .usage = usage,
+                           .allowed = O_NULL | O_QUIET | O_PROGRESS | O_REDIS |
+                                      (op == 1 ? O_INVERT : O_NO_WAIT),
+                           .max_args = -1,
+                           .give = "missing FILE"};
     cli_opts o;
-    unsigned allowed =
-        O_NULL | O_QUIET | O_PROGRESS | O_HELP | O_REDIS | (op == 1 ? O_INVERT : O_NO_WAIT);
-    int rc = cli_parse(argc, argv, cmd, allowed, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(usage);
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     if (o.nargs < 1 && !o.redis)
-        return cli_fail(&o, EXIT_USAGE, "missing FILE (see bloomkit %s --help)", cmd);
+        return cli_usage(&o, spec.give);
     filter_job j = {.o = &o, .op = op};
     /* With --redis every argument is an input and nothing is saved at the
      * end: each add is applied on the server as it is made. */
@@ -145,7 +147,7 @@ static int run(int argc, char **argv, const char *cmd, const char *usage, int op
     rc = run_inputs(&o, o.args + first_input, o.nargs - first_input, on_batch, &j, j.f, &lines);
     const int stopped = rc == INPUTS_STOPPED;
     if (out_flush(&j.out) != 0 && (rc == 0 || stopped))
-        rc = cli_fail(&o, EXIT_IO, "standard output: %s", strerror(j.out.err));
+        rc = cli_out_fail(&o, j.out.err);
     if ((rc == 0 || rc == INPUTS_STOPPED) && op != 1 && !o.redis) {
         const int src = bk_save(j.f, path);
         if (src != BK_OK)

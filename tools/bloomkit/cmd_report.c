@@ -74,15 +74,16 @@ static void json_str(const char *s)
 
 int cmd_plan(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "plan",
+                                  .usage = plan_usage,
+                                  .allowed = O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON,
+                                  .required = O_CAPACITY | O_FPR,
+                                  .max_args = 0,
+                                  .give = "give --capacity N and --fpr P"};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "plan",
-                       O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(plan_usage);
-    if (o.nargs)
-        return cli_fail(&o, EXIT_USAGE, "unexpected argument '%s'", o.args[0]);
-    if (!o.capacity || !o.fpr)
-        return cli_fail(&o, EXIT_USAGE, "--capacity and --fpr are required");
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     bk_config cfg;
     bk_config_init(&cfg);
     rc = cli_apply_config(&o, &cfg);
@@ -124,13 +125,17 @@ int cmd_plan(int argc, char **argv)
 
 int cmd_info(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "info",
+                                  .usage = info_usage,
+                                  .allowed = O_JSON | O_SHOW_KEY | O_REDIS,
+                                  .max_args = 1,
+                                  .give = "give exactly one FILE or --redis URL"};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "info", O_JSON | O_SHOW_KEY | O_REDIS | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(info_usage);
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     if (o.nargs != (o.redis ? 0 : 1))
-        return cli_fail(&o, EXIT_USAGE,
-                        "give exactly one FILE or --redis URL (see bloomkit info --help)");
+        return cli_usage(&o, spec.give);
     bk_filter *f;
     char where[512];
     if (o.redis) {

@@ -9,24 +9,12 @@
 
 #include "cli.h"
 
+#define COMMAND_ROW(name, summary) {#name, cmd_##name, summary},
 static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
-} commands[] = {
-    {"plan", cmd_plan, "size a filter: bits, bytes, k, expected rate"},
-    {"create", cmd_create, "create an empty filter file"},
-    {"add", cmd_add, "add lines to a filter file"},
-    {"check", cmd_check, "print lines that may be in a filter (-v: that are not)"},
-    {"remove", cmd_remove, "remove lines from a counting filter file"},
-    {"dedup", cmd_dedup, "copy each line the first time it is seen (--state FILE)"},
-    {"info", cmd_info, "show a filter file's figures (--json)"},
-    {"merge", cmd_merge, "write the union of compatible filter files"},
-    {"push", cmd_push, "copy a filter file into Redis (--redis URL)"},
-    {"pull", cmd_pull, "copy a filter from Redis into a file (--redis URL)"},
-    {"drop", cmd_drop, "delete a shared filter and all its keys (--redis URL)"},
-    {"experiment", cmd_experiment, "measure configurations side by side (--config-file EXP)"},
-};
+} commands[] = {CLI_COMMANDS(COMMAND_ROW)};
 
 static int usage(FILE *to, int code)
 {

@@ -219,13 +219,17 @@ static int measure(const experiment *e, int ci, const keys *ins, const keys *pro
 
 int cmd_experiment(int argc, char **argv)
 {
+    static const cli_spec spec = {.name = "experiment",
+                                  .usage = usage,
+                                  .allowed =
+                                      O_CONFIG_FILE | O_CSV | O_JSON_FILE | O_PLOT | O_NO_WAIT,
+                                  .required = O_CONFIG_FILE,
+                                  .max_args = 0,
+                                  .give = "give --config-file EXP"};
     cli_opts o;
-    int rc = cli_parse(argc, argv, "experiment",
-                       O_CONFIG_FILE | O_CSV | O_JSON_FILE | O_PLOT | O_NO_WAIT | O_HELP, &o);
-    if (rc || o.help)
-        return rc ? rc : cli_help(usage);
-    if (!o.config_file || o.nargs)
-        return cli_fail(&o, EXIT_USAGE, "give --config-file EXP (see bloomkit experiment --help)");
+    int rc = cli_parse(argc, argv, &spec, &o);
+    if (rc != CLI_GO)
+        return rc;
     experiment *e = calloc(1, sizeof *e);
     if (!e)
         return cli_fail(&o, EXIT_IO, "out of memory");
