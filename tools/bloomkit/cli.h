@@ -89,6 +89,11 @@ typedef struct cli_spec {
     int min_args, max_args; /* positional arguments; max_args -1: no limit */
     const char *give;       /* the usage error when required or the counts fail */
 } cli_spec;
+/* A spec's initialiser, its fields in the order above. */
+#define CLI_SPEC(name, usage, allowed, required, min_args, max_args, give)                         \
+    {                                                                                              \
+        name, usage, allowed, required, min_args, max_args, give                                   \
+    }
 
 /* Parse argv (after the command name) as spec says: only its options and
  * --help (which prints its usage), then its required options and argument
@@ -157,8 +162,9 @@ int cli_signal_exit(void);
 /* "2.29 MiB" for a byte count. */
 const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n);
 
-/* Every command, written once: X(name, summary for bloomkit --help); the
- * command's entry point is cmd_<name> (main.c dispatches through this list). */
+/* Every command, written once: X(name, summary for bloomkit --help). Its
+ * file defines cmd_<name>_spec (what it accepts and needs) and cmd_<name>,
+ * which main.c calls with the options cli_parse made of the spec. */
 #define CLI_COMMANDS(X)                                                                            \
     X(plan, "size a filter: bits, bytes, k, expected rate")                                        \
     X(create, "create an empty filter file")                                                       \
@@ -173,7 +179,9 @@ const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n);
     X(drop, "delete a shared filter and all its keys (--redis URL)")                               \
     X(experiment, "measure configurations side by side (--config-file EXP)")
 
-#define CLI_COMMAND_DECL(name, summary) int cmd_##name(int argc, char **argv);
+#define CLI_COMMAND_DECL(name, summary)                                                            \
+    extern const cli_spec cmd_##name##_spec;                                                       \
+    int cmd_##name(cli_opts *o);
 CLI_COMMANDS(CLI_COMMAND_DECL)
 
 #endif

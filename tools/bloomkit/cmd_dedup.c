@@ -182,29 +182,26 @@ static int open_filter(const cli_opts *o, bk_filter **f)
     return rc == BK_OK ? 0 : cli_lib_fail(o, rc, "filter");
 }
 
-int cmd_dedup(int argc, char **argv)
-{
-    static const cli_spec spec = {.name = "dedup",
-                                  .usage = usage,
-                                  .allowed = O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT |
+const cli_spec cmd_dedup_spec = CLI_SPEC("dedup", usage,
+                                         O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT |
                                              O_NULL | O_QUIET | O_PROGRESS | O_NO_WAIT,
-                                  .max_args = -1};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
-    if (o.checkpoint && !o.state)
-        return cli_fail(&o, EXIT_USAGE, "--checkpoint needs --state FILE");
-    dedup_job j = {.o = &o};
+                                         0, 0, -1, NULL);
+
+int cmd_dedup(cli_opts *o)
+{
+    int rc;
+    if (o->checkpoint && !o->state)
+        return cli_fail(o, EXIT_USAGE, "--checkpoint needs --state FILE");
+    dedup_job j = {.o = o};
     /* The state's writer lock, for the whole run: before any input is read,
      * so a state that cannot be written (a missing directory) fails first. */
     bk_file_lock *lock = NULL;
-    if (o.state && (rc = cli_lock(&o, o.state, &lock)) != 0)
+    if (o->state && (rc = cli_lock(o, o->state, &lock)) != 0)
         return rc;
-    rc = open_filter(&o, &j.f);
+    rc = open_filter(o, &j.f);
     if (rc == 0 && out_init(&j.out, STDOUT_FILENO) != 0) {
         bk_free(j.f);
-        rc = cli_fail(&o, EXIT_IO, "out of memory");
+        rc = cli_fail(o, EXIT_IO, "out of memory");
     }
     if (rc) {
         bk_unlock_file(lock);
@@ -212,7 +209,7 @@ int cmd_dedup(int argc, char **argv)
     }
     cli_install_signals();
     uint64_t lines = 0;
-    rc = run_inputs(&o, o.args, o.nargs, on_batch, &j, j.f, &lines);
+    rc = run_inputs(o, o->args, o->nargs, on_batch, &j, j.f, &lines);
     if (rc == 0 || rc == INPUTS_STOPPED || j.failed) {
         /* Also after a filter error: the lines it confirmed were written,
          * and the state a later run loads must hold every written line. */

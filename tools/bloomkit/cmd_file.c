@@ -42,42 +42,29 @@ static const char drop_usage[] =
     "counts, and nothing else; also a name left half-made by a push that was\n"
     "killed. A name that does not exist is not an error.\n";
 
-int cmd_drop(int argc, char **argv)
+const cli_spec cmd_drop_spec =
+    CLI_SPEC("drop", drop_usage, O_REDIS, O_REDIS, 0, 0, "give --redis URL");
+
+int cmd_drop(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "drop",
-                                  .usage = drop_usage,
-                                  .allowed = O_REDIS,
-                                  .required = O_REDIS,
-                                  .max_args = 0,
-                                  .give = "give --redis URL"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
-    rc = bk_redis_drop(o.redis);
-    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, "--redis");
+    int rc;
+    rc = bk_redis_drop(o->redis);
+    return rc == BK_OK ? EXIT_OK : cli_lib_fail(o, rc, "--redis");
 }
 
-int cmd_push(int argc, char **argv)
+const cli_spec cmd_push_spec =
+    CLI_SPEC("push", push_usage, O_REDIS, O_REDIS, 1, 1, "give FILE and --redis URL");
+
+int cmd_push(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "push",
-                                  .usage = push_usage,
-                                  .allowed = O_REDIS,
-                                  .required = O_REDIS,
-                                  .min_args = 1,
-                                  .max_args = 1,
-                                  .give = "give FILE and --redis URL"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
+    int rc;
     bk_filter *f;
-    rc = bk_load(o.args[0], &f);
+    rc = bk_load(o->args[0], &f);
     if (rc != BK_OK)
-        return cli_lib_fail(&o, rc, o.args[0]);
-    rc = bk_redis_push(f, o.redis);
+        return cli_lib_fail(o, rc, o->args[0]);
+    rc = bk_redis_push(f, o->redis);
     bk_free(f);
-    return rc == BK_OK ? EXIT_OK : cli_lib_fail(&o, rc, "--redis");
+    return rc == BK_OK ? EXIT_OK : cli_lib_fail(o, rc, "--redis");
 }
 
 /* Write a new filter file at o->args[0] under the file's writer lock: an
@@ -113,20 +100,12 @@ static int new_filter(const void *cfg, bk_filter **f)
     return bk_new(cfg, f);
 }
 
-int cmd_pull(int argc, char **argv)
+const cli_spec cmd_pull_spec = CLI_SPEC("pull", pull_usage, O_REDIS | O_FORCE | O_NO_WAIT, O_REDIS,
+                                        1, 1, "give --redis URL and FILE");
+
+int cmd_pull(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "pull",
-                                  .usage = pull_usage,
-                                  .allowed = O_REDIS | O_FORCE | O_NO_WAIT,
-                                  .required = O_REDIS,
-                                  .min_args = 1,
-                                  .max_args = 1,
-                                  .give = "give --redis URL and FILE"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
-    return write_new(&o, pull_filter, o.redis, "--redis");
+    return write_new(o, pull_filter, o->redis, "--redis");
 }
 
 /* create --redis URL: a new shared filter; an existing name is never changed. */
@@ -158,63 +137,53 @@ static int create_redis(cli_opts *o)
     return EXIT_OK;
 }
 
-int cmd_create(int argc, char **argv)
+const cli_spec cmd_create_spec =
+    CLI_SPEC("create", create_usage, O_FILTER_FLAGS | O_FORCE | O_REDIS | O_NO_WAIT, 0, 0, 1,
+             "give exactly one FILE or --redis URL");
+
+int cmd_create(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "create",
-                                  .usage = create_usage,
-                                  .allowed = O_FILTER_FLAGS | O_FORCE | O_REDIS | O_NO_WAIT,
-                                  .max_args = 1,
-                                  .give = "give exactly one FILE or --redis URL"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
-    if (o.redis)
-        return create_redis(&o);
-    if (o.nargs != 1)
-        return cli_usage(&o, spec.give);
+    int rc;
+    if (o->redis)
+        return create_redis(o);
+    if (o->nargs != 1)
+        return cli_usage(o, cmd_create_spec.give);
     bk_config cfg;
     bk_config_init(&cfg);
-    rc = cli_apply_config(&o, &cfg);
+    rc = cli_apply_config(o, &cfg);
     if (rc)
         return rc;
-    return write_new(&o, new_filter, &cfg, "filter");
+    return write_new(o, new_filter, &cfg, "filter");
 }
 
-int cmd_merge(int argc, char **argv)
+const cli_spec cmd_merge_spec =
+    CLI_SPEC("merge", merge_usage, O_NO_WAIT, 0, 3, -1, "give OUT and at least two inputs");
+
+int cmd_merge(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "merge",
-                                  .usage = merge_usage,
-                                  .allowed = O_NO_WAIT,
-                                  .min_args = 3,
-                                  .max_args = -1,
-                                  .give = "give OUT and at least two inputs"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
+    int rc;
     bk_file_lock *lock;
-    if ((rc = cli_lock(&o, o.args[0], &lock)) != 0)
+    if ((rc = cli_lock(o, o->args[0], &lock)) != 0)
         return rc;
     bk_filter *dst = NULL;
-    rc = bk_load(o.args[1], &dst);
+    rc = bk_load(o->args[1], &dst);
     if (rc != BK_OK)
-        rc = cli_lib_fail(&o, rc, o.args[1]);
-    for (int i = 2; i < o.nargs && rc == 0; i++) {
+        rc = cli_lib_fail(o, rc, o->args[1]);
+    for (int i = 2; i < o->nargs && rc == 0; i++) {
         bk_filter *src;
-        rc = bk_open_mmap(o.args[i], BK_MAP_READONLY, &src);
+        rc = bk_open_mmap(o->args[i], BK_MAP_READONLY, &src);
         if (rc != BK_OK) {
-            rc = cli_lib_fail(&o, rc, o.args[i]);
+            rc = cli_lib_fail(o, rc, o->args[i]);
             break;
         }
         rc = bk_merge(dst, src);
         bk_free(src);
         if (rc != BK_OK)
-            rc = cli_fail(&o, cli_exit_for(rc), "%s and %s cannot be merged: %s", o.args[1],
-                          o.args[i], bk_last_error());
+            rc = cli_fail(o, cli_exit_for(rc), "%s and %s cannot be merged: %s", o->args[1],
+                          o->args[i], bk_last_error());
     }
-    if (rc == 0 && (rc = bk_save(dst, o.args[0])) != BK_OK)
-        rc = cli_lib_fail(&o, rc, o.args[0]);
+    if (rc == 0 && (rc = bk_save(dst, o->args[0])) != BK_OK)
+        rc = cli_lib_fail(o, rc, o->args[0]);
     bk_free(dst);
     bk_unlock_file(lock);
     return rc;

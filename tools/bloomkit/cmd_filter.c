@@ -95,35 +95,28 @@ static int on_batch(void *ctx, const record *recs, size_t n)
     }
 }
 
-static int run(int argc, char **argv, const char *cmd, const char *usage, int op)
+/* add, check and remove: op 0, 1, 2. Every argument is an input with
+ * --redis; else the first is the filter FILE. */
+static int run(cli_opts *o, int op)
 {
-    const cli_spec spec = {.name = cmd,
-                           .usage = usage,
-                           .allowed = O_NULL | O_QUIET | O_PROGRESS | O_REDIS |
-                                      (op == 1 ? O_INVERT : O_NO_WAIT),
-                           .max_args = -1,
-                           .give = "missing FILE"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
-    if (o.nargs < 1 && !o.redis)
-        return cli_usage(&o, spec.give);
-    filter_job j = {.o = &o, .op = op};
+    if (o->nargs < 1 && !o->redis)
+        return cli_usage(o, "missing FILE");
+    int rc;
+    filter_job j = {.o = o, .op = op};
     /* With --redis every argument is an input and nothing is saved at the
      * end: each add is applied on the server as it is made. */
-    const char *path = o.redis ? "--redis" : o.args[0];
-    const int first_input = o.redis ? 0 : 1;
+    const char *path = o->redis ? "--redis" : o->args[0];
+    const int first_input = o->redis ? 0 : 1;
     bk_file_lock *lock = NULL; /* add, remove: one writer of the file at a time */
-    if (op != 1 && !o.redis && (rc = cli_lock(&o, path, &lock)) != 0)
+    if (op != 1 && !o->redis && (rc = cli_lock(o, path, &lock)) != 0)
         return rc;
-    if (o.redis)
-        rc = bk_redis_open_existing(o.redis, &j.f);
+    if (o->redis)
+        rc = bk_redis_open_existing(o->redis, &j.f);
     else
         rc = op == 1 ? bk_open_mmap(path, BK_MAP_READONLY, &j.f) : bk_load(path, &j.f);
     if (rc != BK_OK) {
         bk_unlock_file(lock);
-        return cli_lib_fail(&o, rc, path);
+        return cli_lib_fail(o, rc, path);
     }
     if (op == 2) {
         bk_filter_stats st;
@@ -131,29 +124,29 @@ static int run(int argc, char **argv, const char *cmd, const char *usage, int op
         if (strcmp(st.variant, "counting") != 0) {
             bk_free(j.f);
             bk_unlock_file(lock);
-            return cli_fail(&o, EXIT_USAGE,
+            return cli_fail(o, EXIT_USAGE,
                             "%s: a %s filter cannot remove keys (only counting filters can); "
                             "%s unchanged",
-                            path, st.variant, o.redis ? "filter" : "file");
+                            path, st.variant, o->redis ? "filter" : "file");
         }
     }
     if (out_init(&j.out, STDOUT_FILENO) != 0) {
         bk_free(j.f);
         bk_unlock_file(lock);
-        return cli_fail(&o, EXIT_IO, "out of memory");
+        return cli_fail(o, EXIT_IO, "out of memory");
     }
     cli_install_signals();
     uint64_t lines = 0;
-    rc = run_inputs(&o, o.args + first_input, o.nargs - first_input, on_batch, &j, j.f, &lines);
+    rc = run_inputs(o, o->args + first_input, o->nargs - first_input, on_batch, &j, j.f, &lines);
     const int stopped = rc == INPUTS_STOPPED;
     if (out_flush(&j.out) != 0 && (rc == 0 || stopped))
-        rc = cli_out_fail(&o, j.out.err);
-    if ((rc == 0 || rc == INPUTS_STOPPED) && op != 1 && !o.redis) {
+        rc = cli_out_fail(o, j.out.err);
+    if ((rc == 0 || rc == INPUTS_STOPPED) && op != 1 && !o->redis) {
         const int src = bk_save(j.f, path);
         if (src != BK_OK)
-            rc = cli_lib_fail(&o, src, path);
+            rc = cli_lib_fail(o, src, path);
     }
-    if (op == 2 && j.misses && !o.quiet)
+    if (op == 2 && j.misses && !o->quiet)
         fprintf(stderr,
                 "bloomkit remove: %llu of %llu lines were not in the filter (nothing "
                 "changed for them; exit 1)\n",
@@ -170,15 +163,24 @@ static int run(int argc, char **argv, const char *cmd, const char *usage, int op
     return op == 2 && j.misses ? EXIT_NOTHING : EXIT_OK; /* remove met absent lines */
 }
 
-int cmd_add(int argc, char **argv)
+#define FILTER_OPTS (O_NULL | O_QUIET | O_PROGRESS | O_REDIS)
+const cli_spec cmd_add_spec = CLI_SPEC("add", add_usage, FILTER_OPTS | O_NO_WAIT, 0, 0, -1, NULL);
+const cli_spec cmd_check_spec =
+    CLI_SPEC("check", check_usage, FILTER_OPTS | O_INVERT, 0, 0, -1, NULL);
+const cli_spec cmd_remove_spec =
+    CLI_SPEC("remove", remove_usage, FILTER_OPTS | O_NO_WAIT, 0, 0, -1, NULL);
+
+int cmd_add(cli_opts *o)
 {
-    return run(argc, argv, "add", add_usage, 0);
+    return run(o, 0);
 }
-int cmd_check(int argc, char **argv)
+
+int cmd_check(cli_opts *o)
 {
-    return run(argc, argv, "check", check_usage, 1);
+    return run(o, 1);
 }
-int cmd_remove(int argc, char **argv)
+
+int cmd_remove(cli_opts *o)
 {
-    return run(argc, argv, "remove", remove_usage, 2);
+    return run(o, 2);
 }

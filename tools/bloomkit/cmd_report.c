@@ -72,32 +72,27 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-int cmd_plan(int argc, char **argv)
+const cli_spec cmd_plan_spec =
+    CLI_SPEC("plan", plan_usage, O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON,
+             O_CAPACITY | O_FPR, 0, 0, "give --capacity N and --fpr P");
+
+int cmd_plan(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "plan",
-                                  .usage = plan_usage,
-                                  .allowed = O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON,
-                                  .required = O_CAPACITY | O_FPR,
-                                  .max_args = 0,
-                                  .give = "give --capacity N and --fpr P"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
+    int rc;
     bk_config cfg;
     bk_config_init(&cfg);
-    rc = cli_apply_config(&o, &cfg);
+    rc = cli_apply_config(o, &cfg);
     if (rc)
         return rc;
     bk_plan p;
     rc = bk_plan_config(&cfg, &p);
     if (rc != BK_OK)
-        return cli_fail(&o, cli_exit_for(rc), "cannot size %llu keys at %g: %s",
+        return cli_fail(o, cli_exit_for(rc), "cannot size %llu keys at %g: %s",
                         (unsigned long long)cfg.capacity, cfg.fpr, bk_strerror(rc));
     const uint64_t bytes = p.bytes;
     char human[32];
     cli_human_bytes(bytes, human, sizeof human);
-    if (o.json) {
+    if (o->json) {
         printf("{\"variant\":\"%s\",\"layout\":\"%s\",\"capacity\":%llu,",
                bk_variant_name(cfg.variant), bk_layout_name(cfg.layout),
                (unsigned long long)cfg.capacity);
@@ -123,44 +118,39 @@ int cmd_plan(int argc, char **argv)
     return EXIT_OK;
 }
 
-int cmd_info(int argc, char **argv)
+const cli_spec cmd_info_spec = CLI_SPEC("info", info_usage, O_JSON | O_SHOW_KEY | O_REDIS, 0, 0, 1,
+                                        "give exactly one FILE or --redis URL");
+
+int cmd_info(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "info",
-                                  .usage = info_usage,
-                                  .allowed = O_JSON | O_SHOW_KEY | O_REDIS,
-                                  .max_args = 1,
-                                  .give = "give exactly one FILE or --redis URL"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
-    if (o.nargs != (o.redis ? 0 : 1))
-        return cli_usage(&o, spec.give);
+    int rc;
+    if (o->nargs != (o->redis ? 0 : 1))
+        return cli_usage(o, cmd_info_spec.give);
     bk_filter *f;
     char where[512];
-    if (o.redis) {
-        cli_redact_url(o.redis, where, sizeof where);
-        rc = bk_redis_open_existing(o.redis, &f);
+    if (o->redis) {
+        cli_redact_url(o->redis, where, sizeof where);
+        rc = bk_redis_open_existing(o->redis, &f);
     } else {
-        snprintf(where, sizeof where, "%s", o.args[0]);
-        rc = bk_open_mmap(o.args[0], BK_MAP_READONLY, &f);
+        snprintf(where, sizeof where, "%s", o->args[0]);
+        rc = bk_open_mmap(o->args[0], BK_MAP_READONLY, &f);
     }
     if (rc != BK_OK)
-        return cli_lib_fail(&o, rc, o.redis ? "--redis" : o.args[0]);
+        return cli_lib_fail(o, rc, o->redis ? "--redis" : o->args[0]);
     bk_filter_stats st;
     bk_config cfg;
     rc = bk_stats(f, &st);
     if (rc != BK_OK) {
         bk_free(f);
-        return cli_lib_fail(&o, rc, where);
+        return cli_lib_fail(o, rc, where);
     }
     bk_get_config(f, &cfg);
     char human[32], key[33] = "";
     cli_human_bytes(st.bytes, human, sizeof human);
-    for (int i = 0; o.show_key && i < 16; i++)
+    for (int i = 0; o->show_key && i < 16; i++)
         snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
-    if (o.json) {
-        printf("{\"%s\":", o.redis ? "redis" : "file");
+    if (o->json) {
+        printf("{\"%s\":", o->redis ? "redis" : "file");
         json_str(where);
         printf(",\"variant\":\"%s\",\"hash\":\"%s\",\"layout\":\"%s\",\"bits\":%llu,"
                "\"m\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
@@ -173,11 +163,11 @@ int cmd_info(int argc, char **argv)
         json_num("target_fpr", st.fpr, 0);
         printf("\"capacity\":%llu,\"slices\":%u,\"saturated\":%llu",
                (unsigned long long)st.capacity, st.slices, (unsigned long long)st.saturated);
-        if (o.show_key)
+        if (o->show_key)
             printf(",\"key\":\"%s\"", key);
         printf("}\n");
     } else {
-        printf("%s %s\n", o.redis ? "redis        " : "file         ", where);
+        printf("%s %s\n", o->redis ? "redis        " : "file         ", where);
         printf("variant       %s\n", st.variant);
         printf("hash          %s\n", st.hash);
         printf("layout        %s\n", bk_layout_name(cfg.layout));
@@ -191,7 +181,7 @@ int cmd_info(int argc, char **argv)
         printf("capacity      %llu\n", (unsigned long long)st.capacity);
         printf("slices        %u\n", st.slices);
         printf("saturated     %llu\n", (unsigned long long)st.saturated);
-        if (o.show_key)
+        if (o->show_key)
             printf("key           %s\n", key);
     }
     bk_free(f);

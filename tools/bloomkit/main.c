@@ -9,10 +9,11 @@
 
 #include "cli.h"
 
-#define COMMAND_ROW(name, summary) {#name, cmd_##name, summary},
+#define COMMAND_ROW(name, summary) {#name, &cmd_##name##_spec, cmd_##name, summary},
 static const struct command {
     const char *name;
-    int (*run)(int argc, char **argv);
+    const cli_spec *spec;
+    int (*run)(cli_opts *o);
     const char *summary;
 } commands[] = {CLI_COMMANDS(COMMAND_ROW)};
 
@@ -38,8 +39,11 @@ static int run(int argc, char **argv)
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 2, argv + 2);
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            cli_opts o;
+            const int rc = cli_parse(argc - 2, argv + 2, commands[i].spec, &o);
+            return rc == CLI_GO ? commands[i].run(&o) : rc;
+        }
     fprintf(stderr, "bloomkit: unknown command '%s' (see bloomkit --help)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -171,20 +171,21 @@ for _lib, _table in ((lib, _SIGNATURES), (redis_lib, _REDIS_SIGNATURES)):
         _fn.restype = _res
         _fn.argtypes = _args
 
-BK_OK = 0
-BK_EINVAL = -1
-BK_ENOMEM = -2
-BK_ENOTFOUND = -3
-BK_ENOTSUP = -4
-BK_ECONFIG = -5
-BK_ERANGE = -6
-BK_EIO = -7
-BK_ECORRUPT = -8
-BK_EINCOMPAT = -9
-BK_ESYS = -10
-BK_EREADONLY = -11
-BK_ESERVER = -12
-BK_EBUSY = -13
+def _error_codes():
+    """The library's error codes by name (bk_err_name: 0, -1, ... until
+    BK_UNKNOWN, its name for a code it does not know), so they are written
+    once, in bloomkit.h."""
+    codes = {}
+    for code in range(0, -1000, -1):
+        name = lib.bk_err_name(code).decode()
+        if name == "BK_UNKNOWN":
+            break
+        codes[name] = code
+    return codes
+
+
+ERRORS = _error_codes()
+globals().update(ERRORS)  # BK_OK, BK_EINVAL, ... as module attributes
 
 LOCK_NOWAIT = 1
 

@@ -217,60 +217,54 @@ static int measure(const experiment *e, int ci, const keys *ins, const keys *pro
     return 0;
 }
 
-int cmd_experiment(int argc, char **argv)
+const cli_spec cmd_experiment_spec =
+    CLI_SPEC("experiment", usage, O_CONFIG_FILE | O_CSV | O_JSON_FILE | O_PLOT | O_NO_WAIT,
+             O_CONFIG_FILE, 0, 0, "give --config-file EXP");
+
+int cmd_experiment(cli_opts *o)
 {
-    static const cli_spec spec = {.name = "experiment",
-                                  .usage = usage,
-                                  .allowed =
-                                      O_CONFIG_FILE | O_CSV | O_JSON_FILE | O_PLOT | O_NO_WAIT,
-                                  .required = O_CONFIG_FILE,
-                                  .max_args = 0,
-                                  .give = "give --config-file EXP"};
-    cli_opts o;
-    int rc = cli_parse(argc, argv, &spec, &o);
-    if (rc != CLI_GO)
-        return rc;
+    int rc;
     experiment *e = calloc(1, sizeof *e);
     if (!e)
-        return cli_fail(&o, EXIT_IO, "out of memory");
-    e->path = o.config_file;
+        return cli_fail(o, EXIT_IO, "out of memory");
+    e->path = o->config_file;
     keys ins = {0}, probes = {0};
     exp_row *rows = NULL;
     int nrows = 0;
     rc = exp_read(e);
     if (!rc && (e->keys_file ? keys_load(&ins, e->keys_file)
                              : keys_generate(&ins, "insert", e->nkeys)) != 0)
-        rc = e->keys_file ? cli_fail(&o, EXIT_IO, "%s: %s", e->keys_file, strerror(errno))
-                          : cli_fail(&o, EXIT_IO, "out of memory for %llu keys",
+        rc = e->keys_file ? cli_fail(o, EXIT_IO, "%s: %s", e->keys_file, strerror(errno))
+                          : cli_fail(o, EXIT_IO, "out of memory for %llu keys",
                                      (unsigned long long)e->nkeys);
     if (!rc && (e->probes_file ? keys_load(&probes, e->probes_file)
                                : keys_generate(&probes, "probe", e->nprobes)) != 0)
-        rc = e->probes_file ? cli_fail(&o, EXIT_IO, "%s: %s", e->probes_file, strerror(errno))
-                            : cli_fail(&o, EXIT_IO, "out of memory for %llu probes",
+        rc = e->probes_file ? cli_fail(o, EXIT_IO, "%s: %s", e->probes_file, strerror(errno))
+                            : cli_fail(o, EXIT_IO, "out of memory for %llu probes",
                                        (unsigned long long)e->nprobes);
     if (!rc && ins.n == 0)
-        rc = cli_fail(&o, EXIT_USAGE, "the workload has no keys to insert");
+        rc = cli_fail(o, EXIT_USAGE, "the workload has no keys to insert");
     if (!rc)
         rc = exp_plan(e, ins.n);
     if (!rc && !(rows = calloc((size_t)e->nconfigs * (size_t)e->ncheckpoints, sizeof *rows)))
-        rc = cli_fail(&o, EXIT_IO, "out of memory");
+        rc = cli_fail(o, EXIT_IO, "out of memory");
     for (int c = 0; !rc && c < e->nconfigs; c++)
         rc = measure(e, c, &ins, &probes, rows, &nrows);
     /* Each output's writer lock while the outputs are written (two runs
      * writing one file take turns). */
-    const char *outs[3] = {o.csv, o.json_file, o.plot};
+    const char *outs[3] = {o->csv, o->json_file, o->plot};
     bk_file_lock *locks[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3 && !rc; i++)
         if (outs[i])
-            rc = cli_lock(&o, outs[i], &locks[i]);
+            rc = cli_lock(o, outs[i], &locks[i]);
     if (!rc) {
         exp_print_table(rows, nrows);
-        if (o.csv && exp_write_csv(o.csv, rows, nrows) != 0)
-            rc = cli_fail(&o, EXIT_IO, "%s: %s", o.csv, strerror(errno));
-        if (!rc && o.json_file && exp_write_json(o.json_file, rows, nrows) != 0)
-            rc = cli_fail(&o, EXIT_IO, "%s: %s", o.json_file, strerror(errno));
-        if (!rc && o.plot)
-            rc = exp_plot(e, o.plot, rows, nrows);
+        if (o->csv && exp_write_csv(o->csv, rows, nrows) != 0)
+            rc = cli_fail(o, EXIT_IO, "%s: %s", o->csv, strerror(errno));
+        if (!rc && o->json_file && exp_write_json(o->json_file, rows, nrows) != 0)
+            rc = cli_fail(o, EXIT_IO, "%s: %s", o->json_file, strerror(errno));
+        if (!rc && o->plot)
+            rc = exp_plot(e, o->plot, rows, nrows);
     }
     for (int i = 0; i < 3; i++)
         bk_unlock_file(locks[i]);
