@@ -72,9 +72,7 @@ START_TEST(filter_keeps_its_allocator)
     bk_filter *f = tu_filter("variant=scalable capacity=10");
     ck_assert_int_gt(tu_alloc.live, 0);
     ck_assert_int_eq(bk_set_allocator(NULL), BK_OK);
-    char key[32];
-    for (uint64_t i = 0; i < 200; i++)
-        bk_add(f, key, tu_key(key, sizeof key, "a", i));
+    tu_add_keys(f, "a", 0, 200);
     bk_free(f);
     ck_assert_int_eq(tu_alloc.live, 0);
     const bk_allocator half = {tu_failing_alloc, NULL, NULL};

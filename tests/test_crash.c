@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "io/sysio.h"
+#include "failio.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -24,9 +24,7 @@
 static bk_filter *marked(const char *family)
 {
     bk_filter *f = tu_filter(BIG_CFG);
-    char key[32];
-    for (uint64_t i = 0; i < 20000; i++)
-        bk_add(f, key, tu_key(key, sizeof key, family, i));
+    tu_add_keys(f, family, 0, 20000);
     return f;
 }
 
@@ -117,83 +115,6 @@ START_TEST(sigkill_during_save_leaves_old_or_new)
 }
 END_TEST
 
-/* --- failing system calls ------------------------------------------------ */
-
-static long g_calls, g_fail_at;
-static bk_sysio g_real;
-
-static int tick(void)
-{
-    return ++g_calls == g_fail_at;
-}
-
-static int f_mkstemp(char *t)
-{
-    if (tick()) {
-        errno = EMFILE;
-        return -1;
-    }
-    return g_real.mkstemp(t);
-}
-
-static ssize_t f_write(int fd, const void *p, size_t n)
-{
-    if (tick()) {
-        errno = ENOSPC;
-        return -1;
-    }
-    return write(fd, p, n);
-}
-
-static ssize_t f_pwrite(int fd, const void *p, size_t n, off_t off)
-{
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return pwrite(fd, p, n, off);
-}
-
-static int f_fsync(int fd)
-{
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return fsync(fd);
-}
-
-static int f_close(int fd)
-{
-    const int r = close(fd);
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return r;
-}
-
-static int f_rename(const char *from, const char *to)
-{
-    if (tick()) {
-        errno = EXDEV;
-        return -1;
-    }
-    return rename(from, to);
-}
-
-static void install_failing(void)
-{
-    bk_sysio_defaults();
-    g_real = bk_sys;
-    bk_sys.mkstemp = f_mkstemp;
-    bk_sys.write = f_write;
-    bk_sys.pwrite = f_pwrite;
-    bk_sys.fsync = f_fsync;
-    bk_sys.close = f_close;
-    bk_sys.rename = f_rename;
-}
-
 START_TEST(every_failing_syscall_keeps_the_old_file)
 {
     char *dir = tu_tmpdir();
@@ -209,12 +130,10 @@ START_TEST(every_failing_syscall_keeps_the_old_file)
     uint8_t *before = tu_read_file(path, &len0);
     long n = 1;
     for (; n < 1000; n++) {
-        g_calls = 0;
-        g_fail_at = n;
-        install_failing();
+        tu_io_fail(n);
         const int rc = bk_save(new, path);
         bk_sysio_defaults();
-        if (g_calls < n) { /* no call failed: the save went through */
+        if (tu_io.calls < n) { /* no call failed: the save went through */
             ck_assert_int_eq(rc, BK_OK);
             break;
         }

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "bloomkit.h"
-#include "io/sysio.h"
+#include "failio.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -33,74 +33,6 @@
 #ifndef BK_FAULT_SHIM
 #define BK_FAULT_SHIM "build/tests/fault_shim.so"
 #endif
-
-static long g_calls, g_fail_at;
-
-static int tick(void)
-{
-    return ++g_calls == g_fail_at;
-}
-
-static int f_open(const char *p, int fl, mode_t m)
-{
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return open(p, fl, m);
-}
-static ssize_t f_read(int fd, void *b, size_t n)
-{
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return read(fd, b, n);
-}
-static ssize_t f_pread(int fd, void *b, size_t n, off_t o)
-{
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return pread(fd, b, n, o);
-}
-static int f_fstat(int fd, struct stat *st)
-{
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return fstat(fd, st);
-}
-static void *f_mmap(void *a, size_t n, int p, int fl, int fd, off_t o)
-{
-    if (tick()) {
-        errno = ENOMEM;
-        return MAP_FAILED;
-    }
-    return mmap(a, n, p, fl, fd, o);
-}
-static int f_close(int fd)
-{
-    const int r = close(fd);
-    if (tick()) {
-        errno = EIO;
-        return -1;
-    }
-    return r;
-}
-
-static void install_failing_reads(void)
-{
-    bk_sysio_defaults();
-    bk_sys.open = f_open;
-    bk_sys.read = f_read;
-    bk_sys.pread = f_pread;
-    bk_sys.fstat = f_fstat;
-    bk_sys.mmap = f_mmap;
-    bk_sys.close = f_close;
-}
 
 static const char *const configs[] = {
     "variant=standard capacity=3000 fpr=0.01",
@@ -133,9 +65,7 @@ START_TEST(every_failing_call_while_loading_is_an_error)
     const int mode = _i / 3;
     long n = 1;
     for (; n < 1000; n++) {
-        g_calls = 0;
-        g_fail_at = n;
-        install_failing_reads();
+        tu_io_fail(n);
         bk_filter *g = (bk_filter *)f; /* must come back NULL on error */
         const int rc = open_as(mode, path, &g);
         bk_sysio_defaults();
@@ -143,7 +73,7 @@ START_TEST(every_failing_call_while_loading_is_an_error)
             /* no call failed, or only a harmless one (a close after use) */
             ck_assert(tu_same_filter(f, g));
             bk_free(g);
-            if (g_calls < n)
+            if (tu_io.calls < n)
                 break;
             continue;
         }
@@ -178,10 +108,10 @@ START_TEST(every_failing_allocation_in_save_and_load_is_clean)
     for (int op = 0; op < 3; op++) {
         long n = 1;
         for (; n < 1000; n++) {
-            g_calls = 0;
-            g_fail_at = n;
+            tu_io.calls = 0;
+            tu_io.fail_at = n;
             bk_allocator failing = tu_failing_allocator(0);
-            tu_alloc.fails = tick; /* allocations count with the system calls */
+            tu_alloc.fails = tu_io_tick; /* allocations count with the system calls */
             ck_assert_int_eq(bk_set_allocator(&failing), BK_OK);
             bk_filter *g = NULL;
             int rc;
@@ -205,7 +135,7 @@ START_TEST(every_failing_allocation_in_save_and_load_is_clean)
             free(now);
             if (op == 0 && rc == BK_OK)
                 tu_write_file(path, before, len0); /* back to old for the next n */
-            if (g_calls < n)
+            if (tu_io.calls < n)
                 break;
         }
         points += n - 1;

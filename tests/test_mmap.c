@@ -34,8 +34,7 @@ START_TEST(readonly_mapping_answers_and_refuses_writes)
     for (int v = 0; v < 3; v++) {
         bk_filter *f = tu_filter(cfgs[v]), *g = NULL;
         char key[32];
-        for (uint64_t i = 0; i < 3000; i++)
-            bk_add(f, key, tu_key(key, sizeof key, "m", i));
+        tu_add_keys(f, "m", 0, 3000);
         ck_assert_int_eq(bk_save(f, path), BK_OK);
         ck_assert_int_eq(bk_open_mmap(path, BK_MAP_READONLY, &g), BK_OK);
         ck_assert(tu_same_filter(f, g));
@@ -168,8 +167,7 @@ START_TEST(filter_beyond_2_pow_32_bits)
     bk_stats(f, &st);
     ck_assert_uint_gt(st.bits, UINT64_C(1) << 32);
     char key[32];
-    for (uint64_t i = 0; i < 100000; i++)
-        bk_add(f, key, tu_key(key, sizeof key, "b", i));
+    tu_add_keys(f, "b", 0, 100000);
     ck_assert_int_eq(bk_save(f, path), BK_OK);
     bk_filter *g = NULL, *h = NULL;
     ck_assert_int_eq(bk_load(path, &g), BK_OK);
@@ -204,8 +202,7 @@ START_TEST(two_gigabyte_filter_maps_without_heap)
     char *dir = tu_tmpdir(), *path = tu_path(dir, "2g.bkf");
     bk_filter *f = tu_filter("capacity=1800000000 fpr=0.01");
     char key[32];
-    for (uint64_t i = 0; i < 10000; i++)
-        bk_add(f, key, tu_key(key, sizeof key, "t", i));
+    tu_add_keys(f, "t", 0, 10000);
     double t0 = now_s();
     ck_assert_int_eq(bk_save(f, path), BK_OK);
     const double save_s = now_s() - t0;

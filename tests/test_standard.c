@@ -65,9 +65,7 @@ START_TEST(stats_follow_the_sizing_layer)
 {
     bk_filter *f = tu_filter("variant=standard capacity=1000000 fpr=0.0001");
     bk_filter_stats st;
-    char key[32];
-    for (uint64_t i = 0; i < 100000; i++)
-        bk_add(f, key, tu_key(key, sizeof key, "s", i));
+    tu_add_keys(f, "s", 0, 100000);
     ck_assert_int_eq(bk_stats(f, &st), BK_OK);
     ck_assert_str_eq(st.variant, "standard");
     ck_assert_str_eq(st.hash, "siphash24");

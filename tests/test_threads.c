@@ -54,9 +54,7 @@ static void *reader(void *arg)
 static void stress(const char *cfg)
 {
     bk_filter *f = tu_filter(cfg);
-    char key[48];
-    for (uint64_t i = 0; i < PRELOADED; i++)
-        bk_add(f, key, tu_key(key, sizeof key, "pre", i));
+    tu_add_keys(f, "pre", 0, PRELOADED);
     pthread_t t[WRITERS + READERS];
     job jobs[WRITERS + READERS];
     for (int i = 0; i < WRITERS + READERS; i++) {
@@ -72,8 +70,7 @@ static void stress(const char *cfg)
     for (int w = 0; w < WRITERS; w++) {
         char family[16];
         snprintf(family, sizeof family, "w%d", w);
-        for (uint64_t i = 0; i < PER_WRITER; i++)
-            ck_assert_int_eq(bk_contains(f, key, tu_key(key, sizeof key, family, i)), 1);
+        ck_assert_uint_eq(tu_count_present(f, family, 0, PER_WRITER), PER_WRITER);
     }
     bk_filter_stats st;
     bk_stats(f, &st);
@@ -107,9 +104,7 @@ static void *churner(void *arg)
 static void churn(const char *cfg)
 {
     bk_filter *f = tu_filter(cfg);
-    char key[48];
-    for (uint64_t i = 0; i < PRELOADED; i++)
-        bk_add(f, key, tu_key(key, sizeof key, "pre", i));
+    tu_add_keys(f, "pre", 0, PRELOADED);
     bk_filter_stats before;
     ck_assert_int_eq(bk_stats(f, &before), BK_OK);
     pthread_t t[WRITERS + READERS];

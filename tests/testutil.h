@@ -83,6 +83,27 @@ static inline size_t tu_key(char *buf, size_t cap, const char *family, uint64_t 
     return n < 0 ? 0 : (size_t)n;
 }
 
+/* Add keys from .. to-1 of a family; returns how many were reported new. */
+static inline uint64_t tu_add_keys(bk_filter *f, const char *family, uint64_t from, uint64_t to)
+{
+    char key[64];
+    uint64_t added = 0;
+    for (uint64_t i = from; i < to; i++)
+        added += bk_add(f, key, tu_key(key, sizeof key, family, i)) == 1;
+    return added;
+}
+
+/* How many of keys from .. to-1 of a family f reports present. */
+static inline uint64_t tu_count_present(const bk_filter *f, const char *family, uint64_t from,
+                                        uint64_t to)
+{
+    char key[64];
+    uint64_t n = 0;
+    for (uint64_t i = from; i < to; i++)
+        n += bk_contains(f, key, tu_key(key, sizeof key, family, i)) == 1;
+    return n;
+}
+
 /* A filter from config text, failing the test on any error. */
 static inline bk_filter *tu_filter(const char *text)
 {
