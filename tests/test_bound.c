@@ -135,9 +135,8 @@ START_TEST(small_first_slice_keeps_the_bound)
 {
     const double ps[] = {0.0115, 0.001, 0.0229};
     for (int i = 0; i < 3; i++) {
-        char cfg[128], key[32];
-        snprintf(cfg, sizeof cfg, "variant=scalable capacity=100 layout=classic fpr=%g", ps[i]);
-        bk_filter *f = tu_filter(cfg);
+        char key[32];
+        bk_filter *f = tu_filterf("variant=scalable capacity=100 layout=classic fpr=%g", ps[i]);
         for (uint64_t k = 0; k < 50000; k++)
             ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "in", k)), 0);
         uint64_t absent = 0;

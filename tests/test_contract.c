@@ -15,9 +15,8 @@ static const char *const variants[] = {"standard", "counting", "scalable"};
  * and fills *st. Fails on any false negative. */
 static double measure(const char *variant, uint64_t n, double p, bk_filter_stats *st)
 {
-    char cfg[128], key[40];
-    snprintf(cfg, sizeof cfg, "variant=%s capacity=%llu fpr=%g", variant, (unsigned long long)n, p);
-    bk_filter *f = tu_filter(cfg);
+    char key[40];
+    bk_filter *f = tu_filterf("variant=%s capacity=%llu fpr=%g", variant, (unsigned long long)n, p);
     for (uint64_t i = 0; i < n; i++)
         ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "member", i)), 0);
     for (uint64_t i = 0; i < n; i++)
@@ -85,9 +84,7 @@ END_TEST
 START_TEST(add_contract_all_variants)
 {
     for (int v = 0; v < 3; v++) {
-        char cfg[64];
-        snprintf(cfg, sizeof cfg, "variant=%s capacity=1000", variants[v]);
-        bk_filter *f = tu_filter(cfg);
+        bk_filter *f = tu_filterf("variant=%s capacity=1000", variants[v]);
         ck_assert_int_eq(bk_add(f, "k", 1), 1);
         ck_assert_int_eq(bk_add(f, "k", 1), 0);
         ck_assert_int_eq(bk_add(f, "", 0), 1);
@@ -106,9 +103,7 @@ END_TEST
 START_TEST(siphash13_filters_work)
 {
     for (int v = 0; v < 3; v++) {
-        char cfg[96];
-        snprintf(cfg, sizeof cfg, "variant=%s capacity=20000 fpr=0.01 hash=siphash13", variants[v]);
-        bk_filter *f = tu_filter(cfg);
+        bk_filter *f = tu_filterf("variant=%s capacity=20000 fpr=0.01 hash=siphash13", variants[v]);
         tu_add_keys(f, "h", 0, 20000);
         ck_assert_uint_eq(tu_count_present(f, "h", 0, 20000), 20000);
         uint64_t fp = 0;

@@ -30,9 +30,8 @@ static const struct golden {
 
 static void write_golden(const struct golden *g)
 {
-    char cfg[256], path[256], key[48];
-    snprintf(cfg, sizeof cfg, "%s key=6a09e667f3bcc908bb67ae8584caa73b", g->cfg);
-    bk_filter *f = tu_filter(cfg);
+    char path[256], key[48];
+    bk_filter *f = tu_filterf("%s key=6a09e667f3bcc908bb67ae8584caa73b", g->cfg);
     for (unsigned i = 0; i < g->keys; i++)
         bk_add(f, key, tu_key(key, sizeof key, "golden", i));
     for (unsigned i = 0; i < g->removed; i++)

@@ -17,9 +17,8 @@ static const char *const variants[] = {"standard", "counting", "scalable"};
 /* A small filter of variant v with some keys (scalable grows to 3 slices). */
 static bk_filter *small_filter(int v)
 {
-    char cfg[96], key[32];
-    snprintf(cfg, sizeof cfg, "variant=%s capacity=40 fpr=0.05", variants[v]);
-    bk_filter *f = tu_filter(cfg);
+    char key[32];
+    bk_filter *f = tu_filterf("variant=%s capacity=40 fpr=0.05", variants[v]);
     for (uint64_t i = 0; i < (v == 2 ? 150u : 30u); i++)
         ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "s", i)), 0);
     if (v == 1)

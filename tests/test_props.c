@@ -71,12 +71,10 @@ static void run_sequence(uint64_t seed, uint64_t seq, const char *dir, totals *t
     static const char *const variants[] = {"standard", "counting", "scalable"};
     const unsigned v = below(&r, 3);
     const int blocked = below(&r, 2);
-    char cfgtext[256];
-    snprintf(cfgtext, sizeof cfgtext, "variant=%s capacity=%u fpr=%g layout=%s key=%016llx%016llx",
-             variants[v], 20 + below(&r, 200), 0.001 * (1 + below(&r, 50)),
-             blocked ? "blocked" : "classic", (unsigned long long)next(&r),
-             (unsigned long long)next(&r));
-    bk_filter *f = tu_filter(cfgtext);
+    bk_filter *f = tu_filterf("variant=%s capacity=%u fpr=%g layout=%s key=%016llx%016llx",
+                              variants[v], 20 + below(&r, 200), 0.001 * (1 + below(&r, 50)),
+                              blocked ? "blocked" : "classic", (unsigned long long)next(&r),
+                              (unsigned long long)next(&r));
     unsigned count[UNIVERSE] = {0}, at_checkpoint[UNIVERSE] = {0};
     int have_checkpoint = 0;
     char path[512], ckpt[512], buf[48];

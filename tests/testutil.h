@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -81,6 +82,20 @@ static inline size_t tu_key(char *buf, size_t cap, const char *family, uint64_t 
 {
     const int n = snprintf(buf, cap, "%s:%llu", family, (unsigned long long)i);
     return n < 0 ? 0 : (size_t)n;
+}
+
+static inline bk_filter *tu_filter(const char *text);
+
+/* tu_filter of a printf-formatted config text. */
+static inline bk_filter *tu_filterf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline bk_filter *tu_filterf(const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return tu_filter(text);
 }
 
 /* Add keys from .. to-1 of a family; returns how many were reported new. */
