@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "io/sysio.h"
+#include "testutil.h"
 
 static struct {
     long calls, fail_at;
@@ -71,6 +72,14 @@ static inline void tu_io_fail(long fail_at)
     tu_io.fail_at = fail_at;
     TU_FAILING_CALLS(TU_INSTALL)
     bk_sys.close = tu_fail_close;
+}
+
+/* Save f at path and return the file's bytes (*len; free them): what every
+ * failed save after it must leave in place. */
+static inline uint8_t *tu_saved_bytes(const bk_filter *f, const char *path, size_t *len)
+{
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    return tu_read_file(path, len);
 }
 
 #endif

@@ -122,12 +122,9 @@ START_TEST(every_failing_syscall_keeps_the_old_file)
     snprintf(path, sizeof path, "%s/f.bkf", dir);
     bk_filter *old = tu_filter("variant=scalable capacity=500 fpr=0.01");
     bk_filter *new = tu_filter("variant=scalable capacity=500 fpr=0.01");
-    char key[32];
-    for (uint64_t i = 0; i < 3000; i++)
-        bk_add(new, key, tu_key(key, sizeof key, "n", i));
-    ck_assert_int_eq(bk_save(old, path), BK_OK);
+    tu_add_keys(new, "n", 0, 3000);
     size_t len0;
-    uint8_t *before = tu_read_file(path, &len0);
+    uint8_t *before = tu_saved_bytes(old, path, &len0);
     long n = 1;
     for (; n < 1000; n++) {
         tu_io_fail(n);

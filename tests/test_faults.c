@@ -98,12 +98,9 @@ START_TEST(every_failing_allocation_in_save_and_load_is_clean)
 {
     char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
     bk_filter *old = filled(configs[_i]), *new = filled(configs[_i]);
-    char key[32];
-    for (uint64_t i = 0; i < 500; i++)
-        bk_add(new, key, tu_key(key, sizeof key, "more", i));
-    ck_assert_int_eq(bk_save(old, path), BK_OK);
+    tu_add_keys(new, "more", 0, 500);
     size_t len0;
-    uint8_t *before = tu_read_file(path, &len0);
+    uint8_t *before = tu_saved_bytes(old, path, &len0);
     long points = 0;
     for (int op = 0; op < 3; op++) {
         long n = 1;

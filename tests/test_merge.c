@@ -8,19 +8,10 @@
 
 #define KEY "key=00112233445566778899aabbccddeeff"
 
-static void add_range(bk_filter *f, const char *family, uint64_t from, uint64_t to)
-{
-    char key[32];
-    for (uint64_t i = from; i < to; i++)
-        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, family, i)), 0);
-}
-
+/* No false negative among keys from .. to-1 of family. */
 static void all_present(const bk_filter *f, const char *family, uint64_t from, uint64_t to)
 {
-    char key[32];
-    for (uint64_t i = from; i < to; i++)
-        ck_assert_msg(bk_contains(f, key, tu_key(key, sizeof key, family, i)) == 1,
-                      "false negative %s:%llu", family, (unsigned long long)i);
+    ck_assert_uint_eq(tu_count_present(f, family, from, to), to - from);
 }
 
 START_TEST(merge_equals_filter_built_from_both_sets)
@@ -29,10 +20,10 @@ START_TEST(merge_equals_filter_built_from_both_sets)
                           "variant=counting capacity=20000 " KEY};
     for (int v = 0; v < 2; v++) {
         bk_filter *a = tu_filter(cfgs[v]), *b = tu_filter(cfgs[v]), *both = tu_filter(cfgs[v]);
-        add_range(a, "x", 0, 6000);
-        add_range(b, "x", 4000, 10000); /* overlapping sets */
-        add_range(both, "x", 0, 6000);
-        add_range(both, "x", 4000, 10000);
+        tu_add_keys(a, "x", 0, 6000);
+        tu_add_keys(b, "x", 4000, 10000); /* overlapping sets */
+        tu_add_keys(both, "x", 0, 6000);
+        tu_add_keys(both, "x", 4000, 10000);
         ck_assert_int_eq(bk_merge(a, b), BK_OK);
         all_present(a, "x", 0, 10000);
         ck_assert_msg(tu_same_filter(a, both), "%s merge differs from the union build",
@@ -70,8 +61,8 @@ START_TEST(scalable_merge_slice_by_slice)
 {
     const char *cfg = "variant=scalable capacity=1000 fpr=0.01 " KEY;
     bk_filter *a = tu_filter(cfg), *b = tu_filter(cfg);
-    add_range(a, "p", 0, 1500);
-    add_range(b, "q", 0, 1500); /* both now hold two slices */
+    tu_add_keys(a, "p", 0, 1500);
+    tu_add_keys(b, "q", 0, 1500); /* both now hold two slices */
     bk_filter_stats sa, sb;
     bk_stats(a, &sa);
     bk_stats(b, &sb);
@@ -82,7 +73,7 @@ START_TEST(scalable_merge_slice_by_slice)
     all_present(a, "q", 0, 1500);
     /* Different shapes: refused. */
     bk_filter *c = tu_filter(cfg);
-    add_range(c, "r", 0, 10);
+    tu_add_keys(c, "r", 0, 10);
     ck_assert_int_eq(bk_merge(a, c), BK_EINCOMPAT);
     bk_free(a);
     bk_free(b);
@@ -94,9 +85,9 @@ END_TEST
 START_TEST(incompatible_merges_change_nothing)
 {
     bk_filter *dst = tu_filter("variant=standard capacity=5000 " KEY);
-    add_range(dst, "d", 0, 1000);
+    tu_add_keys(dst, "d", 0, 1000);
     bk_filter *copy = tu_filter("variant=standard capacity=5000 " KEY);
-    add_range(copy, "d", 0, 1000);
+    tu_add_keys(copy, "d", 0, 1000);
     bk_filter *others[] = {
         tu_filter("variant=standard capacity=5000"),                     /* other key */
         tu_filter("variant=standard capacity=6000 " KEY),                /* other size */
@@ -105,7 +96,7 @@ START_TEST(incompatible_merges_change_nothing)
         tu_filter("variant=standard capacity=5000 fpr=0.001 " KEY),      /* other k */
     };
     for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
-        add_range(others[i], "o", 0, 100);
+        tu_add_keys(others[i], "o", 0, 100);
         ck_assert_int_eq(bk_merge(dst, others[i]), BK_EINCOMPAT);
         ck_assert_int_eq(bk_intersect(dst, others[i]), BK_EINCOMPAT);
         ck_assert_msg(bk_last_error()[0], "no detail for case %zu", i);
@@ -128,8 +119,8 @@ START_TEST(intersect_keeps_common_keys)
 {
     const char *cfg = "variant=standard capacity=20000 " KEY;
     bk_filter *a = tu_filter(cfg), *b = tu_filter(cfg);
-    add_range(a, "x", 0, 6000);
-    add_range(b, "x", 4000, 10000);
+    tu_add_keys(a, "x", 0, 6000);
+    tu_add_keys(b, "x", 4000, 10000);
     ck_assert_int_eq(bk_intersect(a, b), BK_OK);
     all_present(a, "x", 4000, 6000);
     char key[32];

@@ -166,14 +166,22 @@ static unsigned lines_in(const char *path)
     return lines;
 }
 
-static void assert_same_file(const char *a, const char *b)
+/* f and g saved are the same file, byte for byte. */
+static void assert_same_saved(const bk_filter *f, const bk_filter *g)
 {
+    char a[256], b[256];
+    scratch("same-a-%u.bkf", 0, a, sizeof a);
+    scratch("same-b-%u.bkf", 0, b, sizeof b);
+    ck_assert_int_eq(bk_save(f, a), BK_OK);
+    ck_assert_int_eq(bk_save(g, b), BK_OK);
     size_t la, lb;
     unsigned char *pa = slurp(a, &la), *pb = slurp(b, &lb);
     ck_assert_uint_eq(la, lb);
     ck_assert_int_eq(memcmp(pa, pb, la), 0);
     free(pa);
     free(pb);
+    unlink(a);
+    unlink(b);
 }
 
 static const struct {
@@ -200,16 +208,26 @@ static bk_config fixed_config(const char *text)
     return c;
 }
 
+/* Shape i: a local filter of its fixed config *c, and in name and url a
+ * shared filter's name <prefix><i> and URL (dropped first). */
+static bk_filter *shape_local(const char *prefix, unsigned i, char name[32], char url[256],
+                              bk_config *c)
+{
+    snprintf(name, 32, "%s%u", prefix, i);
+    test_redis_url(&srv, name, shapes[i].query, url, 256);
+    bk_redis_drop(url);
+    *c = fixed_config(shapes[i].config);
+    bk_filter *loc;
+    ck_assert_int_eq(bk_new(c, &loc), BK_OK);
+    return loc;
+}
+
 START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
 {
     const unsigned i = (unsigned)_i;
     char url[256], name[32], buf[128];
-    snprintf(name, sizeof name, "same%u", i);
-    test_redis_url(&srv, name, shapes[i].query, url, sizeof url);
-    bk_redis_drop(url);
-    const bk_config c = fixed_config(shapes[i].config);
-    bk_filter *loc, *rem, *pulled;
-    ck_assert_int_eq(bk_new(&c, &loc), BK_OK);
+    bk_config c;
+    bk_filter *loc = shape_local("same", i, name, url, &c), *rem, *pulled;
     ck_assert_int_eq(bk_redis_open(url, &c, &rem), BK_OK);
     /* singles, then batches with repeats inside a batch */
     for (unsigned n = 0; n < 3000; n++) {
@@ -256,13 +274,8 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     ck_assert_int_eq(bk_merge(loc, rem), BK_ENOTSUP);
     ck_assert_int_eq(bk_merge(rem, loc), BK_ENOTSUP);
     /* pulled back, the bytes are the local filter's */
-    char a[256], b[256];
-    scratch("local-%u.bkf", i, a, sizeof a);
-    scratch("pulled-%u.bkf", i, b, sizeof b);
-    ck_assert_int_eq(bk_save(loc, a), BK_OK);
     ck_assert_int_eq(bk_redis_pull(url, &pulled), BK_OK);
-    ck_assert_int_eq(bk_save(pulled, b), BK_OK);
-    assert_same_file(a, b);
+    assert_same_saved(loc, pulled);
     /* clear empties it, on the server too */
     ck_assert_int_eq(bk_clear(rem), BK_OK);
     const int len = key_of(buf, sizeof buf, "a", 1);
@@ -284,8 +297,6 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     ck_assert_str_eq(r->str, "untouched");
     freeReplyObject(r);
     redisFree(ac);
-    unlink(a);
-    unlink(b);
     bk_free(loc);
     bk_free(rem);
     bk_free(pulled);
@@ -296,12 +307,8 @@ START_TEST(push_then_pull_is_exact)
 {
     const unsigned i = (unsigned)_i;
     char url[256], name[32], buf[128];
-    snprintf(name, sizeof name, "pushed%u", i);
-    test_redis_url(&srv, name, shapes[i].query, url, sizeof url);
-    bk_redis_drop(url);
-    const bk_config c = fixed_config(shapes[i].config);
-    bk_filter *loc, *back, *rem;
-    ck_assert_int_eq(bk_new(&c, &loc), BK_OK);
+    bk_config c;
+    bk_filter *loc = shape_local("pushed", i, name, url, &c), *back, *rem;
     for (unsigned n = 0; n < 2000; n++) {
         const int len = key_of(buf, sizeof buf, "p", n);
         ck_assert_int_ge(bk_add(loc, buf, (size_t)len), 0);
@@ -314,14 +321,7 @@ START_TEST(push_then_pull_is_exact)
         ck_assert_int_eq(bk_contains(rem, buf, (size_t)len), bk_contains(loc, buf, (size_t)len));
     }
     ck_assert_int_eq(bk_redis_pull(url, &back), BK_OK);
-    char a[256], b[256];
-    scratch("push-%u.bkf", i, a, sizeof a);
-    scratch("back-%u.bkf", i, b, sizeof b);
-    ck_assert_int_eq(bk_save(loc, a), BK_OK);
-    ck_assert_int_eq(bk_save(back, b), BK_OK);
-    assert_same_file(a, b);
-    unlink(a);
-    unlink(b);
+    assert_same_saved(loc, back);
     bk_redis_drop(url);
     bk_free(loc);
     bk_free(back);
@@ -407,24 +407,14 @@ START_TEST(counting_saturates_and_never_underflows)
     bk_filter *f;
     ck_assert_int_eq(bk_redis_open_config(url, "variant=counting capacity=1000", NULL, 0, &f),
                      BK_OK);
-    ck_assert_int_eq(bk_add(f, "x", 1), 1);
-    ck_assert_int_eq(bk_add(f, "x", 1), 0);
-    ck_assert_int_eq(bk_remove(f, "x", 1), BK_OK);
-    ck_assert_int_eq(bk_contains(f, "x", 1), 1);
-    ck_assert_int_eq(bk_remove(f, "x", 1), BK_OK);
-    ck_assert_int_eq(bk_contains(f, "x", 1), 0);
+    tu_assert_multiset(f, "x");
     /* no underflow: removing an absent key changes nothing */
     bk_filter *before, *after;
     ck_assert_int_eq(bk_add(f, "y", 1), 1);
     ck_assert_int_eq(bk_redis_pull(url, &before), BK_OK);
     ck_assert_int_eq(bk_remove(f, "x", 1), BK_ENOTFOUND);
     ck_assert_int_eq(bk_redis_pull(url, &after), BK_OK);
-    char fa[256], fb[256];
-    scratch("cnt-a.bkf", 0, fa, sizeof fa);
-    scratch("cnt-b.bkf", 0, fb, sizeof fb);
-    ck_assert_int_eq(bk_save(before, fa), BK_OK);
-    ck_assert_int_eq(bk_save(after, fb), BK_OK);
-    assert_same_file(fa, fb);
+    assert_same_saved(before, after);
     /* sticky saturation: 20 adds, 20 removes, still present */
     for (int i = 0; i < 20; i++)
         ck_assert_int_ge(bk_add(f, "z", 1), 0);
@@ -440,8 +430,6 @@ START_TEST(counting_saturates_and_never_underflows)
     ck_assert_int_eq(bk_contains(other, "z", 1), 1);
     ck_assert_int_eq(bk_remove(other, "q", 1), BK_ENOTFOUND);
     bk_free(other);
-    unlink(fa);
-    unlink(fb);
     bk_free(before);
     bk_free(after);
     bk_free(f);

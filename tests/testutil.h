@@ -98,13 +98,17 @@ static inline bk_filter *tu_filterf(const char *fmt, ...)
     return tu_filter(text);
 }
 
-/* Add keys from .. to-1 of a family; returns how many were reported new. */
+/* Add keys from .. to-1 of a family (an error fails the test); returns how
+ * many were reported new. */
 static inline uint64_t tu_add_keys(bk_filter *f, const char *family, uint64_t from, uint64_t to)
 {
     char key[64];
     uint64_t added = 0;
-    for (uint64_t i = from; i < to; i++)
-        added += bk_add(f, key, tu_key(key, sizeof key, family, i)) == 1;
+    for (uint64_t i = from; i < to; i++) {
+        const int rc = bk_add(f, key, tu_key(key, sizeof key, family, i));
+        ck_assert_msg(rc >= 0, "adding %s: %s", key, bk_err_name(rc));
+        added += rc == 1;
+    }
     return added;
 }
 
@@ -117,6 +121,19 @@ static inline uint64_t tu_count_present(const bk_filter *f, const char *family, 
     for (uint64_t i = from; i < to; i++)
         n += bk_contains(f, key, tu_key(key, sizeof key, family, i)) == 1;
     return n;
+}
+
+/* A counting filter holds a multiset: key (new to f) added twice and removed
+ * once is still there; removed again, it is gone. */
+static inline void tu_assert_multiset(bk_filter *f, const char *key)
+{
+    const size_t n = strlen(key);
+    ck_assert_int_eq(bk_add(f, key, n), 1);
+    ck_assert_int_eq(bk_add(f, key, n), 0);
+    ck_assert_int_eq(bk_remove(f, key, n), BK_OK);
+    ck_assert_int_eq(bk_contains(f, key, n), 1);
+    ck_assert_int_eq(bk_remove(f, key, n), BK_OK);
+    ck_assert_int_eq(bk_contains(f, key, n), 0);
 }
 
 /* A filter from config text, failing the test on any error. */
@@ -132,7 +149,6 @@ static inline bk_filter *tu_filter(const char *text)
     return f;
 }
 
-#endif
 
 /* ---- files and filter comparison (persistence suites) ---- */
 #include <dirent.h>
@@ -236,3 +252,5 @@ static inline int tu_same_filter(const bk_filter *a, const bk_filter *b)
     }
     return 1;
 }
+
+#endif

@@ -112,13 +112,13 @@ static const struct url_option {
     const char *unit;
     size_t field; /* offset of the int it sets (not name, block_bytes) */
 } options[OPT_N] = {
-    [OPT_NAME] = {"name", 0, 0, 0, ""},
+    [OPT_NAME] = {"name", 0, 0, 0, "", 0},
     [OPT_CONNECT_TIMEOUT] = {"connect_timeout", 1, 3600000, 1, " ms",
                              offsetof(bk_redis_url, connect_timeout_ms)},
     [OPT_TIMEOUT] = {"timeout", 1, 3600000, 1, " ms", offsetof(bk_redis_url, timeout_ms)},
     [OPT_RETRIES] = {"retries", 0, 100, 1, "", offsetof(bk_redis_url, retries)},
     [OPT_DB] = {"db", 0, 65535, 1, "", offsetof(bk_redis_url, db)},
-    [OPT_BLOCK_BYTES] = {"block_bytes", 64, (long long)BK_REDIS_BLOCK_MAX, 64, " bytes"},
+    [OPT_BLOCK_BYTES] = {"block_bytes", 64, (long long)BK_REDIS_BLOCK_MAX, 64, " bytes", 0},
 };
 
 static int set_name(bk_redis_url *u, const char *v, size_t vn)
