@@ -82,11 +82,9 @@ END_TEST
 
 Suite *alloc_suite(void)
 {
-    Suite *s = suite_create("alloc");
-    TCase *tc = tcase_create("fault_injection");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("alloc", "fault_injection", &tc);
     tcase_add_loop_test(tc, every_allocation_failure_is_reported_and_leaks_nothing, 0, 3);
     tcase_add_test(tc, filter_keeps_its_allocator);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -81,11 +81,9 @@ END_TEST
 
 Suite *batch_suite(void)
 {
-    Suite *s = suite_create("batch");
-    TCase *tc = tcase_create("order");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("batch", "order", &tc);
     tcase_add_test(tc, batches_equal_single_calls);
     tcase_add_test(tc, batch_arguments_are_checked);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -134,9 +134,9 @@ END_TEST
 /* Counting keeps removal exact in the blocked layout. */
 START_TEST(counting_blocked_removes_exactly)
 {
-    bk_filter *f = tu_filter("variant=counting layout=blocked capacity=20000 fpr=0.001");
+    bk_filter *f =
+        tu_holding("variant=counting layout=blocked capacity=20000 fpr=0.001", "k", 0, 20000);
     char key[48];
-    tu_add_keys(f, "k", 0, 20000);
     for (uint64_t i = 0; i < 20000; i += 2)
         ck_assert_int_eq(bk_remove(f, key, tu_key(key, sizeof key, "k", i)), BK_OK);
     for (uint64_t i = 1; i < 20000; i += 2)
@@ -210,15 +210,13 @@ END_TEST
 
 Suite *blocked_suite(void)
 {
-    Suite *s = suite_create("blocked");
-    TCase *tc = tcase_create("layout");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("blocked", "layout", &tc);
     tcase_add_test(tc, probes_of_a_key_share_one_cache_line);
     tcase_add_test(tc, sizing_accounts_for_blocks);
     tcase_add_test(tc, measured_rate_matches_the_model);
     tcase_add_test(tc, counting_blocked_removes_exactly);
     tcase_add_test(tc, files_keep_the_layout);
     tcase_add_test(tc, config_names_the_layout);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -154,11 +154,9 @@ END_TEST
 
 Suite *bound_suite(void)
 {
-    Suite *s = suite_create("bound");
-    TCase *tc = tcase_create("scalable");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("bound", "scalable", &tc);
     tcase_add_loop_test(tc, compound_rate_stays_within_fpr, 0, 8);
     tcase_add_test(tc, small_first_slice_keeps_the_bound);
-    suite_add_tcase(s, tc);
     return s;
 }

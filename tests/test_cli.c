@@ -526,9 +526,8 @@ END_TEST
 
 Suite *cli_suite(void)
 {
-    Suite *s = suite_create("cli");
-    TCase *tc = tcase_create("bloomkit");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("cli", "bloomkit", &tc);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, every_command_has_help);
     tcase_add_test(tc, plan_reports_the_worked_example);
@@ -542,6 +541,5 @@ Suite *cli_suite(void)
     tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);
     tcase_add_test(tc, options_are_values_never_config_text);
     tcase_add_test(tc, key_from_file_or_environment);
-    suite_add_tcase(s, tc);
     return s;
 }

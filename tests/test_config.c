@@ -94,16 +94,17 @@ START_TEST(bad_values_are_rejected_with_key_and_range)
     expect_bad("key=0011", "key", "32 hexadecimal digits");
     expect_bad("key=000102030405060708090a0b0c0d0e0g", "key", "32 hexadecimal digits");
     expect_bad("key=000102030405060708090a0b0c0d0e0f00", "key", "32 hexadecimal digits");
-}
-END_TEST
-
-START_TEST(structural_errors)
-{
+    /* structure: unknown or repeated keys, no '=', no key, the line */
     expect_bad("fpr=0.01 colour=blue", "colour", "known:");
     expect_bad("fpr=0.01 fpr=0.02", "fpr", "duplicate");
     expect_bad("capacity", "capacity", "=value");
     expect_bad("=5", "line 1", "unexpected character");
     expect_bad("variant=standard\n\nfpr=2", "line 3", "(0, 0.5]");
+}
+END_TEST
+
+START_TEST(overlong_values_are_rejected)
+{
     char longval[300];
     memset(longval, '1', sizeof longval);
     memcpy(longval, "capacity=", 9);
@@ -361,12 +362,12 @@ END_TEST
 
 Suite *config_suite(void)
 {
-    Suite *s = suite_create("config");
-    TCase *tc = tcase_create("parse");
+    TCase *tc;
+    Suite *s = tu_suite("config", "parse", &tc);
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, every_key_and_separator);
     tcase_add_test(tc, bad_values_are_rejected_with_key_and_range);
-    tcase_add_test(tc, structural_errors);
+    tcase_add_test(tc, overlong_values_are_rejected);
     tcase_add_test(tc, null_arguments_and_small_error_buffers);
     tcase_add_test(tc, parse_over_layers_on_existing_values);
     tcase_add_test(tc, format_round_trips);
@@ -376,6 +377,5 @@ Suite *config_suite(void)
     tcase_add_test(tc, set_takes_one_value_whole);
     tcase_add_test(tc, docs_list_the_keys_of_the_table);
     tcase_add_test(tc, abi_structs_carry_their_layout);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -57,9 +57,8 @@ START_TEST(overfilled_standard_follows_theory_scalable_holds)
     const char *cfgs[] = {"variant=standard capacity=10000 fpr=0.01",
                           "variant=scalable capacity=10000 fpr=0.01"};
     for (int v = 0; v < 2; v++) {
-        bk_filter *f = tu_filter(cfgs[v]);
+        bk_filter *f = tu_holding(cfgs[v], "over", 0, 40000);
         char key[40];
-        tu_add_keys(f, "over", 0, 40000);
         bk_filter_stats st;
         bk_stats(f, &st);
         uint64_t fp = 0;
@@ -119,13 +118,11 @@ END_TEST
 
 Suite *contract_suite(void)
 {
-    Suite *s = suite_create("contract");
-    TCase *tc = tcase_create("all_variants");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("contract", "all_variants", &tc);
     tcase_add_loop_test(tc, false_positive_rate_within_bound, 0, 6);
     tcase_add_test(tc, overfilled_standard_follows_theory_scalable_holds);
     tcase_add_test(tc, add_contract_all_variants);
     tcase_add_test(tc, siphash13_filters_work);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -32,8 +32,7 @@ static uint8_t *snapshot(const bk_filter *f, uint64_t *n)
  * counters in *before (*n bytes). */
 static bk_filter *filled(const char *family, uint8_t **before, uint64_t *n)
 {
-    bk_filter *f = tu_filter("variant=counting capacity=10000 fpr=0.01");
-    tu_add_keys(f, family, 0, 5000);
+    bk_filter *f = tu_holding("variant=counting capacity=10000 fpr=0.01", family, 0, 5000);
     *before = snapshot(f, n);
     return f;
 }
@@ -85,8 +84,7 @@ END_TEST
 
 START_TEST(saturated_counters_are_sticky)
 {
-    bk_filter *f = tu_filter("variant=counting capacity=1000 fpr=0.01");
-    tu_add_keys(f, "other", 0, 500);
+    bk_filter *f = tu_holding("variant=counting capacity=1000 fpr=0.01", "other", 0, 500);
     for (int i = 0; i < 20; i++)
         ck_assert_int_eq(bk_add(f, "hot", 3), i == 0 ? 1 : 0);
     bk_filter_stats st;
@@ -174,15 +172,13 @@ END_TEST
 
 Suite *counting_suite(void)
 {
-    Suite *s = suite_create("counting");
-    TCase *tc = tcase_create("counters");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("counting", "counters", &tc);
     tcase_add_test(tc, memory_is_four_times_standard);
     tcase_add_test(tc, add_then_remove_restores_every_counter);
     tcase_add_test(tc, saturated_counters_are_sticky);
     tcase_add_test(tc, removing_an_absent_key_changes_nothing);
     tcase_add_test(tc, mass_removal_leaves_no_false_negative);
     tcase_add_test(tc, add_counts_a_multiset);
-    suite_add_tcase(s, tc);
     return s;
 }

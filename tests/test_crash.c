@@ -23,8 +23,7 @@
 
 static bk_filter *marked(const char *family)
 {
-    bk_filter *f = tu_filter(BIG_CFG);
-    tu_add_keys(f, family, 0, 20000);
+    bk_filter *f = tu_holding(BIG_CFG, family, 0, 20000);
     return f;
 }
 
@@ -121,8 +120,7 @@ START_TEST(every_failing_syscall_keeps_the_old_file)
     char path[4096];
     snprintf(path, sizeof path, "%s/f.bkf", dir);
     bk_filter *old = tu_filter("variant=scalable capacity=500 fpr=0.01");
-    bk_filter *new = tu_filter("variant=scalable capacity=500 fpr=0.01");
-    tu_add_keys(new, "n", 0, 3000);
+    bk_filter *new = tu_holding("variant=scalable capacity=500 fpr=0.01", "n", 0, 3000);
     size_t len0;
     uint8_t *before = tu_saved_bytes(old, path, &len0);
     long n = 1;
@@ -137,10 +135,7 @@ START_TEST(every_failing_syscall_keeps_the_old_file)
         if (rc == BK_OK) {
             /* Only the close of the directory handle may fail harmlessly:
              * the new file is in place. */
-            bk_filter *g = NULL;
-            ck_assert_int_eq(bk_load(path, &g), BK_OK);
-            ck_assert_msg(tu_same_filter(new, g), "call %ld: BK_OK but not the new filter", n);
-            bk_free(g);
+            tu_assert_file_holds(path, new, "BK_OK");
             tu_write_file(path, before, len0);
             continue;
         }
@@ -152,21 +147,17 @@ START_TEST(every_failing_syscall_keeps_the_old_file)
         free(now);
         /* A failure after the rename (directory fsync) leaves the new file. */
         if (!same) {
-            bk_filter *g = NULL;
-            ck_assert_int_eq(bk_load(path, &g), BK_OK);
-            ck_assert_msg(tu_same_filter(new, g), "call %ld: neither old nor new", n);
-            bk_free(g);
-            ck_assert_ptr_nonnull(strstr(bk_last_error(), "directory"));
+            char *detail = strdup(bk_last_error()); /* the load below resets it */
+            tu_assert_file_holds(path, new, "neither old nor new");
+            ck_assert_ptr_nonnull(strstr(detail, "directory"));
+            free(detail);
             tu_write_file(path, before, len0);
         }
         ck_assert_msg(tu_count_files(dir) == 1, "call %ld: temporary left behind", n);
     }
     fprintf(stderr, "[save faults] %ld system calls failed in turn, each cleanly\n", n - 1);
     ck_assert_int_gt(n, 6);
-    bk_filter *g = NULL;
-    ck_assert_int_eq(bk_load(path, &g), BK_OK);
-    ck_assert(tu_same_filter(new, g));
-    bk_free(g);
+    tu_assert_file_holds(path, new, "after the faults");
     free(before);
     bk_free(old);
     bk_free(new);
@@ -176,11 +167,9 @@ END_TEST
 
 Suite *crash_suite(void)
 {
-    Suite *s = suite_create("crash");
-    TCase *tc = tcase_create("atomic_save");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("crash", "atomic_save", &tc);
     tcase_add_test(tc, every_failing_syscall_keeps_the_old_file);
     tcase_add_test(tc, sigkill_during_save_leaves_old_or_new);
-    suite_add_tcase(s, tc);
     return s;
 }

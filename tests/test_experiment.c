@@ -316,14 +316,13 @@ END_TEST
 
 Suite *experiment_suite(void)
 {
-    Suite *s = suite_create("experiment");
-    TCase *tc = tcase_create("experiment");
+    TCase *tc;
+    Suite *s = tu_suite("experiment", "experiment", &tc);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, tiny_workload_writes_every_column_and_matches_the_model);
     tcase_add_test(tc, bad_experiment_files_name_the_line);
     tcase_add_test(tc, phases_insert_delete_insert);
     tcase_add_test(tc, plot_writes_a_png_or_says_gnuplot_is_missing);
     tcase_add_test(tc, hostile_names_never_reach_gnuplot_as_commands);
-    suite_add_tcase(s, tc);
     return s;
 }

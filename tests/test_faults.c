@@ -245,12 +245,11 @@ END_TEST
 
 Suite *faults_suite(void)
 {
-    Suite *s = suite_create("faults");
-    TCase *tc = tcase_create("faults");
+    TCase *tc;
+    Suite *s = tu_suite("faults", "faults", &tc);
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, every_failing_call_while_loading_is_an_error, 0, 9);
     tcase_add_loop_test(tc, every_failing_allocation_in_save_and_load_is_clean, 0, 3);
     tcase_add_test(tc, dedup_state_survives_every_failing_call);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -128,10 +128,9 @@ END_TEST
 
 Suite *golden_suite(void)
 {
-    Suite *s = suite_create("golden");
-    TCase *tc = tcase_create("formats");
+    TCase *tc;
+    Suite *s = tu_suite("golden", "formats", &tc);
     tcase_add_loop_test(tc, golden_files_load_and_answer_as_recorded, 0,
                         (int)(sizeof goldens / sizeof *goldens));
-    suite_add_tcase(s, tc);
     return s;
 }

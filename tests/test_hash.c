@@ -116,13 +116,11 @@ END_TEST
 
 Suite *hash_suite(void)
 {
-    Suite *s = suite_create("hash");
-    TCase *tc = tcase_create("probes");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("hash", "probes", &tc);
     tcase_add_test(tc, probes_follow_their_derivation);
     tcase_add_test(tc, reduce_is_multiply_shift);
     tcase_add_test(tc, probes_cover_m_beyond_2_pow_33);
     tcase_add_test(tc, slice_larger_than_2_pow_33_bits);
-    suite_add_tcase(s, tc);
     return s;
 }

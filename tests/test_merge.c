@@ -19,18 +19,16 @@ START_TEST(merge_equals_filter_built_from_both_sets)
     const char *cfgs[] = {"variant=standard capacity=20000 " KEY,
                           "variant=counting capacity=20000 " KEY};
     for (int v = 0; v < 2; v++) {
-        bk_filter *a = tu_filter(cfgs[v]), *b = tu_filter(cfgs[v]), *both = tu_filter(cfgs[v]);
-        tu_add_keys(a, "x", 0, 6000);
-        tu_add_keys(b, "x", 4000, 10000); /* overlapping sets */
-        tu_add_keys(both, "x", 0, 6000);
+        /* overlapping sets */
+        bk_filter *a = tu_holding(cfgs[v], "x", 0, 6000),
+                  *b = tu_holding(cfgs[v], "x", 4000, 10000),
+                  *both = tu_holding(cfgs[v], "x", 0, 6000);
         tu_add_keys(both, "x", 4000, 10000);
         ck_assert_int_eq(bk_merge(a, b), BK_OK);
         all_present(a, "x", 0, 10000);
         ck_assert_msg(tu_same_filter(a, both), "%s merge differs from the union build",
                       v ? "counting" : "standard");
-        bk_free(a);
-        bk_free(b);
-        bk_free(both);
+        tu_free_all(a, b, both, NULL);
     }
 }
 END_TEST
@@ -52,17 +50,15 @@ START_TEST(counting_merge_saturates_and_removes)
     ck_assert_int_eq(bk_contains(a, "hot", 3), 1);
     ck_assert_int_eq(bk_merge(a, a), BK_OK); /* a multiset plus itself */
     ck_assert_int_eq(bk_contains(a, "hot", 3), 1);
-    bk_free(a);
-    bk_free(b);
+    tu_free_all(a, b, NULL);
 }
 END_TEST
 
 START_TEST(scalable_merge_slice_by_slice)
 {
     const char *cfg = "variant=scalable capacity=1000 fpr=0.01 " KEY;
-    bk_filter *a = tu_filter(cfg), *b = tu_filter(cfg);
-    tu_add_keys(a, "p", 0, 1500);
-    tu_add_keys(b, "q", 0, 1500); /* both now hold two slices */
+    /* both hold two slices */
+    bk_filter *a = tu_holding(cfg, "p", 0, 1500), *b = tu_holding(cfg, "q", 0, 1500);
     bk_filter_stats sa, sb;
     bk_stats(a, &sa);
     bk_stats(b, &sb);
@@ -72,22 +68,17 @@ START_TEST(scalable_merge_slice_by_slice)
     all_present(a, "p", 0, 1500);
     all_present(a, "q", 0, 1500);
     /* Different shapes: refused. */
-    bk_filter *c = tu_filter(cfg);
-    tu_add_keys(c, "r", 0, 10);
+    bk_filter *c = tu_holding(cfg, "r", 0, 10);
     ck_assert_int_eq(bk_merge(a, c), BK_EINCOMPAT);
-    bk_free(a);
-    bk_free(b);
-    bk_free(c);
+    tu_free_all(a, b, c, NULL);
 }
 END_TEST
 
 /* Each incompatible pair: BK_EINCOMPAT (or ENOTSUP), dst byte-identical. */
 START_TEST(incompatible_merges_change_nothing)
 {
-    bk_filter *dst = tu_filter("variant=standard capacity=5000 " KEY);
-    tu_add_keys(dst, "d", 0, 1000);
-    bk_filter *copy = tu_filter("variant=standard capacity=5000 " KEY);
-    tu_add_keys(copy, "d", 0, 1000);
+    bk_filter *dst = tu_holding("variant=standard capacity=5000 " KEY, "d", 0, 1000);
+    bk_filter *copy = tu_holding("variant=standard capacity=5000 " KEY, "d", 0, 1000);
     bk_filter *others[] = {
         tu_filter("variant=standard capacity=5000"),                     /* other key */
         tu_filter("variant=standard capacity=6000 " KEY),                /* other size */
@@ -108,19 +99,14 @@ START_TEST(incompatible_merges_change_nothing)
     bk_filter *c1 = tu_filter("variant=counting capacity=100 " KEY);
     bk_filter *c2 = tu_filter("variant=counting capacity=100 " KEY);
     ck_assert_int_eq(bk_intersect(c1, c2), BK_ENOTSUP);
-    bk_free(c1);
-    bk_free(c2);
-    bk_free(dst);
-    bk_free(copy);
+    tu_free_all(c1, c2, dst, copy, NULL);
 }
 END_TEST
 
 START_TEST(intersect_keeps_common_keys)
 {
     const char *cfg = "variant=standard capacity=20000 " KEY;
-    bk_filter *a = tu_filter(cfg), *b = tu_filter(cfg);
-    tu_add_keys(a, "x", 0, 6000);
-    tu_add_keys(b, "x", 4000, 10000);
+    bk_filter *a = tu_holding(cfg, "x", 0, 6000), *b = tu_holding(cfg, "x", 4000, 10000);
     ck_assert_int_eq(bk_intersect(a, b), BK_OK);
     all_present(a, "x", 4000, 6000);
     char key[32];
@@ -128,20 +114,18 @@ START_TEST(intersect_keeps_common_keys)
     for (uint64_t i = 0; i < 4000; i++)
         gone += bk_contains(a, key, tu_key(key, sizeof key, "x", i)) == 0;
     ck_assert_uint_gt(gone, 3900); /* keys of one side only mostly vanish */
-    bk_free(a);
-    bk_free(b);
+    tu_free_all(a, b, NULL);
 }
 END_TEST
 
 Suite *merge_suite(void)
 {
-    Suite *s = suite_create("merge");
-    TCase *tc = tcase_create("union");
+    TCase *tc;
+    Suite *s = tu_suite("merge", "union", &tc);
     tcase_add_test(tc, merge_equals_filter_built_from_both_sets);
     tcase_add_test(tc, counting_merge_saturates_and_removes);
     tcase_add_test(tc, scalable_merge_slice_by_slice);
     tcase_add_test(tc, incompatible_merges_change_nothing);
     tcase_add_test(tc, intersect_keeps_common_keys);
-    suite_add_tcase(s, tc);
     return s;
 }

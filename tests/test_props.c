@@ -244,11 +244,10 @@ END_TEST
 
 Suite *props_suite(void)
 {
-    Suite *s = suite_create("props");
-    TCase *tc = tcase_create("props");
+    TCase *tc;
+    Suite *s = tu_suite("props", "props", &tc);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, random_sequences_keep_every_invariant);
     tcase_add_test(tc, keys_crafted_for_one_hash_key_do_not_collide_under_another);
-    suite_add_tcase(s, tc);
     return s;
 }

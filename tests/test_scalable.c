@@ -50,8 +50,7 @@ START_TEST(growth_and_tightening_come_from_config)
                           "variant=scalable capacity=100 fpr=0.01 growth=4 tightening=0.9"};
     const double s_[] = {2, 4}, r_[] = {0.5, 0.9};
     for (int c = 0; c < 2; c++) {
-        bk_filter *f = tu_filter(cfgs[c]);
-        tu_add_keys(f, "g", 0, 20000);
+        bk_filter *f = tu_holding(cfgs[c], "g", 0, 20000);
         bk_filter_stats st;
         bk_stats(f, &st);
         uint64_t bits = 0, cap = 0;
@@ -99,12 +98,10 @@ END_TEST
 
 Suite *scalable_suite(void)
 {
-    Suite *s = suite_create("scalable");
-    TCase *tc = tcase_create("growth");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("scalable", "growth", &tc);
     tcase_add_test(tc, grows_a_thousandfold_within_its_bound);
     tcase_add_test(tc, growth_and_tightening_come_from_config);
     tcase_add_test(tc, present_keys_are_not_added_again_and_clear_resets);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -151,14 +151,13 @@ END_TEST
 
 Suite *siphash_suite(void)
 {
-    Suite *s = suite_create("siphash");
-    TCase *tc = tcase_create("vectors");
+    TCase *tc;
+    Suite *s = tu_suite("siphash", "vectors", &tc);
     tcase_add_test(tc, siphash24_64_reference_vectors);
     tcase_add_test(tc, siphash24_128_reference_vectors);
     tcase_add_test(tc, siphash13_64_reference_vectors);
     tcase_add_test(tc, filter_digest_is_the_128_bit_output);
     tcase_add_test(tc, siphash13_128_is_keyed_and_distinct);
     tcase_add_test(tc, long_messages_differ_by_length);
-    suite_add_tcase(s, tc);
     return s;
 }

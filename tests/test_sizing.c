@@ -109,14 +109,13 @@ END_TEST
 
 Suite *sizing_suite(void)
 {
-    Suite *s = suite_create("sizing");
-    TCase *tc = tcase_create("formulas");
+    TCase *tc;
+    Suite *s = tu_suite("sizing", "formulas", &tc);
     tcase_add_test(tc, worked_example_one_million_at_1e_4);
     tcase_add_test(tc, rate_table_matches_closed_form);
     tcase_add_test(tc, k_is_the_better_neighbour_of_the_optimum);
     tcase_add_test(tc, plan_rejects_out_of_range);
     tcase_add_test(tc, cardinality_inverts_expected_fill);
     tcase_add_test(tc, rate_from_fill_edges);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -132,15 +132,13 @@ END_TEST
 
 Suite *standard_suite(void)
 {
-    Suite *s = suite_create("standard");
-    TCase *tc = tcase_create("basics");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("standard", "basics", &tc);
     tcase_add_test(tc, add_reports_new_then_present_and_changes_nothing);
     tcase_add_test(tc, zero_length_key_is_a_key);
     tcase_add_test(tc, bad_arguments_change_nothing);
     tcase_add_test(tc, stats_follow_the_sizing_layer);
     tcase_add_test(tc, clear_empties_and_keeps_key);
     tcase_add_test(tc, explicit_key_is_reproducible_random_keys_differ);
-    suite_add_tcase(s, tc);
     return s;
 }

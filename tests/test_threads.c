@@ -51,21 +51,27 @@ static void *reader(void *arg)
     return NULL;
 }
 
-static void stress(const char *cfg)
+/* WRITERS threads of write_fn and READERS readers over f at once, joined;
+ * none may miss a key it must find or meet an error. */
+static void run_threads(bk_filter *f, void *(*write_fn)(void *))
 {
-    bk_filter *f = tu_filter(cfg);
-    tu_add_keys(f, "pre", 0, PRELOADED);
     pthread_t t[WRITERS + READERS];
     job jobs[WRITERS + READERS];
     for (int i = 0; i < WRITERS + READERS; i++) {
         jobs[i] = (job){f, i, 0, 0};
-        ck_assert_int_eq(pthread_create(&t[i], NULL, i < WRITERS ? writer : reader, &jobs[i]), 0);
+        ck_assert_int_eq(pthread_create(&t[i], NULL, i < WRITERS ? write_fn : reader, &jobs[i]), 0);
     }
     for (int i = 0; i < WRITERS + READERS; i++) {
         pthread_join(t[i], NULL);
         ck_assert_uint_eq(jobs[i].misses, 0);
         ck_assert_uint_eq(jobs[i].errors, 0);
     }
+}
+
+static void stress(const char *cfg)
+{
+    bk_filter *f = tu_holding(cfg, "pre", 0, PRELOADED);
+    run_threads(f, writer);
     /* After the join every key of every writer is present. */
     for (int w = 0; w < WRITERS; w++) {
         char family[16];
@@ -103,21 +109,10 @@ static void *churner(void *arg)
 
 static void churn(const char *cfg)
 {
-    bk_filter *f = tu_filter(cfg);
-    tu_add_keys(f, "pre", 0, PRELOADED);
+    bk_filter *f = tu_holding(cfg, "pre", 0, PRELOADED);
     bk_filter_stats before;
     ck_assert_int_eq(bk_stats(f, &before), BK_OK);
-    pthread_t t[WRITERS + READERS];
-    job jobs[WRITERS + READERS];
-    for (int i = 0; i < WRITERS + READERS; i++) {
-        jobs[i] = (job){f, i, 0, 0};
-        ck_assert_int_eq(pthread_create(&t[i], NULL, i < WRITERS ? churner : reader, &jobs[i]), 0);
-    }
-    for (int i = 0; i < WRITERS + READERS; i++) {
-        pthread_join(t[i], NULL);
-        ck_assert_uint_eq(jobs[i].misses, 0);
-        ck_assert_uint_eq(jobs[i].errors, 0);
-    }
+    run_threads(f, churner);
     bk_filter_stats after;
     ck_assert_int_eq(bk_stats(f, &after), BK_OK);
     ck_assert_uint_eq(after.keys, PRELOADED);
@@ -236,14 +231,12 @@ END_TEST
 
 Suite *threads_suite(void)
 {
-    Suite *s = suite_create("threads");
-    TCase *tc = tcase_create("stress");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("threads", "stress", &tc);
     tcase_add_test(tc, standard_concurrent_add_contains);
     tcase_add_test(tc, scalable_concurrent_growth);
     tcase_add_test(tc, counting_concurrent_add_contains);
     tcase_add_test(tc, counting_concurrent_remove);
     tcase_add_test(tc, add_is_exact_under_races);
-    suite_add_tcase(s, tc);
     return s;
 }

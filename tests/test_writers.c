@@ -574,9 +574,8 @@ END_TEST
 
 Suite *writers_suite(void)
 {
-    Suite *s = suite_create("writers");
-    TCase *tc = tcase_create("writers");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc;
+    Suite *s = tu_suite("writers", "writers", &tc);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, concurrent_writers_lose_no_key);
     tcase_add_test(tc, no_wait_names_the_holder);
@@ -586,6 +585,5 @@ Suite *writers_suite(void)
     tcase_add_test(tc, saving_respects_the_file_system);
     tcase_add_test(tc, no_hang_and_right_exit_codes);
     tcase_add_test(tc, smaller_defects_are_fixed);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -112,6 +112,36 @@ static inline uint64_t tu_add_keys(bk_filter *f, const char *family, uint64_t fr
     return added;
 }
 
+/* A suite of one test case (named tcase, in *tc, with the standard
+ * timeout) for the caller to fill with tcase_add_test. */
+static inline Suite *tu_suite(const char *name, const char *tcase, TCase **tc)
+{
+    Suite *s = suite_create(name);
+    *tc = tcase_create(tcase);
+    tcase_set_timeout(*tc, BK_TEST_TIMEOUT);
+    suite_add_tcase(s, *tc);
+    return s;
+}
+
+/* bk_free each filter of a NULL-terminated list. */
+static inline void tu_free_all(bk_filter *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    for (; f; f = va_arg(ap, bk_filter *))
+        bk_free(f);
+    va_end(ap);
+}
+
+/* tu_filter(text) holding keys from .. to-1 of a family. */
+static inline bk_filter *tu_holding(const char *text, const char *family, uint64_t from,
+                                    uint64_t to)
+{
+    bk_filter *f = tu_filter(text);
+    tu_add_keys(f, family, from, to);
+    return f;
+}
+
 /* How many of keys from .. to-1 of a family f reports present. */
 static inline uint64_t tu_count_present(const bk_filter *f, const char *family, uint64_t from,
                                         uint64_t to)
@@ -148,7 +178,6 @@ static inline bk_filter *tu_filter(const char *text)
     ck_assert_msg(nrc == BK_OK, "bk_new(%s): %s", text, bk_strerror(nrc));
     return f;
 }
-
 
 /* ---- files and filter comparison (persistence suites) ---- */
 #include <dirent.h>
@@ -251,6 +280,16 @@ static inline int tu_same_filter(const bk_filter *a, const bk_filter *b)
             return 0;
     }
     return 1;
+}
+
+/* The file at path loads as a filter that answers every key as f does
+ * (tu_same_filter); what names the case in the failure message. */
+static inline void tu_assert_file_holds(const char *path, const bk_filter *f, const char *what)
+{
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    ck_assert_msg(tu_same_filter(f, g), "%s: %s does not hold the filter", what, path);
+    bk_free(g);
 }
 
 #endif
