@@ -229,11 +229,6 @@ static int cnt_remove(bk_filter *f, const bk_hash *h)
     return write_locked(f, remove_unlocked, h);
 }
 
-static int cnt_clear(bk_filter *f)
-{
-    return write_locked(f, clear_unlocked, NULL);
-}
-
 static int cnt_contains(const bk_filter *f, const bk_hash *h)
 {
     pthread_rwlock_rdlock(lock_of(f));
@@ -250,6 +245,11 @@ static int cnt_merge(bk_filter *dst, const bk_filter *src)
     const int rc = merge_unlocked(dst, src);
     pthread_rwlock_unlock(lock_of(dst));
     return rc;
+}
+
+static int cnt_clear(bk_filter *f)
+{
+    return write_locked(f, clear_unlocked, NULL);
 }
 
 /* The operations grouped by role, as in a SQLite methods table. intersect is NULL: a minimum of
