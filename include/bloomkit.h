@@ -137,7 +137,8 @@ BK_API double bk_estimate_cardinality(uint64_t m, unsigned k, uint64_t set_bits)
 typedef enum bk_variant {
     BK_VARIANT_STANDARD = 0, /* classic m-bit array */
     BK_VARIANT_COUNTING = 1, /* 4-bit counters, supports bk_remove */
-    BK_VARIANT_SCALABLE = 2  /* chain of standard slices that grows */
+    BK_VARIANT_SCALABLE = 2, /* chain of standard slices that grows */
+    BK_VARIANT_WINDOW = 3    /* remembers each key for a time window, then forgets it */
 } bk_variant;
 
 typedef enum bk_hash_alg {
@@ -163,6 +164,10 @@ typedef enum bk_layout {
 #define BK_GROWTH_MAX     16.0
 #define BK_TIGHTENING_MIN 0.1
 #define BK_TIGHTENING_MAX 0.95
+#define BK_WINDOW_MS_MIN  UINT64_C(1000)                     /* 1 s */
+#define BK_WINDOW_MS_MAX  (UINT64_C(3650) * 86400 * 1000)    /* 3650 days */
+#define BK_GENERATIONS_MIN 2
+#define BK_GENERATIONS_MAX 64
 
 /* Plain value type; copy it freely. Initialise with bk_config_init() or
  * bk_config_parse(). */
@@ -176,6 +181,9 @@ typedef struct bk_config {
     bk_layout layout;     /* default classic */
     int has_key;          /* 0: bk_new draws a random key; 1: use key[] */
     uint8_t key[16];      /* SipHash key when has_key */
+    uint64_t window_ms;   /* window: how long a key is remembered, in ms; default 1 day */
+    uint64_t generations; /* window: G, the window is cut into G spans; default 8 */
+    uint64_t refresh;     /* window: 1 = a sighting renews a key (cache-like); default 0 */
     uint32_t struct_size; /* sizeof(bk_config) as the caller's bloomkit.h has it: set by
                            * bk_config_init and bk_config_parse, checked by every call that
                            * takes a config (BK_ECONFIG for a struct of another layout) */
@@ -187,10 +195,12 @@ BK_API void bk_config_init(bk_config *cfg);
 
 /* Parse `text` ("key=value" pairs separated by spaces, commas or newlines; '#'
  * starts a comment to end of line; spaces around '=' allowed) over the defaults
- * and store the result in *cfg. Keys: variant (standard|counting|scalable),
- * capacity (1 .. 2^48), fpr (0 < p <= 0.5), growth (2 .. 16), tightening
- * (0.1 .. 0.95), hash (siphash24|siphash13), layout (classic|blocked),
- * key (32 hex digits).
+ * and store the result in *cfg. Keys: variant (standard|counting|scalable|
+ * window), capacity (1 .. 2^48), fpr (0 < p <= 0.5), growth (2 .. 16),
+ * tightening (0.1 .. 0.95), hash (siphash24|siphash13), layout
+ * (classic|blocked), key (32 hex digits), and for variant=window only: window
+ * (a whole number with a unit s, m, h or d: 1s .. 3650d), generations
+ * (2 .. 64) and refresh (0|1); bk_config_key lists them all.
  * On error returns BK_ECONFIG (BK_EINVAL for NULL cfg/text), leaves *cfg
  * untouched, and, when err is not NULL and errlen > 0, writes one line into err
  * naming the key, the offending value and the allowed range (truncated to
@@ -236,8 +246,11 @@ BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const
  * whole: it is one value, never more text (no separator, comment or second
  * key is read out of it; "1000 variant=counting" is not a capacity). Errors:
  * BK_ECONFIG for an unknown key or a value that is not valid, with one line
- * in err naming the key, the value and the allowed range; *cfg untouched on
- * error. For command-line options and other single values. Thread-safe. */
+ * in err naming the key, the value and the allowed range, and for a key of
+ * another variant than cfg's (set variant first); *cfg untouched on error.
+ * Setting the variant moves keys still at the old variant's default to the
+ * new one's (tightening: 0.3 for window). For command-line options and other
+ * single values. Thread-safe. */
 BK_API int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
                          size_t errlen);
 
@@ -260,8 +273,11 @@ BK_API const char *bk_layout_name(bk_layout l);
 
 /* The plan of the filter bk_new(cfg) creates: its variant's cell size (4 bits
  * for counting), its layout (blocked: the smallest m, a multiple of the block,
- * and the k for which bk_rate_blocked reaches the rate), and for scalable the
- * first slice (capacity n0, rate fpr * (1 - tightening)). The key is ignored.
+ * and the k for which bk_rate_blocked reaches the rate), for scalable the
+ * first slice (capacity n0, rate fpr * (1 - tightening)), and for window the
+ * whole window at its stated rate: G + 1 generations' first slices (bits and
+ * bytes of all of them, per key of the window) and the rate of a lookup in
+ * all of them. The key is ignored.
  * Errors: BK_EINVAL (NULL, or cfg not valid), BK_ERANGE. Thread-safe. */
 BK_API int bk_plan_config(const bk_config *cfg, bk_plan *out);
 
@@ -285,6 +301,24 @@ typedef struct bk_allocator {
  * Errors: BK_EINVAL if exactly one of alloc/free is NULL.
  * Not thread-safe: call it while no other thread creates filters. */
 BK_API int bk_set_allocator(const bk_allocator *a);
+
+/* ------------------------------------------------------------------ time -- */
+
+/* The clock of the window variant: milliseconds since the Unix epoch
+ * (wall-clock time, so a window survives restarts and is shared across
+ * machines through files). ctx is passed back unchanged. */
+typedef int64_t (*bk_clock_fn)(void *ctx);
+
+/* Replace the clock every window filter of this process reads (NULL
+ * restores the system's real-time clock). Meant for tests and simulations
+ * that move time by hand: a filter never acts on a time earlier than the
+ * latest it has seen, so a clock that steps backwards freezes its time
+ * instead of dropping or reviving anything. No error. Not thread-safe: set
+ * it while no other thread uses a window filter. */
+BK_API void bk_set_clock(bk_clock_fn fn, void *ctx);
+
+/* The current time by that clock, in ms since the epoch. Thread-safe. */
+BK_API int64_t bk_now_ms(void);
 
 /* ---------------------------------------------------------------- filter -- */
 
@@ -394,6 +428,28 @@ typedef struct bk_filter_stats {
  * release reads a struct of its own layout. */
 BK_API int bk_stats(const bk_filter *f, bk_filter_stats *st);
 BK_API int bk_stats_sized(const bk_filter *f, bk_filter_stats *st, size_t size);
+
+/* One array of a filter: a standard or counting filter has one, a scalable
+ * chain one per slice, a window filter the slices of each generation's chain,
+ * oldest generation first. */
+typedef struct bk_slice_stats {
+    uint64_t bits;         /* m: bits (counting: counters) */
+    uint64_t bytes;        /* payload bytes */
+    unsigned k;            /* probes per key */
+    uint64_t capacity;     /* keys it was sized for */
+    double fpr;            /* rate it was sized for */
+    uint64_t keys;         /* adds it took (counting: adds - removes) */
+    uint64_t set_bits;     /* bits set (counting: non-zero counters) */
+    double fill;           /* set_bits / bits */
+    double est_fpr;        /* its own rate, estimated from its fill */
+    int64_t span_start_ms; /* window: its keys were added in [span_start_ms, span_end_ms), */
+    int64_t span_end_ms;   /* ms since the epoch (forgotten a window after the end); else 0 */
+} bk_slice_stats;
+
+/* Fill the first `size` bytes of *out (sizeof, as for bk_stats_sized) with
+ * array i of f (i < bk_filter_stats.slices). Errors: BK_EINVAL (NULL, or i
+ * out of range). Same thread-safety as bk_stats. */
+BK_API int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size);
 
 /* The layout of the structs that cross this ABI, for bindings that mirror
  * them (the Python one checks its mirrors at import): sizeof of type

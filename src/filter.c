@@ -158,6 +158,9 @@ static const struct abi_entry {
     ABI_FIELD(bk_config, layout),
     ABI_FIELD(bk_config, has_key),
     ABI_FIELD(bk_config, key),
+    ABI_FIELD(bk_config, window_ms),
+    ABI_FIELD(bk_config, generations),
+    ABI_FIELD(bk_config, refresh),
     ABI_FIELD(bk_config, struct_size),
     ABI_TYPE(bk_filter_stats),
     ABI_FIELD(bk_filter_stats, variant),
@@ -175,6 +178,18 @@ static const struct abi_entry {
     ABI_FIELD(bk_filter_stats, slices),
     ABI_FIELD(bk_filter_stats, saturated),
     ABI_FIELD(bk_filter_stats, model_fpr),
+    ABI_TYPE(bk_slice_stats),
+    ABI_FIELD(bk_slice_stats, bits),
+    ABI_FIELD(bk_slice_stats, bytes),
+    ABI_FIELD(bk_slice_stats, k),
+    ABI_FIELD(bk_slice_stats, capacity),
+    ABI_FIELD(bk_slice_stats, fpr),
+    ABI_FIELD(bk_slice_stats, keys),
+    ABI_FIELD(bk_slice_stats, set_bits),
+    ABI_FIELD(bk_slice_stats, fill),
+    ABI_FIELD(bk_slice_stats, est_fpr),
+    ABI_FIELD(bk_slice_stats, span_start_ms),
+    ABI_FIELD(bk_slice_stats, span_end_ms),
     ABI_TYPE(bk_config_error),
     ABI_FIELD(bk_config_error, line),
     ABI_FIELD(bk_config_error, key),
@@ -236,6 +251,36 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     memcpy(out, st, size < sizeof *st ? size : sizeof *st);
     if (size > sizeof *st)
         memset((char *)out + sizeof *st, 0, size - sizeof *st);
+    return BK_OK;
+}
+
+int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size)
+{
+    if (!f || !out || size == 0 || i >= f->ops->slice_count(f))
+        return BK_EINVAL;
+    if (f->ops->refresh) {
+        const int rc = f->ops->refresh(f);
+        if (rc != BK_OK)
+            return rc;
+    }
+    bk_slice_view v;
+    f->ops->slice_view(f, i, &v);
+    bk_slice_stats st;
+    memset(&st, 0, sizeof st);
+    st.bits = v.m;
+    st.bytes = v.nbytes;
+    st.k = v.k;
+    st.capacity = v.capacity;
+    st.fpr = v.fpr;
+    st.keys = v.keys;
+    st.set_bits = v.set_bits;
+    st.fill = (double)v.set_bits / (double)v.m;
+    st.est_fpr = bk_rate_of_fill(v.m, v.k, v.set_bits, v.block);
+    st.span_start_ms = v.gen * v.span;
+    st.span_end_ms = v.span ? (v.gen + 1) * v.span : 0;
+    memcpy(out, &st, size < sizeof st ? size : sizeof st);
+    if (size > sizeof st)
+        memset((char *)out + sizeof st, 0, size - sizeof st);
     return BK_OK;
 }
 

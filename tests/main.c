@@ -34,6 +34,7 @@ static const suite_fn all_suites[] = {
     experiment_suite,
     bound_suite,
     writers_suite,
+    window_suite,
 };
 /* clang-format on */
 

@@ -28,5 +28,6 @@ Suite *faults_suite(void);
 Suite *experiment_suite(void);
 Suite *bound_suite(void);
 Suite *writers_suite(void);
+Suite *window_suite(void);
 
 #endif

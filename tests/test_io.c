@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "io/format.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -130,7 +131,7 @@ START_TEST(specific_corruptions_are_named)
         uint8_t val;
         const char *says;
     } cases[] = {{0, 'X', "bad magic"},
-                 {8, 3, "unsupported format version 3"},
+                 {8, BK_FILE_VERSION + 1, "unsupported format version"},
                  {16, 7, "header checksum"},
                  {200, 0xff, "payload checksum"}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

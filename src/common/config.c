@@ -32,7 +32,7 @@
 /* Longest piece of an offending value quoted back in an error message. */
 #define QUOTE_MAX 40
 
-static const char *const variant_names[] = {"standard", "counting", "scalable"};
+static const char *const variant_names[] = {"standard", "counting", "scalable", "window"};
 static const char *const hash_names[] = {"siphash24", "siphash13"};
 static const char *const layout_names[] = {"classic", "blocked"};
 #define NAMES(list) list, sizeof list / sizeof *list
@@ -42,7 +42,7 @@ _Static_assert(sizeof(bk_variant) == sizeof(int) && sizeof(bk_hash_alg) == sizeo
                    sizeof(bk_layout) == sizeof(int),
                "enum fields are read and written as int");
 
-typedef enum { K_NAME, K_COUNT, K_REAL, K_HEX } key_kind;
+typedef enum { K_NAME, K_COUNT, K_REAL, K_HEX, K_DURATION } key_kind;
 
 typedef struct key_desc {
     const char *name;
@@ -55,30 +55,52 @@ typedef struct key_desc {
     const char *range; /* the allowed values, as errors say them (K_NAME: built) */
     const char *def;   /* the default, as text (NULL: none; the key is random) */
     const char *help;  /* one line for docs and --help */
+    int only;          /* -1, or the one variant the key applies to (stating it for another
+                        * is an error; it is formatted only for that one) */
 } key_desc;
 
 #define FIELD(f) offsetof(bk_config, f)
 
 static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
-     "the filter: standard, counting (4-bit counters, removal), scalable (grows)"},
+     "the filter: standard, counting (4-bit counters, removal), scalable (grows)", -1},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
      "an integer in 1 .. 2^48 (281474976710656)", "1000000",
-     "keys expected (scalable: of the first slice)"},
+     "keys expected (scalable: of the first slice)", -1},
     {"fpr", K_REAL, FIELD(fpr), NULL, 0, 0.0, BK_FPR_MAX, 1, "a number in (0, 0.5]", "0.01",
-     "the false-positive rate to keep"},
+     "the false-positive rate to keep", -1},
     {"growth", K_REAL, FIELD(growth), NULL, 0, BK_GROWTH_MIN, BK_GROWTH_MAX, 0,
-     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last"},
+     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last", -1},
     {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
-     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate"},
+     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate",
+     -1},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
-     "the keyed hash: siphash24, or siphash13 (faster)"},
+     "the keyed hash: siphash24, or siphash13 (faster)", -1},
     {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
-     "where a key's probes fall: classic, or blocked (one cache line)"},
+     "where a key's probes fall: classic, or blocked (one cache line)", -1},
     {"key", K_HEX, FIELD(key), NULL, 0, 0, 0, 0, "exactly 32 hexadecimal digits (16 bytes)", NULL,
-     "the SipHash key (default: 16 random bytes per filter)"},
+     "the SipHash key (default: 16 random bytes per filter)", -1},
+    {"window", K_DURATION, FIELD(window_ms), NULL, 0, (double)BK_WINDOW_MS_MIN,
+     (double)BK_WINDOW_MS_MAX, 0, "a whole number with a unit s, m, h or d, from 1s to 3650d", "1d",
+     "window: how long a key is remembered (then forgotten)", BK_VARIANT_WINDOW},
+    {"generations", K_COUNT, FIELD(generations), NULL, 0, BK_GENERATIONS_MIN, BK_GENERATIONS_MAX, 0,
+     "an integer in 2 .. 64", "8", "window: spans the window is cut into", BK_VARIANT_WINDOW},
+    {"refresh", K_COUNT, FIELD(refresh), NULL, 0, 0, 1, 0, "0 or 1", "0",
+     "window: 1 = seeing a key again renews it (a cache); 0 = it is forgotten a window after "
+     "it was first added",
+     BK_VARIANT_WINDOW},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
+
+/* Defaults that differ by variant (a key's default otherwise is its row's).
+ * The window's generations are chains that seldom grow past their first
+ * slice, so that slice gets 70% of each generation's share (window.c). */
+static const struct {
+    bk_variant variant;
+    const char *key, *def;
+} variant_defaults[] = {
+    {BK_VARIANT_WINDOW, "tightening", "0.3"},
+};
 
 /* Field access through the table. */
 static int *enum_at(bk_config *c, const key_desc *k)
@@ -186,6 +208,49 @@ static int parse_count(const char *s, uint64_t *out)
     return 0;
 }
 
+/* A duration: a whole number and a unit, s m h or d ("30d"), in ms. */
+static int parse_duration(const char *s, uint64_t *out_ms)
+{
+    static const struct {
+        char unit;
+        uint64_t ms;
+    } units[] = {{'s', 1000}, {'m', 60000}, {'h', 3600000}, {'d', 86400000}};
+    const size_t digits = strspn(s, "0123456789");
+    if (digits == 0 || digits > 12 || s[digits] == '\0' || s[digits + 1] != '\0')
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (s[digits] == units[i].unit) {
+            *out_ms = strtoull(s, NULL, 10) * units[i].ms; /* 12 digits * 86400000 < 2^64 */
+            return 0;
+        }
+    return -1;
+}
+
+/* x in the fewest digits that read back as x (0.3, not 0.29999999999999999). */
+static void format_real(double x, char *buf, size_t len)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+/* ms as a duration in the largest unit that divides it ("30d", "90m"). */
+static void format_duration(uint64_t ms, char *buf, size_t len)
+{
+    static const struct {
+        char unit;
+        uint64_t ms;
+    } units[] = {{'d', 86400000}, {'h', 3600000}, {'m', 60000}, {'s', 1000}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (ms % units[i].ms == 0) {
+            snprintf(buf, len, "%llu%c", (unsigned long long)(ms / units[i].ms), units[i].unit);
+            return;
+        }
+    snprintf(buf, len, "%llums", (unsigned long long)ms); /* not reached: ms >= 1s, whole s */
+}
+
 int bk_hex_value(char c)
 {
     if (c >= '0' && c <= '9')
@@ -256,6 +321,13 @@ static int apply(bk_config *c, const key_desc *k, const char *val)
             return -1;
         c->has_key = 1;
         return 0;
+    case K_DURATION: {
+        uint64_t v;
+        if (parse_duration(val, &v) != 0 || !in_range(k, (double)v))
+            return -1;
+        *count_at(c, k) = v;
+        return 0;
+    }
     }
     return -1;
 }
@@ -266,6 +338,34 @@ static const key_desc *key_named(const char *name)
         if (strcmp(name, keys[i].name) == 0)
             return &keys[i];
     return NULL;
+}
+
+/* The default of key k for a filter of variant v. */
+static const char *default_for(const key_desc *k, int v)
+{
+    for (size_t i = 0; i < sizeof variant_defaults / sizeof *variant_defaults; i++)
+        if ((int)variant_defaults[i].variant == v && strcmp(variant_defaults[i].key, k->name) == 0)
+            return variant_defaults[i].def;
+    return k->def;
+}
+
+/* c's variant changed from `from`: a key not stated (seen) that still holds
+ * from's default takes the new variant's. */
+static void retarget_defaults(bk_config *c, int from, const int *seen)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_desc *k = &keys[i];
+        const char *old = default_for(k, from), *now = default_for(k, (int)c->variant);
+        if (seen[i] || old == now || !old || !now)
+            continue;
+        bk_config probe = *c;
+        apply(&probe, k, old);
+        if (memcmp((char *)&probe + k->off, (char *)c + k->off,
+                   k->kind == K_REAL   ? sizeof(double)
+                   : k->kind == K_NAME ? sizeof(int)
+                                       : sizeof(uint64_t)) == 0)
+            apply(c, k, now);
+    }
 }
 
 /* "variant, capacity, ..., key" into buf: for "unknown key" messages. */
@@ -308,12 +408,25 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
             ok = name_in(k->names, k->nnames, enum_of(c, k)) != NULL;
         else if (k->kind == K_COUNT)
             ok = in_range(k, (double)*count_at((bk_config *)c, k));
+        else if (k->kind == K_DURATION)
+            ok = in_range(k, (double)*count_at((bk_config *)c, k)) &&
+                 *count_at((bk_config *)c, k) % 1000 == 0;
         else if (k->kind == K_REAL)
             ok = in_range(k, real_of(c, k));
         if (!ok) {
             char buf[128];
             bk_errorf(err, errlen, "%s: must be %s", k->name, range_of(k, buf, sizeof buf));
             return BK_ECONFIG;
+        }
+        if (k->only >= 0 && (int)c->variant != k->only && k->def) {
+            bk_config d = *c;
+            apply(&d, k, k->def);
+            if (memcmp((const char *)&d + k->off, (const char *)c + k->off, sizeof(uint64_t)) !=
+                0) {
+                bk_errorf(err, errlen, "%s: applies to variant=%s only", k->name,
+                          variant_names[k->only]);
+                return BK_ECONFIG;
+            }
         }
     }
     return BK_OK;
@@ -326,7 +439,7 @@ const char *bk_config_diff(const bk_config *want, const bk_config *have)
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
         const int differ = k->kind == K_NAME ? enum_of(want, k) != enum_of(have, k)
-                           : k->kind == K_COUNT
+                           : k->kind == K_COUNT || k->kind == K_DURATION
                                ? *count_at((bk_config *)want, k) != *count_at((bk_config *)have, k)
                            : k->kind == K_REAL
                                ? real_of(want, k) != real_of(have, k)
@@ -438,6 +551,12 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
                         k->name, QUOTE_MAX, val, vlen > QUOTE_MAX ? "..." : "",
                         range_of(k, rbuf, sizeof rbuf));
     }
+    if (c.variant != base->variant)
+        retarget_defaults(&c, (int)base->variant, seen);
+    for (size_t i = 0; i < NKEYS; i++)
+        if (seen[i] && keys[i].only >= 0 && (int)c.variant != keys[i].only)
+            return fail(e, 0, keys[i].name, "%s: applies to variant=%s only (this is variant=%s)",
+                        keys[i].name, variant_names[keys[i].only], variant_names[c.variant]);
     *cfg = c;
     if (seen_out)
         memcpy(seen_out, seen, sizeof seen);
@@ -512,6 +631,13 @@ int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
                   strlen(value) > QUOTE_MAX ? "..." : "", range_of(k, rbuf, sizeof rbuf));
         return BK_ECONFIG;
     }
+    if (c.variant != cfg->variant) {
+        int seen[NKEYS] = {0};
+        seen[k - keys] = 1;
+        retarget_defaults(&c, (int)cfg->variant, seen);
+    }
+    if (bk_config_validate(&c, err, errlen) != BK_OK) /* a key of another variant */
+        return BK_ECONFIG;
     *cfg = c;
     return BK_OK;
 }
@@ -536,12 +662,16 @@ int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t bu
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
         char v[40];
+        if (k->only >= 0 && (int)cfg->variant != k->only)
+            continue; /* applies to another variant: its default stands */
         if (k->kind == K_NAME)
             snprintf(v, sizeof v, "%s", k->names[enum_of(cfg, k)]);
         else if (k->kind == K_COUNT)
             snprintf(v, sizeof v, "%llu", (unsigned long long)*count_at((bk_config *)cfg, k));
         else if (k->kind == K_REAL)
-            snprintf(v, sizeof v, "%.17g", real_of(cfg, k));
+            format_real(real_of(cfg, k), v, sizeof v);
+        else if (k->kind == K_DURATION)
+            format_duration(*count_at((bk_config *)cfg, k), v, sizeof v);
         else if (include_key && cfg->has_key)
             bk_hex_encode(cfg->key, 16, v);
         else

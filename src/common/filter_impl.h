@@ -37,6 +37,9 @@ typedef struct bk_slice_view {
     uint8_t *data;      /* payload */
     uint64_t nbytes;    /* payload bytes */
     unsigned probes;    /* classic probe derivation: BK_PROBES_LCG (0) or BK_PROBES_DH */
+    int64_t gen;        /* window: the slice's generation, by number: it spans
+                         * [gen * span, (gen + 1) * span) ms; 0 for other variants */
+    int64_t span;       /* window: that span's length in ms; 0 for other variants */
 } bk_slice_view;
 
 /* 1 when two arrays are laid out alike (m, k, block and probe derivation), so

@@ -43,7 +43,11 @@ enum {
     H_TIGHTENING = 64,
     H_FILE_SIZE = 72,
     H_PAYLOAD_SUM = 80,
-    H_RESERVED = 88, /* 32 bytes of zero */
+    H_RESERVED = 88,     /* 32 bytes of zero in versions 1 and 2; in version 3: */
+    H_WINDOW_MS = 88,    /*   window filters: window (ms), else 0 */
+    H_GENERATIONS = 96,  /*   window filters: G, else 0 */
+    H_REFRESH = 100,     /*   window filters: refresh (0 or 1), else 0 */
+    H_RESERVED3 = 101,   /*   19 bytes of zero */
     H_HEADER_SUM = 120
 };
 
@@ -112,10 +116,20 @@ static unsigned cell_bits_of(bk_variant v)
     return bk_variant_impl_for(v)->cell_bits;
 }
 
+uint32_t bk_file_version_for(const bk_config *cfg)
+{
+    return cfg->variant == BK_VARIANT_WINDOW ? BK_FILE_VERSION_GEN : 2;
+}
+
+uint32_t bk_file_header_size(uint32_t version, uint32_t n)
+{
+    return BK_FILE_FIXED + (BK_FILE_ENTRY + (version >= BK_FILE_VERSION_GEN ? BK_FILE_GEN : 0)) * n;
+}
+
 int bk_file_layout(bk_file_header *h)
 {
     const unsigned cb = cell_bits_of(h->cfg.variant);
-    h->header_size = BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices;
+    h->header_size = bk_file_header_size(h->version, h->nslices);
     uint64_t off = align_up(h->header_size);
     for (uint32_t i = 0; i < h->nslices; i++) {
         h->slices[i].nbytes = bk_file_payload_bytes(h->slices[i].m, cb);
@@ -146,7 +160,7 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf)
 {
     memset(buf, 0, h->header_size);
     memcpy(buf + H_MAGIC, bk_file_magic, BK_FILE_MAGIC_LEN);
-    put32(buf + H_VERSION, BK_FILE_VERSION);
+    put32(buf + H_VERSION, h->version);
     put32(buf + H_HEADER_SIZE, h->header_size);
     buf[H_VARIANT] = (uint8_t)h->cfg.variant;
     buf[H_HASH] = (uint8_t)h->cfg.hash;
@@ -160,6 +174,15 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf)
     putf64(buf + H_TIGHTENING, h->cfg.tightening);
     put64(buf + H_FILE_SIZE, h->file_size);
     put64(buf + H_PAYLOAD_SUM, h->payload_checksum);
+    const int window = h->cfg.variant == BK_VARIANT_WINDOW;
+    if (window) {
+        put64(buf + H_WINDOW_MS, h->cfg.window_ms);
+        put32(buf + H_GENERATIONS, (uint32_t)h->cfg.generations);
+        buf[H_REFRESH] = (uint8_t)h->cfg.refresh;
+    }
+    for (uint32_t i = 0; i < h->nslices && h->version >= BK_FILE_VERSION_GEN; i++)
+        put64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices + BK_FILE_GEN * i,
+              (uint64_t)h->slices[i].gen);
     for (uint32_t i = 0; i < h->nslices; i++) {
         uint8_t *e = buf + BK_FILE_FIXED + BK_FILE_ENTRY * i;
         const bk_slice_view *s = &h->slices[i];
@@ -189,7 +212,7 @@ int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *
     h->header_size = get32(buf + H_HEADER_SIZE);
     h->nslices = get32(buf + H_NSLICES);
     if (h->nslices < 1 || h->nslices > BK_FILE_MAX_SLICES ||
-        h->header_size != BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices)
+        h->header_size != bk_file_header_size(h->version, h->nslices))
         return bk_fail(BK_ECORRUPT, "header size %u does not match %u slices", h->header_size,
                        h->nslices);
     if (h->header_size > file_len)
@@ -238,14 +261,25 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     c->fpr = getf64(buf + H_FPR);
     c->growth = getf64(buf + H_GROWTH);
     c->tightening = getf64(buf + H_TIGHTENING);
+    const int has_gens = h->version >= BK_FILE_VERSION_GEN;
+    if (has_gens && c->variant == BK_VARIANT_WINDOW) {
+        c->window_ms = get64(buf + H_WINDOW_MS);
+        c->generations = get32(buf + H_GENERATIONS);
+        c->refresh = buf[H_REFRESH];
+    }
     char why[160];
     const bk_variant_impl *impl = bk_variant_impl_for(c->variant);
     if (bk_config_validate(c, why, sizeof why) != BK_OK || !impl)
         return bk_fail(BK_ECORRUPT, "parameters out of range: %s", impl ? why : "unknown variant");
     const unsigned known_flags = h->version >= 2 ? BK_FILE_FLAG_DH : 0;
+    const int window_fields = has_gens && c->variant == BK_VARIANT_WINDOW;
     if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || (buf[H_FLAGS] & ~known_flags) != 0 ||
-        !bk_file_is_zero(buf + H_RESERVED, 32))
+        !bk_file_is_zero(buf + (window_fields ? H_RESERVED3 : H_RESERVED),
+                         window_fields ? H_HEADER_SUM - H_RESERVED3 : H_HEADER_SUM - H_RESERVED))
         return bk_fail(BK_ECORRUPT, "unknown layout, flags or reserved bytes");
+    if (c->variant == BK_VARIANT_WINDOW && !has_gens)
+        return bk_fail(BK_ECORRUPT, "a window filter in a version-%u file (they begin in %d)",
+                       h->version, BK_FILE_VERSION_GEN);
     c->layout = (bk_layout)buf[H_LAYOUT];
     const unsigned block = bk_block_cells(c->layout, impl->cell_bits);
     if (h->nslices > impl->max_slices)
@@ -268,6 +302,16 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
         if (block && h->slices[i].m % block != 0)
             return bk_fail(BK_ECORRUPT, "slice %u: %llu cells is not a whole number of blocks", i,
                            (unsigned long long)h->slices[i].m);
+        h->slices[i].gen =
+            has_gens ? (int64_t)get64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices +
+                                      BK_FILE_GEN * i)
+                     : 0;
+        if (c->variant != BK_VARIANT_WINDOW ? h->slices[i].gen != 0
+                                            : i > 0 && h->slices[i].gen < h->slices[i - 1].gen)
+            return bk_fail(BK_ECORRUPT, "slice %u: generation %lld %s", i,
+                           (long long)h->slices[i].gen,
+                           c->variant != BK_VARIANT_WINDOW ? "in a filter without generations"
+                                                           : "before the previous slice's");
     }
     if (impl->max_slices == 1 &&
         (h->slices[0].capacity != c->capacity || h->slices[0].fpr != c->fpr))

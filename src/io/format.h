@@ -1,9 +1,11 @@
 /*
- * format.h - file format version 2, reading 1 too (specified in docs/file-format.md): the
- * header codec and every consistency rule a file must meet (internal).
+ * format.h - file format version 3, reading 1 and 2 too (specified in docs/file-format.md):
+ * the header codec and every consistency rule a file must meet (internal).
  *
- * Layout: a 128-byte fixed header, one 64-byte entry per slice, then each
- * slice's payload at the next multiple of 64 bytes. All integers little-endian;
+ * Layout: a 128-byte fixed header, one 64-byte entry per slice (version 3:
+ * then one 8-byte generation number per slice), then each slice's payload at
+ * the next multiple of 64 bytes. A file is written in the lowest version that
+ * holds it: 3 for window filters (their generations), 2 otherwise. All integers little-endian;
  * doubles as their IEEE-754 bit pattern, little-endian. Two XXH3-64 checksums:
  * one over the header (its own field read as zero), one over the slices'
  * payload bytes in order. Padding between them must be zero.
@@ -15,17 +17,19 @@
 
 #include "../common/filter_impl.h"
 
-#define BK_FILE_VERSION    2 /* written; version 1 is still read */
+#define BK_FILE_VERSION    3 /* the newest read and written; 1 and 2 are still read */
+#define BK_FILE_VERSION_GEN 3 /* the first with generations (window filters) */
 #define BK_FILE_FLAG_DH    1 /* flags bit 0: classic probes by BK_PROBES_DH (always, version 1) */
 #define BK_FILE_MAGIC_LEN  8
 #define BK_FILE_FIXED      128 /* bytes of the fixed header */
 #define BK_FILE_ENTRY      64  /* bytes of one slice entry */
 #define BK_FILE_ALIGN      64  /* payloads start at multiples of this (cache line, mmap) */
-#define BK_FILE_MAX_SLICES 64
+#define BK_FILE_GEN        8   /* bytes of one slice's generation number (version 3) */
+#define BK_FILE_MAX_SLICES 256
 /* Verification reads payloads a chunk at a time: small enough to stay in
  * cache between the checksum and the census. */
 #define BK_VERIFY_CHUNK    ((size_t)1 << 20)
-#define BK_FILE_HEADER_MAX (BK_FILE_FIXED + BK_FILE_ENTRY * BK_FILE_MAX_SLICES)
+#define BK_FILE_HEADER_MAX (BK_FILE_FIXED + (BK_FILE_ENTRY + BK_FILE_GEN) * BK_FILE_MAX_SLICES)
 
 extern const uint8_t bk_file_magic[BK_FILE_MAGIC_LEN];
 
@@ -44,7 +48,12 @@ typedef struct bk_file_header {
 /* Payload bytes of m cells of cell_bits bits. */
 uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits);
 
-/* Fill header_size, nslices-derived offsets, nbytes and file_size from cfg and
+/* The version a filter of cfg is written in, and the header size of n
+ * slices in version v. */
+uint32_t bk_file_version_for(const bk_config *cfg);
+uint32_t bk_file_header_size(uint32_t version, uint32_t n);
+
+/* Fill version, header_size, nslices-derived offsets, nbytes and file_size from cfg and
  * slices[].m. BK_ERANGE if the file would pass 2^62 bytes (offsets then stay
  * well inside off_t and the sums never overflow). */
 int bk_file_layout(bk_file_header *h);

@@ -175,6 +175,7 @@ static int sync_in_place(bk_filter *f, bk_mapping *map)
     bk_file_header h;
     memset(&h, 0, sizeof h);
     h.cfg = f->cfg;
+    h.version = bk_file_version_for(&f->cfg);
     h.nslices = map->nslices;
     uint8_t *data[BK_FILE_MAX_SLICES];
     for (uint32_t i = 0; i < h.nslices; i++) {
@@ -196,6 +197,24 @@ static int sync_in_place(bk_filter *f, bk_mapping *map)
     return BK_OK;
 }
 
+/* 1 when f's slices are still exactly the mapped file's: as many, and every
+ * one's cells in the mapping (a filter that grew, or a window that moved on
+ * to new generations, holds cells elsewhere). */
+static int all_in_mapping(const bk_filter *f, const bk_mapping *map)
+{
+    const uint32_t n = f->ops->slice_count(f);
+    if (n != map->nslices)
+        return 0;
+    const uintptr_t lo = (uintptr_t)map->base, hi = lo + (uintptr_t)map->size;
+    for (uint32_t i = 0; i < n; i++) {
+        bk_slice_view v;
+        f->ops->slice_view(f, i, &v);
+        if ((uintptr_t)v.data < lo || (uintptr_t)v.data >= hi)
+            return 0;
+    }
+    return 1;
+}
+
 int bk_sync(bk_filter *f)
 {
     if (!f)
@@ -213,7 +232,7 @@ int bk_sync(bk_filter *f)
                        "another writer?), so this filter's changes would not reach it; they "
                        "are still in the filter: bk_save it",
                        map->path);
-    if (map->detached || f->ops->slice_count(f) != map->nslices) {
+    if (map->detached || !all_in_mapping(f, map)) {
         const int rc = bk_save(f, map->path);
         if (rc == BK_OK)
             map->detached = 1;

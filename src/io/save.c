@@ -219,6 +219,7 @@ static int describe(save_job *j)
     const bk_filter *f = j->f;
     memset(&j->h, 0, sizeof j->h);
     j->h.cfg = f->cfg;
+    j->h.version = bk_file_version_for(&f->cfg);
     j->h.nslices = f->ops->slice_count(f);
     for (uint32_t i = 0; i < j->h.nslices; i++)
         f->ops->slice_view(f, i, &j->h.slices[i]);

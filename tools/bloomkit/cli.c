@@ -311,7 +311,9 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
                  {"tightening", o->tightening},
                  {"hash", o->hash},
                  {"layout", o->layout},
-                 {"key", o->key}};
+                 {"key", o->key},
+                 {"window", o->window},
+                 {"generations", o->generations}};
     const char *source = o->config_file ? o->config_file : "--config";
     char err[256];
     bk_config c = *cfg;
@@ -328,6 +330,10 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     if (!o->key && env_key && *env_key && !bk_config_text_sets(base, "key") &&
         bk_config_set(&c, "key", env_key, err, sizeof err) != BK_OK)
         rc = cli_fail(o, EXIT_USAGE, "BLOOMKIT_KEY: %s", err);
+    /* --window T alone means variant=window window=T */
+    if (rc == 0 && o->window && !o->variant && !bk_config_text_sets(base, "variant") &&
+        bk_config_set(&c, "variant", "window", err, sizeof err) != BK_OK)
+        rc = cli_fail(o, EXIT_USAGE, "--window: %s", err);
     for (size_t i = 0; i < sizeof flags / sizeof *flags && rc == 0; i++) {
         if (!flags[i].val)
             continue;
@@ -370,6 +376,29 @@ void cli_install_signals(void)
 int cli_signal_exit(void)
 {
     return 128 + (int)cli_stop;
+}
+
+const char *cli_human_duration(uint64_t ms, char *buf, size_t n)
+{
+    static const struct {
+        char unit;
+        uint64_t ms;
+    } units[] = {{'d', 86400000}, {'h', 3600000}, {'m', 60000}, {'s', 1000}};
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof units / sizeof *units && at < n; i++) {
+        const uint64_t whole = ms / units[i].ms;
+        if (whole == 0 && !(i + 1 == sizeof units / sizeof *units && at == 0))
+            continue;
+        ms -= whole * units[i].ms;
+        if (i + 1 == sizeof units / sizeof *units && ms) /* seconds keep their fraction */
+            at += (size_t)snprintf(buf + at, n - at, "%s%.3g%c", at ? " " : "",
+                                   (double)whole + (double)ms / 1000.0, units[i].unit);
+        else
+            at += (size_t)snprintf(buf + at, n - at, "%s%llu%c", at ? " " : "",
+                                   (unsigned long long)whole, units[i].unit);
+    }
+    return buf;
 }
 
 const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n)

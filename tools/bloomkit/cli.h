@@ -51,7 +51,9 @@ enum {
     X(O_PLOT, "plot", 0, STR, plot)           /* experiment: --plot FILE.png */                    \
     X(O_NO_WAIT, "no-wait", 0, FLAG, no_wait) /* writers: fail at once when the file is locked */  \
     X(O_KEY_FILE, "key-file", 0, STR, key_file) /* the hash key from a file (with O_KEY) */        \
-    X(O_PASSWORD_FILE, "password-file", 0, STR, password_file) /* Redis password (O_REDIS) */
+    X(O_PASSWORD_FILE, "password-file", 0, STR, password_file) /* Redis password (O_REDIS) */      \
+    X(O_WINDOW, "window", 0, STR, window)                      /* variant=window window=T */       \
+    X(O_GENERATIONS, "generations", 0, STR, generations)
 
 #define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
@@ -60,12 +62,13 @@ enum { CLI_OPTIONS(CLI_OPTION_ID) };
 _Static_assert(CLI_NOPTS <= 32, "option ids are bits of an unsigned");
 #define O_FILTER_FLAGS                                                                             \
     (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
-     O_HASH | O_LAYOUT | O_KEY)
+     O_HASH | O_LAYOUT | O_KEY | O_WINDOW | O_GENERATIONS)
 
 typedef struct cli_opts {
     const char *cmd;
     const char *config_text, *config_file;
     const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *layout, *key;
+    const char *window, *generations; /* --window T: shorthand for variant=window window=T */
     const char *state;
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
@@ -161,6 +164,8 @@ int cli_signal_exit(void);
 
 /* "2.29 MiB" for a byte count. */
 const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n);
+/* "30d", "33d 18h", "2.25s" for a duration in ms. */
+const char *cli_human_duration(uint64_t ms, char *buf, size_t n);
 
 /* Every command, written once: X(name, summary for bloomkit --help). Its
  * file defines cmd_<name>_spec (what it accepts and needs) and cmd_<name>,

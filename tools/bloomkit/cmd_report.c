@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "cli.h"
 
 static const char plan_usage[] =
@@ -73,7 +75,8 @@ static void json_str(const char *s)
 }
 
 const cli_spec cmd_plan_spec =
-    CLI_SPEC("plan", plan_usage, O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON,
+    CLI_SPEC("plan", plan_usage,
+             O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON | O_WINDOW | O_GENERATIONS,
              O_CAPACITY | O_FPR, 0, 0, "give --capacity N and --fpr P");
 
 int cmd_plan(cli_opts *o)
@@ -92,6 +95,14 @@ int cmd_plan(cli_opts *o)
     const uint64_t bytes = p.bytes;
     char human[32];
     cli_human_bytes(bytes, human, sizeof human);
+    /* window: the window as configured, and window + window / G */
+    const int window = cfg.variant == BK_VARIANT_WINDOW;
+    char window_text[32] = "", span_text[32] = "";
+    if (window) {
+        cli_human_duration(cfg.window_ms, window_text, sizeof window_text);
+        cli_human_duration(cfg.window_ms + cfg.window_ms / cfg.generations, span_text,
+                           sizeof span_text);
+    }
     if (o->json) {
         printf("{\"variant\":\"%s\",\"layout\":\"%s\",\"capacity\":%llu,",
                bk_variant_name(cfg.variant), bk_layout_name(cfg.layout),
@@ -101,12 +112,22 @@ int cmd_plan(cli_opts *o)
                (unsigned long long)p.bits, (unsigned long long)p.bits, (unsigned long long)bytes,
                human, p.k);
         json_num("bits_per_key", p.bits_per_key, 0);
+        if (window)
+            printf("\"window\":\"%s\",\"generations\":%llu,", window_text,
+                   (unsigned long long)cfg.generations);
         json_num("expected_fpr", p.expected_fpr, 1);
         printf("}\n");
     } else {
         printf("variant       %s\n", bk_variant_name(cfg.variant));
         printf("layout        %s\n", bk_layout_name(cfg.layout));
-        printf("capacity      %llu keys\n", (unsigned long long)cfg.capacity);
+        printf("capacity      %llu keys%s\n", (unsigned long long)cfg.capacity,
+               window ? " per window" : "");
+        if (window) {
+            printf("window        %s, forgotten %s to %s after they were added\n", window_text,
+                   window_text, span_text);
+            printf("generations   %llu live at once (G = %llu, and the current one)\n",
+                   (unsigned long long)cfg.generations + 1, (unsigned long long)cfg.generations);
+        }
         printf("target fpr    %g\n", cfg.fpr);
         printf("bits (m)      %llu\n", (unsigned long long)p.bits);
         printf("bytes         %llu (%s)\n", (unsigned long long)bytes, human);
@@ -116,6 +137,69 @@ int cmd_plan(cli_opts *o)
                (unsigned long long)cfg.capacity);
     }
     return EXIT_OK;
+}
+
+/* UTC time of ms since the epoch: "2026-11-23 18:00:00", or with iso
+ * "2026-11-23T18:00:00Z" (RFC 3339); milliseconds when there are some. */
+static const char *utc_time(int64_t ms, int iso, char *buf, size_t n)
+{
+    const int64_t secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+    const int frac = (int)(ms - secs * 1000);
+    const time_t t = (time_t)secs;
+    struct tm tm;
+    char whole[32];
+    if (!gmtime_r(&t, &tm) ||
+        strftime(whole, sizeof whole, iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(whole, sizeof whole, "%lld s", (long long)secs);
+    if (frac)
+        snprintf(buf, n, "%s.%03d%s", whole, frac, iso ? "Z" : "");
+    else
+        snprintf(buf, n, "%s%s", whole, iso ? "Z" : "");
+    return buf;
+}
+
+/* A window filter's generations, oldest first: the span each one's keys
+ * were added in, its keys, fill and bytes, and whether lookups still
+ * consult it (until a window after its span ends). */
+static void print_generations(const bk_filter *f, const bk_config *cfg, uint32_t slices, int json)
+{
+    const int64_t now = bk_now_ms();
+    int first = 1;
+    if (json)
+        printf(",\"generations\":[");
+    for (uint32_t i = 0; i < slices;) {
+        bk_slice_stats s;
+        bk_slice_info(f, i, &s, sizeof s);
+        uint64_t keys = 0, bytes = 0, bits = 0, set = 0;
+        uint32_t n = 0;
+        for (bk_slice_stats t = s; i < slices; i++, n++) {
+            bk_slice_info(f, i, &t, sizeof t);
+            if (t.span_start_ms != s.span_start_ms)
+                break;
+            keys += t.keys;
+            bytes += t.bytes;
+            bits += t.bits;
+            set += t.set_bits;
+        }
+        const int live = now < s.span_end_ms + (int64_t)cfg->window_ms;
+        char from[64], to[64], human[32];
+        utc_time(s.span_start_ms, json, from, sizeof from);
+        utc_time(s.span_end_ms, json, to, sizeof to);
+        cli_human_bytes(bytes, human, sizeof human);
+        if (json)
+            printf("%s{\"start\":\"%s\",\"end\":\"%s\",\"start_ms\":%lld,\"end_ms\":%lld,"
+                   "\"keys\":%llu,\"fill\":%.6g,\"bytes\":%llu,\"slices\":%u,\"live\":%s}",
+                   first ? "" : ",", from, to, (long long)s.span_start_ms, (long long)s.span_end_ms,
+                   (unsigned long long)keys, (double)set / (double)bits, (unsigned long long)bytes,
+                   n, live ? "true" : "false");
+        else
+            printf("generation    %s .. %s UTC: %llu keys, fill %.4f, %s, %u slice%s%s\n", from, to,
+                   (unsigned long long)keys, (double)set / (double)bits, human, n,
+                   n == 1 ? "" : "s", live ? "" : " (expired: no longer consulted)");
+        first = 0;
+    }
+    if (json)
+        printf("]");
 }
 
 const cli_spec cmd_info_spec = CLI_SPEC("info", info_usage, O_JSON | O_SHOW_KEY | O_REDIS, 0, 0, 1,
@@ -165,6 +249,12 @@ int cmd_info(cli_opts *o)
                (unsigned long long)st.capacity, st.slices, (unsigned long long)st.saturated);
         if (o->show_key)
             printf(",\"key\":\"%s\"", key);
+        if (cfg.variant == BK_VARIANT_WINDOW) {
+            char w[32];
+            printf(",\"window\":\"%s\",\"refresh\":%llu",
+                   cli_human_duration(cfg.window_ms, w, sizeof w), (unsigned long long)cfg.refresh);
+            print_generations(f, &cfg, st.slices, 1);
+        }
         printf("}\n");
     } else {
         printf("%s %s\n", o->redis ? "redis        " : "file         ", where);
@@ -183,6 +273,16 @@ int cmd_info(cli_opts *o)
         printf("saturated     %llu\n", (unsigned long long)st.saturated);
         if (o->show_key)
             printf("key           %s\n", key);
+        if (cfg.variant == BK_VARIANT_WINDOW) {
+            char w[32], span[32];
+            printf("window        %s in %llu spans of %s%s\n",
+                   cli_human_duration(cfg.window_ms, w, sizeof w),
+                   (unsigned long long)cfg.generations,
+                   cli_human_duration((cfg.window_ms + cfg.generations - 1) / cfg.generations, span,
+                                      sizeof span),
+                   cfg.refresh ? "; a sighting renews a key" : "");
+            print_generations(f, &cfg, st.slices, 0);
+        }
     }
     bk_free(f);
     return EXIT_OK;

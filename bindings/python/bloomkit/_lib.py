@@ -32,6 +32,9 @@ class Config(ctypes.Structure):
         ("layout", c_int),
         ("has_key", c_int),
         ("key", ctypes.c_uint8 * 16),
+        ("window_ms", c_u64),
+        ("generations", c_u64),
+        ("refresh", c_u64),
         ("struct_size", ctypes.c_uint32),
     ]
 

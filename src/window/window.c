@@ -1,0 +1,374 @@
+/*
+ * window.c - a Bloom filter that remembers each key for a time window and
+ * then forgets it (variant=window), for crawlers that re-fetch a page once
+ * its window has passed.
+ *
+ * Time is cut into spans of window / G milliseconds, numbered from the Unix
+ * epoch: span number s covers [s * span, (s + 1) * span). Each span that
+ * receives keys gets a generation: a scalable chain (src/scalable, through
+ * its internal header) sized for capacity / G keys at rate fpr / (G + 1).
+ * Adds go into the current span's generation; lookups consult every live
+ * generation, those numbered now_span - G .. now_span (G + 1 of them), and a
+ * generation whose number falls below that is dropped.
+ *
+ * The guarantee. A key added at time t (an add that reported it new), in
+ * span c = floor(t / span), is in a generation consulted until now_span
+ * passes c + G, that is until
+ * (c + 1 + G) * span > t + window (since (c + 1) * span > t and
+ * G * span = window): present at every moment of [t, t + window]. From
+ * (c + 1 + G) * span <= t + span + window on it is in no consulted
+ * generation: forgotten from t + window + window / G at the latest, reported
+ * present after that only at the false-positive rate. A key already present
+ * in a live generation is not added again (the add reports 0), so a crawler
+ * re-fetches a page a window after the first fetch, not after the last
+ * sighting; with refresh=1 a sighting that finds the key only in older
+ * generations copies it into the current one (still reporting 0), so it is
+ * remembered a window after its last sighting, as a cache would. An add that
+ * a false positive answers (0, as in any Bloom filter) changes nothing: the
+ * key counts as seen when that older generation's keys were, and is forgotten
+ * with them.
+ *
+ * The bound. A lookup consults at most G + 1 generations, each a chain whose
+ * compound rate stays under fpr / (G + 1) however many keys it takes (it
+ * grows like any scalable chain), so the lookup's rate stays under
+ * 1 - (1 - fpr / (G + 1))^(G + 1) <= fpr whatever the arrival rate.
+ *
+ * Time is read from bk_now_ms (replaceable for tests) and never acted on
+ * backwards: the filter keeps the latest time it has seen and uses the later
+ * of that and the clock, so a clock that steps back freezes the filter's time
+ * (keys go on into the current generation, nothing is dropped early) until
+ * the clock catches up. Numbering spans from the epoch, not from the filter's
+ * creation, makes every copy of a filter (files, processes) agree on them.
+ *
+ * Concurrency: add and contains may run in any number of threads. The table
+ * of generations changes only under the write lock (a new span's generation,
+ * dropping expired ones); add and contains hold the read lock, and each
+ * chain takes concurrent adds itself (see scalable.c), so of several threads
+ * adding one new key at once exactly one is told it is new: they all find it
+ * absent from the older generations and add it to the same current chain.
+ */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
+#include "window.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/sizing.h"
+#include "../scalable/scalable.h"
+
+/* A generation's first slice holds 1% more than capacity / G: a slice is full
+ * at its capacity give or take a few tenths of a percent, so keys arriving at
+ * exactly the stated rate would otherwise spill into a second slice (twice as
+ * large) in about half the spans. */
+#define HEADROOM 1.01
+
+typedef struct bk_generation {
+    int64_t number;   /* the span it covers */
+    bk_filter *chain; /* its keys */
+} bk_generation;
+
+typedef struct bk_window {
+    bk_filter base; /* first: a bk_window* is a bk_filter* */
+    bk_config chain_cfg;
+    int64_t span_ms;                        /* window / G */
+    int64_t live;                           /* G: generations number - G .. number are consulted */
+    bk_generation gens[BK_WINDOW_MAX_LIVE]; /* oldest first */
+    uint32_t n;                             /* generations held, >= 1 */
+    _Atomic int64_t latest;                 /* the latest time seen, ms */
+    pthread_rwlock_t lock;                  /* add, contains: read; the table: write */
+} bk_window;
+
+_Static_assert(offsetof(bk_window, base) == 0, "bk_filter must be the first member");
+
+void bk_window_chain_config(const bk_config *cfg, bk_config *out)
+{
+    *out = *cfg;
+    out->variant = BK_VARIANT_SCALABLE;
+    out->capacity = (uint64_t)ceil((double)cfg->capacity / (double)cfg->generations * HEADROOM);
+    out->fpr = cfg->fpr / (double)(cfg->generations + 1);
+}
+
+/* The span the filter is in now: by the later of the clock and the latest
+ * time it has seen (so time never runs back here). */
+static int64_t current_span(const bk_window *wc)
+{
+    bk_window *w = (bk_window *)wc;
+    const int64_t now = bk_now_ms();
+    int64_t seen = atomic_load_explicit(&w->latest, memory_order_relaxed);
+    while (now > seen && !atomic_compare_exchange_weak_explicit(
+                             &w->latest, &seen, now, memory_order_relaxed, memory_order_relaxed))
+        ;
+    const int64_t t = now > seen ? now : seen;
+    return t >= 0 ? t / w->span_ms : -((-t + w->span_ms - 1) / w->span_ms);
+}
+
+/* 1 when generation g is consulted in span `now`. */
+static int is_live(const bk_window *w, const bk_generation *g, int64_t now)
+{
+    return g->number >= now - w->live && g->number <= now;
+}
+
+static void drop(bk_window *w, uint32_t i)
+{
+    bk_free(w->gens[i].chain);
+    memmove(&w->gens[i], &w->gens[i + 1], (w->n - i - 1) * sizeof *w->gens);
+    w->n--;
+}
+
+/* Under the write lock: drop the generations that expired by span `now`
+ * and make sure the newest is `now`'s. BK_OK, BK_ENOMEM, BK_ERANGE. */
+static int rotate(bk_window *w, int64_t now)
+{
+    while (w->n > 0 && w->gens[0].number < now - w->live)
+        drop(w, 0);
+    if (w->n > 0 && w->gens[w->n - 1].number >= now)
+        return BK_OK;
+    bk_filter *chain;
+    const int rc = bk_scalable_create(&w->chain_cfg, &w->base.alloc, &chain);
+    if (rc != BK_OK)
+        return rc;
+    w->gens[w->n].number = now;
+    w->gens[w->n].chain = chain;
+    w->n++;
+    return BK_OK;
+}
+
+/* The newest live generation holding h, counting from the newest: its index,
+ * or -1. */
+static int64_t find(const bk_window *w, const bk_hash *h, int64_t now)
+{
+    for (uint32_t i = w->n; i-- > 0;)
+        if (is_live(w, &w->gens[i], now) && w->gens[i].chain->ops->contains(w->gens[i].chain, h))
+            return i;
+    return -1;
+}
+
+static int win_contains(const bk_filter *f, const bk_hash *h)
+{
+    bk_window *w = (bk_window *)f;
+    const int64_t now = current_span(w);
+    pthread_rwlock_rdlock(&w->lock);
+    const int found = find(w, h, now) >= 0;
+    pthread_rwlock_unlock(&w->lock);
+    return found;
+}
+
+static int win_add(bk_filter *f, const bk_hash *h)
+{
+    bk_window *w = (bk_window *)f;
+    for (;;) {
+        pthread_rwlock_rdlock(&w->lock);
+        const int64_t now = current_span(w);
+        if (w->n == 0 || w->gens[w->n - 1].number < now) {
+            pthread_rwlock_unlock(&w->lock); /* a new span: its generation first */
+            pthread_rwlock_wrlock(&w->lock);
+            const int rc = rotate(w, now);
+            pthread_rwlock_unlock(&w->lock);
+            if (rc != BK_OK)
+                return rc;
+            continue;
+        }
+        bk_filter *current = w->gens[w->n - 1].chain;
+        const int64_t at = find(w, h, now);
+        int rc = 0;
+        if (at < 0)
+            rc = current->ops->add(current, h);
+        else if (w->base.cfg.refresh && at != (int64_t)w->n - 1)
+            rc = current->ops->add(current, h); /* renewed, which is not new: */
+        rc = at >= 0 && rc > 0 ? 0 : rc;
+        pthread_rwlock_unlock(&w->lock);
+        return rc;
+    }
+}
+
+static void win_prefetch(const bk_filter *f, const bk_hash *h)
+{
+    const bk_window *w = (const bk_window *)f;
+    for (uint32_t i = 0; i < w->n; i++)
+        w->gens[i].chain->ops->prefetch(w->gens[i].chain, h);
+}
+
+/* Every generation goes; the current span's starts empty (a window filter
+ * always holds at least one generation, so it always has a slice to save). */
+static int win_clear(bk_filter *f)
+{
+    bk_window *w = (bk_window *)f;
+    pthread_rwlock_wrlock(&w->lock);
+    while (w->n > 1)
+        drop(w, 0);
+    const int rc = w->gens[0].chain->ops->clear(w->gens[0].chain);
+    w->gens[0].number = current_span(w);
+    pthread_rwlock_unlock(&w->lock);
+    return rc;
+}
+
+static void win_destroy(bk_filter *f)
+{
+    bk_window *w = (bk_window *)f;
+    const bk_allocator a = f->alloc;
+    while (w->n > 0)
+        drop(w, w->n - 1);
+    pthread_rwlock_destroy(&w->lock);
+    bk_mem_free(&a, w);
+}
+
+static uint32_t win_slice_count(const bk_filter *f)
+{
+    const bk_window *w = (const bk_window *)f;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->n; i++)
+        n += w->gens[i].chain->ops->slice_count(w->gens[i].chain);
+    return n;
+}
+
+/* Slice i counted over the generations, oldest first, each naming its
+ * generation. */
+static void win_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    const bk_window *w = (const bk_window *)f;
+    for (uint32_t g = 0; g < w->n; g++) {
+        const bk_filter *c = w->gens[g].chain;
+        const uint32_t n = c->ops->slice_count(c);
+        if (i < n) {
+            c->ops->slice_view(c, i, out);
+            out->gen = w->gens[g].number;
+            out->span = w->span_ms;
+            return;
+        }
+        i -= n;
+    }
+    memset(out, 0, sizeof *out); /* not reached: i < win_slice_count(f) */
+}
+
+/* Generation by generation, when both hold the same generations of the same
+ * shapes (the union of two filters that saw the same spans). */
+static int win_merge(bk_filter *dst, const bk_filter *src)
+{
+    bk_window *d = (bk_window *)dst;
+    const bk_window *s = (const bk_window *)src;
+    if (d->n != s->n || d->span_ms != s->span_ms)
+        return BK_EINCOMPAT;
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->gens[i].number != s->gens[i].number)
+            return BK_EINCOMPAT;
+    for (uint32_t i = 0; i < d->n; i++) { /* shapes first: nothing changes on a mismatch */
+        const bk_filter *a = d->gens[i].chain, *b = s->gens[i].chain;
+        if (a->ops->slice_count(a) != b->ops->slice_count(b))
+            return BK_EINCOMPAT;
+        for (uint32_t j = 0; j < a->ops->slice_count(a); j++) {
+            bk_slice_view va, vb;
+            a->ops->slice_view(a, j, &va);
+            b->ops->slice_view(b, j, &vb);
+            if (!bk_same_shape(&va, &vb))
+                return BK_EINCOMPAT;
+        }
+    }
+    for (uint32_t i = 0; i < d->n; i++)
+        d->gens[i].chain->ops->merge(d->gens[i].chain, s->gens[i].chain);
+    return BK_OK;
+}
+
+/* The operations grouped by role, as in a SQLite methods table. remove is NULL: generations are
+ * bit arrays; intersect is NULL: generations of two filters hold different spans' keys. */
+/* clang-format off */
+static const bk_filter_ops window_ops = {
+    .name = "window",
+    .add = win_add, .contains = win_contains, .remove = NULL, .prefetch = win_prefetch,
+    .clear = win_clear, .merge = win_merge, .intersect = NULL, .destroy = win_destroy,
+    .slice_count = win_slice_count, .slice_view = win_slice_view,
+};
+/* clang-format on */
+
+static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **out)
+{
+    bk_window *w = bk_mem_alloc(a, sizeof *w);
+    if (!w)
+        return BK_ENOMEM;
+    memset(w, 0, sizeof *w);
+    bk_filter_base_init(&w->base, &window_ops, cfg, a);
+    bk_window_chain_config(cfg, &w->chain_cfg);
+    /* rounded up, so G spans cover at least the window */
+    w->span_ms = (int64_t)((cfg->window_ms + cfg->generations - 1) / cfg->generations);
+    w->live = (int64_t)cfg->generations;
+    atomic_init(&w->latest, INT64_MIN);
+    if (w->span_ms < 1 || pthread_rwlock_init(&w->lock, NULL) != 0) {
+        bk_mem_free(a, w);
+        return w->span_ms < 1 ? BK_ERANGE : BK_ESYS;
+    }
+    *out = w;
+    return BK_OK;
+}
+
+int bk_window_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    bk_window *w;
+    int rc = new_window(cfg, a, &w);
+    if (rc == BK_OK && (rc = rotate(w, current_span(w))) != BK_OK)
+        win_destroy(&w->base);
+    if (rc == BK_OK)
+        *out = &w->base;
+    return rc;
+}
+
+int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                    uint32_t n, int borrowed, bk_filter **out)
+{
+    bk_window *w;
+    int rc = new_window(cfg, a, &w);
+    if (rc != BK_OK)
+        return rc;
+    const int64_t now = current_span(w);
+    for (uint32_t i = 0; i < n && rc == BK_OK;) {
+        uint32_t j = i + 1; /* slices i .. j-1: one generation */
+        while (j < n && slices[j].gen == slices[i].gen)
+            j++;
+        if (w->n == BK_WINDOW_MAX_LIVE || (w->n && slices[i].gen <= w->gens[w->n - 1].number)) {
+            rc = BK_EINVAL; /* not oldest first, or more than can be live */
+            break;
+        }
+        bk_filter *chain;
+        rc = bk_scalable_adopt(&w->chain_cfg, a, &slices[i], j - i, borrowed, &chain);
+        if (rc == BK_OK) {
+            w->gens[w->n].number = slices[i].gen;
+            w->gens[w->n].chain = chain;
+            w->n++;
+        }
+        i = j;
+    }
+    if (rc != BK_OK) {
+        win_destroy(&w->base);
+        return rc;
+    }
+    if (!borrowed) /* what expired while stored goes now (a mapping's stays, unconsulted) */
+        while (w->n > 0 && w->gens[0].number < now - w->live)
+            drop(w, 0);
+    if (w->n == 0 && (rc = rotate(w, now)) != BK_OK) { /* all of it expired */
+        win_destroy(&w->base);
+        return rc;
+    }
+    *out = &w->base;
+    return BK_OK;
+}
+
+/* The whole window at its stated rate: G + 1 generations (G spans and the
+ * current one), each its chain's first slice, and the compound rate of
+ * looking a key up in all of them. */
+int bk_window_plan(const bk_config *cfg, bk_plan *out)
+{
+    bk_config c;
+    bk_window_chain_config(cfg, &c);
+    bk_plan one;
+    const int rc = bk_scalable_plan(&c, &one);
+    if (rc != BK_OK)
+        return rc;
+    const double live = (double)(cfg->generations + 1);
+    out->bits = one.bits * (cfg->generations + 1);
+    out->bytes = one.bytes * (cfg->generations + 1);
+    out->k = one.k;
+    out->expected_fpr = 1.0 - pow(1.0 - one.expected_fpr, live);
+    out->bits_per_key = 8.0 * (double)out->bytes / (double)cfg->capacity;
+    return BK_OK;
+}

@@ -1,0 +1,412 @@
+/*
+ * test_window.c - variant=window: a key is present for its whole window and
+ * forgotten a span after it, under a clock the test moves (forward, backward,
+ * past the whole window); the rate bound holds however many keys arrive; the
+ * memory stays within 1.5x a standard filter's; files and mappings keep it.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "suites.h"
+#include "testutil.h"
+
+static _Atomic int64_t now_ms;
+
+static int64_t test_clock(void *ctx)
+{
+    (void)ctx;
+    return atomic_load(&now_ms);
+}
+
+#define T0 INT64_C(1800000000000) /* a span boundary for spans of 1, 10 and 100 s */
+
+static void setup(void)
+{
+    atomic_store(&now_ms, T0);
+    bk_set_clock(test_clock, NULL);
+}
+
+static void teardown(void)
+{
+    bk_set_clock(NULL, NULL);
+}
+
+static void at(int64_t t)
+{
+    atomic_store(&now_ms, t);
+}
+
+/* P(X >= x) for X ~ Poisson(lambda). */
+static double poisson_tail(uint64_t x, double lambda)
+{
+    double sum = 0.0;
+    for (uint64_t j = 0; j < x; j++)
+        sum += exp((double)j * log(lambda) - lambda - lgamma((double)j + 1.0));
+    return sum < 1.0 ? 1.0 - sum : 0.0;
+}
+
+START_TEST(a_key_is_present_for_its_window_then_forgotten)
+{
+    /* window 80 s in 8 spans of 10 s; keys added at t = T0 + 0.5 s */
+    bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
+    at(T0 + 500);
+    ck_assert_uint_eq(tu_add_keys(f, "k", 0, 500), 500);
+    for (int64_t d = 0; d <= 80000; d += 250) { /* [t, t + window]: every key present */
+        at(T0 + 500 + d);
+        ck_assert_msg(tu_count_present(f, "k", 0, 500) == 500, "a key lost at t + %lld ms",
+                      (long long)d);
+    }
+    at(T0 + 500 + 80000 + 10000); /* t + window + window / G: forgotten */
+    const uint64_t left = tu_count_present(f, "k", 0, 500);
+    ck_assert_msg(poisson_tail(left, 500 * 0.001) > 1e-6, "%llu of 500 keys still present",
+                  (unsigned long long)left);
+    /* ... and new again */
+    ck_assert_uint_eq(tu_add_keys(f, "k", 0, 500), 500 - left);
+    bk_free(f);
+}
+END_TEST
+
+/* An add of a key in a live generation is not new and does not renew it;
+ * with refresh=1 it renews it (still not new). */
+START_TEST(a_sighting_renews_only_with_refresh)
+{
+    for (int refresh = 0; refresh < 2; refresh++) {
+        at(T0);
+        bk_filter *f =
+            tu_filterf("variant=window window=8s generations=8 capacity=100 refresh=%d", refresh);
+        ck_assert_int_eq(bk_add(f, "page", 4), 1);
+        at(T0 + 5000);
+        ck_assert_int_eq(bk_add(f, "page", 4), 0); /* seen, inside its window */
+        at(T0 + 8000);
+        ck_assert_int_eq(bk_contains(f, "page", 4), 1); /* t + window: still there */
+        at(T0 + 9000);                                  /* t + window + span */
+        ck_assert_int_eq(bk_contains(f, "page", 4), refresh);
+        at(T0 + 5000 + 8000); /* the renewal's own window */
+        ck_assert_int_eq(bk_contains(f, "page", 4), refresh);
+        at(T0 + 5000 + 9000);
+        ck_assert_int_eq(bk_contains(f, "page", 4), 0);
+        ck_assert_int_eq(bk_add(f, "page", 4), 1); /* re-crawled */
+        bk_free(f);
+    }
+}
+END_TEST
+
+/* A clock that steps back freezes the filter's time: nothing is dropped
+ * early, nothing revived; keys added meanwhile keep a whole window. */
+START_TEST(a_clock_stepping_back_drops_nothing)
+{
+    bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
+    at(T0 + 70000);
+    ck_assert_uint_eq(tu_add_keys(f, "late", 0, 100), 100);
+    at(T0 - 1000000); /* back by more than a window */
+    ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
+    ck_assert_uint_eq(tu_add_keys(f, "back", 0, 100), 100); /* at the frozen time, T0 + 70 s */
+    at(T0 + 70000 + 80000);                                 /* the clock catches up */
+    ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
+    ck_assert_uint_eq(tu_count_present(f, "back", 0, 100), 100);
+    at(T0 + 70000 + 90000);
+    ck_assert_uint_le(tu_count_present(f, "late", 0, 100) + tu_count_present(f, "back", 0, 100), 3);
+    bk_free(f);
+}
+END_TEST
+
+START_TEST(a_jump_past_the_window_forgets_everything)
+{
+    bk_filter *f = tu_filter("variant=window window=8s generations=8 capacity=1000 fpr=0.001");
+    ck_assert_uint_eq(tu_add_keys(f, "k", 0, 1000), 1000);
+    at(T0 + 10 * 8000);
+    ck_assert_uint_le(tu_count_present(f, "k", 0, 1000), 8);
+    const uint64_t again = tu_add_keys(f, "k", 0, 1000);
+    ck_assert_uint_ge(again, 992);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_eq(st.keys, again); /* the old generations are gone */
+    bk_free(f);
+}
+END_TEST
+
+/* A model of the filter's promise (key -> time of its counted add) against
+ * random adds, lookups and clock moves: forward, backward, past the window.
+ * No false negative inside the window, ever; forgotten keys answer present
+ * at no more than the rate allows. */
+START_TEST(random_sequences_keep_the_promise)
+{
+    enum { KEYS = 3000, STEPS = 60000 };
+    const int64_t window = 80000, span = 10000;
+    const double fpr = 0.01;
+    for (int refresh = 0; refresh < 2; refresh++) {
+        uint64_t seed = tu_seed("window sequences") + (uint64_t)refresh;
+        bk_filter *f = tu_filterf(
+            "variant=window window=80s generations=8 capacity=2000 fpr=0.01 refresh=%d", refresh);
+        static int64_t added[KEYS]; /* the filter's time of the counted add, or INT64_MIN */
+        for (int i = 0; i < KEYS; i++)
+            added[i] = INT64_MIN;
+        int64_t clock = T0, seen = T0; /* the filter acts on the latest time it has seen */
+        at(clock);
+        uint64_t forgotten_checks = 0, forgotten_present = 0;
+        char key[32];
+        for (int step = 0; step < STEPS; step++) {
+            const uint64_t r = tu_next(&seed);
+            if (r % 100 < 3) { /* the clock moves */
+                const uint64_t how = (r >> 8) % 100;
+                clock += how < 80   ? (int64_t)((r >> 16) % 3000)            /* forward */
+                         : how < 95 ? -(int64_t)((r >> 16) % 200000)         /* back */
+                                    : (int64_t)(window + (r >> 16) % 50000); /* past all */
+                at(clock);
+                seen = clock > seen ? clock : seen;
+                continue;
+            }
+            const int k = (int)((r >> 8) % KEYS);
+            const size_t len = tu_key(key, sizeof key, "m", (uint64_t)k);
+            const int64_t age = added[k] == INT64_MIN ? INT64_MAX : seen - added[k];
+            const int live = age <= window, forgotten = age >= window + span;
+            if (r % 100 < 50) {
+                const int rc = bk_add(f, key, len);
+                ck_assert_int_ge(rc, 0);
+                ck_assert_msg(!(live && rc == 1), "step %d: key %d new again after %lld ms", step,
+                              k, (long long)age);
+                if (rc == 1 || (refresh && live))
+                    added[k] = seen;
+                if (forgotten) {
+                    forgotten_checks++;
+                    forgotten_present += rc == 0;
+                    if (rc == 0 && refresh)
+                        added[k] = seen; /* a false positive renewed it */
+                }
+            } else {
+                const int rc = bk_contains(f, key, len);
+                ck_assert_msg(!live || rc == 1, "step %d: key %d absent %lld ms after its add",
+                              step, k, (long long)age);
+                if (forgotten) {
+                    forgotten_checks++;
+                    forgotten_present += rc == 1;
+                }
+            }
+        }
+        fprintf(stderr,
+                "[window sequences refresh=%d] %llu answers about forgotten keys, %llu present "
+                "(rate %.4f, bound %.2f)\n",
+                refresh, (unsigned long long)forgotten_checks,
+                (unsigned long long)forgotten_present,
+                (double)forgotten_present / (double)forgotten_checks, fpr);
+        ck_assert_uint_gt(forgotten_checks, 5000);
+        ck_assert_msg(poisson_tail(forgotten_present, (double)forgotten_checks * fpr) > 1e-6,
+                      "forgotten keys answer present more than the rate allows");
+        bk_free(f);
+    }
+}
+END_TEST
+
+/* However many keys arrive per span (here 20 times the capacity), every
+ * generation grows as a scalable chain and a lookup's rate stays under fpr. */
+START_TEST(the_rate_holds_whatever_the_arrival_rate)
+{
+    const double fpr = 0.001;
+    bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=8000 fpr=0.001");
+    uint64_t added = 0;
+    for (int s = 0; s < 12; s++) { /* 12 spans of 10 s, 20000 keys each */
+        at(T0 + s * 10000);
+        added += tu_add_keys(f, "burst", (uint64_t)s * 20000, (uint64_t)(s + 1) * 20000);
+    }
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    const uint64_t probes = 2000000;
+    const uint64_t fp = tu_count_present(f, "absent", 0, probes);
+    fprintf(stderr,
+            "[window burst] %llu keys in 12 spans of 10 s (20x capacity): %llu slices, "
+            "measured rate %.2e (%llu of %llu), bound %.0e, estimate %.2e\n",
+            (unsigned long long)added, (unsigned long long)st.slices, (double)fp / probes,
+            (unsigned long long)fp, (unsigned long long)probes, fpr, st.est_fpr);
+    ck_assert_uint_gt(st.slices, 9); /* the generations grew */
+    ck_assert_msg(poisson_tail(fp, probes * fpr) > 1e-6, "rate %.2e above %.0e",
+                  (double)fp / probes, fpr);
+    bk_free(f);
+}
+END_TEST
+
+/* At the default G = 8 and p = 1e-4, keys arriving at the stated capacity:
+ * the memory of every live generation, per key of the window, against a
+ * standard filter for that many keys at that rate. The default (classic)
+ * layout is held to 1.5x; the blocked one's figure is reported (its slices
+ * are sized by the blocked model, whose cost grows faster as the rate
+ * tightens). */
+START_TEST(memory_is_within_one_and_a_half_standard_filters)
+{
+    for (int blocked = 0; blocked < 2; blocked++) {
+        const char *layout = blocked ? "blocked" : "classic";
+        at(T0); /* each filter starts its own time */
+        bk_filter *f =
+            tu_filterf("variant=window window=800s capacity=80000 fpr=0.0001 layout=%s", layout);
+        bk_filter *s = tu_filterf("variant=standard capacity=80000 fpr=0.0001 layout=%s", layout);
+        bk_filter_stats sw, ss;
+        ck_assert_int_eq(bk_stats(s, &ss), BK_OK);
+        double worst = 0.0;
+        for (int span = 0; span < 20; span++) {
+            at(T0 + span * 100000);
+            tu_add_keys(f, "steady", (uint64_t)span * 10000, (uint64_t)(span + 1) * 10000);
+            ck_assert_int_eq(bk_stats(f, &sw), BK_OK);
+            const double ratio = (double)sw.bytes / (double)ss.bytes;
+            if (span >= 8 && ratio > worst)
+                worst = ratio;
+        }
+        fprintf(stderr,
+                "[window memory %s] G=8, p=1e-4, 80000 keys per window: %.2f bits per key, "
+                "%.3fx a standard filter's %.2f\n",
+                layout, worst * 8.0 * (double)ss.bytes / 80000.0, worst,
+                8.0 * (double)ss.bytes / 80000.0);
+        if (!blocked)
+            ck_assert_double_le(worst, 1.5);
+        tu_free_all(f, s, NULL);
+    }
+}
+END_TEST
+
+/* Save, load and map give the same answers; what expired while the file was
+ * stored is gone when it is opened. */
+START_TEST(files_and_mappings_keep_the_generations)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "w.bkf");
+    bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
+    uint64_t late = 0; /* keys of spans 2 .. 5 whose add said new (the others were a false
+                        * positive of an older generation, and go with it) */
+    for (int s = 0; s < 6; s++) {
+        at(T0 + s * 10000);
+        const uint64_t n = tu_add_keys(f, "w", (uint64_t)s * 200, (uint64_t)(s + 1) * 200);
+        late += s >= 2 ? n : 0;
+    }
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    for (int mapped = 0; mapped < 2; mapped++) {
+        bk_filter *g = NULL;
+        ck_assert_int_eq(mapped ? bk_open_mmap(path, BK_MAP_READONLY, &g) : bk_load(path, &g),
+                         BK_OK);
+        ck_assert(tu_same_filter(f, g));
+        ck_assert_uint_eq(tu_count_present(g, "w", 0, 1200), 1200);
+        ck_assert_uint_eq(tu_count_present(g, "absent", 0, 20000),
+                          tu_count_present(f, "absent", 0, 20000));
+        bk_free(g);
+    }
+    /* at T0 + 100 s (span 10) the keys of spans 0 and 1 have expired: a
+     * load drops their generations, a mapping leaves them unconsulted */
+    at(T0 + 100000);
+    for (int mapped = 0; mapped < 2; mapped++) {
+        bk_filter *g = NULL;
+        ck_assert_int_eq(mapped ? bk_open_mmap(path, BK_MAP_READONLY, &g) : bk_load(path, &g),
+                         BK_OK);
+        ck_assert_uint_le(tu_count_present(g, "w", 0, 400), 3);
+        ck_assert_uint_ge(tu_count_present(g, "w", 400, 1200), late);
+        bk_filter_stats st;
+        ck_assert_int_eq(bk_stats(g, &st), BK_OK);
+        if (!mapped)
+            ck_assert_uint_eq(st.keys, late);
+        bk_free(g);
+    }
+    /* a writable mapping that moves on to a new generation saves anew */
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_open_mmap(path, BK_MAP_WRITE, &g), BK_OK);
+    ck_assert_int_eq(bk_add(g, "fresh", 5), 1);
+    ck_assert_int_eq(bk_sync(g), BK_OK);
+    bk_free(g);
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    ck_assert_int_eq(bk_contains(g, "fresh", 5), 1);
+    ck_assert_uint_ge(tu_count_present(g, "w", 400, 1200), late);
+    tu_free_all(f, g, NULL);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(config_keys_and_their_errors)
+{
+    bk_config c;
+    char err[256], text[512];
+    ck_assert_int_eq(bk_config_parse(&c, "variant=window window=30d", err, sizeof err), BK_OK);
+    ck_assert_uint_eq(c.window_ms, UINT64_C(30) * 86400000);
+    ck_assert_uint_eq(c.generations, 8);
+    ck_assert_uint_eq(c.refresh, 0);
+    ck_assert_double_eq(c.tightening, 0.3); /* the window's default */
+    ck_assert_int_gt(bk_config_format(&c, 0, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, "window=30d"));
+    bk_config back;
+    ck_assert_int_eq(bk_config_parse(&back, text, err, sizeof err), BK_OK);
+    ck_assert_ptr_null(bk_config_diff(&c, &back));
+    /* other variants neither show nor take the window's keys */
+    ck_assert_int_eq(bk_config_parse(&c, "variant=scalable", err, sizeof err), BK_OK);
+    ck_assert_double_eq(c.tightening, 0.5);
+    ck_assert_int_gt(bk_config_format(&c, 0, text, sizeof text), 0);
+    ck_assert_ptr_null(strstr(text, "window"));
+    static const struct {
+        const char *text, *key;
+    } bad[] = {
+        {"variant=standard window=30d", "window"},
+        {"generations=4", "generations"},
+        {"variant=window window=30", "window"},
+        {"variant=window window=0s", "window"},
+        {"variant=window window=1.5d", "window"},
+        {"variant=window window=3651d", "window"},
+        {"variant=window window=30x", "window"},
+        {"variant=window generations=1", "generations"},
+        {"variant=window generations=65", "generations"},
+        {"variant=window refresh=2", "refresh"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_msg(bk_config_parse(&c, bad[i].text, err, sizeof err) == BK_ECONFIG, "%s",
+                      bad[i].text);
+        ck_assert_msg(strstr(err, bad[i].key) != NULL, "'%s': '%s'", bad[i].text, err);
+    }
+}
+END_TEST
+
+/* Threads adding the same keys at once while the clock moves on: each key
+ * is new exactly once per generation it is added in. */
+typedef struct {
+    bk_filter *f;
+    uint64_t news;
+} adder;
+
+static void *add_all(void *p)
+{
+    adder *a = p;
+    a->news = tu_add_keys(a->f, "t", 0, 20000);
+    return NULL;
+}
+
+START_TEST(concurrent_adds_count_each_key_once)
+{
+    enum { THREADS = 6 };
+    bk_filter *f = tu_filter("variant=window window=1000s capacity=20000 fpr=0.001");
+    pthread_t t[THREADS];
+    adder a[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        a[i] = (adder){f, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, add_all, &a[i]), 0);
+    }
+    uint64_t news = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        news += a[i].news;
+    }
+    ck_assert_uint_le(news, 20000);
+    ck_assert_uint_ge(news, 20000 - 40); /* keys a false positive hid */
+    ck_assert_uint_eq(tu_count_present(f, "t", 0, 20000), 20000);
+    bk_free(f);
+}
+END_TEST
+
+Suite *window_suite(void)
+{
+    TCase *tc;
+    Suite *s = tu_suite("window", "time", &tc);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, a_key_is_present_for_its_window_then_forgotten);
+    tcase_add_test(tc, a_sighting_renews_only_with_refresh);
+    tcase_add_test(tc, a_clock_stepping_back_drops_nothing);
+    tcase_add_test(tc, a_jump_past_the_window_forgets_everything);
+    tcase_add_test(tc, random_sequences_keep_the_promise);
+    tcase_add_test(tc, the_rate_holds_whatever_the_arrival_rate);
+    tcase_add_test(tc, memory_is_within_one_and_a_half_standard_filters);
+    tcase_add_test(tc, files_and_mappings_keep_the_generations);
+    tcase_add_test(tc, config_keys_and_their_errors);
+    tcase_add_test(tc, concurrent_adds_count_each_key_once);
+    return s;
+}
