@@ -4,7 +4,9 @@
  * The only place a missing vtable operation becomes BK_ENOTSUP and a read-only
  * (mapped) filter refuses mutation. Variants receive a digest, never key bytes.
  */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -52,6 +54,21 @@ int bk_new(const bk_config *cfg, bk_filter **out)
     }
     const bk_allocator a = bk_current_allocator();
     return bk_variant_impl_for(c.variant)->create(&c, &a, out);
+}
+
+int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_config *cfg,
+                  const bk_allocator *a, void *out)
+{
+    bk_filter *f = bk_mem_calloc(a, 1, size);
+    if (!f)
+        return BK_ENOMEM;
+    if (lock && pthread_rwlock_init((pthread_rwlock_t *)(void *)((char *)f + lock), NULL) != 0) {
+        bk_mem_free(a, f);
+        return BK_ESYS;
+    }
+    bk_filter_base_init(f, ops, cfg, a);
+    memcpy(out, &f, sizeof f); /* out: the address of the caller's pointer */
+    return BK_OK;
 }
 
 static void release(bk_filter *f)

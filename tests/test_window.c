@@ -51,7 +51,7 @@ START_TEST(a_key_is_present_for_its_window_then_forgotten)
     /* window 80 s in 8 spans of 10 s; keys added at t = T0 + 0.5 s */
     bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
     at(T0 + 500);
-    ck_assert_uint_eq(tu_add_keys(f, "k", 0, 500), 500);
+    ck_assert_uint_ge(tu_add_keys(f, "k", 0, 500), 495); /* (a false positive hides a few) */
     for (int64_t d = 0; d <= 80000; d += 250) { /* [t, t + window]: every key present */
         at(T0 + 500 + d);
         ck_assert_msg(tu_count_present(f, "k", 0, 500) == 500, "a key lost at t + %lld ms",

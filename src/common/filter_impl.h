@@ -116,6 +116,14 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->mapping = NULL;
 }
 
+/* A variant's struct of `size` bytes (its bk_filter first): zeroed, the base
+ * set up, allocated with a (free it with bk_mem_free(a, ...)), and when lock
+ * is not 0 the pthread_rwlock_t that many bytes into it initialised (destroy
+ * it before the free). BK_OK (*out set), BK_ENOMEM, BK_ESYS (nothing kept).
+ * The first step of every constructor. */
+BK_INTERNAL int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops,
+                              const bk_config *cfg, const bk_allocator *a, void *out);
+
 /* slice_count of a variant that is one array (standard, counting). */
 static inline uint32_t bk_one_slice(const bk_filter *f)
 {

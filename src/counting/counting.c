@@ -269,19 +269,14 @@ static const bk_filter_ops counting_ops = {
 static int make(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *v, int borrowed,
                 bk_filter **out)
 {
-    bk_counting *c = bk_mem_alloc(a, sizeof *c);
-    if (!c)
-        return BK_ENOMEM;
-    memset(c, 0, sizeof *c);
-    if (pthread_rwlock_init(&c->lock, NULL) != 0) {
-        bk_mem_free(a, c);
-        return BK_ESYS;
-    }
+    bk_counting *c;
+    const int rc = bk_filter_new(sizeof *c, offsetof(bk_counting, lock), &counting_ops, cfg, a, &c);
+    if (rc != BK_OK)
+        return rc;
     c->v = *v;
     c->v.capacity = cfg->capacity;
     c->v.fpr = cfg->fpr;
     c->borrowed = borrowed;
-    bk_filter_base_init(&c->base, &counting_ops, cfg, a);
     *out = &c->base;
     return BK_OK;
 }

@@ -43,11 +43,11 @@ enum {
     H_TIGHTENING = 64,
     H_FILE_SIZE = 72,
     H_PAYLOAD_SUM = 80,
-    H_RESERVED = 88,     /* 32 bytes of zero in versions 1 and 2; in version 3: */
-    H_WINDOW_MS = 88,    /*   window filters: window (ms), else 0 */
-    H_GENERATIONS = 96,  /*   window filters: G, else 0 */
-    H_REFRESH = 100,     /*   window filters: refresh (0 or 1), else 0 */
-    H_RESERVED3 = 101,   /*   19 bytes of zero */
+    H_RESERVED = 88,    /* 32 bytes of zero in versions 1 and 2; in version 3: */
+    H_WINDOW_MS = 88,   /*   window filters: window (ms), else 0 */
+    H_GENERATIONS = 96, /*   window filters: G, else 0 */
+    H_REFRESH = 100,    /*   window filters: refresh (0 or 1), else 0 */
+    H_RESERVED3 = 101,  /*   19 bytes of zero */
     H_HEADER_SUM = 120
 };
 
@@ -303,9 +303,9 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
             return bk_fail(BK_ECORRUPT, "slice %u: %llu cells is not a whole number of blocks", i,
                            (unsigned long long)h->slices[i].m);
         h->slices[i].gen =
-            has_gens ? (int64_t)get64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices +
-                                      BK_FILE_GEN * i)
-                     : 0;
+            has_gens
+                ? (int64_t)get64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices + BK_FILE_GEN * i)
+                : 0;
         if (c->variant != BK_VARIANT_WINDOW ? h->slices[i].gen != 0
                                             : i > 0 && h->slices[i].gen < h->slices[i - 1].gen)
             return bk_fail(BK_ECORRUPT, "slice %u: generation %lld %s", i,

@@ -396,12 +396,11 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         return rc;
     }
     const bk_allocator a = bk_current_allocator();
-    bk_rfilter *rf = bk_mem_calloc(&a, 1, sizeof *rf);
-    if (!rf) {
+    bk_rfilter *rf;
+    if ((rc = bk_filter_new(sizeof *rf, 0, ops_for(c.variant), &c, &a, &rf)) != BK_OK) {
         bk_redis_url_free(&u);
-        return BK_ENOMEM;
+        return rc;
     }
-    bk_filter_base_init(&rf->base, ops_for(c.variant), &c, &a);
     rf->block_bytes = u.block_bytes;
     rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
     rf->name = bk_mem_strdup(&a, u.name);
@@ -486,12 +485,12 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
 int bk_redis_meta_check(const char *name, const redisReply *r)
 {
     const bk_allocator a = bk_current_allocator();
-    bk_rfilter *rf = bk_mem_calloc(&a, 1, sizeof *rf);
-    if (!rf)
-        return BK_ENOMEM;
     bk_config c;
     bk_config_init(&c);
-    bk_filter_base_init(&rf->base, &bk_rstd_ops, &c, &a);
+    bk_rfilter *rf;
+    const int made = bk_filter_new(sizeof *rf, 0, &bk_rstd_ops, &c, &a, &rf);
+    if (made != BK_OK)
+        return made;
     rf->name = bk_mem_strdup(&a, name);
     int rc = rf->name ? BK_OK : BK_ENOMEM;
     meta m;

@@ -278,18 +278,14 @@ static const bk_filter_ops scalable_ops = {
 /* An empty chain (no slices yet). */
 static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_scalable **out)
 {
-    bk_scalable *sf = bk_mem_alloc(a, sizeof *sf);
-    if (!sf)
-        return BK_ENOMEM;
-    memset(sf, 0, sizeof *sf);
-    bk_filter_base_init(&sf->base, &scalable_ops, cfg, a);
-    atomic_init(&sf->count, 0);
-    if (pthread_rwlock_init(&sf->lock, NULL) != 0) {
-        bk_mem_free(a, sf);
-        return BK_ESYS;
+    bk_scalable *sf;
+    const int rc =
+        bk_filter_new(sizeof *sf, offsetof(bk_scalable, lock), &scalable_ops, cfg, a, &sf);
+    if (rc == BK_OK) {
+        atomic_init(&sf->count, 0);
+        *out = sf;
     }
-    *out = sf;
-    return BK_OK;
+    return rc;
 }
 
 int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)

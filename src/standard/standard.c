@@ -399,15 +399,15 @@ static const bk_filter_ops standard_ops = {
 
 int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
-    bk_standard *sf = bk_mem_alloc(a, sizeof *sf);
-    if (!sf)
-        return BK_ENOMEM;
-    const int rc = bk_std_slice_init(&sf->slice, cfg->capacity, cfg->fpr, cfg->layout, a);
+    bk_standard *sf;
+    int rc = bk_filter_new(sizeof *sf, 0, &standard_ops, cfg, a, &sf);
+    if (rc != BK_OK)
+        return rc;
+    rc = bk_std_slice_init(&sf->slice, cfg->capacity, cfg->fpr, cfg->layout, a);
     if (rc != BK_OK) {
         bk_mem_free(a, sf);
         return rc;
     }
-    bk_filter_base_init(&sf->base, &standard_ops, cfg, a);
     *out = &sf->base;
     return BK_OK;
 }
@@ -417,11 +417,11 @@ int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
 {
     if (n != 1)
         return BK_EINVAL;
-    bk_standard *sf = bk_mem_alloc(a, sizeof *sf);
-    if (!sf)
-        return BK_ENOMEM;
+    bk_standard *sf;
+    const int rc = bk_filter_new(sizeof *sf, 0, &standard_ops, cfg, a, &sf);
+    if (rc != BK_OK)
+        return rc;
     bk_std_slice_adopt(&sf->slice, &slices[0], borrowed);
-    bk_filter_base_init(&sf->base, &standard_ops, cfg, a);
     *out = &sf->base;
     return BK_OK;
 }

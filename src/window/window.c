@@ -83,6 +83,8 @@ typedef struct bk_window {
 
 _Static_assert(offsetof(bk_window, base) == 0, "bk_filter must be the first member");
 
+static const bk_filter_ops window_ops; /* at the end of this file */
+
 void bk_window_chain_config(const bk_config *cfg, bk_config *out)
 {
     *out = *cfg;
@@ -271,33 +273,17 @@ static int win_merge(bk_filter *dst, const bk_filter *src)
     return BK_OK;
 }
 
-/* The operations grouped by role, as in a SQLite methods table. remove is NULL: generations are
- * bit arrays; intersect is NULL: generations of two filters hold different spans' keys. */
-/* clang-format off */
-static const bk_filter_ops window_ops = {
-    .name = "window",
-    .add = win_add, .contains = win_contains, .remove = NULL, .prefetch = win_prefetch,
-    .clear = win_clear, .merge = win_merge, .intersect = NULL, .destroy = win_destroy,
-    .slice_count = win_slice_count, .slice_view = win_slice_view,
-};
-/* clang-format on */
-
 static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **out)
 {
-    bk_window *w = bk_mem_alloc(a, sizeof *w);
-    if (!w)
-        return BK_ENOMEM;
-    memset(w, 0, sizeof *w);
-    bk_filter_base_init(&w->base, &window_ops, cfg, a);
+    bk_window *w;
+    const int rc = bk_filter_new(sizeof *w, offsetof(bk_window, lock), &window_ops, cfg, a, &w);
+    if (rc != BK_OK)
+        return rc;
     bk_window_chain_config(cfg, &w->chain_cfg);
-    /* rounded up, so G spans cover at least the window */
+    /* rounded up, so G spans cover at least the window (>= 1 s / 64) */
     w->span_ms = (int64_t)((cfg->window_ms + cfg->generations - 1) / cfg->generations);
     w->live = (int64_t)cfg->generations;
     atomic_init(&w->latest, INT64_MIN);
-    if (w->span_ms < 1 || pthread_rwlock_init(&w->lock, NULL) != 0) {
-        bk_mem_free(a, w);
-        return w->span_ms < 1 ? BK_ERANGE : BK_ESYS;
-    }
     *out = w;
     return BK_OK;
 }
@@ -372,3 +358,16 @@ int bk_window_plan(const bk_config *cfg, bk_plan *out)
     out->bits_per_key = 8.0 * (double)out->bytes / (double)cfg->capacity;
     return BK_OK;
 }
+
+/* The operations grouped by role, as in a SQLite methods table; the NULL ones last: remove
+ * (generations are bit arrays) and intersect (two filters' generations hold different spans'
+ * keys). */
+/* clang-format off */
+static const bk_filter_ops window_ops = {
+    .name = "window",
+    .add = win_add, .contains = win_contains, .prefetch = win_prefetch,
+    .clear = win_clear, .merge = win_merge, .destroy = win_destroy,
+    .slice_count = win_slice_count, .slice_view = win_slice_view,
+    .remove = NULL, .intersect = NULL,
+};
+/* clang-format on */
