@@ -249,6 +249,49 @@ START_TEST(two_run_crawl_with_state)
 }
 END_TEST
 
+/* dedup --window: a line comes out again once its window has passed, across
+ * runs sharing --state (a real 2 s window); info lists the generations and
+ * plan sizes the window. */
+START_TEST(dedup_with_a_window_re_emits_after_it)
+{
+    char *state = in_dir("window.bkf");
+    const char *lines = "a\nb\nc\n";
+    run_result r = RUN(lines, "dedup", "--window", "2s", "--state", state);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, lines);
+    done(&r);
+    r = RUN("a\nd\nb\n", "dedup", "--window", "2s", "--state", state); /* within the window */
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "d\n");
+    done(&r);
+    r = RUN(NULL, "info", state);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "window        2s in 8 spans of 0.25s"));
+    ck_assert_ptr_nonnull(strstr(r.out, "generation    "));
+    done(&r);
+    r = RUN(NULL, "info", "--json", state);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"window\":\"2s\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"generations\":[{\"start\":"));
+    done(&r);
+    /* forgotten from a window and a span (2.25 s) after they were added */
+    struct timespec wait = {2, 600000000};
+    nanosleep(&wait, NULL);
+    r = RUN("a\nb\nc\nd\n", "dedup", "--window", "2s", "--state", state);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "a\nb\nc\nd\n");
+    done(&r);
+    /* the window's keys belong to variant=window */
+    expect_code(RUN("x\n", "dedup", "--window", "2s", "--variant", "standard"), 2,
+                "--window with another variant");
+    r = RUN(NULL, "plan", "--capacity", "1000000", "--fpr", "0.0001", "--window", "30d");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "generations   9 live at once"));
+    ck_assert_ptr_nonnull(strstr(r.out, "window        30d, forgotten 30d to 33d 18h"));
+    done(&r);
+}
+END_TEST
+
 /* SIGTERM / SIGINT: finish the line, save, exit 143 / 130. --checkpoint 1
  * flushes stdout after every line, so the test knows what was processed. */
 START_TEST(dedup_saves_on_signals)
@@ -534,6 +577,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, dedup_streams_first_sightings_in_order);
     tcase_add_test(tc, dedup_keeps_huge_lines_whole_and_null_records);
     tcase_add_test(tc, two_run_crawl_with_state);
+    tcase_add_test(tc, dedup_with_a_window_re_emits_after_it);
     tcase_add_test(tc, dedup_saves_on_signals);
     tcase_add_test(tc, create_add_check_remove_info_merge);
     tcase_add_test(tc, errors_and_exit_codes);
