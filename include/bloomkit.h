@@ -53,7 +53,8 @@ extern "C" {
     X(BK_ESYS, -10, "system call failed")                                                          \
     X(BK_EREADONLY, -11, "filter is read-only")                                                    \
     X(BK_ESERVER, -12, "server refused the request or sent an unexpected reply")                   \
-    X(BK_EBUSY, -13, "file is being written by another process")
+    X(BK_EBUSY, -13, "file is being written by another process")                                   \
+    X(BK_EFULL, -14, "filter full: growing would pass its max_bytes")
 
 enum {
 #define BK_ERROR_ENUM_(name, value, text) name = (value),
@@ -158,16 +159,17 @@ typedef enum bk_layout {
 #define BK_BLOCK_BYTES 64
 
 /* Limits of every config value (inclusive unless said). */
-#define BK_CAPACITY_MAX   (UINT64_C(1) << 48)
-#define BK_FPR_MAX        0.5 /* fpr is in (0, BK_FPR_MAX] */
-#define BK_GROWTH_MIN     2.0
-#define BK_GROWTH_MAX     16.0
-#define BK_TIGHTENING_MIN 0.1
-#define BK_TIGHTENING_MAX 0.95
-#define BK_WINDOW_MS_MIN  UINT64_C(1000)                     /* 1 s */
-#define BK_WINDOW_MS_MAX  (UINT64_C(3650) * 86400 * 1000)    /* 3650 days */
+#define BK_CAPACITY_MAX    (UINT64_C(1) << 48)
+#define BK_FPR_MAX         0.5 /* fpr is in (0, BK_FPR_MAX] */
+#define BK_GROWTH_MIN      2.0
+#define BK_GROWTH_MAX      16.0
+#define BK_TIGHTENING_MIN  0.1
+#define BK_TIGHTENING_MAX  0.95
+#define BK_WINDOW_MS_MIN   UINT64_C(1000)                  /* 1 s */
+#define BK_WINDOW_MS_MAX   (UINT64_C(3650) * 86400 * 1000) /* 3650 days */
 #define BK_GENERATIONS_MIN 2
 #define BK_GENERATIONS_MAX 64
+#define BK_MAX_BYTES_MAX   (UINT64_C(1) << 56)
 
 /* Plain value type; copy it freely. Initialise with bk_config_init() or
  * bk_config_parse(). */
@@ -184,6 +186,7 @@ typedef struct bk_config {
     uint64_t window_ms;   /* window: how long a key is remembered, in ms; default 1 day */
     uint64_t generations; /* window: G, the window is cut into G spans; default 8 */
     uint64_t refresh;     /* window: 1 = a sighting renews a key (cache-like); default 0 */
+    uint64_t max_bytes;   /* scalable, window: the most payload memory, 0 = no limit; default 0 */
     uint32_t struct_size; /* sizeof(bk_config) as the caller's bloomkit.h has it: set by
                            * bk_config_init and bk_config_parse, checked by every call that
                            * takes a config (BK_ECONFIG for a struct of another layout) */
@@ -200,7 +203,9 @@ BK_API void bk_config_init(bk_config *cfg);
  * tightening (0.1 .. 0.95), hash (siphash24|siphash13), layout
  * (classic|blocked), key (32 hex digits), and for variant=window only: window
  * (a whole number with a unit s, m, h or d: 1s .. 3650d), generations
- * (2 .. 64) and refresh (0|1); bk_config_key lists them all.
+ * (2 .. 64) and refresh (0|1); for scalable and window, max_bytes (a size
+ * with k, M or G: the memory growth may not pass, BK_EFULL beyond);
+ * bk_config_key lists them all.
  * On error returns BK_ECONFIG (BK_EINVAL for NULL cfg/text), leaves *cfg
  * untouched, and, when err is not NULL and errlen > 0, writes one line into err
  * naming the key, the offending value and the allowed range (truncated to

@@ -71,6 +71,27 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
     return BK_OK;
 }
 
+int bk_budget_take(bk_budget *b, uint64_t n)
+{
+    uint64_t used = atomic_load_explicit(&b->used, memory_order_relaxed);
+    do {
+        if (b->max && (used + n > b->max || used + n < used))
+            return bk_fail(BK_EFULL,
+                           "filter full: growing to %llu bytes would pass max_bytes=%llu (%llu "
+                           "in use)",
+                           (unsigned long long)(used + n), (unsigned long long)b->max,
+                           (unsigned long long)used);
+    } while (!atomic_compare_exchange_weak_explicit(&b->used, &used, used + n, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return BK_OK;
+}
+
+void bk_budget_give(bk_budget *b, uint64_t n)
+{
+    if (b)
+        atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
+}
+
 static void release(bk_filter *f)
 {
     bk_mapping *map = f->mapping;
@@ -178,6 +199,7 @@ static const struct abi_entry {
     ABI_FIELD(bk_config, window_ms),
     ABI_FIELD(bk_config, generations),
     ABI_FIELD(bk_config, refresh),
+    ABI_FIELD(bk_config, max_bytes),
     ABI_FIELD(bk_config, struct_size),
     ABI_TYPE(bk_filter_stats),
     ABI_FIELD(bk_filter_stats, variant),

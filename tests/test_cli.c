@@ -284,6 +284,22 @@ START_TEST(dedup_with_a_window_re_emits_after_it)
     /* the window's keys belong to variant=window */
     expect_code(RUN("x\n", "dedup", "--window", "2s", "--variant", "standard"), 2,
                 "--window with another variant");
+    /* a ceiling: exit 3 naming it, after the lines it took */
+    char *many = url_lines(0, 20000);
+    r = RUN(many, "dedup", "--config", "variant=scalable capacity=100 max_bytes=8k");
+    ck_assert_int_eq(r.code, 3);
+    ck_assert_ptr_nonnull(strstr(r.err, "max_bytes=8192"));
+    /* what came out: input lines, in order (a false positive may skip one) */
+    long last = -1, taken = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"), taken++) {
+        long page = -1;
+        ck_assert_int_eq(sscanf(line, "https://example.org/page/%ld", &page), 1);
+        ck_assert_int_gt(page, last);
+        last = page;
+    }
+    ck_assert_int_gt(taken, 100);
+    done(&r);
+    free(many);
     r = RUN(NULL, "plan", "--capacity", "1000000", "--fpr", "0.0001", "--window", "30d");
     ck_assert_int_eq(r.code, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "generations   9 live at once"));

@@ -96,10 +96,57 @@ START_TEST(present_keys_are_not_added_again_and_clear_resets)
 }
 END_TEST
 
+/* max_bytes: growth that would pass it fails with BK_EFULL naming it and
+ * changes nothing; lookups go on; a file keeps the ceiling. */
+START_TEST(max_bytes_stops_growth_and_changes_nothing)
+{
+    bk_filter *f = tu_filter("variant=scalable capacity=1000 fpr=0.01 max_bytes=16k");
+    char key[32];
+    uint64_t n = 0;
+    int rc;
+    while ((rc = bk_add(f, key, tu_key(key, sizeof key, "g", n))) >= 0)
+        n++;
+    ck_assert_int_eq(rc, BK_EFULL);
+    ck_assert_msg(strstr(bk_last_error(), "max_bytes=16384") != NULL, "%s", bk_last_error());
+    bk_filter_stats a, b;
+    ck_assert_int_eq(bk_stats(f, &a), BK_OK);
+    ck_assert_uint_le(a.bytes, 16384);
+    ck_assert_uint_gt(n, 1000);
+    ck_assert_int_eq(bk_add(f, key, tu_key(key, sizeof key, "g", n)), BK_EFULL);
+    ck_assert_int_eq(bk_stats(f, &b), BK_OK);
+    ck_assert_uint_eq(a.keys, b.keys);
+    ck_assert_uint_eq(a.set_bits, b.set_bits);
+    ck_assert_uint_eq(a.slices, b.slices);
+    ck_assert_uint_eq(tu_count_present(f, "g", 0, n), n); /* lookups work */
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "full.bkf");
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    bk_config c;
+    ck_assert_int_eq(bk_get_config(g, &c), BK_OK);
+    ck_assert_uint_eq(c.max_bytes, 16384);
+    ck_assert_int_eq(bk_add(g, key, tu_key(key, sizeof key, "g", n)), BK_EFULL);
+    ck_assert(tu_same_filter(f, g));
+    tu_free_all(f, g, NULL);
+    free(path);
+    tu_rmtree(dir);
+    /* only the growing variants take it */
+    char err[200];
+    ck_assert_int_eq(bk_config_parse(&c, "variant=standard max_bytes=1M", err, sizeof err),
+                     BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(err, "max_bytes"));
+    ck_assert_int_eq(bk_config_parse(&c, "variant=window max_bytes=3G", err, sizeof err), BK_OK);
+    ck_assert_uint_eq(c.max_bytes, UINT64_C(3) << 30);
+    ck_assert_int_eq(bk_config_parse(&c, "variant=scalable max_bytes=1T", err, sizeof err),
+                     BK_ECONFIG);
+}
+END_TEST
+
 Suite *scalable_suite(void)
 {
     TCase *tc;
     Suite *s = tu_suite("scalable", "growth", &tc);
+    tcase_add_test(tc, max_bytes_stops_growth_and_changes_nothing);
     tcase_add_test(tc, grows_a_thousandfold_within_its_bound);
     tcase_add_test(tc, growth_and_tightening_come_from_config);
     tcase_add_test(tc, present_keys_are_not_added_again_and_clear_resets);

@@ -316,6 +316,33 @@ START_TEST(files_and_mappings_keep_the_generations)
 }
 END_TEST
 
+/* max_bytes covers every generation: a burst that would pass it fails with
+ * BK_EFULL; once old generations expire their memory is free again. */
+START_TEST(max_bytes_covers_every_generation)
+{
+    bk_filter *f =
+        tu_filter("variant=window window=80s generations=8 capacity=8000 fpr=0.01 max_bytes=64k");
+    char key[32];
+    uint64_t n = 0;
+    int rc = 0;
+    for (int s = 0; s < 8 && rc >= 0; s++) {
+        at(T0 + s * 10000);
+        while ((rc = bk_add(f, key, tu_key(key, sizeof key, "b", n))) >= 0 && n % 5000 != 4999)
+            n++;
+        n += rc >= 0;
+    }
+    ck_assert_int_eq(rc, BK_EFULL);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "max_bytes=65536"));
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_le(st.bytes, 65536);
+    ck_assert_uint_eq(tu_count_present(f, "b", 0, n), n);
+    at(T0 + 200000); /* everything expired: the generations go, and with them their bytes */
+    ck_assert_int_eq(bk_add(f, "after", 5), 1);
+    bk_free(f);
+}
+END_TEST
+
 START_TEST(config_keys_and_their_errors)
 {
     bk_config c;
@@ -406,6 +433,7 @@ Suite *window_suite(void)
     tcase_add_test(tc, the_rate_holds_whatever_the_arrival_rate);
     tcase_add_test(tc, memory_is_within_one_and_a_half_standard_filters);
     tcase_add_test(tc, files_and_mappings_keep_the_generations);
+    tcase_add_test(tc, max_bytes_covers_every_generation);
     tcase_add_test(tc, config_keys_and_their_errors);
     tcase_add_test(tc, concurrent_adds_count_each_key_once);
     return s;

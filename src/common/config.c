@@ -42,7 +42,7 @@ _Static_assert(sizeof(bk_variant) == sizeof(int) && sizeof(bk_hash_alg) == sizeo
                    sizeof(bk_layout) == sizeof(int),
                "enum fields are read and written as int");
 
-typedef enum { K_NAME, K_COUNT, K_REAL, K_HEX, K_DURATION } key_kind;
+typedef enum { K_NAME, K_COUNT, K_REAL, K_HEX, K_DURATION, K_SIZE } key_kind;
 
 typedef struct key_desc {
     const char *name;
@@ -55,40 +55,45 @@ typedef struct key_desc {
     const char *range; /* the allowed values, as errors say them (K_NAME: built) */
     const char *def;   /* the default, as text (NULL: none; the key is random) */
     const char *help;  /* one line for docs and --help */
-    int only;          /* -1, or the one variant the key applies to (stating it for another
-                        * is an error; it is formatted only for that one) */
+    unsigned only;     /* 0, or the variants (bit 1 << variant) the key applies to: stating
+                        * it for another is an error, and it is formatted for those only */
 } key_desc;
 
 #define FIELD(f) offsetof(bk_config, f)
+#define ONLY(v)  (1u << (v))
 
 static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
-     "the filter: standard, counting (4-bit counters, removal), scalable (grows)", -1},
+     "the filter: standard, counting (4-bit counters, removal), scalable (grows)", 0},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
      "an integer in 1 .. 2^48 (281474976710656)", "1000000",
-     "keys expected (scalable: of the first slice)", -1},
+     "keys expected (scalable: of the first slice)", 0},
     {"fpr", K_REAL, FIELD(fpr), NULL, 0, 0.0, BK_FPR_MAX, 1, "a number in (0, 0.5]", "0.01",
-     "the false-positive rate to keep", -1},
+     "the false-positive rate to keep", 0},
     {"growth", K_REAL, FIELD(growth), NULL, 0, BK_GROWTH_MIN, BK_GROWTH_MAX, 0,
-     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last", -1},
+     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last", 0},
     {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
      "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate",
      -1},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
-     "the keyed hash: siphash24, or siphash13 (faster)", -1},
+     "the keyed hash: siphash24, or siphash13 (faster)", 0},
     {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
-     "where a key's probes fall: classic, or blocked (one cache line)", -1},
+     "where a key's probes fall: classic, or blocked (one cache line)", 0},
     {"key", K_HEX, FIELD(key), NULL, 0, 0, 0, 0, "exactly 32 hexadecimal digits (16 bytes)", NULL,
-     "the SipHash key (default: 16 random bytes per filter)", -1},
+     "the SipHash key (default: 16 random bytes per filter)", 0},
     {"window", K_DURATION, FIELD(window_ms), NULL, 0, (double)BK_WINDOW_MS_MIN,
      (double)BK_WINDOW_MS_MAX, 0, "a whole number with a unit s, m, h or d, from 1s to 3650d", "1d",
-     "window: how long a key is remembered (then forgotten)", BK_VARIANT_WINDOW},
+     "window: how long a key is remembered (then forgotten)", ONLY(BK_VARIANT_WINDOW)},
     {"generations", K_COUNT, FIELD(generations), NULL, 0, BK_GENERATIONS_MIN, BK_GENERATIONS_MAX, 0,
-     "an integer in 2 .. 64", "8", "window: spans the window is cut into", BK_VARIANT_WINDOW},
+     "an integer in 2 .. 64", "8", "window: spans the window is cut into", ONLY(BK_VARIANT_WINDOW)},
     {"refresh", K_COUNT, FIELD(refresh), NULL, 0, 0, 1, 0, "0 or 1", "0",
      "window: 1 = seeing a key again renews it (a cache); 0 = it is forgotten a window after "
      "it was first added",
-     BK_VARIANT_WINDOW},
+     ONLY(BK_VARIANT_WINDOW)},
+    {"max_bytes", K_SIZE, FIELD(max_bytes), NULL, 0, 0, (double)BK_MAX_BYTES_MAX, 0,
+     "0 (no limit) or a size in bytes, with k, M or G for KiB, MiB, GiB (64M), up to 2^56", "0",
+     "scalable, window: a ceiling on memory; growing past it fails with BK_EFULL",
+     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW)},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
 
@@ -226,6 +231,33 @@ static int parse_duration(const char *s, uint64_t *out_ms)
     return -1;
 }
 
+/* A size: a whole number of bytes, or with k, M or G (KiB, MiB, GiB). */
+static int parse_size(const char *s, uint64_t *out)
+{
+    const size_t digits = strspn(s, "0123456789");
+    if (digits == 0 || digits > 15)
+        return -1;
+    const char *units = "kMG";
+    const char *u = s[digits] ? strchr(units, s[digits]) : NULL;
+    if (s[digits] && (!u || s[digits + 1] != '\0'))
+        return -1;
+    *out = strtoull(s, NULL, 10) << (u ? 10 * (u - units + 1) : 0); /* 15 digits < 2^50 */
+    return 0;
+}
+
+/* bytes in the largest of k, M, G that divides them ("64M"). */
+static void format_size(uint64_t v, char *buf, size_t len)
+{
+    int shift = 30;
+    while (shift > 0 && (v == 0 || v % (UINT64_C(1) << shift) != 0))
+        shift -= 10;
+    snprintf(buf, len, "%llu%s", (unsigned long long)(v >> shift),
+             shift == 30   ? "G"
+             : shift == 20 ? "M"
+             : shift == 10 ? "k"
+                           : "");
+}
+
 /* x in the fewest digits that read back as x (0.3, not 0.29999999999999999). */
 static void format_real(double x, char *buf, size_t len)
 {
@@ -321,9 +353,11 @@ static int apply(bk_config *c, const key_desc *k, const char *val)
             return -1;
         c->has_key = 1;
         return 0;
-    case K_DURATION: {
+    case K_DURATION:
+    case K_SIZE: {
         uint64_t v;
-        if (parse_duration(val, &v) != 0 || !in_range(k, (double)v))
+        if ((k->kind == K_SIZE ? parse_size(val, &v) : parse_duration(val, &v)) != 0 ||
+            !in_range(k, (double)v))
             return -1;
         *count_at(c, k) = v;
         return 0;
@@ -338,6 +372,24 @@ static const key_desc *key_named(const char *name)
         if (strcmp(name, keys[i].name) == 0)
             return &keys[i];
     return NULL;
+}
+
+/* 1 when key k applies to variant v. */
+static int applies(const key_desc *k, int v)
+{
+    return !k->only || (k->only >> v & 1u);
+}
+
+/* "variant=scalable or variant=window": the variants k applies to. */
+static const char *applies_to(const key_desc *k, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (unsigned v = 0; v < sizeof variant_names / sizeof *variant_names && at < len; v++)
+        if (k->only >> v & 1u)
+            at += (size_t)snprintf(buf + at, len - at, "%svariant=%s", at ? " or " : "",
+                                   variant_names[v]);
+    return buf;
 }
 
 /* The default of key k for a filter of variant v. */
@@ -406,7 +458,7 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
         int ok = 1;
         if (k->kind == K_NAME)
             ok = name_in(k->names, k->nnames, enum_of(c, k)) != NULL;
-        else if (k->kind == K_COUNT)
+        else if (k->kind == K_COUNT || k->kind == K_SIZE)
             ok = in_range(k, (double)*count_at((bk_config *)c, k));
         else if (k->kind == K_DURATION)
             ok = in_range(k, (double)*count_at((bk_config *)c, k)) &&
@@ -418,13 +470,14 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
             bk_errorf(err, errlen, "%s: must be %s", k->name, range_of(k, buf, sizeof buf));
             return BK_ECONFIG;
         }
-        if (k->only >= 0 && (int)c->variant != k->only && k->def) {
+        if (!applies(k, (int)c->variant) && k->def) {
             bk_config d = *c;
             apply(&d, k, k->def);
             if (memcmp((const char *)&d + k->off, (const char *)c + k->off, sizeof(uint64_t)) !=
                 0) {
-                bk_errorf(err, errlen, "%s: applies to variant=%s only", k->name,
-                          variant_names[k->only]);
+                char to[64];
+                bk_errorf(err, errlen, "%s: applies to %s only", k->name,
+                          applies_to(k, to, sizeof to));
                 return BK_ECONFIG;
             }
         }
@@ -439,7 +492,7 @@ const char *bk_config_diff(const bk_config *want, const bk_config *have)
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
         const int differ = k->kind == K_NAME ? enum_of(want, k) != enum_of(have, k)
-                           : k->kind == K_COUNT || k->kind == K_DURATION
+                           : k->kind == K_COUNT || k->kind == K_DURATION || k->kind == K_SIZE
                                ? *count_at((bk_config *)want, k) != *count_at((bk_config *)have, k)
                            : k->kind == K_REAL
                                ? real_of(want, k) != real_of(have, k)
@@ -554,9 +607,10 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
     if (c.variant != base->variant)
         retarget_defaults(&c, (int)base->variant, seen);
     for (size_t i = 0; i < NKEYS; i++)
-        if (seen[i] && keys[i].only >= 0 && (int)c.variant != keys[i].only)
-            return fail(e, 0, keys[i].name, "%s: applies to variant=%s only (this is variant=%s)",
-                        keys[i].name, variant_names[keys[i].only], variant_names[c.variant]);
+        if (seen[i] && !applies(&keys[i], (int)c.variant))
+            return fail(e, 0, keys[i].name, "%s: applies to %s only (this is variant=%s)",
+                        keys[i].name, applies_to(&keys[i], rbuf, sizeof rbuf),
+                        variant_names[c.variant]);
     *cfg = c;
     if (seen_out)
         memcpy(seen_out, seen, sizeof seen);
@@ -662,7 +716,7 @@ int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t bu
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
         char v[40];
-        if (k->only >= 0 && (int)cfg->variant != k->only)
+        if (!applies(k, (int)cfg->variant))
             continue; /* applies to another variant: its default stands */
         if (k->kind == K_NAME)
             snprintf(v, sizeof v, "%s", k->names[enum_of(cfg, k)]);
@@ -672,6 +726,8 @@ int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t bu
             format_real(real_of(cfg, k), v, sizeof v);
         else if (k->kind == K_DURATION)
             format_duration(*count_at((bk_config *)cfg, k), v, sizeof v);
+        else if (k->kind == K_SIZE)
+            format_size(*count_at((bk_config *)cfg, k), v, sizeof v);
         else if (include_key && cfg->has_key)
             bk_hex_encode(cfg->key, 16, v);
         else

@@ -15,6 +15,9 @@
 #ifndef BK_COMMON_FILTER_IMPL_H
 #define BK_COMMON_FILTER_IMPL_H
 
+#include <stdatomic.h>
+#include <stddef.h>
+
 #include "export.h"
 
 #include "bloomkit.h"
@@ -115,6 +118,20 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->readonly = 0;
     f->mapping = NULL;
 }
+
+/* A ceiling on a filter's payload memory (config max_bytes), shared by all
+ * its arrays (a window's generations draw on one): an array's bytes are
+ * reserved before it is allocated and given back when it is freed. */
+typedef struct bk_budget {
+    _Atomic uint64_t used;
+    uint64_t max; /* 0: no ceiling */
+} bk_budget;
+
+/* Reserve n bytes: BK_OK, or BK_EFULL (nothing reserved, detail set: the
+ * limit and what growing needed). Thread-safe. */
+BK_INTERNAL int bk_budget_take(bk_budget *b, uint64_t n);
+/* Give back n bytes (of arrays freed). A NULL budget is ignored. */
+BK_INTERNAL void bk_budget_give(bk_budget *b, uint64_t n);
 
 /* A variant's struct of `size` bytes (its bk_filter first): zeroed, the base
  * set up, allocated with a (free it with bk_mem_free(a, ...)), and when lock

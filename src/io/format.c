@@ -47,7 +47,9 @@ enum {
     H_WINDOW_MS = 88,   /*   window filters: window (ms), else 0 */
     H_GENERATIONS = 96, /*   window filters: G, else 0 */
     H_REFRESH = 100,    /*   window filters: refresh (0 or 1), else 0 */
-    H_RESERVED3 = 101,  /*   19 bytes of zero */
+    H_PAD3 = 101,       /*   3 bytes of zero */
+    H_MAX_BYTES = 104,  /*   scalable and window filters: max_bytes (0: none), else 0 */
+    H_RESERVED3 = 112,  /*   8 bytes of zero */
     H_HEADER_SUM = 120
 };
 
@@ -118,7 +120,7 @@ static unsigned cell_bits_of(bk_variant v)
 
 uint32_t bk_file_version_for(const bk_config *cfg)
 {
-    return cfg->variant == BK_VARIANT_WINDOW ? BK_FILE_VERSION_GEN : 2;
+    return cfg->variant == BK_VARIANT_WINDOW || cfg->max_bytes ? BK_FILE_VERSION_GEN : 2;
 }
 
 uint32_t bk_file_header_size(uint32_t version, uint32_t n)
@@ -174,12 +176,13 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf)
     putf64(buf + H_TIGHTENING, h->cfg.tightening);
     put64(buf + H_FILE_SIZE, h->file_size);
     put64(buf + H_PAYLOAD_SUM, h->payload_checksum);
-    const int window = h->cfg.variant == BK_VARIANT_WINDOW;
-    if (window) {
+    if (h->cfg.variant == BK_VARIANT_WINDOW) {
         put64(buf + H_WINDOW_MS, h->cfg.window_ms);
         put32(buf + H_GENERATIONS, (uint32_t)h->cfg.generations);
         buf[H_REFRESH] = (uint8_t)h->cfg.refresh;
     }
+    if (h->version >= BK_FILE_VERSION_GEN)
+        put64(buf + H_MAX_BYTES, h->cfg.max_bytes);
     for (uint32_t i = 0; i < h->nslices && h->version >= BK_FILE_VERSION_GEN; i++)
         put64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices + BK_FILE_GEN * i,
               (uint64_t)h->slices[i].gen);
@@ -262,20 +265,27 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     c->growth = getf64(buf + H_GROWTH);
     c->tightening = getf64(buf + H_TIGHTENING);
     const int has_gens = h->version >= BK_FILE_VERSION_GEN;
-    if (has_gens && c->variant == BK_VARIANT_WINDOW) {
+    const int window_fields = has_gens && c->variant == BK_VARIANT_WINDOW;
+    if (window_fields) {
         c->window_ms = get64(buf + H_WINDOW_MS);
         c->generations = get32(buf + H_GENERATIONS);
         c->refresh = buf[H_REFRESH];
     }
+    if (has_gens)
+        c->max_bytes = get64(buf + H_MAX_BYTES);
     char why[160];
     const bk_variant_impl *impl = bk_variant_impl_for(c->variant);
     if (bk_config_validate(c, why, sizeof why) != BK_OK || !impl)
         return bk_fail(BK_ECORRUPT, "parameters out of range: %s", impl ? why : "unknown variant");
     const unsigned known_flags = h->version >= 2 ? BK_FILE_FLAG_DH : 0;
-    const int window_fields = has_gens && c->variant == BK_VARIANT_WINDOW;
-    if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || (buf[H_FLAGS] & ~known_flags) != 0 ||
-        !bk_file_is_zero(buf + (window_fields ? H_RESERVED3 : H_RESERVED),
-                         window_fields ? H_HEADER_SUM - H_RESERVED3 : H_HEADER_SUM - H_RESERVED))
+    /* zero: the whole block before version 3; then every reserved byte, and
+     * the window's fields unless it is one */
+    const int reserved_zero =
+        !has_gens ? bk_file_is_zero(buf + H_RESERVED, H_HEADER_SUM - H_RESERVED)
+                  : bk_file_is_zero(buf + H_PAD3, H_MAX_BYTES - H_PAD3) &&
+                        bk_file_is_zero(buf + H_RESERVED3, H_HEADER_SUM - H_RESERVED3) &&
+                        (window_fields || bk_file_is_zero(buf + H_WINDOW_MS, H_PAD3 - H_WINDOW_MS));
+    if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || (buf[H_FLAGS] & ~known_flags) != 0 || !reserved_zero)
         return bk_fail(BK_ECORRUPT, "unknown layout, flags or reserved bytes");
     if (c->variant == BK_VARIANT_WINDOW && !has_gens)
         return bk_fail(BK_ECORRUPT, "a window filter in a version-%u file (they begin in %d)",

@@ -383,6 +383,10 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
     if (bk_config_validate(&c, err, errlen) != BK_OK)
         return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
+    if (c.max_bytes) {
+        bk_errorf(err, errlen, "redis: max_bytes is not enforced for shared filters yet");
+        return bk_fail(BK_ENOTSUP, "redis: max_bytes is not enforced for shared filters yet");
+    }
     if (!ops_for(c.variant)) {
         bk_errorf(err, errlen, "redis: variant=%s filters cannot be shared through Redis yet",
                   bk_variant_name(c.variant));

@@ -62,6 +62,8 @@ typedef struct bk_scalable {
     _Atomic uint32_t count;                      /* slices in use, >= 1 */
     bk_slice_limit full[BK_SCALABLE_MAX_SLICES]; /* when slice i is full */
     pthread_rwlock_t lock;                       /* adds: read; growth: write */
+    bk_budget own;                               /* max_bytes of a chain on its own */
+    bk_budget *budget; /* own, or the one of the filter this chain is part of (a window) */
 } bk_scalable;
 
 _Static_assert(offsetof(bk_scalable, base) == 0, "bk_filter must be the first member");
@@ -126,12 +128,13 @@ static int add_slice(bk_scalable *sf, uint32_t i)
         return rc;
     if (i > 0) /* a chain keeps one probe derivation (older files: BK_PROBES_DH) */
         shape.probes = sf->slices[0]->shape.probes;
+    if ((rc = bk_budget_take(sf->budget, shape.nbytes)) != BK_OK)
+        return rc;
     bk_std_slice *s = bk_mem_alloc(&sf->base.alloc, sizeof *s);
-    if (!s)
-        return BK_ENOMEM;
-    rc = bk_std_slice_init_shape(s, &shape, &sf->base.alloc);
+    rc = s ? bk_std_slice_init_shape(s, &shape, &sf->base.alloc) : BK_ENOMEM;
     if (rc != BK_OK) {
         bk_mem_free(&sf->base.alloc, s);
+        bk_budget_give(sf->budget, shape.nbytes);
         return rc;
     }
     sf->slices[i] = s;
@@ -213,6 +216,7 @@ static void free_slices_from(bk_scalable *sf, uint32_t first)
 {
     const uint32_t n = slice_count(sf);
     for (uint32_t i = first; i < n; i++) {
+        bk_budget_give(sf->budget, sf->slices[i]->shape.nbytes);
         bk_std_slice_release(sf->slices[i], &sf->base.alloc);
         bk_mem_free(&sf->base.alloc, sf->slices[i]);
         sf->slices[i] = NULL;
@@ -275,23 +279,28 @@ static const bk_filter_ops scalable_ops = {
 };
 /* clang-format on */
 
-/* An empty chain (no slices yet). */
-static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_scalable **out)
+/* An empty chain (no slices yet), drawing on budget (NULL: its own, of
+ * cfg->max_bytes). */
+static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
+                     bk_scalable **out)
 {
     bk_scalable *sf;
     const int rc =
         bk_filter_new(sizeof *sf, offsetof(bk_scalable, lock), &scalable_ops, cfg, a, &sf);
     if (rc == BK_OK) {
         atomic_init(&sf->count, 0);
+        sf->own.max = cfg->max_bytes;
+        sf->budget = budget ? budget : &sf->own;
         *out = sf;
     }
     return rc;
 }
 
-int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
+                          bk_filter **out)
 {
     bk_scalable *sf;
-    int rc = new_chain(cfg, a, &sf);
+    int rc = new_chain(cfg, a, budget, &sf);
     if (rc != BK_OK)
         return rc;
     rc = add_slice(sf, 0);
@@ -303,13 +312,18 @@ int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     return BK_OK;
 }
 
-int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                      uint32_t n, int borrowed, bk_filter **out)
+int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    return bk_scalable_create_in(cfg, a, NULL, out);
+}
+
+int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
+                         const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out)
 {
     if (n < 1 || n > BK_SCALABLE_MAX_SLICES)
         return BK_EINVAL;
     bk_scalable *sf;
-    int rc = new_chain(cfg, a, &sf);
+    int rc = new_chain(cfg, a, budget, &sf);
     if (rc != BK_OK)
         return rc;
     /* Allocate every slice header first, so a failure takes no payload. */
@@ -323,13 +337,20 @@ int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
             return BK_ENOMEM;
         }
     }
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++) { /* what it holds counts, even past max_bytes */
         bk_std_slice_adopt(sf->slices[i], &slices[i], borrowed);
         sf->full[i] = bk_scalable_limit(&slices[i]);
+        atomic_fetch_add(&sf->budget->used, slices[i].nbytes);
     }
     atomic_store(&sf->count, n);
     *out = &sf->base;
     return BK_OK;
+}
+
+int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                      uint32_t n, int borrowed, bk_filter **out)
+{
+    return bk_scalable_adopt_in(cfg, a, NULL, slices, n, borrowed, out);
 }
 
 /* The first slice: capacity n0, rate fpr * (1 - tightening). */

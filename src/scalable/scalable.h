@@ -16,6 +16,13 @@
 
 /* bk_filter_create_fn / bk_filter_adopt_fn for variant=scalable. */
 int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
+/* The same, drawing its slices' bytes on budget (a filter the chain is part
+ * of: window's generations share the window's max_bytes) instead of a
+ * budget of its own (of cfg->max_bytes): growth past it is BK_EFULL. */
+int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
+                          bk_filter **out);
+int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
+                         const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out);
 int bk_scalable_plan(const bk_config *cfg, bk_plan *out);
 int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
                       uint32_t n, int borrowed, bk_filter **out);

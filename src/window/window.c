@@ -78,6 +78,7 @@ typedef struct bk_window {
     bk_generation gens[BK_WINDOW_MAX_LIVE]; /* oldest first */
     uint32_t n;                             /* generations held, >= 1 */
     _Atomic int64_t latest;                 /* the latest time seen, ms */
+    bk_budget budget;                       /* max_bytes, shared by the generations */
     pthread_rwlock_t lock;                  /* add, contains: read; the table: write */
 } bk_window;
 
@@ -129,7 +130,7 @@ static int rotate(bk_window *w, int64_t now)
     if (w->n > 0 && w->gens[w->n - 1].number >= now)
         return BK_OK;
     bk_filter *chain;
-    const int rc = bk_scalable_create(&w->chain_cfg, &w->base.alloc, &chain);
+    const int rc = bk_scalable_create_in(&w->chain_cfg, &w->base.alloc, &w->budget, &chain);
     if (rc != BK_OK)
         return rc;
     w->gens[w->n].number = now;
@@ -284,6 +285,7 @@ static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **o
     w->span_ms = (int64_t)((cfg->window_ms + cfg->generations - 1) / cfg->generations);
     w->live = (int64_t)cfg->generations;
     atomic_init(&w->latest, INT64_MIN);
+    w->budget.max = cfg->max_bytes;
     *out = w;
     return BK_OK;
 }
@@ -316,7 +318,8 @@ int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_
             break;
         }
         bk_filter *chain;
-        rc = bk_scalable_adopt(&w->chain_cfg, a, &slices[i], j - i, borrowed, &chain);
+        rc =
+            bk_scalable_adopt_in(&w->chain_cfg, a, &w->budget, &slices[i], j - i, borrowed, &chain);
         if (rc == BK_OK) {
             w->gens[w->n].number = slices[i].gen;
             w->gens[w->n].chain = chain;

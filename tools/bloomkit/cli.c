@@ -78,6 +78,7 @@ int cli_exit_for(int rc)
     case BK_ESYS:
     case BK_ERANGE:
     case BK_EBUSY:
+    case BK_EFULL: /* max_bytes reached: the message names it */
         return EXIT_IO;
     default:
         return EXIT_USAGE;

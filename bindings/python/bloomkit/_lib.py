@@ -35,6 +35,7 @@ class Config(ctypes.Structure):
         ("window_ms", c_u64),
         ("generations", c_u64),
         ("refresh", c_u64),
+        ("max_bytes", c_u64),
         ("struct_size", ctypes.c_uint32),
     ]
 

@@ -55,6 +55,11 @@ class FileLockedError(BloomkitError, BlockingIOError):
     ``wait=False``); the message names its pid."""
 
 
+class FilterFullError(BloomkitError):
+    """Growing would pass the filter's max_bytes (BK_EFULL): the add changed
+    nothing, lookups still work; the message names the limit."""
+
+
 class ServerError(BloomkitError, ConnectionError):
     """The Redis server refused the request or answered oddly (BK_ESERVER)."""
 
@@ -72,6 +77,7 @@ _CLASSES = {
     _lib.BK_EREADONLY: ReadOnlyError,
     _lib.BK_ESERVER: ServerError,
     _lib.BK_EBUSY: FileLockedError,
+    _lib.BK_EFULL: FilterFullError,
 }
 
 

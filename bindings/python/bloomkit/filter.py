@@ -198,8 +198,9 @@ class BloomFilter:
             return fn(self._handle(), *args)
 
     def _check(self, rc: int, what: str) -> int:
-        if rc < 0:
-            raise error_for(rc, what, last_detail() if self._remote else None)
+        if rc < 0:  # the detail of a remote store, and of a ceiling (it names the limit)
+            detail = self._remote or rc == _lib.BK_EFULL
+            raise error_for(rc, what, last_detail() if detail else None)
         return rc
 
     def add(self, key: Key) -> bool:
