@@ -21,7 +21,7 @@ class BindingTest(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def test_add_contains_len_for_every_variant(self):
-        for variant in ("standard", "counting", "scalable"):
+        for variant in ("standard", "counting", "scalable", "window"):
             with BloomFilter({"variant": variant, "capacity": 1000, "fpr": 0.001}) as f:
                 self.assertTrue(f.add("https://example.org/a"))
                 self.assertFalse(f.add("https://example.org/a"))

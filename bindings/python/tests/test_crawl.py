@@ -4,6 +4,7 @@ server's access log is the judge: which page was fetched how often."""
 import importlib.util
 import os
 import shutil
+import time
 import unittest
 
 from helpers import RedisServer, Site, crawl, finish, have_redis, release, scratch
@@ -41,6 +42,34 @@ class CrawlTest(unittest.TestCase):
         self.assertEqual(stats["dupefilter/filtered"], PAGES * 5 - (PAGES - 1))
         print("\n[scrapy crawl] %d pages fetched once each, %d duplicate requests filtered"
               % (len(fetches), stats["dupefilter/filtered"]))
+
+    def test_a_window_refetches_pages_once_it_has_passed(self):
+        """variant=window in the crawl's state: a second crawl inside the
+        window fetches nothing again; one after it fetches every page once
+        more. A real window of 15 s in 15 spans (pages are forgotten 15 to
+        16 s after their fetch): long enough for two crawls to start and end
+        inside it."""
+        self.site.stop()
+        self.site = Site(self.dir, 300)
+        jobdir = os.path.join(self.dir, "job")
+        config = "variant=window window=15s generations=15 capacity=100000 fpr=0.000001"
+        settings = {"BLOOMKIT_CONFIG": config, "JOBDIR": jobdir}
+        started = time.monotonic()
+        first = crawl(self.dir, "w1", [self.site.url(0)], settings)
+        first_ended = time.monotonic()
+        self.assertEqual(first["finish_reason"], "finished")
+        self.assertEqual(len(self.site.fetches()), 300)
+        again = crawl(self.dir, "w2", [self.site.url(0)], settings)  # inside the window
+        self.assertLess(time.monotonic() - started, 15.0, "the crawls outlasted the window")
+        self.assertEqual(sum(self.site.fetches().values()), 300, "refetched inside the window")
+        self.assertEqual(again.get("downloader/request_count", 0), 0)
+        time.sleep(max(0.0, first_ended + 16.0 + 0.3 - time.monotonic()))
+        third = crawl(self.dir, "w3", [self.site.url(0)], settings)  # after it
+        self.assertEqual(third["finish_reason"], "finished")
+        fetches = self.site.fetches()
+        self.assertEqual(set(fetches.values()), {2}, "every page fetched again, once")
+        print("\n[scrapy window] 300 pages: crawl 1 fetched all, crawl 2 (inside the 15 s "
+              "window) none, crawl 3 (after it) all again")
 
     def test_paused_crawl_resumes_without_refetching(self):
         jobdir = os.path.join(self.dir, "job")
