@@ -343,6 +343,28 @@ START_TEST(max_bytes_covers_every_generation)
 }
 END_TEST
 
+/* A file written on a machine whose clock ran ahead: its generations are not
+ * in this machine's future; the filter's time starts at its newest one. */
+START_TEST(a_file_from_a_clock_ahead_answers_at_once)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "ahead.bkf");
+    at(T0 + 3600000); /* an hour ahead */
+    bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
+    const uint64_t n = tu_add_keys(f, "ahead", 0, 300);
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    at(T0);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    ck_assert_uint_ge(tu_count_present(g, "ahead", 0, 300), n);
+    ck_assert_uint_eq(tu_add_keys(g, "ahead", 0, 300), 0); /* seen, not new again */
+    ck_assert_int_eq(bk_add(g, "later", 5), 1);
+    ck_assert_int_eq(bk_add(g, "later", 5), 0);
+    tu_free_all(f, g, NULL);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(config_keys_and_their_errors)
 {
     bk_config c;
@@ -434,6 +456,7 @@ Suite *window_suite(void)
     tcase_add_test(tc, memory_is_within_one_and_a_half_standard_filters);
     tcase_add_test(tc, files_and_mappings_keep_the_generations);
     tcase_add_test(tc, max_bytes_covers_every_generation);
+    tcase_add_test(tc, a_file_from_a_clock_ahead_answers_at_once);
     tcase_add_test(tc, config_keys_and_their_errors);
     tcase_add_test(tc, concurrent_adds_count_each_key_once);
     return s;

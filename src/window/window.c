@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "../common/alloc.h"
+#include "../common/error.h"
 #include "../common/sizing.h"
 #include "../scalable/scalable.h"
 
@@ -308,13 +309,17 @@ int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_
     int rc = new_window(cfg, a, &w);
     if (rc != BK_OK)
         return rc;
-    const int64_t now = current_span(w);
+    /* spans whose start in ms stays far from overflow (2^62 ms: a hundred
+     * million years) */
+    const int64_t gen_max = (INT64_C(1) << 62) / w->span_ms;
     for (uint32_t i = 0; i < n && rc == BK_OK;) {
         uint32_t j = i + 1; /* slices i .. j-1: one generation */
         while (j < n && slices[j].gen == slices[i].gen)
             j++;
-        if (w->n == BK_WINDOW_MAX_LIVE || (w->n && slices[i].gen <= w->gens[w->n - 1].number)) {
-            rc = BK_EINVAL; /* not oldest first, or more than can be live */
+        if (w->n == BK_WINDOW_MAX_LIVE || (w->n && slices[i].gen <= w->gens[w->n - 1].number) ||
+            slices[i].gen > gen_max || slices[i].gen < -gen_max) {
+            rc = bk_fail(BK_ECORRUPT, "window: generation %lld out of order or out of range",
+                         (long long)slices[i].gen);
             break;
         }
         bk_filter *chain;
@@ -331,6 +336,11 @@ int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_
         win_destroy(&w->base);
         return rc;
     }
+    /* the filter's time starts no earlier than its newest generation: a file
+     * from a machine whose clock ran ahead is not in this one's future */
+    if (w->n)
+        atomic_store(&w->latest, w->gens[w->n - 1].number * w->span_ms);
+    const int64_t now = current_span(w);
     if (!borrowed) /* what expired while stored goes now (a mapping's stays, unconsulted) */
         while (w->n > 0 && w->gens[0].number < now - w->live)
             drop(w, 0);
