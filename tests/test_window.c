@@ -3,9 +3,9 @@
  * forgotten a span after it, under a clock the test moves (forward, backward,
  * past the whole window); the rate bound holds however many keys arrive; the
  * memory stays within 1.5x a standard filter's; files and mappings keep it.
+ * Concurrent adds racing the clock are in test_threads.c (run under TSan).
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "suites.h"
@@ -406,42 +406,6 @@ START_TEST(config_keys_and_their_errors)
 }
 END_TEST
 
-/* Threads adding the same keys at once while the clock moves on: each key
- * is new exactly once per generation it is added in. */
-typedef struct {
-    bk_filter *f;
-    uint64_t news;
-} adder;
-
-static void *add_all(void *p)
-{
-    adder *a = p;
-    a->news = tu_add_keys(a->f, "t", 0, 20000);
-    return NULL;
-}
-
-START_TEST(concurrent_adds_count_each_key_once)
-{
-    enum { THREADS = 6 };
-    bk_filter *f = tu_filter("variant=window window=1000s capacity=20000 fpr=0.001");
-    pthread_t t[THREADS];
-    adder a[THREADS];
-    for (int i = 0; i < THREADS; i++) {
-        a[i] = (adder){f, 0};
-        ck_assert_int_eq(pthread_create(&t[i], NULL, add_all, &a[i]), 0);
-    }
-    uint64_t news = 0;
-    for (int i = 0; i < THREADS; i++) {
-        pthread_join(t[i], NULL);
-        news += a[i].news;
-    }
-    ck_assert_uint_le(news, 20000);
-    ck_assert_uint_ge(news, 20000 - 40); /* keys a false positive hid */
-    ck_assert_uint_eq(tu_count_present(f, "t", 0, 20000), 20000);
-    bk_free(f);
-}
-END_TEST
-
 Suite *window_suite(void)
 {
     TCase *tc;
@@ -458,6 +422,5 @@ Suite *window_suite(void)
     tcase_add_test(tc, max_bytes_covers_every_generation);
     tcase_add_test(tc, a_file_from_a_clock_ahead_answers_at_once);
     tcase_add_test(tc, config_keys_and_their_errors);
-    tcase_add_test(tc, concurrent_adds_count_each_key_once);
     return s;
 }
