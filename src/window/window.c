@@ -188,11 +188,21 @@ static int win_add(bk_filter *f, const bk_hash *h)
     }
 }
 
+/* The table is read under the read lock everywhere outside the write lock's
+ * holders (rotate, clear): a concurrent add may move on to a new span and
+ * free an expired generation. */
+static pthread_rwlock_t *lock_of(const bk_filter *f)
+{
+    return &((bk_window *)f)->lock;
+}
+
 static void win_prefetch(const bk_filter *f, const bk_hash *h)
 {
     const bk_window *w = (const bk_window *)f;
+    pthread_rwlock_rdlock(lock_of(f));
     for (uint32_t i = 0; i < w->n; i++)
         w->gens[i].chain->ops->prefetch(w->gens[i].chain, h);
+    pthread_rwlock_unlock(lock_of(f));
 }
 
 /* Every generation goes; the current span's starts empty (a window filter
@@ -223,16 +233,21 @@ static uint32_t win_slice_count(const bk_filter *f)
 {
     const bk_window *w = (const bk_window *)f;
     uint32_t n = 0;
+    pthread_rwlock_rdlock(lock_of(f));
     for (uint32_t i = 0; i < w->n; i++)
         n += w->gens[i].chain->ops->slice_count(w->gens[i].chain);
+    pthread_rwlock_unlock(lock_of(f));
     return n;
 }
 
 /* Slice i counted over the generations, oldest first, each naming its
- * generation. */
+ * generation. (If an add moved on to a new span since the count was taken,
+ * a view past the end is empty.) */
 static void win_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     const bk_window *w = (const bk_window *)f;
+    memset(out, 0, sizeof *out);
+    pthread_rwlock_rdlock(lock_of(f));
     for (uint32_t g = 0; g < w->n; g++) {
         const bk_filter *c = w->gens[g].chain;
         const uint32_t n = c->ops->slice_count(c);
@@ -240,11 +255,11 @@ static void win_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
             c->ops->slice_view(c, i, out);
             out->gen = w->gens[g].number;
             out->span = w->span_ms;
-            return;
+            break;
         }
         i -= n;
     }
-    memset(out, 0, sizeof *out); /* not reached: i < win_slice_count(f) */
+    pthread_rwlock_unlock(lock_of(f));
 }
 
 /* Generation by generation, when both hold the same generations of the same
