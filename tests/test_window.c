@@ -62,7 +62,9 @@ START_TEST(a_key_is_present_for_its_window_then_forgotten)
     ck_assert_msg(poisson_tail(left, 500 * 0.001) > 1e-6, "%llu of 500 keys still present",
                   (unsigned long long)left);
     /* ... and new again */
-    ck_assert_uint_eq(tu_add_keys(f, "k", 0, 500), 500 - left);
+    const uint64_t again = tu_add_keys(f, "k", 0, 500); /* new again, but for false positives */
+    ck_assert_uint_le(again, 500 - left);
+    ck_assert_uint_ge(again + 5, 500 - left);
     bk_free(f);
 }
 END_TEST
@@ -98,10 +100,10 @@ START_TEST(a_clock_stepping_back_drops_nothing)
 {
     bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
     at(T0 + 70000);
-    ck_assert_uint_eq(tu_add_keys(f, "late", 0, 100), 100);
+    ck_assert_uint_ge(tu_add_keys(f, "late", 0, 100), 98); /* (a false positive may hide one) */
     at(T0 - 1000000); /* back by more than a window */
     ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
-    ck_assert_uint_eq(tu_add_keys(f, "back", 0, 100), 100); /* at the frozen time, T0 + 70 s */
+    ck_assert_uint_ge(tu_add_keys(f, "back", 0, 100), 98); /* at the frozen time, T0 + 70 s */
     at(T0 + 70000 + 80000);                                 /* the clock catches up */
     ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
     ck_assert_uint_eq(tu_count_present(f, "back", 0, 100), 100);
@@ -114,7 +116,7 @@ END_TEST
 START_TEST(a_jump_past_the_window_forgets_everything)
 {
     bk_filter *f = tu_filter("variant=window window=8s generations=8 capacity=1000 fpr=0.001");
-    ck_assert_uint_eq(tu_add_keys(f, "k", 0, 1000), 1000);
+    ck_assert_uint_ge(tu_add_keys(f, "k", 0, 1000), 990);
     at(T0 + 10 * 8000);
     ck_assert_uint_le(tu_count_present(f, "k", 0, 1000), 8);
     const uint64_t again = tu_add_keys(f, "k", 0, 1000);
