@@ -24,7 +24,8 @@
 static const char usage[] =
     "usage: bloomkit dedup [INPUT...] [--state FILE | --redis URL] [--checkpoint N]\n"
     "                      [--config TEXT | --config-file F] [--variant V] [--capacity N]\n"
-    "                      [--fpr P] [--layout L] [--null] [--no-wait] [--quiet | --progress]\n"
+    "                      [--fpr P] [--layout L] [--window T [--generations G]] [--null]\n"
+    "                      [--no-wait] [--quiet | --progress]\n"
     "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"
     "the first time it is seen, in input order. Default filter: variant=scalable\n"
     "fpr=0.0001 capacity=1000000 layout=blocked, in memory. --state FILE keeps the\n"
@@ -34,7 +35,9 @@ static const char usage[] =
     "(created with the config if it does not exist), so that several processes on\n"
     "several machines emit each record once between them. Runs sharing one --state\n"
     "FILE take turns (a lock beside it; --no-wait: exit 3 at once instead).\n"
-    "Lines end in LF or CRLF (CR not part of the key); --null: NUL-terminated records.\n";
+    "Lines end in LF or CRLF (CR not part of the key); --null: NUL-terminated records.\n"
+    "--window T (30d, 12h, 90m, 2s): variant=window, a record is emitted again once\n"
+    "T (to T + T/G) has passed since it was (see docs/windows.md).\n";
 
 typedef struct dedup_job {
     const cli_opts *o;

@@ -11,11 +11,14 @@
 #include "cli.h"
 
 static const char plan_usage[] =
-    "usage: bloomkit plan --capacity N --fpr P [--variant V] [--layout L] [--json]\n"
+    "usage: bloomkit plan --capacity N --fpr P [--variant V] [--layout L]\n"
+    "                     [--window T [--generations G]] [--json]\n"
     "Size a filter for N keys at false-positive rate P: bits m = ceil(-N ln P / ln^2 2),\n"
     "bytes, probes k and the rate after N keys. counting filters take 4x the bytes;\n"
     "--layout blocked (all probes in one 64-byte line) takes more bits for the same\n"
-    "rate; scalable shows its first slice (rate P * (1 - tightening)).\n";
+    "rate; scalable shows its first slice (rate P * (1 - tightening)); --window T\n"
+    "(variant=window, N keys per window T) shows every live generation: memory, bits\n"
+    "per key of the window and the rate of a lookup.\n";
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--show-key]\n"
     "       bloomkit info --redis URL [--json] [--show-key]\n"
