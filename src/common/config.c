@@ -74,7 +74,7 @@ static const key_desc keys[] = {
      "a number in [2, 16]", "2", "scalable: each slice holds this many times the last", 0},
     {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
      "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate",
-     -1},
+     0},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
      "the keyed hash: siphash24, or siphash13 (faster)", 0},
     {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
