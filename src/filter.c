@@ -73,14 +73,21 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
 
 int bk_budget_take(bk_budget *b, uint64_t n)
 {
+    const uint32_t arrays = atomic_fetch_add_explicit(&b->arrays, 1, memory_order_relaxed) + 1;
+    if (b->max_arrays && arrays > b->max_arrays) {
+        atomic_fetch_sub_explicit(&b->arrays, 1, memory_order_relaxed);
+        return bk_fail(BK_EFULL, "filter full: %u slices, the most a file can hold", b->max_arrays);
+    }
     uint64_t used = atomic_load_explicit(&b->used, memory_order_relaxed);
     do {
-        if (b->max && (used + n > b->max || used + n < used))
+        if (b->max && (used + n > b->max || used + n < used)) {
+            atomic_fetch_sub_explicit(&b->arrays, 1, memory_order_relaxed);
             return bk_fail(BK_EFULL,
                            "filter full: growing to %llu bytes would pass max_bytes=%llu (%llu "
                            "in use)",
                            (unsigned long long)(used + n), (unsigned long long)b->max,
                            (unsigned long long)used);
+        }
     } while (!atomic_compare_exchange_weak_explicit(&b->used, &used, used + n, memory_order_relaxed,
                                                     memory_order_relaxed));
     return BK_OK;
@@ -88,8 +95,14 @@ int bk_budget_take(bk_budget *b, uint64_t n)
 
 void bk_budget_give(bk_budget *b, uint64_t n)
 {
-    if (b)
-        atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&b->arrays, 1, memory_order_relaxed);
+}
+
+void bk_budget_count(bk_budget *b, uint64_t n)
+{
+    atomic_fetch_add_explicit(&b->used, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->arrays, 1, memory_order_relaxed);
 }
 
 static void release(bk_filter *f)

@@ -367,6 +367,33 @@ START_TEST(a_file_from_a_clock_ahead_answers_at_once)
 }
 END_TEST
 
+/* However its generations grow, a window keeps within the slices a file
+ * holds: growth past them is BK_EFULL, and the filter still saves. */
+START_TEST(generations_keep_within_what_a_file_holds)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "many.bkf");
+    bk_filter *f = tu_filter("variant=window window=64s generations=64 capacity=64 fpr=0.01");
+    int rc = 0;
+    char key[32];
+    uint64_t n = 0;
+    for (int s = 0; s < 65 && rc >= 0; s++) {
+        at(T0 + s * 1000);
+        for (int i = 0; i < 60 && rc >= 0; i++)
+            rc = bk_add(f, key, tu_key(key, sizeof key, "m", n++));
+    }
+    ck_assert_int_eq(rc, BK_EFULL);
+    ck_assert_msg(strstr(bk_last_error(), "256 slices") != NULL, "%s", bk_last_error());
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_le(st.slices, 256);
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    tu_assert_file_holds(path, f, "a window at its most slices");
+    bk_free(f);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(config_keys_and_their_errors)
 {
     bk_config c;
@@ -423,6 +450,7 @@ Suite *window_suite(void)
     tcase_add_test(tc, files_and_mappings_keep_the_generations);
     tcase_add_test(tc, max_bytes_covers_every_generation);
     tcase_add_test(tc, a_file_from_a_clock_ahead_answers_at_once);
+    tcase_add_test(tc, generations_keep_within_what_a_file_holds);
     tcase_add_test(tc, config_keys_and_their_errors);
     return s;
 }

@@ -119,19 +119,25 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->mapping = NULL;
 }
 
-/* A ceiling on a filter's payload memory (config max_bytes), shared by all
- * its arrays (a window's generations draw on one): an array's bytes are
- * reserved before it is allocated and given back when it is freed. */
+/* The ceilings on a filter's arrays, shared by all of them (a window's
+ * generations draw on one): its payload memory (config max_bytes) and the
+ * number of arrays a file can hold. An array is reserved before it is
+ * allocated and given back when it is freed. */
 typedef struct bk_budget {
-    _Atomic uint64_t used;
-    uint64_t max; /* 0: no ceiling */
+    _Atomic uint64_t used;   /* bytes */
+    _Atomic uint32_t arrays; /* slices */
+    uint64_t max;            /* 0: no ceiling on bytes */
+    uint32_t max_arrays;     /* 0: no ceiling on slices */
 } bk_budget;
 
-/* Reserve n bytes: BK_OK, or BK_EFULL (nothing reserved, detail set: the
- * limit and what growing needed). Thread-safe. */
+/* Reserve one array of n bytes: BK_OK, or BK_EFULL (nothing reserved,
+ * detail set: the limit and what growing needed). Thread-safe. */
 BK_INTERNAL int bk_budget_take(bk_budget *b, uint64_t n);
-/* Give back n bytes (of arrays freed). A NULL budget is ignored. */
+/* Give back one array of n bytes (freed). */
 BK_INTERNAL void bk_budget_give(bk_budget *b, uint64_t n);
+/* Count an array of n bytes that exists already (adopted from a file), even
+ * past the ceilings. */
+BK_INTERNAL void bk_budget_count(bk_budget *b, uint64_t n);
 
 /* A variant's struct of `size` bytes (its bk_filter first): zeroed, the base
  * set up, allocated with a (free it with bk_mem_free(a, ...)), and when lock

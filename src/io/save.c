@@ -221,6 +221,9 @@ static int describe(save_job *j)
     j->h.cfg = f->cfg;
     j->h.version = bk_file_version_for(&f->cfg);
     j->h.nslices = f->ops->slice_count(f);
+    if (j->h.nslices > BK_FILE_MAX_SLICES) /* variants keep within it (window: its budget) */
+        return bk_fail(BK_ERANGE, "save %s: %u slices, more than the format holds", j->path,
+                       j->h.nslices);
     for (uint32_t i = 0; i < j->h.nslices; i++)
         f->ops->slice_view(f, i, &j->h.slices[i]);
     if (bk_file_layout(&j->h) != BK_OK)

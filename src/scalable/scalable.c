@@ -340,7 +340,7 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
     for (uint32_t i = 0; i < n; i++) { /* what it holds counts, even past max_bytes */
         bk_std_slice_adopt(sf->slices[i], &slices[i], borrowed);
         sf->full[i] = bk_scalable_limit(&slices[i]);
-        atomic_fetch_add(&sf->budget->used, slices[i].nbytes);
+        bk_budget_count(sf->budget, slices[i].nbytes);
     }
     atomic_store(&sf->count, n);
     *out = &sf->base;

@@ -74,7 +74,7 @@ typedef struct bk_generation {
 typedef struct bk_window {
     bk_filter base; /* first: a bk_window* is a bk_filter* */
     bk_config chain_cfg;
-    int64_t span_ms;                        /* window / G */
+    int64_t span_ms;                        /* window / G, rounded up to a whole ms */
     int64_t live;                           /* G: generations number - G .. number are consulted */
     bk_generation gens[BK_WINDOW_MAX_LIVE]; /* oldest first */
     uint32_t n;                             /* generations held, >= 1 */
@@ -302,6 +302,7 @@ static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **o
     w->live = (int64_t)cfg->generations;
     atomic_init(&w->latest, INT64_MIN);
     w->budget.max = cfg->max_bytes;
+    w->budget.max_arrays = BK_WINDOW_MAX_SLICES; /* what a file holds: growth past it is full */
     *out = w;
     return BK_OK;
 }
