@@ -52,7 +52,7 @@ START_TEST(a_key_is_present_for_its_window_then_forgotten)
     bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
     at(T0 + 500);
     ck_assert_uint_ge(tu_add_keys(f, "k", 0, 500), 495); /* (a false positive hides a few) */
-    for (int64_t d = 0; d <= 80000; d += 250) { /* [t, t + window]: every key present */
+    for (int64_t d = 0; d <= 80000; d += 250) {          /* [t, t + window]: every key present */
         at(T0 + 500 + d);
         ck_assert_msg(tu_count_present(f, "k", 0, 500) == 500, "a key lost at t + %lld ms",
                       (long long)d);
@@ -101,10 +101,10 @@ START_TEST(a_clock_stepping_back_drops_nothing)
     bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
     at(T0 + 70000);
     ck_assert_uint_ge(tu_add_keys(f, "late", 0, 100), 98); /* (a false positive may hide one) */
-    at(T0 - 1000000); /* back by more than a window */
+    at(T0 - 1000000);                                      /* back by more than a window */
     ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
     ck_assert_uint_ge(tu_add_keys(f, "back", 0, 100), 98); /* at the frozen time, T0 + 70 s */
-    at(T0 + 70000 + 80000);                                 /* the clock catches up */
+    at(T0 + 70000 + 80000);                                /* the clock catches up */
     ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
     ck_assert_uint_eq(tu_count_present(f, "back", 0, 100), 100);
     at(T0 + 70000 + 90000);
@@ -142,8 +142,13 @@ START_TEST(random_sequences_keep_the_promise)
         bk_filter *f = tu_filterf(
             "variant=window window=80s generations=8 capacity=2000 fpr=0.01 refresh=%d", refresh);
         static int64_t added[KEYS]; /* the filter's time of the counted add, or INT64_MIN */
+        static int64_t asked[KEYS]; /* the add time a forgotten key was counted after */
         for (int i = 0; i < KEYS; i++)
             added[i] = INT64_MIN;
+        /* One answer per key per add it was forgotten after counts: asking the
+         * same forgotten key again finds the same bits, not a new trial. */
+        for (int i = 0; i < KEYS; i++)
+            asked[i] = INT64_MAX;
         int64_t clock = T0, seen = T0; /* the filter acts on the latest time it has seen */
         at(clock);
         uint64_t forgotten_checks = 0, forgotten_present = 0;
@@ -170,17 +175,19 @@ START_TEST(random_sequences_keep_the_promise)
                               k, (long long)age);
                 if (rc == 1 || (refresh && live))
                     added[k] = seen;
-                if (forgotten) {
+                if (forgotten && asked[k] != added[k]) {
+                    asked[k] = added[k];
                     forgotten_checks++;
                     forgotten_present += rc == 0;
-                    if (rc == 0 && refresh)
-                        added[k] = seen; /* a false positive renewed it */
                 }
+                if (forgotten && rc == 0 && refresh)
+                    added[k] = seen; /* a false positive renewed it */
             } else {
                 const int rc = bk_contains(f, key, len);
                 ck_assert_msg(!live || rc == 1, "step %d: key %d absent %lld ms after its add",
                               step, k, (long long)age);
-                if (forgotten) {
+                if (forgotten && asked[k] != added[k]) {
+                    asked[k] = added[k];
                     forgotten_checks++;
                     forgotten_present += rc == 1;
                 }
@@ -192,7 +199,7 @@ START_TEST(random_sequences_keep_the_promise)
                 refresh, (unsigned long long)forgotten_checks,
                 (unsigned long long)forgotten_present,
                 (double)forgotten_present / (double)forgotten_checks, fpr);
-        ck_assert_uint_gt(forgotten_checks, 5000);
+        ck_assert_uint_gt(forgotten_checks, 3000);
         ck_assert_msg(poisson_tail(forgotten_present, (double)forgotten_checks * fpr) > 1e-6,
                       "forgotten keys answer present more than the rate allows");
         bk_free(f);
