@@ -163,29 +163,33 @@ static int win_contains(const bk_filter *f, const bk_hash *h)
 static int win_add(bk_filter *f, const bk_hash *h)
 {
     bk_window *w = (bk_window *)f;
-    for (;;) {
-        pthread_rwlock_rdlock(&w->lock);
-        const int64_t now = current_span(w);
-        if (w->n == 0 || w->gens[w->n - 1].number < now) {
-            pthread_rwlock_unlock(&w->lock); /* a new span: its generation first */
-            pthread_rwlock_wrlock(&w->lock);
-            const int rc = rotate(w, now);
-            pthread_rwlock_unlock(&w->lock);
-            if (rc != BK_OK)
-                return rc;
-            continue;
-        }
-        bk_filter *current = w->gens[w->n - 1].chain;
-        const int64_t at = find(w, h, now);
-        int rc = 0;
-        if (at < 0)
-            rc = current->ops->add(current, h);
-        else if (w->base.cfg.refresh && at != (int64_t)w->n - 1)
-            rc = current->ops->add(current, h); /* renewed, which is not new: */
-        rc = at >= 0 && rc > 0 ? 0 : rc;
+    /* The span of this call, taken once: when making a generation takes
+     * longer than a span (a tiny window, a slow machine), a call must not
+     * chase the clock from one new generation to the next. */
+    const int64_t now = current_span(w);
+    pthread_rwlock_rdlock(&w->lock);
+    while (w->gens[w->n - 1].number < now) { /* a new span: its generation first */
         pthread_rwlock_unlock(&w->lock);
-        return rc;
+        pthread_rwlock_wrlock(&w->lock);
+        const int rc = rotate(w, now);
+        pthread_rwlock_unlock(&w->lock);
+        if (rc != BK_OK)
+            return rc;
+        pthread_rwlock_rdlock(&w->lock);
     }
+    /* the newest generation takes the key (another call may have made one
+     * for a later span meanwhile: then that one) */
+    bk_filter *current = w->gens[w->n - 1].chain;
+    const int64_t newest = w->gens[w->n - 1].number;
+    const int64_t at = find(w, h, newest > now ? newest : now);
+    int rc = 0;
+    if (at < 0)
+        rc = current->ops->add(current, h);
+    else if (w->base.cfg.refresh && at != (int64_t)w->n - 1)
+        rc = current->ops->add(current, h); /* renewed, which is not new: */
+    rc = at >= 0 && rc > 0 ? 0 : rc;
+    pthread_rwlock_unlock(&w->lock);
+    return rc;
 }
 
 /* The table is read under the read lock everywhere outside the write lock's
