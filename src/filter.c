@@ -71,22 +71,26 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
     return BK_OK;
 }
 
+int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays)
+{
+    if (max_arrays)
+        return bk_fail(BK_EFULL, "filter full: %u slices, the most a file can hold", max_arrays);
+    return bk_fail(BK_EFULL, "filter full: growing to %llu bytes would pass max_bytes=%llu (%llu in use)",
+                   (unsigned long long)after, (unsigned long long)max, (unsigned long long)used);
+}
+
 int bk_budget_take(bk_budget *b, uint64_t n)
 {
     const uint32_t arrays = atomic_fetch_add_explicit(&b->arrays, 1, memory_order_relaxed) + 1;
     if (b->max_arrays && arrays > b->max_arrays) {
         atomic_fetch_sub_explicit(&b->arrays, 1, memory_order_relaxed);
-        return bk_fail(BK_EFULL, "filter full: %u slices, the most a file can hold", b->max_arrays);
+        return bk_full_error(0, 0, 0, b->max_arrays);
     }
     uint64_t used = atomic_load_explicit(&b->used, memory_order_relaxed);
     do {
         if (b->max && (used + n > b->max || used + n < used)) {
             atomic_fetch_sub_explicit(&b->arrays, 1, memory_order_relaxed);
-            return bk_fail(BK_EFULL,
-                           "filter full: growing to %llu bytes would pass max_bytes=%llu (%llu "
-                           "in use)",
-                           (unsigned long long)(used + n), (unsigned long long)b->max,
-                           (unsigned long long)used);
+            return bk_full_error(used + n, b->max, used, 0);
         }
     } while (!atomic_compare_exchange_weak_explicit(&b->used, &used, used + n, memory_order_relaxed,
                                                     memory_order_relaxed));

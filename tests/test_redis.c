@@ -403,6 +403,248 @@ START_TEST(racing_processes_see_each_new_key_once)
     /* small first slice: the chain grows several times during the race */
     race("variant=scalable capacity=200 fpr=0.0001",
          test_redis_url(&srv, "race-scl", NULL, url, sizeof url), "race-scl");
+    /* a window whose current generation grows during the race */
+    race("variant=window window=1h capacity=1600 fpr=0.0001",
+         test_redis_url(&srv, "race-win", NULL, url, sizeof url), "race-win");
+}
+END_TEST
+
+/* ---- windows ------------------------------------------------------------ */
+
+static pid_t spawn_cli(const char *in, const char *out, const char *const *args);
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double t)
+{
+    const double d = t - mono_s();
+    if (d > 0) {
+        struct timespec w = {(time_t)d, (long)((d - (time_t)d) * 1e9)};
+        nanosleep(&w, NULL);
+    }
+}
+
+/* In a child process: open url with config and add keys lo .. hi-1 (mode
+ * 'a') or look them up ('c'); exit with the number of keys answered 1
+ * (new, or present), or 255 on an error. */
+static int window_child(const char *url, const char *config, char mode, unsigned lo, unsigned hi)
+{
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        bk_filter *f;
+        if (bk_redis_open_config(url, config, NULL, 0, &f) != BK_OK)
+            _exit(255);
+        unsigned ones = 0;
+        for (unsigned i = lo; i < hi; i++) {
+            char buf[128];
+            const int len = key_of(buf, sizeof buf, "win", i);
+            const int rc = mode == 'a' ? bk_add(f, buf, (size_t)len) : bk_contains(f, buf, (size_t)len);
+            if (rc < 0)
+                _exit(255);
+            ones += rc == 1;
+        }
+        bk_free(f);
+        _exit((int)(ones > 254 ? 254 : ones));
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_ne(WEXITSTATUS(st), 255);
+    return WEXITSTATUS(st);
+}
+
+/* A window shared by two processes, on a real 2 s window: what one adds the
+ * other finds inside the window, and is told new again once a window and a
+ * span have passed; Redis has expired the old generation's keys by then. */
+START_TEST(a_shared_window_forgets_after_it)
+{
+    char url[256];
+    test_redis_url(&srv, "win-two", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    const char *cfg = "variant=window window=2s generations=4 capacity=1000 fpr=0.001";
+    const double start = mono_s(); /* no add of the first process is earlier */
+    ck_assert_int_eq(window_child(url, cfg, 'a', 0, 100), 100);
+    const double added = mono_s(); /* none is later */
+    /* every generation key expires when it leaves the window */
+    redisContext *c = admin();
+    redisReply *r = redisCommand(c, "KEYS win-two:{win-two}:w*");
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    ck_assert_uint_ge(r->elements, 2); /* a generation's hash and its cells */
+    char old[8][200];
+    const size_t nold = r->elements < 8 ? r->elements : 8;
+    for (size_t i = 0; i < nold; i++) {
+        snprintf(old[i], sizeof old[i], "%s", r->element[i]->str);
+        redisReply *t = redisCommand(c, "PTTL %s", old[i]);
+        ck_assert_int_gt(t->integer, 0);
+        ck_assert_int_le(t->integer, 2500 + 100); /* the window and a span, at most */
+        freeReplyObject(t);
+    }
+    freeReplyObject(r);
+    /* the other process, well inside the window: every key present, none new */
+    sleep_until(start + 1.2);
+    ck_assert_int_eq(window_child(url, cfg, 'c', 0, 100), 100);
+    ck_assert_int_eq(window_child(url, cfg, 'a', 0, 100), 0);
+    ck_assert_msg(mono_s() - start < 2.0, "the lookups took past the window: the machine is too slow for this test");
+    /* info (the CLI, a third process) lists the generation */
+    const char *info[] = {"info", "--json", "--redis", url, NULL};
+    char out[256];
+    scratch("win-info-%u.json", 0, out, sizeof out);
+    int st;
+    pid_t pid = spawn_cli("/dev/null", out, info);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+    size_t len;
+    char *json = (char *)slurp(out, &len);
+    json = realloc(json, len + 1);
+    json[len] = '\0';
+    ck_assert_ptr_nonnull(strstr(json, "\"window\":\"2s\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"generations\":[{\"start\":"));
+    free(json);
+    /* a window and a span after the last add: forgotten, new again */
+    sleep_until(added + 2.5 + 0.35);
+    ck_assert_int_le(window_child(url, cfg, 'c', 0, 100), 1); /* at the false-positive rate */
+    for (size_t i = 0; i < nold; i++) {
+        r = redisCommand(c, "EXISTS %s", old[i]);
+        ck_assert_int_eq(r->integer, 0); /* Redis freed them: no client swept */
+        freeReplyObject(r);
+    }
+    ck_assert_int_ge(window_child(url, cfg, 'a', 0, 100), 99);
+    redisFree(c);
+    ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+    c = admin();
+    r = redisCommand(c, "KEYS win-two*");
+    ck_assert_uint_eq(r->elements, 0); /* drop leaves nothing */
+    freeReplyObject(r);
+    redisFree(c);
+}
+END_TEST
+
+static int64_t skewed_clock(void *ctx)
+{
+    return *(const int64_t *)ctx;
+}
+
+/* The server's clock decides: a client whose own clock is days off adds
+ * into and looks up the same generations as everyone else. */
+START_TEST(the_server_clock_decides)
+{
+    char url[256];
+    test_redis_url(&srv, "win-clock", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    const char *cfg = "variant=window window=1h capacity=1000 fpr=0.001";
+    int64_t skew = bk_now_ms() + INT64_C(10) * 86400000; /* ten days ahead */
+    bk_set_clock(skewed_clock, &skew);
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_config(url, cfg, NULL, 0, &f), BK_OK);
+    ck_assert_int_eq(bk_add(f, "k", 1), 1);
+    bk_set_clock(NULL, NULL);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK); /* re-reads the generations */
+    ck_assert_uint_eq(st.slices, 1);
+    bk_slice_stats si;
+    ck_assert_int_eq(bk_slice_info(f, 0, &si, sizeof si), BK_OK);
+    const int64_t now = bk_now_ms(); /* this machine's clock is the server's here */
+    ck_assert_int_le(si.span_start_ms, now);
+    ck_assert_int_gt(si.span_start_ms, now - 3600000 / 8 - 1000);
+    ck_assert_uint_eq(si.keys, 1);
+    bk_free(f);
+    skew = bk_now_ms() - INT64_C(10) * 86400000; /* ten days behind */
+    bk_set_clock(skewed_clock, &skew);
+    ck_assert_int_eq(window_child(url, cfg, 'c', 0, 0), 0);
+    ck_assert_int_eq(bk_redis_open_config(url, cfg, NULL, 0, &f), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "k", 1), 1);
+    ck_assert_int_eq(bk_add(f, "k", 1), 0);
+    bk_set_clock(NULL, NULL);
+    /* a window is not copied between a file and Redis (its generations
+     * follow the server's clock): refused by name, nothing written */
+    bk_filter *g;
+    ck_assert_int_eq(bk_redis_pull(url, &g), BK_ENOTSUP);
+    char url2[256];
+    test_redis_url(&srv, "win-pushed", NULL, url2, sizeof url2);
+    bk_filter *loc;
+    const bk_config lc = fixed_config(cfg);
+    ck_assert_int_eq(bk_new(&lc, &loc), BK_OK);
+    ck_assert_int_eq(bk_redis_push(loc, url2), BK_ENOTSUP);
+    ck_assert_int_eq(bk_redis_open_existing(url2, &g), BK_ENOTFOUND);
+    bk_free(loc);
+    finish_counted(f, url, 1, 1);
+}
+END_TEST
+
+/* max_bytes, enforced by the script: the add that would grow past it fails
+ * with BK_EFULL and changes nothing, lookups go on, and the shared filter
+ * stops at the same key as a local one with the same configuration. */
+static void fills_to_its_ceiling(const char *text, const char *name)
+{
+    char url[256];
+    test_redis_url(&srv, name, NULL, url, sizeof url);
+    bk_redis_drop(url);
+    bk_config c = fixed_config(text);
+    bk_filter *f, *loc;
+    ck_assert_int_eq(bk_redis_open(url, &c, &f), BK_OK);
+    ck_assert_int_eq(bk_new(&c, &loc), BK_OK);
+    char buf[128];
+    unsigned i = 0, full_at = 0;
+    for (; i < 100000; i++) {
+        const int len = key_of(buf, sizeof buf, name, i);
+        const int want = bk_add(loc, buf, (size_t)len), got = bk_add(f, buf, (size_t)len);
+        ck_assert_int_eq(got, want);
+        if (got == BK_EFULL) {
+            full_at = i;
+            break;
+        }
+    }
+    ck_assert_uint_gt(full_at, 0);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "max_bytes=4096"));
+    bk_filter_stats before, after;
+    ck_assert_int_eq(bk_stats(f, &before), BK_OK);
+    for (unsigned j = full_at; j < full_at + 50; j++) {
+        const int len = key_of(buf, sizeof buf, name, j);
+        const int rc = bk_add(f, buf, (size_t)len);
+        ck_assert(rc == BK_EFULL || rc == 0); /* 0: a false positive, nothing to add */
+    }
+    ck_assert_int_eq(bk_stats(f, &after), BK_OK);
+    ck_assert_uint_eq(after.keys, before.keys);
+    ck_assert_uint_eq(after.set_bits, before.set_bits);
+    ck_assert_uint_le(after.bytes, 4096);
+    for (unsigned j = 0; j < full_at; j++) { /* every key it took is still there */
+        const int len = key_of(buf, sizeof buf, name, j);
+        ck_assert_int_eq(bk_contains(f, buf, (size_t)len), 1);
+    }
+    fprintf(stderr, "[redis %s] full at key %u, %llu bytes, as the local filter\n", name, full_at,
+            (unsigned long long)after.bytes);
+    bk_free(loc);
+    finish_counted(f, url, before.keys, before.keys);
+}
+
+START_TEST(max_bytes_is_enforced_by_the_script)
+{
+    fills_to_its_ceiling("variant=scalable capacity=100 fpr=0.001 max_bytes=4k", "full-scl");
+    fills_to_its_ceiling("variant=window window=1h capacity=400 fpr=0.001 max_bytes=4k",
+                         "full-win");
+    /* the CLI exits 3 naming the limit */
+    char url[256], in[256], err[256];
+    test_redis_url(&srv, "full-cli", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    scratch("full-in-%u.txt", 0, in, sizeof in);
+    FILE *fp = fopen(in, "w");
+    for (unsigned i = 0; i < 20000; i++)
+        fprintf(fp, "https://example.org/page/%u\n", i);
+    fclose(fp);
+    const char *args[] = {"dedup", "--redis", url, "--config",
+                          "variant=scalable capacity=100 max_bytes=8k", NULL};
+    scratch("full-err-%u.txt", 0, err, sizeof err);
+    int st;
+    const pid_t pid = spawn_cli(in, err, args);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_int_eq(WEXITSTATUS(st), 3);
+    bk_redis_drop(url);
 }
 END_TEST
 
@@ -1242,6 +1484,8 @@ START_TEST(cluster_runs_the_concurrency_tests)
          test_redis_url(&cl[1], "c-race-std", NULL, url, sizeof url), "cluster-std");
     race("variant=scalable capacity=200 fpr=0.0001",
          test_redis_url(&cl[2], "c-race-scl", NULL, url, sizeof url), "cluster-scl");
+    race("variant=window window=1h capacity=1600 fpr=0.0001",
+         test_redis_url(&cl[1], "c-race-win", NULL, url, sizeof url), "cluster-win");
     /* blocked, in 4 KiB blocks: the blocks spread over all three masters */
     eight_dedups(test_redis_url(&cl[0], "c-crawl", "block_bytes=4096", url, sizeof url));
     bk_filter *f;
@@ -1356,6 +1600,9 @@ Suite *redis_suite(void)
     tcase_add_loop_test(tc, push_then_pull_is_exact, 0, NSHAPES);
     tcase_add_test(tc, racing_processes_see_each_new_key_once);
     tcase_add_test(tc, counting_saturates_and_never_underflows);
+    tcase_add_test(tc, a_shared_window_forgets_after_it);
+    tcase_add_test(tc, the_server_clock_decides);
+    tcase_add_test(tc, max_bytes_is_enforced_by_the_script);
     tcase_add_test(tc, first_creator_wins_and_conflicts_are_named);
     tcase_add_test(tc, faults_give_clear_errors_and_write_nothing);
     tcase_add_test(tc, survives_script_flush_and_killed_connections);

@@ -130,6 +130,10 @@ typedef struct bk_budget {
     uint32_t max_arrays;     /* 0: no ceiling on slices */
 } bk_budget;
 
+/* BK_EFULL with its detail: growing to `after` bytes would pass max (used
+ * in use), or, when max_arrays is not 0, the slices a file holds are all
+ * taken. For every store that enforces the ceilings (a Redis script too). */
+BK_INTERNAL int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays);
 /* Reserve one array of n bytes: BK_OK, or BK_EFULL (nothing reserved,
  * detail set: the limit and what growing needed). Thread-safe. */
 BK_INTERNAL int bk_budget_take(bk_budget *b, uint64_t n);

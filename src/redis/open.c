@@ -28,11 +28,15 @@
 #define META_FORMAT     "3"
 #define META_FORMAT_OLD "2"
 
-/* Metadata fields, in the order written. */
-static const char *const meta_fields[] = {"format", "variant",     "layout",     "hash", "capacity",
-                                          "fpr",    "growth",      "tightening", "key",  "m",
-                                          "k",      "block_bytes", "counts"};
-enum { NFIELDS = sizeof meta_fields / sizeof meta_fields[0] };
+/* Metadata fields, in the order written: every filter has the first
+ * NREQUIRED; a window has window, generations and refresh, a growing filter
+ * with a ceiling max_bytes (an older bloomkit refuses a name holding a field
+ * it does not know, so it never runs a window or ignores a ceiling). */
+static const char *const meta_fields[] = {
+    "format", "variant", "layout",      "hash",   "capacity", "fpr",
+    "growth", "tightening", "key",      "m",      "k",        "block_bytes",
+    "counts", "window",  "generations", "refresh", "max_bytes"};
+enum { NFIELDS = sizeof meta_fields / sizeof meta_fields[0], NREQUIRED = 13, F_WINDOW = 13 };
 
 typedef struct meta {
     char v[NFIELDS][80];
@@ -58,14 +62,24 @@ static void meta_from(const bk_rfilter *rf, meta *m)
     snprintf(m->v[10], sizeof m->v[10], "%u", rf->s[0].v.k);
     snprintf(m->v[11], sizeof m->v[11], "%" PRIu64, rf->block_bytes);
     snprintf(m->v[12], sizeof m->v[12], "%s", rf->counts_in_meta ? "meta" : "blocks");
-    m->present = (1u << NFIELDS) - 1;
+    m->present = (1u << NREQUIRED) - 1;
+    if (c->variant == BK_VARIANT_WINDOW) {
+        snprintf(m->v[13], sizeof m->v[13], "%" PRIu64 "s", c->window_ms / 1000);
+        snprintf(m->v[14], sizeof m->v[14], "%" PRIu64, c->generations);
+        snprintf(m->v[15], sizeof m->v[15], "%" PRIu64, c->refresh);
+        m->present |= 7u << F_WINDOW;
+    }
+    if (c->max_bytes) {
+        snprintf(m->v[16], sizeof m->v[16], "%" PRIu64, c->max_bytes);
+        m->present |= 1u << 16;
+    }
 }
 
 /* The count fields the scripts keep beside the metadata: slices, and
  * bits.J, keys.J, sat.J for a slice J below BK_SCALABLE_MAX_SLICES. */
 static int count_field(const char *f, size_t n)
 {
-    if (n == 6 && memcmp(f, "slices", 6) == 0)
+    if ((n == 6 && memcmp(f, "slices", 6) == 0) || (n == 3 && memcmp(f, "gen", 3) == 0))
         return 1;
     size_t p = n > 5 && memcmp(f, "bits.", 5) == 0   ? 5
                : n > 5 && memcmp(f, "keys.", 5) == 0 ? 5
@@ -138,7 +152,7 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        "redis filter %s: a push into this name has not finished (or failed: "
                        "delete the keys named in docs/redis.md and push again)",
                        rf->name);
-    for (int i = 0; i < NFIELDS; i++)
+    for (int i = 0; i < NREQUIRED; i++)
         if (!(m->present & (1u << i)))
             return bk_fail(BK_ESERVER, "redis filter %s: metadata lacks the field %s", rf->name,
                            meta_fields[i]);
@@ -153,10 +167,15 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        "an older bloomkit sized by a rule this version replaced (it broke the "
                        "rate bound): pull it with the version that made it and build a new one",
                        rf->name);
-    char text[800], err[200];
-    snprintf(text, sizeof text,
-             "variant=%s layout=%s hash=%s capacity=%s fpr=%s growth=%s tightening=%s key=%s",
-             m->v[1], m->v[2], m->v[3], m->v[4], m->v[5], m->v[6], m->v[7], m->v[8]);
+    char text[1000], err[200];
+    int len = snprintf(text, sizeof text,
+                       "variant=%s layout=%s hash=%s capacity=%s fpr=%s growth=%s tightening=%s "
+                       "key=%s",
+                       m->v[1], m->v[2], m->v[3], m->v[4], m->v[5], m->v[6], m->v[7], m->v[8]);
+    for (int i = NREQUIRED; i < NFIELDS; i++) /* the optional ones, checked by the parser */
+        if (m->present & (1u << i))
+            len += snprintf(text + len, sizeof text - (size_t)len, " %s=%s", meta_fields[i],
+                            m->v[i]);
     bk_config c;
     if (bk_config_parse(&c, text, err, sizeof err) != BK_OK)
         return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: %s", rf->name, err);
@@ -193,7 +212,7 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
     /* counts=meta spans slots once the cells have several blocks: fine on a
      * single server, refused by a cluster's scripts */
     if (rf->conn && rf->counts_in_meta && bk_rconn_cluster(rf->conn) &&
-        c.variant != BK_VARIANT_SCALABLE && bk_rfilter_blocks(rf, 0) > 1)
+        !bk_rfilter_chained(rf) && bk_rfilter_blocks(rf, 0) > 1)
         return bk_fail(BK_EINCOMPAT,
                        "redis filter %s was made on a single server (counts=meta) and has "
                        "several blocks: a cluster cannot run its scripts; pull it and push it "
@@ -249,6 +268,8 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
     argv[argc++] = rf->name;
     argv[argc++] = data0;
     for (int i = 0; i < NFIELDS; i++) {
+        if (!(mine->present & (1u << i)))
+            continue;
         argv[argc++] = meta_fields[i];
         argv[argc++] = mine->v[i];
     }
@@ -287,6 +308,8 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
 static int check_types(bk_rfilter *rf)
 {
     char name[BK_REDIS_KEY_MAX];
+    if (rf->base.cfg.variant == BK_VARIANT_WINDOW)
+        return BK_OK; /* its keys come and go with the spans: its scripts check them */
     for (uint32_t j = 0; j < rf->nslices; j++) {
         const uint64_t blocks = bk_rfilter_blocks(rf, j);
         for (uint64_t b = 0; b < blocks; b++) {
@@ -361,6 +384,7 @@ static const bk_filter_ops *ops_for(bk_variant v)
     return v == BK_VARIANT_STANDARD   ? &bk_rstd_ops
            : v == BK_VARIANT_COUNTING ? &bk_rcnt_ops
            : v == BK_VARIANT_SCALABLE ? &bk_rscl_ops
+           : v == BK_VARIANT_WINDOW   ? &bk_rwin_ops
                                       : NULL;
 }
 
@@ -383,10 +407,6 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
     if (bk_config_validate(&c, err, errlen) != BK_OK)
         return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
-    if (c.max_bytes) {
-        bk_errorf(err, errlen, "redis: max_bytes is not enforced for shared filters yet");
-        return bk_fail(BK_ENOTSUP, "redis: max_bytes is not enforced for shared filters yet");
-    }
     if (!ops_for(c.variant)) {
         bk_errorf(err, errlen, "redis: variant=%s filters cannot be shared through Redis yet",
                   bk_variant_name(c.variant));
@@ -429,7 +449,7 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
             rf->base.cfg = c;
             rf->base.sipkey = bk_sipkey_from_bytes(c.key);
             /* every count in NAME unless a cluster forbids it (docs/redis.md) */
-            rf->counts_in_meta = c.variant == BK_VARIANT_SCALABLE || !bk_rconn_cluster(rf->conn);
+            rf->counts_in_meta = bk_rfilter_chained(rf) || !bk_rconn_cluster(rf->conn);
             rf->probes = flags & BK_ROPEN_PROBES_DH ? BK_PROBES_DH : BK_PROBES_LCG;
             rc = bk_rfilter_set_slices(rf, 1);
         }
@@ -472,6 +492,8 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
             rc = conflict(rf, want, err, errlen);
         }
     }
+    if (rc == BK_OK && rf->base.cfg.variant == BK_VARIANT_WINDOW)
+        rf->span_ms = bk_window_span_ms(&rf->base.cfg);
     if (rc == BK_OK && !create_pushing)
         rc = bk_rfilter_refresh(rf);
     if (rc == BK_OK && !create_pushing)

@@ -75,8 +75,11 @@ static int shape_of(const bk_rfilter *rf, uint32_t j, bk_rslice *out)
 {
     const bk_config *cfg = &rf->base.cfg;
     memset(out, 0, sizeof *out);
-    if (cfg->variant == BK_VARIANT_SCALABLE) {
-        const int rc = bk_scalable_slice_shape(cfg, j, &out->v);
+    if (bk_rfilter_chained(rf)) { /* a window's generations are scalable chains */
+        bk_config chain = *cfg;
+        if (cfg->variant == BK_VARIANT_WINDOW)
+            bk_window_chain_config(cfg, &chain);
+        const int rc = bk_scalable_slice_shape(&chain, j, &out->v);
         if (rc != BK_OK)
             return rc;
         out->v.probes = rf->probes;
@@ -109,7 +112,7 @@ static int storable(const bk_rfilter *rf, const bk_rslice *s)
 
 int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n)
 {
-    const uint32_t max = rf->base.cfg.variant == BK_VARIANT_SCALABLE ? BK_SCALABLE_MAX_SLICES : 1;
+    const uint32_t max = bk_rfilter_chained(rf) ? BK_SCALABLE_MAX_SLICES : 1;
     if (n < 1 || n > max)
         return bk_fail(BK_ESERVER, "redis filter %s: %" PRIu32 " slices (1 .. %" PRIu32 ")",
                        rf->name, n, max);
@@ -283,9 +286,18 @@ static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
     }
     rc = rc ? rc : args_u64(rf, "", n);
     if (op == OP_ADD) {
+        /* max_bytes: whether growing into the next slice would pass it is
+         * known here (the chain's shapes are fixed); the script refuses */
+        uint64_t bytes = 0;
+        for (uint32_t j = 0; j < n; j++)
+            bytes += rf->s[j].v.nbytes;
+        const uint64_t max = rf->base.cfg.max_bytes, after = bytes + rf->s[n].v.nbytes;
+        char detail[48];
+        snprintf(detail, sizeof detail, "%" PRIu64 " %" PRIu64, after, bytes);
         rc = rc ? rc : args_u64(rf, "", rf->s[n - 1].full.set);
         rc = rc ? rc : args_u64(rf, "", rf->s[n - 1].full.keys);
-        rc = rc ? rc : args_str(rf, rf->has_next ? "1" : "0");
+        rc = rc ? rc : args_str(rf, !rf->has_next ? "0" : max && after > max ? "M" : "1");
+        rc = rc ? rc : args_str(rf, detail);
     }
     for (uint32_t j = 0; j < with && rc == BK_OK; j++) {
         rc = args_u64(rf, "", rf->s[j].v.k);
@@ -294,11 +306,47 @@ static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
     return rc;
 }
 
+/* A window's add or lookup: the script reads the server's clock and finds
+ * the live generations itself (scripts.c); the client sends the shapes of
+ * a generation's first nslices slices (and the next one, for an add), the
+ * key's block and probe offsets in each. */
+static int build_window(bk_rfilter *rf, rop op, const bk_hash *h)
+{
+    const bk_config *c = &rf->base.cfg;
+    const int next = op == OP_ADD && rf->has_next;
+    const uint32_t with = rf->nslices + (uint32_t)next;
+    rf->route = 3; /* NAME: every key of the window carries the tag {NAME} */
+    int rc = args_str(rf, "EVALSHA");
+    rc = rc ? rc : args_str(rf, rf->sha[BK_RS_WIN]);
+    rc = rc ? rc : args_str(rf, "1");
+    rc = rc ? rc : args_str(rf, rf->name);
+    rc = rc ? rc : args_str(rf, op == OP_ADD ? "a" : "c");
+    rc = rc ? rc : args_u64(rf, "", (uint64_t)rf->span_ms);
+    rc = rc ? rc : args_u64(rf, "", c->generations);
+    rc = rc ? rc : args_u64(rf, "", c->refresh);
+    rc = rc ? rc : args_u64(rf, "", c->max_bytes);
+    rc = rc ? rc : args_u64(rf, "", BK_WINDOW_MAX_SLICES);
+    rc = rc ? rc : args_str(rf, next ? "1" : "0");
+    rc = rc ? rc : args_u64(rf, "", with);
+    for (uint32_t j = 0; j < with && rc == BK_OK; j++) {
+        const bk_rslice *s = &rf->s[j];
+        const uint64_t b = block_of(rf, j, h);
+        rc = args_u64(rf, "", s->v.k);
+        rc = rc ? rc : args_u64(rf, "", b);
+        rc = rc ? rc : args_u64(rf, "", s->v.nbytes);
+        rc = rc ? rc : args_u64(rf, "", s->full.set);
+        rc = rc ? rc : args_u64(rf, "", s->full.keys);
+        rc = rc ? rc : args_offsets(rf, j, h, b, "");
+    }
+    return rc;
+}
+
 static int build(bk_rfilter *rf, rop op, const bk_hash *h)
 {
     args_reset(rf);
-    return rf->base.cfg.variant == BK_VARIANT_SCALABLE ? build_scalable(rf, op, h)
-                                                       : build_single(rf, op, h);
+    return rf->base.cfg.variant == BK_VARIANT_WINDOW     ? build_window(rf, op, h)
+           : rf->base.cfg.variant == BK_VARIANT_SCALABLE ? build_scalable(rf, op, h)
+                                                         : build_single(rf, op, h);
 }
 
 /* ---- replies ------------------------------------------------------------ */
@@ -315,6 +363,8 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
             return R_NOSCRIPT;
         if (bk_rconn_loading(r))
             return R_LOADING; /* not applied: asked again once the server is ready */
+        if (strstr(r->str, BK_RS_MAX))
+            return bk_rfilter_max_error(rf, strstr(r->str, BK_RS_MAX));
         if (strncmp(r->str, BK_RS_FULL, sizeof BK_RS_FULL - 1) == 0 || strstr(r->str, BK_RS_FULL))
             return bk_fail(BK_ERANGE,
                            "redis filter %s: the chain is full and its next slice cannot be "
@@ -322,7 +372,7 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
                            rf->name);
         return bk_fail(BK_ESERVER, "redis filter %s: %.300s", rf->name, r->str);
     }
-    if (op == OP_CONTAINS && rf->base.cfg.variant != BK_VARIANT_SCALABLE) {
+    if (op == OP_CONTAINS && !bk_rfilter_chained(rf)) {
         if (r->type != REDIS_REPLY_ARRAY || r->elements != rf->s[0].v.k)
             return bk_fail(BK_ESERVER, "redis filter %s: BITFIELD_RO sent a reply of %s shape",
                            rf->name, "an unexpected");
@@ -343,12 +393,20 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
         *result = op == OP_REMOVE ? (r->integer ? BK_OK : BK_ENOTFOUND) : (int)r->integer;
         return R_DONE;
     }
-    if (rf->base.cfg.variant == BK_VARIANT_SCALABLE && r->integer < 0 &&
+    if (bk_rfilter_chained(rf) && r->integer < 0 &&
         r->integer >= -(long long)BK_SCALABLE_MAX_SLICES) {
         const int rc = bk_rfilter_set_slices(rf, (uint32_t)-r->integer);
         return rc == BK_OK ? R_STALE : rc;
     }
     return bk_fail(BK_ESERVER, "redis filter %s: a script answered %lld", rf->name, r->integer);
+}
+
+int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
+{
+    unsigned long long after = 0, used = 0;
+    if (sscanf(reply, BK_RS_MAX " %llu %llu", &after, &used) == 2)
+        return bk_full_error(after, rf->base.cfg.max_bytes, used, 0);
+    return bk_full_error(0, 0, 0, BK_WINDOW_MAX_SLICES);
 }
 
 int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *result)
@@ -550,6 +608,8 @@ static int r_clear(bk_filter *f)
     int rc = bk_rfilter_refresh(rf); /* learn every slice the chain has */
     if (rc != BK_OK)
         return rc;
+    if (f->cfg.variant == BK_VARIANT_WINDOW)
+        return bk_rwindow_clear(rf);
     if (f->cfg.variant == BK_VARIANT_SCALABLE) {
         rc = clear_group(rf, 0, rf->nslices, 0, 0);
         if (rc == BK_OK)
@@ -570,14 +630,18 @@ static void r_destroy(bk_filter *f)
     bk_rfilter_free((bk_rfilter *)f);
 }
 
+/* A window's slices are its live generations' (as last read); the others'
+ * are the shapes with their counts. */
 static uint32_t r_slice_count(const bk_filter *f)
 {
-    return ((const bk_rfilter *)f)->nslices;
+    const bk_rfilter *rf = (const bk_rfilter *)f;
+    return f->cfg.variant == BK_VARIANT_WINDOW ? rf->nwin : rf->nslices;
 }
 
 static void r_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
-    *out = ((const bk_rfilter *)f)->s[i].v;
+    const bk_rfilter *rf = (const bk_rfilter *)f;
+    *out = f->cfg.variant == BK_VARIANT_WINDOW ? rf->win[i] : rf->s[i].v;
 }
 
 static int r_refresh(const bk_filter *f)
@@ -596,6 +660,7 @@ static int r_refresh(const bk_filter *f)
 const bk_filter_ops bk_rstd_ops = RFILTER_OPS("standard", NULL);
 const bk_filter_ops bk_rcnt_ops = RFILTER_OPS("counting", r_remove);
 const bk_filter_ops bk_rscl_ops = RFILTER_OPS("scalable", NULL);
+const bk_filter_ops bk_rwin_ops = RFILTER_OPS("window", NULL);
 
 /* ---- scripts, counts, teardown ------------------------------------------ */
 
@@ -621,7 +686,7 @@ int bk_rfilter_load_scripts(bk_rfilter *rf)
 }
 
 /* A count field: absent is 0, anything but a decimal integer is an error. */
-static int count_value(const bk_rfilter *rf, const redisReply *r, long long *out)
+int bk_rfilter_count_value(const bk_rfilter *rf, const redisReply *r, long long *out)
 {
     if (r->type == REDIS_REPLY_NIL) {
         *out = 0;
@@ -653,7 +718,7 @@ static int refresh_scalable(bk_rfilter *rf)
     long long slices = 1;
     if (r->type == REDIS_REPLY_ERROR)
         rc = bk_fail(BK_ESERVER, "redis filter %s: %.200s", rf->name, r->str);
-    else if (r->type != REDIS_REPLY_NIL && (rc = count_value(rf, r, &slices)) == BK_OK &&
+    else if (r->type != REDIS_REPLY_NIL && (rc = bk_rfilter_count_value(rf, r, &slices)) == BK_OK &&
              (slices < 1 || slices > BK_SCALABLE_MAX_SLICES))
         rc =
             bk_fail(BK_ESERVER, "redis filter %s: slice count %lld out of range", rf->name, slices);
@@ -668,8 +733,8 @@ static int refresh_scalable(bk_rfilter *rf)
         long long bits = 0, keys = 0;
         if (r->type != REDIS_REPLY_ARRAY || r->elements != 2)
             rc = bk_fail(BK_ESERVER, "redis filter %s: HMGET of the counts failed", rf->name);
-        else if ((rc = count_value(rf, r->element[0], &bits)) == BK_OK)
-            rc = count_value(rf, r->element[1], &keys);
+        else if ((rc = bk_rfilter_count_value(rf, r->element[0], &bits)) == BK_OK)
+            rc = bk_rfilter_count_value(rf, r->element[1], &keys);
         freeReplyObject(r);
         rf->s[j].v.set_bits = (uint64_t)bits;
         rf->s[j].v.keys = (uint64_t)keys;
@@ -679,6 +744,8 @@ static int refresh_scalable(bk_rfilter *rf)
 
 int bk_rfilter_refresh(bk_rfilter *rf)
 {
+    if (rf->base.cfg.variant == BK_VARIANT_WINDOW)
+        return bk_rwindow_refresh(rf);
     if (rf->base.cfg.variant == BK_VARIANT_SCALABLE)
         return refresh_scalable(rf);
     uint64_t bits = 0, keys = 0, sat = 0;
@@ -695,7 +762,7 @@ int bk_rfilter_refresh(bk_rfilter *rf)
             rc = bk_fail(BK_ESERVER, "redis filter %s: HMGET of the counts failed: %.200s",
                          rf->name, r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
         for (int i = 0; i < 3 && rc == BK_OK; i++)
-            rc = count_value(rf, r->element[i], &v[i]);
+            rc = bk_rfilter_count_value(rf, r->element[i], &v[i]);
         freeReplyObject(r);
         if (rc != BK_OK)
             return rc;

@@ -12,6 +12,10 @@
  *   NAME:{NAME/b}:count       counts=blocks only: block b's counts (bits.0,
  *                             keys.0, sat.0), summed by refresh
  *   NAME:{NAME}:j/b:data      scalable: block b of slice j
+ *   NAME:{NAME}:w<g>          window: generation g's slice count and counts
+ *   NAME:{NAME}:w<g>:j/b:data window: block b of slice j of generation g
+ *                             (both expire when g leaves the window; NAME's
+ *                             field gen is the newest generation made)
  * The tag {NAME} hashes to the slot of NAME itself (names hold no braces),
  * so one script changes block 0 (or a whole chain) and the metadata's
  * counts together, also on a cluster. A filter created on a single server
@@ -27,6 +31,7 @@
 
 #include "../common/filter_impl.h"
 #include "../scalable/scalable.h"
+#include "../window/window.h"
 #include "conn.h"
 #include "scripts.h"
 
@@ -46,9 +51,15 @@ typedef struct bk_rfilter {
     unsigned cell_bits;   /* 1 (bits) or 4 (counters) */
     int counts_in_meta;   /* every block's counts in NAME (counts=meta) */
     unsigned probes;      /* BK_PROBES_LCG (metadata format 3) or BK_PROBES_DH (format 2) */
-    uint32_t nslices;     /* slices known (scalable: the server may have more) */
+    uint32_t nslices;     /* slices known (scalable: the server may have more;
+                           * window: shapes of a generation's first nslices) */
     int has_next;         /* scalable: slice nslices can be stored */
     bk_rslice s[BK_SCALABLE_MAX_SLICES + 1];
+    /* window: span in ms, and the live generations' slices as last read
+     * (rwindow.c), oldest first, each naming its generation */
+    int64_t span_ms;
+    uint32_t nwin;
+    bk_slice_view win[BK_WINDOW_MAX_SLICES];
     char sha[BK_RS_COUNT][41];
     /* Command being built: argument offsets into text, turned into argv. */
     const char **argv;
@@ -59,7 +70,24 @@ typedef struct bk_rfilter {
 } bk_rfilter;
 
 /* The vtables, one per variant (rfilter.c). */
-extern const bk_filter_ops bk_rstd_ops, bk_rcnt_ops, bk_rscl_ops;
+extern const bk_filter_ops bk_rstd_ops, bk_rcnt_ops, bk_rscl_ops, bk_rwin_ops;
+
+/* 1 for a variant made of chains of slices (scalable, window): its adds
+ * and lookups are scripts that are told the shapes of several slices. */
+static inline int bk_rfilter_chained(const bk_rfilter *rf)
+{
+    return rf->base.cfg.variant == BK_VARIANT_SCALABLE || rf->base.cfg.variant == BK_VARIANT_WINDOW;
+}
+
+/* The window store (rwindow.c): read the live generations' counts (the
+ * server's TIME says which are live), and clear every generation. */
+int bk_rwindow_refresh(bk_rfilter *rf);
+int bk_rwindow_clear(bk_rfilter *rf);
+/* A count field of a reply: absent is 0, anything but a non-negative
+ * decimal integer is BK_ESERVER. */
+int bk_rfilter_count_value(const bk_rfilter *rf, const redisReply *r, long long *out);
+/* Error for a "BKMAX ..." reply (max_bytes or the slices a file holds). */
+int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply);
 
 /* Shapes of slices 0 .. n (slice n only when it can be stored, has_next) for
  * a chain that has n slices now. BK_OK or BK_ERANGE. */

@@ -116,13 +116,16 @@ static const char cnt_remove_lua[] = CNT_READ
 static const char scl_add_lua[] =
     "local n, max_set, max_keys, has_next = tonumber(ARGV[1]), tonumber(ARGV[2]), "
     "tonumber(ARGV[3]), ARGV[4]\n"
-    "local first = 5\n" SCL_PARSE "for j = n, 1, -1 do\n"
+    "local first = 6\n" SCL_PARSE "for j = n, 1, -1 do\n"
     "  if holds(j) then return 0 end\n"
     "end\n"
     "local target = n\n"
     "local bits = tonumber(redis.call('HGET', KEYS[1], 'bits.' .. (n - 1)) or '0')\n"
     "local keys = tonumber(redis.call('HGET', KEYS[1], 'keys.' .. (n - 1)) or '0')\n"
     "if bits + #probes[n] > max_set or keys >= max_keys then\n"
+    /* 'M': the next slice would pass max_bytes (its size and the chain's
+     * are fixed by the configuration, so the client knows) */
+    "  if has_next == 'M' then return redis.error_reply('" BK_RS_MAX " ' .. ARGV[5]) end\n"
     "  if has_next ~= '1' then return redis.error_reply('" BK_RS_FULL "') end\n"
     "  target = n + 1\n"
     "  redis.call('HSET', KEYS[1], 'slices', n + 1)\n"
@@ -158,13 +161,125 @@ static const char clear_lua[] =
     "end\n"
     "return 1\n";
 
+/* Window (src/window's rules, on the server's clock). KEYS[1] is the
+ * metadata hash NAME; generation g keeps its slice count and counts in the
+ * hash NAME:{NAME}:w<g> and slice j's block b in NAME:{NAME}:w<g>:j/b:data,
+ * all under the tag {NAME}, so they are in NAME's slot; the script names
+ * them itself because which generations exist depends on TIME, read here.
+ * Every key of generation g expires (PEXPIREAT) when g leaves the window, at
+ * (g + G + 1) * span ms: Redis frees old generations, no client sweeps. The
+ * newest generation made is NAME's field gen: a server clock that steps
+ * back goes on adding into it (nothing is dropped early).
+ * ARGV: op ('a' add, 'c' lookup), span ms, G, refresh, max_bytes (0: none),
+ * max_slices, has_next, n, then for each of the n slice shapes the client
+ * sent: k, block of the key, bytes, max_set, max_keys, k offsets. A
+ * generation with more slices than the client knows (n, less the next one
+ * when has_next) answers -(its slices): the client resends. */
+static const char win_lua[] =
+    "local meta = KEYS[1]\n"
+    "local op, span, G, refresh = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]\n"
+    "local max_bytes, max_slices = tonumber(ARGV[5]), tonumber(ARGV[6])\n"
+    "local has_next, n = ARGV[7], tonumber(ARGV[8])\n"
+    "local known = n\n"
+    "if has_next == '1' then known = n - 1 end\n"
+    "local t = redis.call('TIME')\n"
+    "local now = math.floor((tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) / span)\n"
+    "local newest = tonumber(redis.call('HGET', meta, 'gen') or '')\n"
+    "if newest and newest > now then now = newest end\n"
+    "local sl, at = {}, 9\n"
+    "for j = 1, n do\n"
+    "  local k = tonumber(ARGV[at])\n"
+    "  local s = {b = ARGV[at + 1], bytes = tonumber(ARGV[at + 2]),\n"
+    "             set = tonumber(ARGV[at + 3]), keys = tonumber(ARGV[at + 4]), p = {}}\n"
+    "  for i = 1, k do s.p[i] = ARGV[at + 4 + i] end\n"
+    "  sl[j] = s\n"
+    "  at = at + 5 + k\n"
+    "end\n"
+    "local prefix = meta .. ':{' .. meta .. '}:w'\n"
+    "local function gkey(g) return prefix .. string.format('%d', g) end\n"
+    "local function dkey(g, j)\n"
+    "  return gkey(g) .. ':' .. (j - 1) .. '/' .. sl[j].b .. ':data'\n"
+    "end\n"
+    "local function holds(g, j)\n"
+    "  for _, off in ipairs(sl[j].p) do\n"
+    "    if redis.call('GETBIT', dkey(g, j), off) == 0 then return false end\n"
+    "  end\n"
+    "  return true\n"
+    "end\n"
+    "local count, found, bytes, slices = {}, nil, 0, 0\n"
+    "for g = now, now - G, -1 do\n"
+    "  local c = tonumber(redis.call('HGET', gkey(g), 'slices') or '0') or 0\n"
+    "  if c > known then return -c end\n"
+    "  count[g] = c\n"
+    "  slices = slices + c\n"
+    "  for j = 1, c do bytes = bytes + sl[j].bytes end\n"
+    "  if not found then\n"
+    "    for j = c, 1, -1 do\n"
+    "      if holds(g, j) then found = g; break end\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
+    "if op == 'c' then if found then return 1 end return 0 end\n"
+    "if found and (refresh ~= '1' or found == now) then return 0 end\n"
+    "local c, target = count[now], count[now]\n"
+    "if c > 0 then\n"
+    "  local bits = tonumber(redis.call('HGET', gkey(now), 'bits.' .. (c - 1)) or '0')\n"
+    "  local keys = tonumber(redis.call('HGET', gkey(now), 'keys.' .. (c - 1)) or '0')\n"
+    "  if bits + #sl[c].p > sl[c].set or keys >= sl[c].keys then target = c + 1 end\n"
+    "else\n"
+    "  target = 1\n"
+    "end\n"
+    "if target > c then\n"
+    "  if target > n then return redis.error_reply('" BK_RS_FULL "') end\n"
+    "  if slices + 1 > max_slices then return redis.error_reply('" BK_RS_MAX " slices') end\n"
+    "  if max_bytes > 0 and bytes + sl[target].bytes > max_bytes then\n"
+    "    return redis.error_reply('" BK_RS_MAX " ' .. string.format('%d', bytes + sl[target].bytes)\n"
+    "                             .. ' ' .. string.format('%d', bytes))\n"
+    "  end\n"
+    "  redis.call('HSET', gkey(now), 'slices', target)\n"
+    "  if not newest or now > newest then redis.call('HSET', meta, 'gen', string.format('%d', now)) end\n"
+    "end\n"
+    "local key, set = dkey(now, target), 0\n"
+    "for _, off in ipairs(sl[target].p) do\n"
+    "  if redis.call('SETBIT', key, off, 1) == 0 then set = set + 1 end\n"
+    "end\n"
+    "redis.call('HINCRBY', gkey(now), 'bits.' .. (target - 1), set)\n"
+    "redis.call('HINCRBY', gkey(now), 'keys.' .. (target - 1), 1)\n"
+    "local expire = string.format('%d', (now + G + 1) * span)\n"
+    "redis.call('PEXPIREAT', key, expire)\n"
+    "redis.call('PEXPIREAT', gkey(now), expire)\n"
+    "if found then return 0 end\n"
+    "return 1\n";
+
+/* Window clear: every generation from gen - G to gen (older ones have
+ * expired), its cells and counts, and the field gen. ARGV: G, then the
+ * number of blocks of each slice shape j = 0, 1, ... */
+static const char win_clear_lua[] =
+    "local meta = KEYS[1]\n"
+    "local newest = tonumber(redis.call('HGET', meta, 'gen') or '')\n"
+    "if not newest then return 0 end\n"
+    "local G = tonumber(ARGV[1])\n"
+    "local prefix = meta .. ':{' .. meta .. '}:w'\n"
+    "for g = newest - G, newest do\n"
+    "  local gk = prefix .. string.format('%d', g)\n"
+    "  local c = tonumber(redis.call('HGET', gk, 'slices') or '0') or 0\n"
+    "  for j = 1, c do\n"
+    "    local blocks = tonumber(ARGV[1 + j] or '1')\n"
+    "    for b = 0, blocks - 1 do redis.call('DEL', gk .. ':' .. (j - 1) .. '/' .. b .. ':data') end\n"
+    "  end\n"
+    "  redis.call('DEL', gk)\n"
+    "end\n"
+    "redis.call('HDEL', meta, 'gen')\n"
+    "return 1\n";
+
 const char *bk_redis_script(int i)
 {
     static const char *const all[BK_RS_COUNT] = {
         [BK_RS_CREATE] = create_lua,   [BK_RS_STD_ADD] = std_add_lua,
         [BK_RS_CNT_ADD] = cnt_add_lua, [BK_RS_CNT_REMOVE] = cnt_remove_lua,
         [BK_RS_SCL_ADD] = scl_add_lua, [BK_RS_SCL_CONTAINS] = scl_contains_lua,
-        [BK_RS_CLEAR] = clear_lua,
+        [BK_RS_CLEAR] = clear_lua,     [BK_RS_WIN] = win_lua,
+        [BK_RS_WIN_CLEAR] = win_clear_lua,
     };
     return i >= 0 && i < BK_RS_COUNT ? all[i] : 0;
 }

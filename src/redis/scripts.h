@@ -24,6 +24,9 @@ enum {
     BK_RS_SCL_ADD,      /* KEYS count data...; ARGV n grow_at has_next {k offsets}... */
     BK_RS_SCL_CONTAINS, /* KEYS count data...; ARGV n {k offsets}... */
     BK_RS_CLEAR,        /* KEYS count data...: counts and cells gone */
+    BK_RS_WIN,          /* KEYS meta; ARGV op span G refresh max_bytes max_slices has_next n
+                         * {k block bytes max_set max_keys offsets}...: window add/lookup */
+    BK_RS_WIN_CLEAR,    /* KEYS meta; ARGV G {blocks of slice j}...: every generation gone */
     BK_RS_COUNT
 };
 
@@ -33,6 +36,9 @@ const char *bk_redis_script(int i);
 /* Error reply a scalable add gives when the chain must grow and the client
  * has no slice to grow into (the next slice cannot be stored). */
 #define BK_RS_FULL "BKFULL"
+/* Error reply of an add that would pass the filter's max_bytes (or the
+ * slices a file holds): "BKMAX bytes_after used" or "BKMAX slices". */
+#define BK_RS_MAX "BKMAX"
 /* Error reply of the create script when the name holds something else. */
 #define BK_RS_WRONGTYPE "BKWRONGTYPE"
 

@@ -140,6 +140,10 @@ int bk_redis_push(const bk_filter *f, const char *url)
         return bk_fail(BK_EINVAL, "push: no filter or no URL");
     if (!bk_cells_in_memory(f))
         return bk_fail(BK_EINVAL, "push: the filter already lives on a server");
+    if (f->cfg.variant == BK_VARIANT_WINDOW)
+        return bk_fail(BK_ENOTSUP, "push: a window filter cannot be copied into Redis (its "
+                                   "generations are kept by the server's clock); open the name "
+                                   "with the same config and let the crawl fill it");
     bk_slice_view v0;
     f->ops->slice_view(f, 0, &v0);
     if (v0.probes == BK_PROBES_DH && f->cfg.variant == BK_VARIANT_SCALABLE)
@@ -204,6 +208,10 @@ int bk_redis_pull(const char *url, bk_filter **out)
     if (rc != BK_OK)
         return rc;
     bk_rfilter *rf = (bk_rfilter *)src;
+    if (rf->base.cfg.variant == BK_VARIANT_WINDOW) {
+        bk_free(src);
+        return bk_fail(BK_ENOTSUP, "pull: a window filter cannot be copied out of Redis");
+    }
     const bk_allocator a = bk_current_allocator();
     const uint32_t n = rf->nslices;
     bk_slice_view views[BK_SCALABLE_MAX_SLICES];

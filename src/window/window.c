@@ -95,6 +95,11 @@ void bk_window_chain_config(const bk_config *cfg, bk_config *out)
     out->fpr = cfg->fpr / (double)(cfg->generations + 1);
 }
 
+int64_t bk_window_span_ms(const bk_config *cfg)
+{
+    return (int64_t)((cfg->window_ms + cfg->generations - 1) / cfg->generations); /* >= 1 s / 64 */
+}
+
 /* The span the filter is in now: by the later of the clock and the latest
  * time it has seen (so time never runs back here). */
 static int64_t current_span(const bk_window *wc)
@@ -301,8 +306,7 @@ static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **o
     if (rc != BK_OK)
         return rc;
     bk_window_chain_config(cfg, &w->chain_cfg);
-    /* rounded up, so G spans cover at least the window (>= 1 s / 64) */
-    w->span_ms = (int64_t)((cfg->window_ms + cfg->generations - 1) / cfg->generations);
+    w->span_ms = bk_window_span_ms(cfg);
     w->live = (int64_t)cfg->generations;
     atomic_init(&w->latest, INT64_MIN);
     w->budget.max = cfg->max_bytes;

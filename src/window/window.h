@@ -24,7 +24,11 @@ int bk_window_plan(const bk_config *cfg, bk_plan *out);
 /* The configuration of one generation's chain (a scalable chain): capacity
  * capacity / G and 1% more, rate fpr / (G + 1), the window's growth,
  * tightening, hash, layout and key. */
-void bk_window_chain_config(const bk_config *cfg, bk_config *out);
+BK_INTERNAL void bk_window_chain_config(const bk_config *cfg, bk_config *out);
+
+/* A span's length in ms: window / G, rounded up to a whole ms (so G spans
+ * cover at least the window). */
+BK_INTERNAL int64_t bk_window_span_ms(const bk_config *cfg);
 
 /* The most slices a window filter may hold (its generations' chains). */
 #define BK_WINDOW_MAX_SLICES 256

@@ -20,7 +20,7 @@
 #include "common/alloc.h"
 #include "redis/rfilter.h"
 
-static bk_rfilter *filters[3];
+static bk_rfilter *filters[4];
 
 static bk_rfilter *make(const char *text)
 {
@@ -30,12 +30,15 @@ static bk_rfilter *make(const char *text)
     c.has_key = 1;
     const bk_allocator a = bk_current_allocator();
     bk_rfilter *rf = bk_mem_calloc(&a, 1, sizeof *rf);
-    static const bk_filter_ops *const ops[] = {&bk_rstd_ops, &bk_rcnt_ops, &bk_rscl_ops};
+    static const bk_filter_ops *const ops[] = {&bk_rstd_ops, &bk_rcnt_ops, &bk_rscl_ops,
+                                               &bk_rwin_ops};
     bk_filter_base_init(&rf->base, ops[c.variant], &c, &a);
     rf->name = bk_mem_alloc(&a, 2);
     memcpy(rf->name, "f", 2);
     rf->block_bytes = 4096;
     rf->cell_bits = c.variant == BK_VARIANT_COUNTING ? 4 : 1;
+    if (c.variant == BK_VARIANT_WINDOW)
+        rf->span_ms = bk_window_span_ms(&c);
     if (bk_rfilter_set_slices(rf, 1) != BK_OK)
         abort();
     return rf;
@@ -66,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         filters[0] = make("variant=standard capacity=1000");
         filters[1] = make("variant=counting capacity=1000 layout=blocked");
         filters[2] = make("variant=scalable capacity=10");
+        filters[3] = make("variant=window window=60s capacity=10 max_bytes=4k");
     }
     redisReader *rd = redisReaderCreate();
     if (!rd)
@@ -74,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     void *reply = NULL;
     for (int i = 0; i < 64 && redisReaderGetReply(rd, &reply) == REDIS_OK && reply; i++) {
         const redisReply *r = reply;
-        for (int f = 0; f < 3; f++)
+        for (int f = 0; f < 4; f++)
             for (int op = 0; op < 3; op++) {
                 int result = 0;
                 const int rc = bk_rfilter_parse_reply(filters[f], op, r, &result);
