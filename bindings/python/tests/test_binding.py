@@ -177,6 +177,28 @@ class BindingTest(unittest.TestCase):
             BloomFilter.redis(server.url("gone"))
         self.assertIn("connect", str(cm.exception))
 
+    @unittest.skipUnless(have_redis(), "redis-server is not installed")
+    def test_a_shared_window_forgets_after_it(self):
+        """variant=window in Redis, a real 2 s window: what one filter object
+        adds another finds inside the window, and is new again after it."""
+        server = RedisServer(self.dir)
+        try:
+            url = server.url("win")
+            config = "variant=window window=2s generations=4 capacity=1000 fpr=0.001"
+            started = time.monotonic()
+            a = BloomFilter.redis(url, config)
+            b = BloomFilter.redis(url)
+            self.assertEqual(a.add_many(["x", "y"]), [True, True])
+            added = time.monotonic()
+            self.assertEqual(b.add_many(["x", "y", "z"]), [False, False, True])
+            self.assertLess(time.monotonic() - started, 2.0, "outlasted the window")
+            time.sleep(max(0.0, added + 2.5 + 0.35 - time.monotonic()))
+            self.assertEqual(b.add_many(["x", "y"]), [True, True])
+            a.close()
+            b.close()
+        finally:
+            server.stop()
+
 
 if __name__ == "__main__":
     unittest.main()
