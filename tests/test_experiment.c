@@ -92,7 +92,8 @@ START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
     ck_assert_ptr_nonnull(strstr(text, "config,keys,probes,false_positives,fpr,fpr_ci_low,"
                                        "fpr_ci_high,model_fpr,bits_per_key,bytes,slices,"
                                        "saturated,ns_per_add,ns_per_lookup,phase,ops,"
-                                       "ns_per_remove\n"));
+                                       "ns_per_remove,time_ms,age_ms,revisits,reemitted,reemit,"
+                                       "reemit_ci_low,reemit_ci_high,reemit_model\n"));
     /* 2 configurations x 3 checkpoints (5000, 10000 and the end) */
     int rows = 0, in_interval = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -128,6 +129,68 @@ START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
 }
 END_TEST
 
+/* Over simulated time: a 5-day window in 5 spans of a day, keys arriving
+ * 400 a day for 20 days and seen again at 1, 5.5 and 6 days. A key that
+ * came x days into its span is forgotten 6 - x days after it came. Nothing
+ * comes back inside the window; at 5.5 days the keys of the second half of
+ * their span come back (half), at 6 days the other half (the first half were
+ * fetched again at 5.5 days: their window starts anew), less false
+ * positives; a standard filter never re-emits; each share agrees with the
+ * model within its 95% interval. */
+START_TEST(simulated_time_measures_re_emission_against_the_model)
+{
+    char *dir = tu_tmpdir(), *csv = tu_path(dir, "out.csv");
+    const char *exp = "[workload]\n"
+                      "arrivals = 400/d\n"
+                      "duration = 20d\n"
+                      "revisits = 1d 132h 6d\n"
+                      "probes = 20000\n"
+                      "checkpoints = 10%\n"
+                      "win: variant=window window=5d generations=5 capacity=4000 fpr=0.01 "
+                      "key=00112233445566778899aabbccddeeff\n"
+                      "std: variant=standard capacity=8000 fpr=0.01 "
+                      "key=00112233445566778899aabbccddeeff\n";
+    const char *extra[] = {"--csv", csv, NULL};
+    char *err;
+    ck_assert_int_eq(run_exp(dir, exp, extra, &err), 0);
+    free(err);
+    char *text = read_text(csv);
+    int times = 0, revisit_rows = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[16], phase[16];
+        unsigned long long age, revisits, again;
+        double share, lo, hi, model, fpr, flo, fhi;
+        if (sscanf(line, "%15[^,],%*u,%*u,%*u,%lf,%lf,%lf,%*f,%*f,%*u,%*u,%*u,%*f,%*f,%15[^,],%*u,"
+                         "%*f,%*u,%llu,%llu,%llu,%lf,%lf,%lf,%lf",
+                   name, &fpr, &flo, &fhi, phase, &age, &revisits, &again, &share, &lo, &hi,
+                   &model) != 12)
+            continue; /* the header */
+        if (strcmp(phase, "time") == 0) {
+            times++;
+            ck_assert_double_le(flo, 0.01); /* the window's bound holds over time */
+            continue;
+        }
+        ck_assert_str_eq(phase, "revisit");
+        revisit_rows++;
+        ck_assert_uint_gt(revisits, 1000);
+        const int win = strcmp(name, "win") == 0;
+        if (!win || age == 86400000) {
+            ck_assert_uint_eq(again, 0); /* never inside the window (nor ever, for std) */
+            continue;
+        }
+        /* the model inside the measured interval, widened by the rate's share */
+        ck_assert_msg(model >= lo - 0.01 && model <= hi + 0.01, "%s age %llu: %g not in [%g, %g]",
+                      name, age, model, lo, hi);
+        ck_assert_msg(share > 0.45 && share < 0.55, "%s age %llu: share %g", name, age, share);
+    }
+    ck_assert_int_eq(times, 2 * 10);
+    ck_assert_int_eq(revisit_rows, 2 * 3);
+    free(text);
+    free(csv);
+    tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(bad_experiment_files_name_the_line)
 {
     static const struct {
@@ -154,6 +217,17 @@ START_TEST(bad_experiment_files_name_the_line)
         {"[workload]\nkeys = 100\nphases = insert 50%, delete 10%\n[c]\nvariant=counting\n"
          "[s]\nvariant=standard\n",
          "e.exp:6: configuration 's' cannot delete"},
+        {"[workload]\narrivals = 10/w\nduration = 5d\n[a]\nvariant=window\n",
+         "e.exp:2: arrivals: '10/w'"},
+        {"[workload]\narrivals = 10/d\nduration = 5 days\n[a]\nvariant=window\n",
+         "e.exp:3: duration: '5 days'"},
+        {"[workload]\nkeys = 10\nrevisits = 3d\n[a]\nvariant=window\n",
+         "revisits need simulated time"},
+        {"[workload]\narrivals = 10/d\n[a]\nvariant=window\n", "needs both arrivals and duration"},
+        {"[workload]\nkeys = 10\narrivals = 10/d\nduration = 5d\n[a]\nvariant=window\n",
+         "drop keys"},
+        {"[workload]\narrivals = 10/d\nduration = 5d\nrevisits = 1d 0d\n[a]\nvariant=window\n",
+         "e.exp:4: revisits: '0d'"},
     };
     char *dir = tu_tmpdir();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -321,6 +395,7 @@ Suite *experiment_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, tiny_workload_writes_every_column_and_matches_the_model);
     tcase_add_test(tc, bad_experiment_files_name_the_line);
+    tcase_add_test(tc, simulated_time_measures_re_emission_against_the_model);
     tcase_add_test(tc, phases_insert_delete_insert);
     tcase_add_test(tc, plot_writes_a_png_or_says_gnuplot_is_missing);
     tcase_add_test(tc, hostile_names_never_reach_gnuplot_as_commands);

@@ -1,7 +1,8 @@
 /* fuzz_plot.c - libFuzzer target: the gnuplot script of `bloomkit
  * experiment --plot` (tools/bloomkit/experiment/exp_plot.c). The input is the
  * experiment file's path and up to eight configuration names, NUL-separated,
- * any bytes. Whatever they hold, the script must stay the script we write:
+ * any bytes (an odd length draws the plot of a run over simulated time).
+ * Whatever they hold, the script must stay the script we write:
  * every line is one of our commands, a data line or a continuation, and
  * outside single-quoted strings (read by gnuplot's rules: '' is a quote, no
  * escapes, no macros) nothing but our own words appears. A name that could
@@ -18,7 +19,8 @@
 /* Lines of the script outside data blocks start with one of these. */
 static int known_command(const char *line)
 {
-    static const char *const starts[] = {"set ", "unset ", "plot ", "     $d", "$d", "EOD", NULL};
+    static const char *const starts[] = {"set ", "unset ", "plot ", "     $d", "$d",    "     $t",
+                                         "$t",   "     $r", "$r",   "EOD",     NULL};
     for (int i = 0; starts[i]; i++)
         if (strncmp(line, starts[i], strlen(starts[i])) == 0)
             return 1;
@@ -68,6 +70,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (e.nconfigs == 0)
         snprintf(e.names[e.nconfigs++], EXP_NAME_MAX, "only");
+    const int timed = size & 1; /* the plot of a run over simulated time */
+    if (timed) {
+        e.duration_ms = 86400000;
+        e.arrivals_per_ms = 1e-3;
+    }
     exp_row rows[8 * 3];
     memset(rows, 0, sizeof rows);
     static char tags[8][16];
@@ -77,7 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int j = 0; j < 3; j++, nrows++) {
             exp_row *r = &rows[nrows];
             r->config = tags[c];
-            r->phase = "insert";
+            r->phase = !timed ? "insert" : j < 2 ? "time" : "revisit";
+            r->time_ms = r->age_ms = (uint64_t)(j + 1) * 3600000;
+            r->reemit = r->reemit_model = 0.5;
+            r->reemit_lo = 0.4;
+            r->reemit_hi = 0.6;
             r->ops = r->keys = (uint64_t)(j + 1) * 1000;
             r->probes = 10000;
             r->fpr = 0.01 * (j + 1);

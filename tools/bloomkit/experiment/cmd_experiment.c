@@ -29,17 +29,15 @@ static const char usage[] =
     "EXP: a [workload] section (keys = N or keys_file = PATH, probes = N or\n"
     "probes_file = PATH, phases = insert P%, delete P%, ... (default: insert all),\n"
     "checkpoints = 10% | geometric START FACTOR | list N...) and one [name] section\n"
-    "of config text per configuration (or 'name: config' lines).\n";
-
-typedef struct keys {
-    char *bytes;
-    size_t *off; /* key i is bytes[off[i] .. off[i+1]) */
-    size_t n;
-} keys;
+    "of config text per configuration (or 'name: config' lines).\n"
+    "Over simulated time (for variant=window): arrivals = N/UNIT (keys per s, m, h or\n"
+    "d), duration = D (e.g. 90d), revisits = AGE... (each key is seen again at these\n"
+    "ages), checkpoints = P% of the duration; the rows add the share of revisits\n"
+    "reported new again at each age beside the share the model expects.\n";
 
 /* ---- keys ---------------------------------------------------------------- */
 
-static int keys_generate(keys *k, const char *family, uint64_t n)
+static int keys_generate(exp_keys *k, const char *family, uint64_t n)
 {
     k->n = (size_t)n;
     k->bytes = malloc((size_t)n * 64 + 1);
@@ -58,7 +56,7 @@ static int keys_generate(keys *k, const char *family, uint64_t n)
     return 0;
 }
 
-static int keys_load(keys *k, const char *path)
+static int keys_load(exp_keys *k, const char *path)
 {
     FILE *f = exp_open_regular(path); /* a directory: EISDIR, not "no keys" */
     if (!f)
@@ -108,7 +106,7 @@ static int keys_load(keys *k, const char *path)
     return 0;
 }
 
-static void keys_free(keys *k)
+static void keys_free(exp_keys *k)
 {
     free(k->bytes);
     free(k->off);
@@ -123,8 +121,7 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* Wilson score interval for x successes in n trials, 95%. */
-static void wilson(uint64_t x, uint64_t n, double *lo, double *hi)
+void exp_wilson(uint64_t x, uint64_t n, double *lo, double *hi)
 {
     const double z = 1.959963984540054, p = (double)x / (double)n, nn = (double)n;
     const double den = 1 + z * z / nn, mid = (p + z * z / (2 * nn)) / den;
@@ -142,7 +139,7 @@ typedef struct cursor {
 } cursor;
 
 /* Run operations up to `upto` (inside one phase); ns per operation. */
-static int run_ops(const experiment *e, bk_filter *f, const keys *ins, cursor *cur, uint64_t upto,
+static int run_ops(const experiment *e, bk_filter *f, const exp_keys *ins, cursor *cur, uint64_t upto,
                    double *ns)
 {
     const exp_op op = e->phases[cur->phase].op;
@@ -160,8 +157,30 @@ static int run_ops(const experiment *e, bk_filter *f, const keys *ins, cursor *c
     return rc < 0 ? rc : BK_OK;
 }
 
-static int measure(const experiment *e, int ci, const keys *ins, const keys *probes, exp_row *rows,
-                   int *nrows)
+void exp_measure_row(bk_filter *f, const exp_keys *probes, exp_row *r)
+{
+    const double t1 = now_ns();
+    uint64_t fp = 0;
+    for (size_t i = 0; i < probes->n; i++)
+        fp += bk_contains(f, probes->bytes + probes->off[i], probes->off[i + 1] - probes->off[i]) ==
+              1;
+    const double t2 = now_ns();
+    bk_filter_stats st;
+    bk_stats(f, &st);
+    r->probes = probes->n;
+    r->false_pos = fp;
+    r->fpr = probes->n ? (double)fp / (double)probes->n : 0;
+    exp_wilson(fp, probes->n ? probes->n : 1, &r->lo, &r->hi);
+    r->model = st.model_fpr;
+    r->bytes = st.bytes;
+    r->bits_per_key = r->keys ? 8.0 * (double)st.bytes / (double)r->keys : 0;
+    r->slices = st.slices;
+    r->saturated = st.saturated;
+    r->ns_lookup = probes->n ? (t2 - t1) / (double)probes->n : 0;
+}
+
+static int measure(const experiment *e, int ci, const exp_keys *ins, const exp_keys *probes,
+                   exp_row *rows, int *nrows)
 {
     bk_filter *f;
     int rc = bk_new(&e->cfgs[ci], &f);
@@ -184,34 +203,17 @@ static int measure(const experiment *e, int ci, const keys *ins, const keys *pro
             bk_free(f);
             return cli_exit_for(rc);
         }
-        const double t1 = now_ns();
-        uint64_t fp = 0;
-        for (size_t i = 0; i < probes->n; i++)
-            fp += bk_contains(f, probes->bytes + probes->off[i],
-                              probes->off[i + 1] - probes->off[i]) == 1;
-        const double t2 = now_ns();
-        bk_filter_stats st;
-        bk_stats(f, &st);
         exp_row *r = &rows[(*nrows)++];
         memset(r, 0, sizeof *r);
         r->config = e->names[ci];
         r->phase = op == EXP_INSERT ? "insert" : "delete";
         r->ops = upto;
         r->keys = cur.inserted - cur.deleted;
-        r->probes = probes->n;
-        r->false_pos = fp;
-        r->fpr = probes->n ? (double)fp / (double)probes->n : 0;
-        wilson(fp, probes->n ? probes->n : 1, &r->lo, &r->hi);
-        r->model = st.model_fpr;
-        r->bytes = st.bytes;
-        r->bits_per_key = r->keys ? 8.0 * (double)st.bytes / (double)r->keys : 0;
-        r->slices = st.slices;
-        r->saturated = st.saturated;
+        exp_measure_row(f, probes, r);
         if (op == EXP_INSERT)
             r->ns_add = ns_op;
         else
             r->ns_remove = ns_op;
-        r->ns_lookup = probes->n ? (t2 - t1) / (double)probes->n : 0;
     }
     bk_free(f);
     return 0;
@@ -228,7 +230,7 @@ int cmd_experiment(cli_opts *o)
     if (!e)
         return cli_fail(o, EXIT_IO, "out of memory");
     e->path = o->config_file;
-    keys ins = {0}, probes = {0};
+    exp_keys ins = {0}, probes = {0};
     exp_row *rows = NULL;
     int nrows = 0;
     rc = exp_read(e);
@@ -246,10 +248,12 @@ int cmd_experiment(cli_opts *o)
         rc = cli_fail(o, EXIT_USAGE, "the workload has no keys to insert");
     if (!rc)
         rc = exp_plan(e, ins.n);
-    if (!rc && !(rows = calloc((size_t)e->nconfigs * (size_t)e->ncheckpoints, sizeof *rows)))
+    if (!rc && !(rows = calloc((size_t)e->nconfigs * (size_t)(e->ncheckpoints + e->nages),
+                               sizeof *rows)))
         rc = cli_fail(o, EXIT_IO, "out of memory");
     for (int c = 0; !rc && c < e->nconfigs; c++)
-        rc = measure(e, c, &ins, &probes, rows, &nrows);
+        rc = exp_timed(e) ? exp_run_timed(e, c, &ins, &probes, rows, &nrows)
+                          : measure(e, c, &ins, &probes, rows, &nrows);
     /* Each output's writer lock while the outputs are written (two runs
      * writing one file take turns). */
     const char *outs[3] = {o->csv, o->json_file, o->plot};

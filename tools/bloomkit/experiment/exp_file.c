@@ -15,6 +15,12 @@
  *                                     when to measure, counted in operations
  *                                     (inserts, with the default phases); every
  *                                     phase end is measured too
+ *   arrivals = N/UNIT, duration = D   over simulated time (exp_time.c): N keys
+ *                                     per s, m, h or d, for D (s, m, h, d);
+ *                                     the key count follows (keys_file: its
+ *                                     first keys), checkpoints are a share of
+ *                                     D (default 2%), phases do not apply
+ *   revisits = AGE ...                each key is seen again at these ages
  * Every error names the file and line.
  */
 #define _DEFAULT_SOURCE
@@ -23,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +83,19 @@ static int parse_u64(const char *s, uint64_t *out)
         return -1;
     *out = strtoull(s, NULL, 10);
     return 0;
+}
+
+/* "90d": a whole number of s, m, h or d, in ms (0 < D <= 10 years). */
+static int parse_age(const char *s, uint64_t *ms)
+{
+    static const char units[] = "smhd";
+    static const uint64_t unit_ms[] = {1000, 60000, 3600000, 86400000};
+    const size_t digits = strspn(s, "0123456789");
+    const char *u = digits && s[digits] && !s[digits + 1] ? strchr(units, s[digits]) : NULL;
+    if (!u || digits > 9)
+        return -1;
+    *ms = strtoull(s, NULL, 10) * unit_ms[u - units];
+    return *ms > 0 && *ms <= UINT64_C(3650) * 86400000 ? 0 : -1;
 }
 
 /* A configuration's text, accumulated over its lines, then parsed. */
@@ -152,11 +172,48 @@ static int parse_phases(experiment *e, char *v, int line)
     return 0;
 }
 
+/* The keys of simulated time: arrivals, duration, revisits. */
+static int time_key(experiment *e, const char *k, char *v, int line)
+{
+    if (strcmp(k, "duration") == 0) {
+        if (parse_age(v, &e->duration_ms) != 0)
+            return exp_fail_at(e, line, "duration: '%s' (a whole number of s, m, h or d)", v);
+        return 0;
+    }
+    if (strcmp(k, "arrivals") == 0) {
+        char given[64];
+        snprintf(given, sizeof given, "%s", v);
+        char *slash = strchr(v, '/');
+        uint64_t n, per;
+        char unit[3] = {0};
+        if (slash && slash[1] && !slash[2]) {
+            unit[0] = '1';
+            unit[1] = slash[1];
+            *slash = '\0';
+        }
+        if (!slash || parse_u64(v, &n) != 0 || n == 0 || n > GEN_MAX || parse_age(unit, &per) != 0)
+            return exp_fail_at(e, line, "arrivals: '%s' (keys per unit: N/s, N/m, N/h or N/d)",
+                               given);
+        e->arrivals_per_ms = (double)n / (double)per;
+        return 0;
+    }
+    e->nages = 0; /* revisits */
+    char *save = NULL;
+    for (char *a = strtok_r(v, " \t,", &save); a; a = strtok_r(NULL, " \t,", &save)) {
+        if (e->nages == EXP_MAX_AGES)
+            return exp_fail_at(e, line, "revisits: more than %s ages", "16");
+        if (parse_age(a, &e->ages_ms[e->nages++]) != 0)
+            return exp_fail_at(e, line, "revisits: '%s' (ages such as 7d 29d 31d)", a);
+    }
+    return e->nages ? 0 : exp_fail_at(e, line, "revisits: no age (for example: %s)", "7d 31d");
+}
+
 static int workload_key(experiment *e, char *k, char *v, int line)
 {
-    static const char *const known[] = {"keys",        "keys_file", "probes",
-                                        "probes_file", "phases",    "checkpoints"};
-    for (int i = 0; i < 6; i++)
+    static const char *const known[] = {"keys",   "keys_file",   "probes",   "probes_file",
+                                        "phases", "checkpoints", "arrivals", "duration",
+                                        "revisits"};
+    for (int i = 0; i < 9; i++)
         if (strcmp(k, known[i]) == 0) {
             if (e->workload_seen & (1u << i))
                 return exp_fail_at(e, line, "workload key '%s' given twice", k);
@@ -170,6 +227,8 @@ static int workload_key(experiment *e, char *k, char *v, int line)
         }
     if (strcmp(k, "phases") == 0)
         return parse_phases(e, v, line);
+    if (strcmp(k, "arrivals") == 0 || strcmp(k, "duration") == 0 || strcmp(k, "revisits") == 0)
+        return time_key(e, k, v, line);
     if (strcmp(k, "keys") == 0 && parse_u64(v, &e->nkeys) == 0 && e->nkeys > 0 &&
         e->nkeys <= GEN_MAX)
         return 0;
@@ -195,7 +254,7 @@ static int workload_key(experiment *e, char *k, char *v, int line)
         strcmp(k, "probes_file") && strcmp(k, "checkpoints"))
         return exp_fail_at(e, line,
                            "unknown workload key '%s' (keys, keys_file, probes, probes_file, "
-                           "phases, checkpoints)",
+                           "phases, checkpoints, arrivals, duration, revisits)",
                            k);
     return exp_fail_at(e, line,
                        "bad value for workload key '%s' (a whole number 1 .. 10^9, or a path)", k);
@@ -291,6 +350,20 @@ int exp_read(experiment *e)
         rc = finish_config(e, text, text_line);
     if (!rc && e->nconfigs == 0)
         rc = exp_fail_at(e, lineno, "no configuration (add a [name] section of config %s)", "text");
+    if (!rc && (e->arrivals_per_ms > 0) != (e->duration_ms > 0))
+        rc = exp_fail_at(e, lineno, "simulated time needs both arrivals and %s", "duration");
+    if (!rc && e->nages && !exp_timed(e))
+        rc = exp_fail_at(e, lineno, "revisits need simulated time (arrivals and %s)", "duration");
+    if (!rc && exp_timed(e) && (e->nkeys || e->nphases))
+        rc = exp_fail_at(e, lineno, "over simulated time the keys follow from arrivals and "
+                         "duration: drop %s", e->nkeys ? "keys" : "phases");
+    if (!rc && exp_timed(e)) {
+        const double n = ceil(e->arrivals_per_ms * (double)e->duration_ms);
+        if (n > (double)GEN_MAX)
+            rc = exp_fail_at(e, lineno, "arrivals x duration is more than %s keys", "10^9");
+        else if (!e->keys_file)
+            e->nkeys = (uint64_t)n;
+    }
     if (!rc && !e->nkeys && !e->keys_file)
         rc = exp_fail_at(e, lineno, "the workload needs keys = N or %s", "keys_file = PATH");
     if (!rc && e->nkeys && e->keys_file)
@@ -370,6 +443,16 @@ uint64_t exp_total_ops(const experiment *e)
 
 int exp_plan(experiment *e, uint64_t n)
 {
+    if (exp_timed(e)) { /* one insert phase, its checkpoints in ms of the run */
+        if ((double)n < floor(e->arrivals_per_ms * (double)e->duration_ms))
+            return exp_fail_at(e, e->ckline, "%s has fewer keys than arrivals x duration",
+                               e->keys_file);
+        if (!e->ckspec[0])
+            snprintf(e->ckspec, sizeof e->ckspec, "2%%");
+        e->phases[0] = (exp_phase){EXP_INSERT, -1, e->duration_ms}; /* its end: a checkpoint */
+        e->nphases = 1;
+        return make_checkpoints(e, e->duration_ms);
+    }
     if (e->nphases == 0) {
         e->phases[0] = (exp_phase){EXP_INSERT, 100.0, 0};
         e->nphases = 1;

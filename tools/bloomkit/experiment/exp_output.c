@@ -14,12 +14,42 @@
 
 #include "experiment.h"
 
+/* Over simulated time: the checkpoints (time in days), then the revisits
+ * of each age. */
+static void print_timed(const exp_row *rows, int n, int w)
+{
+    printf("%-*s %9s %12s %11s %23s %11s %9s %12s %6s\n", w, "config", "day", "keys held", "fpr",
+           "95% interval", "model", "bits/key", "bytes", "slices");
+    for (int i = 0; i < n; i++) {
+        const exp_row *r = &rows[i];
+        if (strcmp(r->phase, "time") == 0)
+            printf("%-*s %9.2f %12llu %11.4e [%10.4e,%10.4e] %11.4e %9.2f %12llu %6u\n", w,
+                   r->config, (double)r->time_ms / 86400000.0, (unsigned long long)r->keys, r->fpr,
+                   r->lo, r->hi, r->model, r->bits_per_key, (unsigned long long)r->bytes,
+                   r->slices);
+    }
+    printf("\n%-*s %9s %12s %12s %11s %23s %11s\n", w, "config", "age (d)", "revisits",
+           "new again", "share", "95% interval", "model");
+    for (int i = 0; i < n; i++) {
+        const exp_row *r = &rows[i];
+        if (strcmp(r->phase, "revisit") == 0)
+            printf("%-*s %9.2f %12llu %12llu %11.4e [%10.4e,%10.4e] %11.4e\n", w, r->config,
+                   (double)r->age_ms / 86400000.0, (unsigned long long)r->revisits,
+                   (unsigned long long)r->reemitted, r->reemit, r->reemit_lo, r->reemit_hi,
+                   r->reemit_model);
+    }
+}
+
 void exp_print_table(const exp_row *rows, int n)
 {
     int w = 6; /* the widest configuration name sets the first column */
     for (int i = 0; i < n; i++)
         if ((int)strlen(rows[i].config) > w)
             w = (int)strlen(rows[i].config);
+    if (n > 0 && (strcmp(rows[0].phase, "time") == 0 || strcmp(rows[0].phase, "revisit") == 0)) {
+        print_timed(rows, n, w);
+        return;
+    }
     printf("%-*s %-6s %12s %12s %11s %23s %11s %9s %12s %6s %9s %8s %8s\n", w, "config", "phase",
            "ops", "keys", "fpr", "95% interval", "model", "bits/key", "bytes", "slices",
            "saturated", "ns/op", "ns/look");
@@ -95,15 +125,20 @@ int exp_write_csv(const char *path, const exp_row *rows, int n)
         return -1;
     fprintf(f, "config,keys,probes,false_positives,fpr,fpr_ci_low,fpr_ci_high,model_fpr,"
                "bits_per_key,bytes,slices,saturated,ns_per_add,ns_per_lookup,phase,ops,"
-               "ns_per_remove\n");
+               "ns_per_remove,time_ms,age_ms,revisits,reemitted,reemit,reemit_ci_low,"
+               "reemit_ci_high,reemit_model\n");
     for (int i = 0; i < n; i++) {
         const exp_row *r = &rows[i];
         fprintf(f,
-                "%s,%llu,%llu,%llu,%.6g,%.6g,%.6g,%.6g,%.4f,%llu,%u,%llu,%.2f,%.2f,%s,%llu,%.2f\n",
+                "%s,%llu,%llu,%llu,%.6g,%.6g,%.6g,%.6g,%.4f,%llu,%u,%llu,%.2f,%.2f,%s,%llu,%.2f,"
+                "%llu,%llu,%llu,%llu,%.6g,%.6g,%.6g,%.6g\n",
                 r->config, (unsigned long long)r->keys, (unsigned long long)r->probes,
                 (unsigned long long)r->false_pos, r->fpr, r->lo, r->hi, r->model, r->bits_per_key,
                 (unsigned long long)r->bytes, r->slices, (unsigned long long)r->saturated,
-                r->ns_add, r->ns_lookup, r->phase, (unsigned long long)r->ops, r->ns_remove);
+                r->ns_add, r->ns_lookup, r->phase, (unsigned long long)r->ops, r->ns_remove,
+                (unsigned long long)r->time_ms, (unsigned long long)r->age_ms,
+                (unsigned long long)r->revisits, (unsigned long long)r->reemitted, r->reemit,
+                r->reemit_lo, r->reemit_hi, r->reemit_model);
     }
     return close_beside(f, tmp, path);
 }
@@ -122,12 +157,17 @@ int exp_write_json(const char *path, const exp_row *rows, int n)
                 "\"probes\":%llu,\"false_positives\":%llu,\"fpr\":%.6g,\"fpr_ci_low\":%.6g,"
                 "\"fpr_ci_high\":%.6g,\"model_fpr\":%.6g,\"bits_per_key\":%.4f,\"bytes\":%llu,"
                 "\"slices\":%u,\"saturated\":%llu,\"ns_per_add\":%.2f,\"ns_per_remove\":%.2f,"
-                "\"ns_per_lookup\":%.2f}",
+                "\"ns_per_lookup\":%.2f,\"time_ms\":%llu,\"age_ms\":%llu,\"revisits\":%llu,"
+                "\"reemitted\":%llu,\"reemit\":%.6g,\"reemit_ci_low\":%.6g,"
+                "\"reemit_ci_high\":%.6g,\"reemit_model\":%.6g}",
                 i ? "," : "", r->config, r->phase, (unsigned long long)r->ops,
                 (unsigned long long)r->keys, (unsigned long long)r->probes,
                 (unsigned long long)r->false_pos, r->fpr, r->lo, r->hi, r->model, r->bits_per_key,
                 (unsigned long long)r->bytes, r->slices, (unsigned long long)r->saturated,
-                r->ns_add, r->ns_remove, r->ns_lookup);
+                r->ns_add, r->ns_remove, r->ns_lookup, (unsigned long long)r->time_ms,
+                (unsigned long long)r->age_ms, (unsigned long long)r->revisits,
+                (unsigned long long)r->reemitted, r->reemit, r->reemit_lo, r->reemit_hi,
+                r->reemit_model);
     }
     fprintf(f, "\n]\n");
     return close_beside(f, tmp, path);

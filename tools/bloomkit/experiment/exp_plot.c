@@ -123,6 +123,8 @@ static void end_labels(FILE *f, const experiment *e, const layout *l, const exp_
 
 static void write_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n,
                          const layout *l);
+static void write_timed(FILE *f, const experiment *e, const char *out, const exp_row *rows,
+                        const layout *l);
 
 void exp_plot_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n)
 {
@@ -131,7 +133,85 @@ void exp_plot_script(FILE *f, const experiment *e, const char *out, const exp_ro
         if (i == 0 || strcmp(rows[i].config, rows[i - 1].config) != 0)
             l.first[l.n++] = i;
     l.first[l.n] = n;
-    write_script(f, e, out, rows, n, &l);
+    if (exp_timed(e))
+        write_timed(f, e, out, rows, &l);
+    else
+        write_script(f, e, out, rows, n, &l);
+}
+
+/* The opening every plot shares: terminal, output, title, colours. */
+static void open_plot(FILE *f, const experiment *e, const char *out)
+{
+    const char *base = strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path;
+    fputs("set terminal pngcairo size 1600,640 font 'sans,10'\nset output ", f);
+    put_quoted(f, out);
+    fputs("\nset multiplot layout 1,2 title ", f);
+    char title[4200];
+    snprintf(title, sizeof title, "bloomkit experiment %s", base);
+    put_quoted(f, title);
+    fputs(" noenhanced\n", f);
+    /* eight dark colours that stay apart on white (ColorBrewer's Dark2) */
+    static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
+                                          "#66a61e", "#a6761d", "#e6ab02", "#666666"};
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colours[i]);
+    fputs("set linetype cycle 8\nset grid\nset lmargin 11\nset rmargin 18\n", f);
+}
+
+/* Over simulated time: the rate against the day (left) and the share of
+ * revisits reported new again against their age, with the model's (right);
+ * a legend names the configurations. */
+static void write_timed(FILE *f, const experiment *e, const char *out, const exp_row *rows,
+                        const layout *l)
+{
+    double yhi = 0, floor_rate = 1;
+    for (int c = 0; c < l->n; c++) {
+        fprintf(f, "$t%d << EOD\n", c);
+        for (int i = l->first[c]; i < l->first[c + 1]; i++)
+            if (strcmp(rows[i].phase, "time") == 0) {
+                const exp_row *r = &rows[i];
+                fprintf(f, "%.6g", (double)r->time_ms / 86400000.0);
+                put_num(f, r->fpr);
+                put_num(f, r->lo > 0 ? r->lo : r->fpr);
+                put_num(f, r->hi);
+                put_num(f, r->model);
+                fputc('\n', f);
+                yhi = fmax(yhi, fmax(r->hi, r->model));
+                if (r->probes)
+                    floor_rate = fmin(floor_rate, 1.0 / (double)r->probes);
+            }
+        fprintf(f, "EOD\n$r%d << EOD\n", c);
+        for (int i = l->first[c]; i < l->first[c + 1]; i++)
+            if (strcmp(rows[i].phase, "revisit") == 0)
+                fprintf(f, "%.6g %.6g %.6g %.6g %.6g\n", (double)rows[i].age_ms / 86400000.0,
+                        rows[i].reemit, rows[i].reemit_lo, rows[i].reemit_hi,
+                        rows[i].reemit_model);
+        fputs("EOD\n", f);
+    }
+    open_plot(f, e, out);
+    fputs("set key top left noenhanced\nset xlabel 'simulated day'\n", f);
+    fputs("set logscale y\nset format y '10^{%L}'\nset ylabel 'false-positive rate'\n", f);
+    fprintf(f, "set yrange [%.6g:%.6g]\n", floor_rate / 3, fmax(yhi * 3, floor_rate * 100));
+    fputs("set title 'rate over time: measured (points, 95% interval), model (dashed)'\n", f);
+    fputs("plot ", f);
+    for (int c = 0; c < l->n; c++) {
+        fprintf(f, "%s$t%d using 1:2:3:4 with yerrorlines lt %d lw 1.5 pt 7 ps 0.5 title ",
+                c ? ", \\\n     " : "", c, c + 1);
+        put_quoted(f, e->names[c]);
+        fprintf(f, ", $t%d using 1:5 with lines lt %d lw 1.5 dt 2 notitle", c, c + 1);
+    }
+    fputs("\nunset logscale y\nset format y '%g'\nset yrange [-0.03:1.08]\n", f);
+    fputs("set xlabel 'age of the revisit (days since the key was first seen)'\n", f);
+    fputs("set ylabel 'share reported new again'\nset key top left\n", f);
+    fputs("set title 're-emission: measured (points, 95% interval), model (dashed)'\n", f);
+    fputs("plot ", f);
+    for (int c = 0; c < l->n; c++) {
+        fprintf(f, "%s$r%d using 1:2:3:4 with yerrorbars lt %d pt 7 ps 0.9 title ",
+                c ? ", \\\n     " : "", c, c + 1);
+        put_quoted(f, e->names[c]);
+        fprintf(f, ", $r%d using 1:5 with lines lt %d lw 1.5 dt 2 notitle", c, c + 1);
+    }
+    fputs("\nunset multiplot\nset output\n", f);
 }
 
 static void write_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n,
@@ -166,8 +246,6 @@ static void write_script(FILE *f, const experiment *e, const char *out, const ex
     yhi = fmin(1.5, yhi * 2);
     blo = fmax(0.5, blo / 1.3);
     bhi = fmax(bhi * 1.3, blo * 4);
-    const char *base = strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path;
-
     for (int c = 0; c < l->n; c++) {
         fprintf(f, "$d%d << EOD\n", c);
         for (int i = l->first[c]; i < l->first[c + 1]; i++) {
@@ -182,19 +260,8 @@ static void write_script(FILE *f, const experiment *e, const char *out, const ex
         }
         fputs("EOD\n", f);
     }
-    fputs("set terminal pngcairo size 1600,640 font 'sans,10'\nset output ", f);
-    put_quoted(f, out);
-    fputs("\nset multiplot layout 1,2 title ", f);
-    char title[4200];
-    snprintf(title, sizeof title, "bloomkit experiment %s", base);
-    put_quoted(f, title);
-    fputs(" noenhanced\n", f);
-    /* eight dark colours that stay apart on white (ColorBrewer's Dark2) */
-    static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
-                                          "#66a61e", "#a6761d", "#e6ab02", "#666666"};
-    for (int i = 0; i < 8; i++)
-        fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colours[i]);
-    fputs("set linetype cycle 8\nset grid\nunset key\nset lmargin 11\nset rmargin 18\n", f);
+    open_plot(f, e, out);
+    fputs("unset key\n", f);
     if (phased) {
         fputs("set xlabel \"operations (the workload's phases, in order)\"\n", f);
         fprintf(f, "set xrange [0:%.6g]\n", xmax * 1.02);

@@ -5,6 +5,7 @@
  *   exp_file.c     reads EXP: configurations, workload, phases, checkpoints
  *   cmd_experiment.c  keys, the measuring loop, the command
  *   exp_output.c   the table, --csv, --json
+ *   exp_time.c     a workload over simulated time (arrivals, revisits)
  *   exp_plot.c     --plot, drawn by gnuplot
  */
 #ifndef BK_EXPERIMENT_H
@@ -19,6 +20,7 @@
 #define EXP_MAX_CHECKPOINTS 256
 #define EXP_MAX_PHASES      16
 #define EXP_NAME_MAX        64
+#define EXP_MAX_AGES        16
 
 /* One phase of the workload: insert the next `count` keys of the key list,
  * or remove the `count` oldest keys still inserted (counting only). */
@@ -45,16 +47,55 @@ typedef struct experiment {
     char ckspec[128];
     int ckline;
     unsigned workload_seen; /* workload keys met: bit i of exp_file.c's list */
+    /* Simulated time (exp_time.c), when `arrivals` and `duration` are given:
+     * key i arrives at i / arrivals_per_ms ms into a run of duration_ms, and
+     * is seen again at each of the ages; checkpoints count ms of the run. */
+    double arrivals_per_ms;
+    uint64_t duration_ms;
+    uint64_t ages_ms[EXP_MAX_AGES];
+    int nages;
 } experiment;
+
+/* 1 when e runs over simulated time. */
+static inline int exp_timed(const experiment *e)
+{
+    return e->duration_ms > 0;
+}
+
+/* Keys of a workload: key i is bytes[off[i] .. off[i+1]). */
+typedef struct exp_keys {
+    char *bytes;
+    size_t *off;
+    size_t n;
+} exp_keys;
 
 /* One measurement: a configuration after `ops` operations of the workload. */
 typedef struct exp_row {
     const char *config;
-    const char *phase; /* "insert" or "delete": the phase the row ends */
+    const char *phase; /* "insert" or "delete": the phase the row ends; over
+                        * simulated time "time" (a checkpoint) or "revisit"
+                        * (the sightings of keys at one age, over the run) */
     uint64_t ops, keys, probes, false_pos, bytes, saturated;
     uint32_t slices;
     double fpr, lo, hi, model, bits_per_key, ns_add, ns_remove, ns_lookup;
+    /* simulated time: the checkpoint's ms into the run; a revisit row's age,
+     * sightings of keys seen before (their last add reported new), how many
+     * were reported new again, and the fraction the model expects (those
+     * whose window had passed, less the false-positive rate) */
+    uint64_t time_ms, age_ms, revisits, reemitted;
+    double reemit, reemit_lo, reemit_hi, reemit_model;
 } exp_row;
+
+/* Wilson score interval (95%) for x successes in n trials. */
+void exp_wilson(uint64_t x, uint64_t n, double *lo, double *hi);
+/* The measurements that every row takes at a checkpoint: the probes'
+ * false positives (timed: their ns per lookup) and f's figures. */
+void exp_measure_row(bk_filter *f, const exp_keys *probes, exp_row *r);
+/* Run configuration ci of a timed experiment over the keys: rows for every
+ * checkpoint, then one per revisit age. 0 or an exit code (message
+ * printed). */
+int exp_run_timed(const experiment *e, int ci, const exp_keys *ins, const exp_keys *probes,
+                  exp_row *rows, int *nrows);
 
 /* path opened for reading if it is a regular file (without blocking on a
  * FIFO); NULL with errno (EISDIR for a directory, EINVAL for anything else
