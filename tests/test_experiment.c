@@ -70,6 +70,20 @@ static int run_exp(const char *dir, const char *exp_text, const char *const *ext
     return run_exp_named(dir, "e.exp", exp_text, extra, err);
 }
 
+/* The CSV a successful run of exp_text writes (the caller frees it). */
+static char *csv_of(const char *exp_text)
+{
+    char *dir = tu_tmpdir(), *csv = tu_path(dir, "out.csv");
+    const char *extra[] = {"--csv", csv, NULL};
+    char *err;
+    ck_assert_int_eq(run_exp(dir, exp_text, extra, &err), 0);
+    free(err);
+    char *text = read_text(csv);
+    free(csv);
+    tu_rmtree(dir);
+    return text;
+}
+
 START_TEST(tiny_workload_writes_every_column_and_matches_the_model)
 {
     char *dir = tu_tmpdir(), *csv = tu_path(dir, "out.csv"), *json = tu_path(dir, "out.json");
@@ -139,8 +153,7 @@ END_TEST
  * model within its 95% interval. */
 START_TEST(simulated_time_measures_re_emission_against_the_model)
 {
-    char *dir = tu_tmpdir(), *csv = tu_path(dir, "out.csv");
-    const char *exp = "[workload]\n"
+    char *text = csv_of("[workload]\n"
                       "arrivals = 400/d\n"
                       "duration = 20d\n"
                       "revisits = 1d 132h 6d\n"
@@ -149,12 +162,7 @@ START_TEST(simulated_time_measures_re_emission_against_the_model)
                       "win: variant=window window=5d generations=5 capacity=4000 fpr=0.01 "
                       "key=00112233445566778899aabbccddeeff\n"
                       "std: variant=standard capacity=8000 fpr=0.01 "
-                      "key=00112233445566778899aabbccddeeff\n";
-    const char *extra[] = {"--csv", csv, NULL};
-    char *err;
-    ck_assert_int_eq(run_exp(dir, exp, extra, &err), 0);
-    free(err);
-    char *text = read_text(csv);
+                      "key=00112233445566778899aabbccddeeff\n");
     int times = 0, revisit_rows = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char name[16], phase[16];
@@ -186,8 +194,6 @@ START_TEST(simulated_time_measures_re_emission_against_the_model)
     ck_assert_int_eq(times, 2 * 10);
     ck_assert_int_eq(revisit_rows, 2 * 3);
     free(text);
-    free(csv);
-    tu_rmtree(dir);
 }
 END_TEST
 
@@ -246,19 +252,13 @@ END_TEST
  * filter's measured rate still holds the model's (exact removal). */
 START_TEST(phases_insert_delete_insert)
 {
-    char *dir = tu_tmpdir(), *csv = tu_path(dir, "out.csv");
-    const char *exp = "[workload]\n"
+    char *text = csv_of("[workload]\n"
                       "keys = 40000\n"
                       "probes = 200000\n"
                       "phases = insert 50%, delete 25%, insert 50%\n"
                       "checkpoints = list 10000\n"
                       "cnt: variant=counting capacity=20000 fpr=0.01 "
-                      "key=00112233445566778899aabbccddeeff\n";
-    const char *extra[] = {"--csv", csv, NULL};
-    char *err;
-    ck_assert_int_eq(run_exp(dir, exp, extra, &err), 0);
-    free(err);
-    char *text = read_text(csv);
+                      "key=00112233445566778899aabbccddeeff\n");
     /* rows: 10000 (a checkpoint), 20000, 30000, 50000 (the phase ends) */
     static const struct {
         unsigned long long ops, keys;
@@ -290,8 +290,6 @@ START_TEST(phases_insert_delete_insert)
     }
     ck_assert_int_eq(rows, 4);
     free(text);
-    free(csv);
-    tu_rmtree(dir);
 }
 END_TEST
 

@@ -69,7 +69,8 @@ void bk_rconn_pause(long ms);
 
 /* One command and its reply, reconnecting and resending when the pipeline
  * breaks (so only for commands that are safe to repeat). The queue must be
- * empty. An error reply is returned as a reply, not as an error code. */
+ * empty. An error reply is returned as a reply, not as an error code.
+ * lens NULL: every argument is a C string. */
 int bk_rconn_call(bk_rconn *c, const char *key, size_t keylen, redisReply **out, int argc,
                   const char **argv, const size_t *lens);
 /* Same with a printf-like hiredis format ("%s %b" ...); key is a C string. */

@@ -258,7 +258,6 @@ static int meta_fetch(bk_rfilter *rf, meta *m, int *exists)
 static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, int pushing)
 {
     const char *argv[6 + 2 * NFIELDS + 2];
-    size_t lens[6 + 2 * NFIELDS + 2];
     char data0[BK_REDIS_KEY_MAX]; /* block 0 of slice 0: NAME's own slot */
     bk_rfilter_data_key(rf, 0, 0, data0, sizeof data0);
     int argc = 0;
@@ -277,10 +276,8 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
         argv[argc++] = "pushing";
         argv[argc++] = "1";
     }
-    for (int i = 0; i < argc; i++)
-        lens[i] = strlen(argv[i]);
     redisReply *r;
-    int rc = bk_rconn_call(rf->conn, rf->name, strlen(rf->name), &r, argc, argv, lens);
+    int rc = bk_rconn_call(rf->conn, rf->name, strlen(rf->name), &r, argc, argv, NULL);
     if (rc != BK_OK)
         return rc;
     if (r->type == REDIS_REPLY_ERROR && strstr(r->str, BK_RS_WRONGTYPE " "))

@@ -151,7 +151,6 @@ int bk_rwindow_clear(bk_rfilter *rf)
 {
     enum { FIXED = 5 };
     const char *argv[FIXED + BK_SCALABLE_MAX_SLICES];
-    size_t lens[FIXED + BK_SCALABLE_MAX_SLICES];
     char nums[1 + BK_SCALABLE_MAX_SLICES][24];
     int argc = 0;
     argv[argc++] = "EVAL";
@@ -164,10 +163,8 @@ int bk_rwindow_clear(bk_rfilter *rf)
         snprintf(nums[j + 1], sizeof nums[j + 1], "%" PRIu64, bk_rfilter_blocks(rf, j));
         argv[argc++] = nums[j + 1];
     }
-    for (int i = 0; i < argc; i++)
-        lens[i] = strlen(argv[i]);
     redisReply *r;
-    int rc = bk_rconn_call(rf->conn, rf->name, strlen(rf->name), &r, argc, argv, lens);
+    int rc = bk_rconn_call(rf->conn, rf->name, strlen(rf->name), &r, argc, argv, NULL);
     if (rc != BK_OK)
         return rc;
     if (r->type == REDIS_REPLY_ERROR)

@@ -158,6 +158,22 @@ static void open_plot(FILE *f, const experiment *e, const char *out)
     fputs("set linetype cycle 8\nset grid\nset lmargin 11\nset rmargin 18\n", f);
 }
 
+/* One panel's plot command: per configuration, its datablock $<block><c>
+ * (columns x, measured, low, high, model) as points `style` with their
+ * interval, titled with its name, and the model dashed in its colour. */
+static void plot_measured_and_model(FILE *f, const experiment *e, const layout *l, char block,
+                                    const char *style)
+{
+    fputs("plot ", f);
+    for (int c = 0; c < l->n; c++) {
+        fprintf(f, "%s$%c%d using 1:2:3:4 with %s lt %d title ", c ? ", \\\n     " : "", block,
+                c, style, c + 1);
+        put_quoted(f, e->names[c]);
+        fprintf(f, ", $%c%d using 1:5 with lines lt %d lw 1.5 dt 2 notitle", block, c, c + 1);
+    }
+    fputs("\n", f);
+}
+
 /* Over simulated time: the rate against the day (left) and the share of
  * revisits reported new again against their age, with the model's (right);
  * a legend names the configurations. */
@@ -193,25 +209,13 @@ static void write_timed(FILE *f, const experiment *e, const char *out, const exp
     fputs("set logscale y\nset format y '10^{%L}'\nset ylabel 'false-positive rate'\n", f);
     fprintf(f, "set yrange [%.6g:%.6g]\n", floor_rate / 3, fmax(yhi * 3, floor_rate * 100));
     fputs("set title 'rate over time: measured (points, 95% interval), model (dashed)'\n", f);
-    fputs("plot ", f);
-    for (int c = 0; c < l->n; c++) {
-        fprintf(f, "%s$t%d using 1:2:3:4 with yerrorlines lt %d lw 1.5 pt 7 ps 0.5 title ",
-                c ? ", \\\n     " : "", c, c + 1);
-        put_quoted(f, e->names[c]);
-        fprintf(f, ", $t%d using 1:5 with lines lt %d lw 1.5 dt 2 notitle", c, c + 1);
-    }
-    fputs("\nunset logscale y\nset format y '%g'\nset yrange [-0.03:1.08]\n", f);
+    plot_measured_and_model(f, e, l, 't', "yerrorlines lw 1.5 pt 7 ps 0.5");
+    fputs("unset logscale y\nset format y '%g'\nset yrange [-0.03:1.08]\n", f);
     fputs("set xlabel 'age of the revisit (days since the key was first seen)'\n", f);
     fputs("set ylabel 'share reported new again'\nset key top left\n", f);
     fputs("set title 're-emission: measured (points, 95% interval), model (dashed)'\n", f);
-    fputs("plot ", f);
-    for (int c = 0; c < l->n; c++) {
-        fprintf(f, "%s$r%d using 1:2:3:4 with yerrorbars lt %d pt 7 ps 0.9 title ",
-                c ? ", \\\n     " : "", c, c + 1);
-        put_quoted(f, e->names[c]);
-        fprintf(f, ", $r%d using 1:5 with lines lt %d lw 1.5 dt 2 notitle", c, c + 1);
-    }
-    fputs("\nunset multiplot\nset output\n", f);
+    plot_measured_and_model(f, e, l, 'r', "yerrorbars pt 7 ps 0.9");
+    fputs("unset multiplot\nset output\n", f);
 }
 
 static void write_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n,
