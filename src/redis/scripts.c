@@ -176,6 +176,9 @@ static const char clear_lua[] =
  * generation with more slices than the client knows (n, less the next one
  * when has_next) answers -(its slices): the client resends. */
 static const char win_lua[] =
+    /* TIME before writes: effects replication, the default since Redis 5
+     * and the only mode of Redis 7; asked for on an older server */
+    "if redis.replicate_commands then redis.replicate_commands() end\n"
     "local meta = KEYS[1]\n"
     "local op, span, G, refresh = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]\n"
     "local max_bytes, max_slices = tonumber(ARGV[5]), tonumber(ARGV[6])\n"
