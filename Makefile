@@ -235,11 +235,11 @@ HAVE_SODIUM := $(shell echo '\#include <sodium.h>' | $(CC) -E -x c - >/dev/null 
 BENCH_PEERS := $(if $(HAVE_LIBBLOOM),-DHAVE_LIBBLOOM) $(if $(HAVE_SODIUM),-DHAVE_SODIUM)
 BENCH_LIBS := $(if $(HAVE_LIBBLOOM),-lbloom) $(if $(HAVE_SODIUM),-lsodium)
 
-$(BUILD)/bench/bench_filter: bench/bench_filter.c bench/keys.h bench/urlgen.h $(STATIC_LIB)
+$(BUILD)/bench/bench_filter: bench/bench_filter.c bench/keys.h bench/urlgen.h bench/textbook_siphash.h $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(BENCH_PEERS) -o $@ $< $(STATIC_LIB) $(BENCH_LIBS) $(LDLIBS)
 
-$(BUILD)/bench/bench_hash: bench/bench_hash.c bench/keys.h $(STATIC_LIB)
+$(BUILD)/bench/bench_hash: bench/bench_hash.c bench/keys.h bench/textbook_siphash.h $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(BENCH_PEERS) -o $@ $< $(STATIC_LIB) $(BENCH_LIBS) $(LDLIBS)
 

@@ -2,7 +2,10 @@
  * bench_filter.c - bloomkit's filters against Debian's libbloom: same keys,
  * same n and p, same run. One table: variant x layout x operation -> ns per
  * operation one key at a time and in batches, the ratio to libbloom, bits per
- * key and the measured false-positive rate. Then what transparent huge pages
+ * key and the measured false-positive rate; beside it two floors measured in
+ * the same run with no bloomkit code (the keys hashed alone with SipHash-2-4,
+ * and one random 64-byte line touched per key), and every batch row's ratio
+ * to them. Then what transparent huge pages
  * change, and two threads against one. Keys are synthetic crawler URLs
  * (urlgen.h, 59-83 bytes).
  *
@@ -24,11 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #ifdef HAVE_LIBBLOOM
 #include <bloom.h>
 #endif
+#ifdef HAVE_SODIUM
+#include <sodium.h>
+#endif
 
 #include "keys.h"
+#include "textbook_siphash.h"
 
 enum { OP_ADD, OP_PRESENT, OP_ABSENT, NOPS };
 enum { SINGLE, BATCH, NMODES };
@@ -235,6 +244,123 @@ static void print_table(const workload *w, const run *lb, run bk[][NMODES], cons
     }
 }
 
+/* ----------------------------------------------------------------- floors */
+
+/* The floors a batch call cannot beat, measured without bloomkit: hashing
+ * the keys (SipHash-2-4 with a 128-bit result, as bloomkit hashes them:
+ * libsodium's when built, else the textbook code, whichever is faster), and
+ * memory (one random 64-byte line per key in an array of a blocked standard
+ * filter's size, prefetched BATCH_KEYS at a time as the batch calls do, then
+ * read, or written). ns per key. */
+typedef struct floors {
+    double hash, read, write;
+    const char *hash_by;
+    double bytes;
+} floors;
+
+static double hash_all(const keyset *ks, int sodium)
+{
+    static const uint8_t key[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    uint64_t sum = 0, out[2];
+    const double t = now_ns();
+    for (size_t i = 0; i < ks->n; i++) {
+        const uint8_t *m = (const uint8_t *)key_at(ks, i);
+#ifdef HAVE_SODIUM
+        if (sodium)
+            crypto_shorthash_siphashx24((unsigned char *)out, m, key_len(ks, i), key);
+        else
+#endif
+            textbook128(2, 4, key, m, key_len(ks, i), out);
+        sum += out[0] ^ out[1];
+    }
+    const double ns = (now_ns() - t) / (double)ks->n;
+    if (sum == 42)
+        fputs("", stderr); /* the hashes are used */
+    (void)sodium;
+    return ns;
+}
+
+/* A random line for key i, without hashing a key (splitmix64 of i). */
+static inline size_t line_of(size_t i, size_t lines)
+{
+    uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (size_t)((z ^ (z >> 31)) % lines);
+}
+
+static double touch_lines(uint64_t *mem, size_t lines, size_t n, int write)
+{
+    size_t at[BATCH_KEYS];
+    uint64_t sum = 0;
+    const double t = now_ns();
+    for (size_t i = 0; i < n; i += BATCH_KEYS) {
+        const size_t g = n - i < BATCH_KEYS ? n - i : BATCH_KEYS;
+        for (size_t x = 0; x < g; x++) {
+            at[x] = line_of(i + x, lines) * 8;
+            __builtin_prefetch(&mem[at[x]], 1);
+        }
+        for (size_t x = 0; x < g; x++) {
+            if (write)
+                mem[at[x]] |= UINT64_C(1) << (x & 63);
+            else
+                sum += mem[at[x]] & 1;
+        }
+    }
+    const double ns = (now_ns() - t) / (double)n;
+    if (sum == 42)
+        fputs("", stderr);
+    return ns;
+}
+
+static floors measure_floors(const workload *w)
+{
+    floors f = {0, 0, 0, "textbook", 0};
+    f.hash = hash_all(&w->in, 0);
+#ifdef HAVE_SODIUM
+    if (sodium_init() >= 0) {
+        const double so = hash_all(&w->in, 1);
+        if (so < f.hash) {
+            f.hash = so;
+            f.hash_by = "libsodium";
+        }
+    }
+#endif
+    /* a blocked standard filter's size: m = -n ln p / ln^2 2, in lines */
+    const double bits = -(double)w->in.n * log(w->p) / (log(2) * log(2));
+    const size_t lines = (size_t)(bits / 512) + 1;
+    uint64_t *mem = aligned_alloc(64, lines * 64);
+    if (!mem) {
+        fprintf(stderr, "bench: out of memory for the memory floor\n");
+        exit(1);
+    }
+    memset(mem, 0, lines * 64);
+    f.write = touch_lines(mem, lines, w->in.n, 1);
+    f.read = touch_lines(mem, lines, w->in.n, 0);
+    f.bytes = (double)lines * 64;
+    free(mem);
+    return f;
+}
+
+static void print_floors(const floors *fl, run bk[][NMODES], const char *only)
+{
+    printf("\nfloors, same keys, same run, no bloomkit code: hashing alone (SipHash-2-4, 128-bit, "
+           "%s) %.1f ns/key; memory (one random 64-byte line per key, prefetched %d at a time, "
+           "%.1f MB) read %.1f, write %.1f ns/key\n",
+           fl->hash_by, fl->hash, BATCH_KEYS, fl->bytes / 1e6, fl->read, fl->write);
+    printf("%-9s %-8s %-15s %9s %9s %9s\n", "variant", "layout", "operation", "batch ns",
+           "/ hash", "/ memory");
+    for (size_t c = 0; c < NCONFIGS; c++) {
+        if (only && strcmp(only, configs[c].variant) != 0)
+            continue;
+        for (int op = 0; op < NOPS; op++) {
+            const double ns = bk[c][BATCH].ns[op], mem = op == OP_ADD ? fl->write : fl->read;
+            printf("%-9s %-8s %-15s %9.1f %8.2fx %8.2fx\n", configs[c].variant, configs[c].layout,
+                   op_names[op], ns, ns / fl->hash, ns / mem);
+        }
+    }
+}
+
 /* ------------------------------------------------- transparent huge pages */
 
 /* A caller allocator turns off bloomkit's huge-page mapping (it only maps
@@ -415,6 +541,8 @@ int main(int argc, char **argv)
             bk[c][mode] = run_bloomkit(text, &w, mode);
         }
     print_table(&w, &lb, bk, only);
+    const floors fl = measure_floors(&w);
+    print_floors(&fl, bk, only);
     if (!table_only) {
         print_thp(&w);
         print_threads(&w);
