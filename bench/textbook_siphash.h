@@ -35,7 +35,7 @@
 
 /* 128-bit SipHash-c-d, the straightforward way. */
 static inline void textbook128(int c, int d, const uint8_t key[16], const uint8_t *in, size_t len,
-                        uint64_t out[2])
+                               uint64_t out[2])
 {
     const uint64_t k0 = TB_LE64(key), k1 = TB_LE64(key + 8);
     uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1 ^ 0xee;

@@ -31,7 +31,7 @@ static int key_valid(const void *key, size_t len)
 
 static void hash_for(const bk_filter *f, const void *key, size_t len, bk_hash *h)
 {
-    bk_hash_key(f->cfg.hash, &f->sipkey, key, len, h);
+    bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
 }
 
 int bk_new(const bk_config *cfg, bk_filter **out)
@@ -75,7 +75,8 @@ int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arra
 {
     if (max_arrays)
         return bk_fail(BK_EFULL, "filter full: %u slices, the most a file can hold", max_arrays);
-    return bk_fail(BK_EFULL, "filter full: growing to %llu bytes would pass max_bytes=%llu (%llu in use)",
+    return bk_fail(BK_EFULL,
+                   "filter full: growing to %llu bytes would pass max_bytes=%llu (%llu in use)",
                    (unsigned long long)after, (unsigned long long)max, (unsigned long long)used);
 }
 

@@ -25,7 +25,9 @@ START_TEST(probes_of_a_key_share_one_cache_line)
     ck_assert_uint_eq(s.shape.block, 512);
     ck_assert_uint_eq(s.shape.m % 512, 0);
     ck_assert_uint_eq((uintptr_t)s.bits % 64, 0);
-    const bk_sipkey key = {11, 22};
+    bk_hashkey key;
+    const uint8_t kb[16] = {11, 0, 0, 0, 0, 0, 0, 0, 22};
+    bk_hashkey_init(&key, kb);
     char buf[48];
     for (uint64_t n = 0; n < 300; n++) {
         bk_std_slice_clear(&s);

@@ -277,8 +277,7 @@ START_TEST(dedup_with_a_window_re_emits_after_it)
     const double within = now_s() - start; /* no lookup of the second run is later */
     /* The guarantee holds for lookups inside the window; a machine too slow
      * to run two commands in it cannot test it, and says so. */
-    ck_assert_msg(within < secs, "two runs took %.2f s, longer than the %d s window", within,
-                  secs);
+    ck_assert_msg(within < secs, "two runs took %.2f s, longer than the %d s window", within, secs);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "d\n");
     done(&r);

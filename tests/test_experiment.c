@@ -154,22 +154,23 @@ END_TEST
 START_TEST(simulated_time_measures_re_emission_against_the_model)
 {
     char *text = csv_of("[workload]\n"
-                      "arrivals = 400/d\n"
-                      "duration = 20d\n"
-                      "revisits = 1d 132h 6d\n"
-                      "probes = 20000\n"
-                      "checkpoints = 10%\n"
-                      "win: variant=window window=5d generations=5 capacity=4000 fpr=0.01 "
-                      "key=00112233445566778899aabbccddeeff\n"
-                      "std: variant=standard capacity=8000 fpr=0.01 "
-                      "key=00112233445566778899aabbccddeeff\n");
+                        "arrivals = 400/d\n"
+                        "duration = 20d\n"
+                        "revisits = 1d 132h 6d\n"
+                        "probes = 20000\n"
+                        "checkpoints = 10%\n"
+                        "win: variant=window window=5d generations=5 capacity=4000 fpr=0.01 "
+                        "key=00112233445566778899aabbccddeeff\n"
+                        "std: variant=standard capacity=8000 fpr=0.01 "
+                        "key=00112233445566778899aabbccddeeff\n");
     int times = 0, revisit_rows = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char name[16], phase[16];
         unsigned long long age, revisits, again;
         double share, lo, hi, model, fpr, flo, fhi;
-        if (sscanf(line, "%15[^,],%*u,%*u,%*u,%lf,%lf,%lf,%*f,%*f,%*u,%*u,%*u,%*f,%*f,%15[^,],%*u,"
-                         "%*f,%*u,%llu,%llu,%llu,%lf,%lf,%lf,%lf",
+        if (sscanf(line,
+                   "%15[^,],%*u,%*u,%*u,%lf,%lf,%lf,%*f,%*f,%*u,%*u,%*u,%*f,%*f,%15[^,],%*u,"
+                   "%*f,%*u,%llu,%llu,%llu,%lf,%lf,%lf,%lf",
                    name, &fpr, &flo, &fhi, phase, &age, &revisits, &again, &share, &lo, &hi,
                    &model) != 12)
             continue; /* the header */
@@ -253,12 +254,12 @@ END_TEST
 START_TEST(phases_insert_delete_insert)
 {
     char *text = csv_of("[workload]\n"
-                      "keys = 40000\n"
-                      "probes = 200000\n"
-                      "phases = insert 50%, delete 25%, insert 50%\n"
-                      "checkpoints = list 10000\n"
-                      "cnt: variant=counting capacity=20000 fpr=0.01 "
-                      "key=00112233445566778899aabbccddeeff\n");
+                        "keys = 40000\n"
+                        "probes = 200000\n"
+                        "phases = insert 50%, delete 25%, insert 50%\n"
+                        "checkpoints = list 10000\n"
+                        "cnt: variant=counting capacity=20000 fpr=0.01 "
+                        "key=00112233445566778899aabbccddeeff\n");
     /* rows: 10000 (a checkpoint), 20000, 30000, 50000 (the phase ends) */
     static const struct {
         unsigned long long ops, keys;

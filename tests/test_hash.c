@@ -5,6 +5,9 @@
  */
 #include <math.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH3_generateSecret */
+#include <xxhash.h>
+
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "standard/standard.h"
@@ -59,7 +62,10 @@ END_TEST
 START_TEST(probes_cover_m_beyond_2_pow_33)
 {
     const uint64_t m = (UINT64_C(1) << 33) + 1;
-    const bk_sipkey key = {0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+    bk_hashkey key;
+    const uint8_t kb[16] = {0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,
+                            0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe};
+    bk_hashkey_init(&key, kb);
     uint64_t low = 0, high = 0, above_2_32 = 0;
     char buf[64];
     for (uint64_t n = 0; n < 100000; n++) {
@@ -92,7 +98,9 @@ START_TEST(slice_larger_than_2_pow_33_bits)
     bk_std_slice s;
     ck_assert_int_eq(bk_std_slice_init(&s, 900000000, 0.01, BK_LAYOUT_CLASSIC, &a), BK_OK);
     ck_assert_uint_gt(s.shape.m, UINT64_C(1) << 33);
-    const bk_sipkey key = {1, 2};
+    bk_hashkey key;
+    const uint8_t kb[16] = {1, 0, 0, 0, 0, 0, 0, 0, 2};
+    bk_hashkey_init(&key, kb);
     char buf[64];
     uint64_t high = 0;
     for (uint64_t n = 0; n < 20000; n++) {
@@ -114,11 +122,48 @@ START_TEST(slice_larger_than_2_pow_33_bits)
 }
 END_TEST
 
+/* hash=xxh3: the digest is libxxhash's XXH3-128 of the key bytes with the
+ * secret XXH3_generateSecret makes from the filter's key (the two halves as
+ * h1, h2); every key byte changes it, and it is not SipHash's. */
+START_TEST(xxh3_digest_is_keyed_by_the_filter_key)
+{
+    uint8_t kb[16], secret[BK_XXH3_SECRET], msg[100];
+    for (int i = 0; i < 16; i++)
+        kb[i] = (uint8_t)(i * 29 + 3);
+    for (size_t i = 0; i < sizeof msg; i++)
+        msg[i] = (uint8_t)(i * 7 + 1);
+    ck_assert_int_eq(XXH3_generateSecret(secret, sizeof secret, kb, 16), XXH_OK);
+    bk_hashkey key;
+    bk_hashkey_init(&key, kb);
+    for (size_t len = 0; len <= sizeof msg; len++) {
+        bk_hash h, s;
+        bk_hash_key(BK_HASH_XXH3, &key, msg, len, &h);
+        const XXH128_hash_t want = XXH3_128bits_withSecret(msg, len, secret, sizeof secret);
+        ck_assert_uint_eq(h.h1, want.low64);
+        ck_assert_uint_eq(h.h2, want.high64);
+        bk_hash_key(BK_HASH_SIPHASH24, &key, msg, len, &s);
+        ck_assert(s.h1 != h.h1 || s.h2 != h.h2);
+    }
+    bk_hash base;
+    bk_hash_key(BK_HASH_XXH3, &key, "bloomkit", 8, &base);
+    for (int i = 0; i < 16; i++) {
+        kb[i] ^= 1;
+        bk_hashkey other;
+        bk_hashkey_init(&other, kb);
+        bk_hash h;
+        bk_hash_key(BK_HASH_XXH3, &other, "bloomkit", 8, &h);
+        ck_assert_msg(h.h1 != base.h1 && h.h2 != base.h2, "key byte %d does not matter", i);
+        kb[i] ^= 1;
+    }
+}
+END_TEST
+
 Suite *hash_suite(void)
 {
     TCase *tc;
     Suite *s = tu_suite("hash", "probes", &tc);
     tcase_add_test(tc, probes_follow_their_derivation);
+    tcase_add_test(tc, xxh3_digest_is_keyed_by_the_filter_key);
     tcase_add_test(tc, reduce_is_multiply_shift);
     tcase_add_test(tc, probes_cover_m_beyond_2_pow_33);
     tcase_add_test(tc, slice_larger_than_2_pow_33_bits);

@@ -444,7 +444,8 @@ static int window_child(const char *url, const char *config, char mode, unsigned
         for (unsigned i = lo; i < hi; i++) {
             char buf[128];
             const int len = key_of(buf, sizeof buf, "win", i);
-            const int rc = mode == 'a' ? bk_add(f, buf, (size_t)len) : bk_contains(f, buf, (size_t)len);
+            const int rc =
+                mode == 'a' ? bk_add(f, buf, (size_t)len) : bk_contains(f, buf, (size_t)len);
             if (rc < 0)
                 _exit(255);
             ones += rc == 1;
@@ -490,7 +491,8 @@ START_TEST(a_shared_window_forgets_after_it)
     sleep_until(start + 1.2);
     ck_assert_int_eq(window_child(url, cfg, 'c', 0, 100), 100);
     ck_assert_int_eq(window_child(url, cfg, 'a', 0, 100), 0);
-    ck_assert_msg(mono_s() - start < 2.0, "the lookups took past the window: the machine is too slow for this test");
+    ck_assert_msg(mono_s() - start < 2.0,
+                  "the lookups took past the window: the machine is too slow for this test");
     /* info (the CLI, a third process) lists the generation */
     const char *info[] = {"info", "--json", "--redis", url, NULL};
     char out[256];
@@ -637,8 +639,8 @@ START_TEST(max_bytes_is_enforced_by_the_script)
     for (unsigned i = 0; i < 20000; i++)
         fprintf(fp, "https://example.org/page/%u\n", i);
     fclose(fp);
-    const char *args[] = {"dedup", "--redis", url, "--config",
-                          "variant=scalable capacity=100 max_bytes=8k", NULL};
+    const char *args[] = {
+        "dedup", "--redis", url, "--config", "variant=scalable capacity=100 max_bytes=8k", NULL};
     scratch("full-err-%u.txt", 0, err, sizeof err);
     int st;
     const pid_t pid = spawn_cli(in, err, args);

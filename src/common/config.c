@@ -33,7 +33,7 @@
 #define QUOTE_MAX 40
 
 static const char *const variant_names[] = {"standard", "counting", "scalable", "window"};
-static const char *const hash_names[] = {"siphash24", "siphash13"};
+static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3"};
 static const char *const layout_names[] = {"classic", "blocked"};
 #define NAMES(list) list, sizeof list / sizeof *list
 
@@ -76,7 +76,7 @@ static const key_desc keys[] = {
      "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate",
      0},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
-     "the keyed hash: siphash24, or siphash13 (faster)", 0},
+     "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only)", 0},
     {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
      "where a key's probes fall: classic, or blocked (one cache line)", 0},
     {"key", K_HEX, FIELD(key), NULL, 0, 0, 0, 0, "exactly 32 hexadecimal digits (16 bytes)", NULL,

@@ -102,7 +102,7 @@ struct bk_filter {
     const bk_filter_ops *ops;
     bk_allocator alloc;  /* the allocator f was made with; frees with it */
     bk_config cfg;       /* validated, has_key = 1 with the actual key */
-    bk_sipkey sipkey;    /* cfg.key as SipHash's two words */
+    bk_hashkey hkey;     /* cfg.key as each hash takes it */
     int readonly;        /* mapped read-only: every mutation is refused */
     bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
 };
@@ -114,7 +114,7 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->ops = ops;
     f->alloc = *a;
     f->cfg = *cfg;
-    f->sipkey = bk_sipkey_from_bytes(cfg->key);
+    bk_hashkey_init(&f->hkey, cfg->key);
     f->readonly = 0;
     f->mapping = NULL;
 }

@@ -1,16 +1,37 @@
 /*
  * hash.c - the one place a key becomes a digest. The algorithm is chosen per
- * filter (config `hash=`); both produce 128 bits so probe derivation is the same.
+ * filter (config `hash=`); each produces 128 bits so probe derivation is the
+ * same. XXH3 is called through Debian's libxxhash.
  */
 #include "hash.h"
 
-void bk_hash_key(bk_hash_alg alg, const bk_sipkey *key, const void *msg, size_t len, bk_hash *out)
+#define XXH_STATIC_LINKING_ONLY /* XXH3_generateSecret */
+#include <xxhash.h>
+
+_Static_assert(BK_XXH3_SECRET >= XXH3_SECRET_SIZE_MIN, "XXH3's secret is too short");
+
+void bk_hashkey_init(bk_hashkey *k, const uint8_t key[16])
 {
+    k->sip = bk_sipkey_from_bytes(key);
+    /* cannot fail: a buffer of at least XXH3_SECRET_SIZE_MIN and a seed */
+    (void)XXH3_generateSecret(k->secret, sizeof k->secret, key, 16);
+}
+
+void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t len, bk_hash *out)
+{
+    if (alg == BK_HASH_XXH3) {
+        static const uint8_t none = 0; /* XXH3 reads no byte of an empty message */
+        const XXH128_hash_t x =
+            XXH3_128bits_withSecret(len ? msg : &none, len, key->secret, sizeof key->secret);
+        out->h1 = x.low64;
+        out->h2 = x.high64;
+        return;
+    }
     uint64_t w[2];
     if (alg == BK_HASH_SIPHASH13)
-        bk_sip13_128_words(key, msg, len, w);
+        bk_sip13_128_words(&key->sip, msg, len, w);
     else
-        bk_sip24_128_words(key, msg, len, w);
+        bk_sip24_128_words(&key->sip, msg, len, w);
     out->h1 = w[0];
     out->h2 = w[1];
 }

@@ -35,8 +35,20 @@ typedef struct bk_hash {
     uint64_t h1, h2;
 } bk_hash;
 
+/* A filter's 16-byte key as each hash takes it: SipHash's two words, and
+ * XXH3's secret (XXH3_generateSecret of the key: the size XXH3 uses by
+ * default), derived once when the filter is made. */
+#define BK_XXH3_SECRET 192
+typedef struct bk_hashkey {
+    bk_sipkey sip;
+    uint8_t secret[BK_XXH3_SECRET];
+} bk_hashkey;
+
+/* Derive every form of the key. */
+BK_INTERNAL void bk_hashkey_init(bk_hashkey *k, const uint8_t key[16]);
+
 /* Hash msg[0..len) with the given algorithm and key. msg may be NULL if len is 0. */
-void bk_hash_key(bk_hash_alg alg, const bk_sipkey *key, const void *msg, size_t len, bk_hash *out);
+void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t len, bk_hash *out);
 
 /* High 64 bits of the 128-bit product a*b. */
 static inline uint64_t bk_mulhi64(uint64_t a, uint64_t b)

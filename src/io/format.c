@@ -118,9 +118,14 @@ static unsigned cell_bits_of(bk_variant v)
     return bk_variant_impl_for(v)->cell_bits;
 }
 
+/* Version 3 for what version 2 cannot hold or its readers would misread:
+ * windows, ceilings, and hash=xxh3 (a version-2 reader refuses the file by
+ * its version instead of by an unknown hash). */
 uint32_t bk_file_version_for(const bk_config *cfg)
 {
-    return cfg->variant == BK_VARIANT_WINDOW || cfg->max_bytes ? BK_FILE_VERSION_GEN : 2;
+    return cfg->variant == BK_VARIANT_WINDOW || cfg->max_bytes || cfg->hash == BK_HASH_XXH3
+               ? BK_FILE_VERSION_GEN
+               : 2;
 }
 
 uint32_t bk_file_header_size(uint32_t version, uint32_t n)
@@ -287,9 +292,10 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
                         (window_fields || bk_file_is_zero(buf + H_WINDOW_MS, H_PAD3 - H_WINDOW_MS));
     if (buf[H_LAYOUT] > BK_LAYOUT_BLOCKED || (buf[H_FLAGS] & ~known_flags) != 0 || !reserved_zero)
         return bk_fail(BK_ECORRUPT, "unknown layout, flags or reserved bytes");
-    if (c->variant == BK_VARIANT_WINDOW && !has_gens)
-        return bk_fail(BK_ECORRUPT, "a window filter in a version-%u file (they begin in %d)",
-                       h->version, BK_FILE_VERSION_GEN);
+    if ((c->variant == BK_VARIANT_WINDOW || c->hash == BK_HASH_XXH3) && !has_gens)
+        return bk_fail(BK_ECORRUPT, "a %s filter in a version-%u file (they begin in %d)",
+                       c->hash == BK_HASH_XXH3 ? "hash=xxh3" : "window", h->version,
+                       BK_FILE_VERSION_GEN);
     c->layout = (bk_layout)buf[H_LAYOUT];
     const unsigned block = bk_block_cells(c->layout, impl->cell_bits);
     if (h->nslices > impl->max_slices)

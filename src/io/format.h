@@ -17,15 +17,15 @@
 
 #include "../common/filter_impl.h"
 
-#define BK_FILE_VERSION    3 /* the newest read and written; 1 and 2 are still read */
+#define BK_FILE_VERSION     3 /* the newest read and written; 1 and 2 are still read */
 #define BK_FILE_VERSION_GEN 3 /* the first with generations (window filters) */
-#define BK_FILE_FLAG_DH    1 /* flags bit 0: classic probes by BK_PROBES_DH (always, version 1) */
-#define BK_FILE_MAGIC_LEN  8
-#define BK_FILE_FIXED      128 /* bytes of the fixed header */
-#define BK_FILE_ENTRY      64  /* bytes of one slice entry */
-#define BK_FILE_ALIGN      64  /* payloads start at multiples of this (cache line, mmap) */
-#define BK_FILE_GEN        8   /* bytes of one slice's generation number (version 3) */
-#define BK_FILE_MAX_SLICES 256
+#define BK_FILE_FLAG_DH     1 /* flags bit 0: classic probes by BK_PROBES_DH (always, version 1) */
+#define BK_FILE_MAGIC_LEN   8
+#define BK_FILE_FIXED       128 /* bytes of the fixed header */
+#define BK_FILE_ENTRY       64  /* bytes of one slice entry */
+#define BK_FILE_ALIGN       64  /* payloads start at multiples of this (cache line, mmap) */
+#define BK_FILE_GEN         8   /* bytes of one slice's generation number (version 3) */
+#define BK_FILE_MAX_SLICES  256
 /* Verification reads payloads a chunk at a time: small enough to stay in
  * cache between the checksum and the census. */
 #define BK_VERIFY_CHUNK    ((size_t)1 << 20)

@@ -33,9 +33,9 @@
  * with a ceiling max_bytes (an older bloomkit refuses a name holding a field
  * it does not know, so it never runs a window or ignores a ceiling). */
 static const char *const meta_fields[] = {
-    "format", "variant", "layout",      "hash",   "capacity", "fpr",
-    "growth", "tightening", "key",      "m",      "k",        "block_bytes",
-    "counts", "window",  "generations", "refresh", "max_bytes"};
+    "format", "variant",    "layout",      "hash",    "capacity", "fpr",
+    "growth", "tightening", "key",         "m",       "k",        "block_bytes",
+    "counts", "window",     "generations", "refresh", "max_bytes"};
 enum { NFIELDS = sizeof meta_fields / sizeof meta_fields[0], NREQUIRED = 13, F_WINDOW = 13 };
 
 typedef struct meta {
@@ -174,8 +174,8 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        m->v[1], m->v[2], m->v[3], m->v[4], m->v[5], m->v[6], m->v[7], m->v[8]);
     for (int i = NREQUIRED; i < NFIELDS; i++) /* the optional ones, checked by the parser */
         if (m->present & (1u << i))
-            len += snprintf(text + len, sizeof text - (size_t)len, " %s=%s", meta_fields[i],
-                            m->v[i]);
+            len +=
+                snprintf(text + len, sizeof text - (size_t)len, " %s=%s", meta_fields[i], m->v[i]);
     bk_config c;
     if (bk_config_parse(&c, text, err, sizeof err) != BK_OK)
         return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: %s", rf->name, err);
@@ -185,7 +185,7 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
         return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: block_bytes %s", rf->name,
                        m->v[11]);
     rf->base.cfg = c;
-    rf->base.sipkey = bk_sipkey_from_bytes(c.key);
+    bk_hashkey_init(&rf->base.hkey, c.key);
     if (strcmp(m->v[12], "meta") != 0 && strcmp(m->v[12], "blocks") != 0)
         return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: counts %s", rf->name, m->v[12]);
     const bk_redis_url *u = rf->conn ? bk_rconn_url(rf->conn) : NULL;
@@ -211,8 +211,8 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        rf->name, m->v[9], m->v[10], mk[0], mk[1]);
     /* counts=meta spans slots once the cells have several blocks: fine on a
      * single server, refused by a cluster's scripts */
-    if (rf->conn && rf->counts_in_meta && bk_rconn_cluster(rf->conn) &&
-        !bk_rfilter_chained(rf) && bk_rfilter_blocks(rf, 0) > 1)
+    if (rf->conn && rf->counts_in_meta && bk_rconn_cluster(rf->conn) && !bk_rfilter_chained(rf) &&
+        bk_rfilter_blocks(rf, 0) > 1)
         return bk_fail(BK_EINCOMPAT,
                        "redis filter %s was made on a single server (counts=meta) and has "
                        "several blocks: a cluster cannot run its scripts; pull it and push it "
@@ -444,7 +444,7 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
             c.has_key = 1;
         if (rc == BK_OK) {
             rf->base.cfg = c;
-            rf->base.sipkey = bk_sipkey_from_bytes(c.key);
+            bk_hashkey_init(&rf->base.hkey, c.key);
             /* every count in NAME unless a cluster forbids it (docs/redis.md) */
             rf->counts_in_meta = bk_rfilter_chained(rf) || !bk_rconn_cluster(rf->conn);
             rf->probes = flags & BK_ROPEN_PROBES_DH ? BK_PROBES_DH : BK_PROBES_LCG;

@@ -87,8 +87,8 @@ static int read_gen(bk_rfilter *rf, int64_t g)
         return rc;
     long long slices = 0, bits[BK_SCALABLE_MAX_SLICES] = {0}, keys[BK_SCALABLE_MAX_SLICES] = {0};
     if (r->type != REDIS_REPLY_ARRAY || r->elements % 2)
-        rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s is not a generation's hash",
-                     rf->name, key);
+        rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s is not a generation's hash", rf->name,
+                     key);
     for (size_t i = 0; i < r->elements && rc == BK_OK; i += 2) {
         const redisReply *f = r->element[i], *v = r->element[i + 1];
         int j;
@@ -103,14 +103,18 @@ static int read_gen(bk_rfilter *rf, int64_t g)
         else
             rc = BK_ESERVER;
         if (rc != BK_OK)
-            rc = bk_fail(BK_ESERVER, "redis filter %s: the hash %s holds a field bloomkit does "
-                         "not write", rf->name, key);
+            rc = bk_fail(BK_ESERVER,
+                         "redis filter %s: the hash %s holds a field bloomkit does "
+                         "not write",
+                         rf->name, key);
     }
     freeReplyObject(r);
-    if (rc == BK_OK && (slices > BK_SCALABLE_MAX_SLICES ||
-                        rf->nwin + (uint64_t)slices > BK_WINDOW_MAX_SLICES))
-        rc = bk_fail(BK_ESERVER, "redis filter %s: generation %" PRId64 " has %lld slices, more "
-                     "than a window holds", rf->name, g, slices);
+    if (rc == BK_OK &&
+        (slices > BK_SCALABLE_MAX_SLICES || rf->nwin + (uint64_t)slices > BK_WINDOW_MAX_SLICES))
+        rc = bk_fail(BK_ESERVER,
+                     "redis filter %s: generation %" PRId64 " has %lld slices, more "
+                     "than a window holds",
+                     rf->name, g, slices);
     if (rc == BK_OK && (uint32_t)slices > rf->nslices)
         rc = bk_rfilter_set_slices(rf, (uint32_t)slices); /* shapes never change */
     for (uint32_t j = 0; rc == BK_OK && j < (uint32_t)slices; j++) {

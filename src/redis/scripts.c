@@ -236,11 +236,13 @@ static const char win_lua[] =
     "  if target > n then return redis.error_reply('" BK_RS_FULL "') end\n"
     "  if slices + 1 > max_slices then return redis.error_reply('" BK_RS_MAX " slices') end\n"
     "  if max_bytes > 0 and bytes + sl[target].bytes > max_bytes then\n"
-    "    return redis.error_reply('" BK_RS_MAX " ' .. string.format('%d', bytes + sl[target].bytes)\n"
+    "    return redis.error_reply('" BK_RS_MAX
+    " ' .. string.format('%d', bytes + sl[target].bytes)\n"
     "                             .. ' ' .. string.format('%d', bytes))\n"
     "  end\n"
     "  redis.call('HSET', gkey(now), 'slices', target)\n"
-    "  if not newest or now > newest then redis.call('HSET', meta, 'gen', string.format('%d', now)) end\n"
+    "  if not newest or now > newest then redis.call('HSET', meta, 'gen', string.format('%d', "
+    "now)) end\n"
     "end\n"
     "local key, set = dkey(now, target), 0\n"
     "for _, off in ipairs(sl[target].p) do\n"
@@ -268,7 +270,8 @@ static const char win_clear_lua[] =
     "  local c = tonumber(redis.call('HGET', gk, 'slices') or '0') or 0\n"
     "  for j = 1, c do\n"
     "    local blocks = tonumber(ARGV[1 + j] or '1')\n"
-    "    for b = 0, blocks - 1 do redis.call('DEL', gk .. ':' .. (j - 1) .. '/' .. b .. ':data') end\n"
+    "    for b = 0, blocks - 1 do redis.call('DEL', gk .. ':' .. (j - 1) .. '/' .. b .. ':data') "
+    "end\n"
     "  end\n"
     "  redis.call('DEL', gk)\n"
     "end\n"
@@ -278,10 +281,10 @@ static const char win_clear_lua[] =
 const char *bk_redis_script(int i)
 {
     static const char *const all[BK_RS_COUNT] = {
-        [BK_RS_CREATE] = create_lua,   [BK_RS_STD_ADD] = std_add_lua,
-        [BK_RS_CNT_ADD] = cnt_add_lua, [BK_RS_CNT_REMOVE] = cnt_remove_lua,
-        [BK_RS_SCL_ADD] = scl_add_lua, [BK_RS_SCL_CONTAINS] = scl_contains_lua,
-        [BK_RS_CLEAR] = clear_lua,     [BK_RS_WIN] = win_lua,
+        [BK_RS_CREATE] = create_lua,       [BK_RS_STD_ADD] = std_add_lua,
+        [BK_RS_CNT_ADD] = cnt_add_lua,     [BK_RS_CNT_REMOVE] = cnt_remove_lua,
+        [BK_RS_SCL_ADD] = scl_add_lua,     [BK_RS_SCL_CONTAINS] = scl_contains_lua,
+        [BK_RS_CLEAR] = clear_lua,         [BK_RS_WIN] = win_lua,
         [BK_RS_WIN_CLEAR] = win_clear_lua,
     };
     return i >= 0 && i < BK_RS_COUNT ? all[i] : 0;

@@ -19,8 +19,8 @@
 /* Lines of the script outside data blocks start with one of these. */
 static int known_command(const char *line)
 {
-    static const char *const starts[] = {"set ", "unset ", "plot ", "     $d", "$d",    "     $t",
-                                         "$t",   "     $r", "$r",   "EOD",     NULL};
+    static const char *const starts[] = {"set ", "unset ",  "plot ", "     $d", "$d", "     $t",
+                                         "$t",   "     $r", "$r",    "EOD",     NULL};
     for (int i = 0; starts[i]; i++)
         if (strncmp(line, starts[i], strlen(starts[i])) == 0)
             return 1;

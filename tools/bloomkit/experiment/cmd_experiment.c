@@ -139,8 +139,8 @@ typedef struct cursor {
 } cursor;
 
 /* Run operations up to `upto` (inside one phase); ns per operation. */
-static int run_ops(const experiment *e, bk_filter *f, const exp_keys *ins, cursor *cur, uint64_t upto,
-                   double *ns)
+static int run_ops(const experiment *e, bk_filter *f, const exp_keys *ins, cursor *cur,
+                   uint64_t upto, double *ns)
 {
     const exp_op op = e->phases[cur->phase].op;
     const uint64_t todo = upto - cur->ops;
@@ -248,8 +248,8 @@ int cmd_experiment(cli_opts *o)
         rc = cli_fail(o, EXIT_USAGE, "the workload has no keys to insert");
     if (!rc)
         rc = exp_plan(e, ins.n);
-    if (!rc && !(rows = calloc((size_t)e->nconfigs * (size_t)(e->ncheckpoints + e->nages),
-                               sizeof *rows)))
+    if (!rc &&
+        !(rows = calloc((size_t)e->nconfigs * (size_t)(e->ncheckpoints + e->nages), sizeof *rows)))
         rc = cli_fail(o, EXIT_IO, "out of memory");
     for (int c = 0; !rc && c < e->nconfigs; c++)
         rc = exp_timed(e) ? exp_run_timed(e, c, &ins, &probes, rows, &nrows)

@@ -210,9 +210,9 @@ static int time_key(experiment *e, const char *k, char *v, int line)
 
 static int workload_key(experiment *e, char *k, char *v, int line)
 {
-    static const char *const known[] = {"keys",   "keys_file",   "probes",   "probes_file",
-                                        "phases", "checkpoints", "arrivals", "duration",
-                                        "revisits"};
+    static const char *const known[] = {"keys",        "keys_file", "probes",
+                                        "probes_file", "phases",    "checkpoints",
+                                        "arrivals",    "duration",  "revisits"};
     for (int i = 0; i < 9; i++)
         if (strcmp(k, known[i]) == 0) {
             if (e->workload_seen & (1u << i))
@@ -355,8 +355,10 @@ int exp_read(experiment *e)
     if (!rc && e->nages && !exp_timed(e))
         rc = exp_fail_at(e, lineno, "revisits need simulated time (arrivals and %s)", "duration");
     if (!rc && exp_timed(e) && (e->nkeys || e->nphases))
-        rc = exp_fail_at(e, lineno, "over simulated time the keys follow from arrivals and "
-                         "duration: drop %s", e->nkeys ? "keys" : "phases");
+        rc = exp_fail_at(e, lineno,
+                         "over simulated time the keys follow from arrivals and "
+                         "duration: drop %s",
+                         e->nkeys ? "keys" : "phases");
     if (!rc && exp_timed(e)) {
         const double n = ceil(e->arrivals_per_ms * (double)e->duration_ms);
         if (n > (double)GEN_MAX)

@@ -28,8 +28,8 @@ static void print_timed(const exp_row *rows, int n, int w)
                    r->lo, r->hi, r->model, r->bits_per_key, (unsigned long long)r->bytes,
                    r->slices);
     }
-    printf("\n%-*s %9s %12s %12s %11s %23s %11s\n", w, "config", "age (d)", "revisits",
-           "new again", "share", "95% interval", "model");
+    printf("\n%-*s %9s %12s %12s %11s %23s %11s\n", w, "config", "age (d)", "revisits", "new again",
+           "share", "95% interval", "model");
     for (int i = 0; i < n; i++) {
         const exp_row *r = &rows[i];
         if (strcmp(r->phase, "revisit") == 0)

@@ -166,8 +166,8 @@ static void plot_measured_and_model(FILE *f, const experiment *e, const layout *
 {
     fputs("plot ", f);
     for (int c = 0; c < l->n; c++) {
-        fprintf(f, "%s$%c%d using 1:2:3:4 with %s lt %d title ", c ? ", \\\n     " : "", block,
-                c, style, c + 1);
+        fprintf(f, "%s$%c%d using 1:2:3:4 with %s lt %d title ", c ? ", \\\n     " : "", block, c,
+                style, c + 1);
         put_quoted(f, e->names[c]);
         fprintf(f, ", $%c%d using 1:5 with lines lt %d lw 1.5 dt 2 notitle", block, c, c + 1);
     }
@@ -200,8 +200,7 @@ static void write_timed(FILE *f, const experiment *e, const char *out, const exp
         for (int i = l->first[c]; i < l->first[c + 1]; i++)
             if (strcmp(rows[i].phase, "revisit") == 0)
                 fprintf(f, "%.6g %.6g %.6g %.6g %.6g\n", (double)rows[i].age_ms / 86400000.0,
-                        rows[i].reemit, rows[i].reemit_lo, rows[i].reemit_hi,
-                        rows[i].reemit_model);
+                        rows[i].reemit, rows[i].reemit_lo, rows[i].reemit_hi, rows[i].reemit_model);
         fputs("EOD\n", f);
     }
     open_plot(f, e, out);
