@@ -146,6 +146,17 @@ class BindingTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             f.differs_from("fpr=7")
 
+    def test_xxh3_for_trusted_keys(self):
+        """hash=xxh3 works through the binding, and its files keep it."""
+        f = BloomFilter("hash=xxh3 capacity=1000 fpr=0.001")
+        self.assertEqual(f.add_many(["a", "b", "a"]), [True, True, False])
+        self.assertEqual(f.stats()["hash"], "xxh3")
+        path = os.path.join(self.dir, "x.bkf")
+        f.save(path)
+        g = BloomFilter.load(path)
+        self.assertIn("hash=xxh3", g.config)
+        self.assertTrue("a" in g and "b" in g)
+
     def test_config_and_clear(self):
         f = BloomFilter("variant=counting capacity=500 fpr=0.02 layout=blocked")
         self.assertIn("variant=counting", f.config)
