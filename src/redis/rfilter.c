@@ -409,21 +409,154 @@ int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
     return bk_full_error(0, 0, 0, BK_WINDOW_MAX_SLICES);
 }
 
-int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *result)
-{
-    return parse(rf, (rop)op, r, result);
-}
+
 
 /* ---- the engine --------------------------------------------------------- */
 
 #define RUN_MAX BK_STORE_CHUNK /* what src/filter.c hands a batch call */
 
+/* The commands of a chunk. A standard filter's adds and lookups are one
+ * command per block the chunk's keys fall in (usually one): a script adding
+ * them all in order, or one BITFIELD_RO reading all their bits; keys of
+ * different blocks share no cell, so grouping them changes no answer. Every
+ * other operation is one command per key. Unit u answers the keys
+ * order[first[u] .. first[u + 1]). */
+typedef struct units {
+    size_t order[RUN_MAX];
+    size_t first[RUN_MAX + 1];
+    size_t n;
+} units;
+
+static int grouped(const bk_rfilter *rf, rop op)
+{
+    return rf->base.cfg.variant == BK_VARIANT_STANDARD && op != OP_REMOVE;
+}
+
+static void make_units(const bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, units *u)
+{
+    u->n = 0;
+    if (!grouped(rf, op)) {
+        for (size_t i = 0; i < n; i++)
+            u->order[i] = u->first[i] = i;
+        u->first[n] = u->n = n;
+        return;
+    }
+    uint64_t block[RUN_MAX];
+    unsigned char taken[RUN_MAX] = {0};
+    for (size_t i = 0; i < n; i++)
+        block[i] = block_of(rf, 0, &hs[i]);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (taken[i])
+            continue;
+        u->first[u->n++] = at;
+        for (size_t j = i; j < n; j++)
+            if (!taken[j] && block[j] == block[i]) {
+                u->order[at++] = j;
+                taken[j] = 1;
+            }
+    }
+    u->first[u->n] = n;
+}
+
+/* BITFIELD operations on every probe of the keys, relative to block b:
+ * "op u1 offset" and, when value is not NULL, the value. */
+static int args_probes(bk_rfilter *rf, const bk_hash *hs, const size_t *keys, size_t count,
+                       uint64_t b, const char *op, const char *value)
+{
+    const bk_slice_view *v = &rf->s[0].v;
+    const uint64_t base = b * (rf->block_bytes * 8);
+    int rc = BK_OK;
+    for (size_t i = 0; i < count && rc == BK_OK; i++) {
+        bk_probes p = bk_probes_for(&hs[keys[i]], v->m, v->block, v->probes);
+        for (unsigned j = 0; j < v->k && rc == BK_OK; j++) {
+            rc = args_str(rf, op);
+            rc = rc ? rc : args_str(rf, "u1");
+            rc = rc ? rc : args_u64(rf, "", bk_probes_next(&p) - base);
+            rc = rc || !value ? rc : args_str(rf, value);
+        }
+    }
+    return rc;
+}
+
+/* The command of unit g. */
+static int build_unit(bk_rfilter *rf, rop op, const bk_hash *hs, const units *u, size_t g)
+{
+    const size_t *keys = &u->order[u->first[g]], count = u->first[g + 1] - u->first[g];
+    if (!grouped(rf, op))
+        return build(rf, op, &hs[keys[0]]);
+    args_reset(rf);
+    const uint64_t b = block_of(rf, 0, &hs[keys[0]]);
+    char data[BK_REDIS_KEY_MAX], cnt[BK_REDIS_KEY_MAX];
+    bk_rfilter_data_key(rf, 0, b, data, sizeof data);
+    int rc;
+    if (op == OP_CONTAINS) { /* BITFIELD_RO data GET u1 o ...: every probe of every key */
+        rf->route = 1;
+        rc = args_str(rf, "BITFIELD_RO");
+        rc = rc ? rc : args_str(rf, data);
+        return rc ? rc : args_probes(rf, hs, keys, count, b, "GET", NULL);
+    }
+    bk_rfilter_count_key(rf, b, cnt, sizeof cnt);
+    rf->route = 3; /* data and count share its hash tag */
+    rc = args_str(rf, "EVALSHA");
+    rc = rc ? rc : args_str(rf, rf->sha[BK_RS_STD_ADD_MANY]);
+    rc = rc ? rc : args_str(rf, "2");
+    rc = rc ? rc : args_str(rf, data);
+    rc = rc ? rc : args_str(rf, cnt);
+    rc = rc ? rc : args_u64(rf, "", rf->s[0].v.k);
+    return rc ? rc : args_probes(rf, hs, keys, count, b, "SET", "1");
+}
+
+/* Interpret unit g's reply as parse does a key's: R_DONE with every key's
+ * result set, R_NOSCRIPT, R_LOADING, or a negative error. */
+static int parse_unit(bk_rfilter *rf, rop op, const redisReply *r, const units *u, size_t g,
+                      int *results)
+{
+    const size_t *keys = &u->order[u->first[g]], count = u->first[g + 1] - u->first[g];
+    if (!grouped(rf, op) || r->type == REDIS_REPLY_ERROR) {
+        int one = 0;
+        const int st = parse(rf, op, r, grouped(rf, op) ? &one : &results[keys[0]]);
+        return st;
+    }
+    const unsigned k = rf->s[0].v.k;
+    const size_t want = op == OP_CONTAINS ? count * k : count;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != want)
+        return bk_fail(BK_ESERVER, "redis filter %s: a reply of %s shape to %zu keys", rf->name,
+                       "an unexpected", count);
+    for (size_t i = 0; i < want; i++)
+        if (r->element[i]->type != REDIS_REPLY_INTEGER || r->element[i]->integer < 0 ||
+            r->element[i]->integer > 1)
+            return bk_fail(BK_ESERVER, "redis filter %s: a reply holds a value not 0 or 1",
+                           rf->name);
+    for (size_t i = 0; i < count; i++) {
+        int v = 1;
+        if (op == OP_CONTAINS)
+            for (unsigned j = 0; j < k; j++)
+                v &= r->element[i * k + j]->integer != 0;
+        else
+            v = (int)r->element[i]->integer;
+        results[keys[i]] = v;
+    }
+    return R_DONE;
+}
+
+/* As the pipeline reads the reply to one key's command (its unit alone). */
+int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *result)
+{
+    units u;
+    u.order[0] = u.first[0] = 0;
+    u.first[1] = u.n = 1;
+    return parse_unit(rf, (rop)op, r, &u, 0, result);
+}
+
 static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *results)
 {
     enum { PENDING = 0, DONE = 1 };
-    unsigned char state[RUN_MAX] = {0};
+    units u;
+    make_units(rf, op, hs, n, &u);
+    unsigned char state[RUN_MAX] = {0}; /* of each unit */
     size_t sent[RUN_MAX];
-    size_t left = n;
+    size_t left = u.n;
     const int repeatable = op == OP_CONTAINS || rf->base.cfg.variant != BK_VARIANT_COUNTING;
     const int rounds_max = 8 + 2 * bk_rconn_url(rf->conn)->retries;
     int loading_ms = 0;
@@ -435,10 +568,10 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
         int unsent = BK_OK; /* out of memory building a command: the ones sent
                                before it are still read (the connection stays in
                                step, their results stand), then the error */
-        for (size_t i = 0; i < n; i++) {
-            if (state[i] != PENDING)
+        for (size_t g = 0; g < u.n; g++) {
+            if (state[g] != PENDING)
                 continue;
-            rc = build(rf, op, &hs[i]);
+            rc = build_unit(rf, op, hs, &u, g);
             if (rc == BK_OK)
                 rc = args_send(rf);
             if (rc == BK_EIO)
@@ -447,7 +580,7 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
                 unsent = rc;
                 break;
             }
-            sent[nsent++] = i;
+            sent[nsent++] = g;
         }
         int reload = 0, loading = 0, failed = BK_OK;
         size_t got = 0;
@@ -456,7 +589,7 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
             redisReply *r;
             if (bk_rconn_reply(rf->conn, &r) != BK_OK)
                 break;
-            const size_t i = sent[got];
+            const size_t g = sent[got];
             /* After a failure the rest are still read (the connection stays
              * in step) and the answers the server gave still count: those
              * keys were applied, and a caller must be able to report them
@@ -465,15 +598,15 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
              * is the one kept. */
             const int st = failed != BK_OK && r->type == REDIS_REPLY_ERROR
                                ? R_NOSCRIPT
-                               : parse(rf, op, r, &results[i]);
+                               : parse_unit(rf, op, r, &u, g, results);
             freeReplyObject(r);
             if (failed != BK_OK) {
                 if (st == R_DONE)
-                    state[i] = DONE;
+                    state[g] = DONE;
                 continue;
             }
             if (st == R_DONE) {
-                state[i] = DONE;
+                state[g] = DONE;
                 left--;
             } else if (st == R_NOSCRIPT) {
                 reload = 1;

@@ -36,6 +36,32 @@ static const char std_add_lua[] =
     "redis.call('HINCRBY', KEYS[2], 'keys.0', 1)\n"
     "return 1\n";
 
+/* Standard add of many keys of one block, in order, as the one-key script
+ * would add them one after another (so of racing processes exactly one is
+ * told a key is new, and a key twice in the list is new the first time).
+ * ARGV: k, then "SET" "u1" offset "1" for every probe of every key, ready
+ * for BITFIELD, which returns each bit's old value in order; calls of at
+ * most 1,500 probes (Lua's unpack takes about 8,000 values). */
+static const char std_add_many_lua[] =
+    "local k = tonumber(ARGV[1])\n"
+    "local old = {}\n"
+    "for from = 2, #ARGV, 6000 do\n"
+    "  local r = redis.call('BITFIELD', KEYS[1], unpack(ARGV, from, math.min(from + 5999, #ARGV)))\n"
+    "  for i = 1, #r do old[#old + 1] = r[i] end\n"
+    "end\n"
+    "local out, set, keys = {}, 0, 0\n"
+    "for i = 0, #old / k - 1 do\n"
+    "  local s = 0\n"
+    "  for j = 1, k do\n"
+    "    if old[i * k + j] == 0 then s = s + 1 end\n"
+    "  end\n"
+    "  if s > 0 then out[i + 1] = 1; keys = keys + 1 else out[i + 1] = 0 end\n"
+    "  set = set + s\n"
+    "end\n"
+    "if set > 0 then redis.call('HINCRBY', KEYS[2], 'bits.0', set) end\n"
+    "if keys > 0 then redis.call('HINCRBY', KEYS[2], 'keys.0', keys) end\n"
+    "return out\n";
+
 /* Counting: read the k counters with one BITFIELD, apply the local
  * variant's rules to a table (a probe repeated within one key sees its own
  * earlier increment, as in src/counting), write them back with one BITFIELD.
@@ -285,7 +311,7 @@ const char *bk_redis_script(int i)
         [BK_RS_CNT_ADD] = cnt_add_lua,     [BK_RS_CNT_REMOVE] = cnt_remove_lua,
         [BK_RS_SCL_ADD] = scl_add_lua,     [BK_RS_SCL_CONTAINS] = scl_contains_lua,
         [BK_RS_CLEAR] = clear_lua,         [BK_RS_WIN] = win_lua,
-        [BK_RS_WIN_CLEAR] = win_clear_lua,
+        [BK_RS_WIN_CLEAR] = win_clear_lua, [BK_RS_STD_ADD_MANY] = std_add_many_lua,
     };
     return i >= 0 && i < BK_RS_COUNT ? all[i] : 0;
 }
