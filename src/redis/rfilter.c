@@ -409,8 +409,6 @@ int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
     return bk_full_error(0, 0, 0, BK_WINDOW_MAX_SLICES);
 }
 
-
-
 /* ---- the engine --------------------------------------------------------- */
 
 #define RUN_MAX BK_STORE_CHUNK /* what src/filter.c hands a batch call */
