@@ -400,6 +400,9 @@ START_TEST(racing_processes_see_each_new_key_once)
     char url[256];
     race("variant=standard capacity=100000 fpr=0.0001",
          test_redis_url(&srv, "race-std", NULL, url, sizeof url), "race-std");
+    /* blocked: a chunk's keys go through the line script */
+    race("variant=standard layout=blocked capacity=100000 fpr=0.0001",
+         test_redis_url(&srv, "race-blk", NULL, url, sizeof url), "race-blk");
     /* small first slice: the chain grows several times during the race */
     race("variant=scalable capacity=200 fpr=0.0001",
          test_redis_url(&srv, "race-scl", NULL, url, sizeof url), "race-scl");

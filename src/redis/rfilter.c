@@ -235,29 +235,16 @@ static int args_offsets(bk_rfilter *rf, uint32_t j, const bk_hash *h, uint64_t b
 
 typedef enum { OP_ADD, OP_CONTAINS, OP_REMOVE } rop;
 
+/* A counting filter's add or remove of one key (the store's other commands
+ * on one array are built per chunk: build_unit). */
 static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
 {
     const uint64_t b = block_of(rf, 0, h);
     char data[BK_REDIS_KEY_MAX], count[BK_REDIS_KEY_MAX];
     bk_rfilter_data_key(rf, 0, b, data, sizeof data);
     bk_rfilter_count_key(rf, b, count, sizeof count);
-    const int counting = rf->base.cfg.variant == BK_VARIANT_COUNTING;
     int rc = BK_OK;
-    if (op == OP_CONTAINS) {
-        /* BITFIELD_RO GET u1 o1 GET u1 o2 ...: one read-only command */
-        rf->route = 1;
-        rc = args_str(rf, "BITFIELD_RO");
-        rc = rc ? rc : args_str(rf, data);
-        bk_probes p = bk_probes_for(h, rf->s[0].v.m, rf->s[0].v.block, rf->s[0].v.probes);
-        const uint64_t base = b * (rf->block_bytes * 8 / rf->cell_bits);
-        for (unsigned i = 0; i < rf->s[0].v.k && rc == BK_OK; i++) {
-            rc = args_str(rf, "GET");
-            rc = rc ? rc : args_str(rf, counting ? "u4" : "u1");
-            rc = rc ? rc : args_u64(rf, counting ? "#" : "", bk_probes_next(&p) - base);
-        }
-        return rc;
-    }
-    const int script = !counting ? BK_RS_STD_ADD : op == OP_ADD ? BK_RS_CNT_ADD : BK_RS_CNT_REMOVE;
+    const int script = op == OP_ADD ? BK_RS_CNT_ADD : BK_RS_CNT_REMOVE;
     rf->route = 3; /* the first key: data and count share its hash tag */
     rc = args_str(rf, "EVALSHA");
     rc = rc ? rc : args_str(rf, rf->sha[script]);
@@ -413,11 +400,12 @@ int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
 
 #define RUN_MAX BK_STORE_CHUNK /* what src/filter.c hands a batch call */
 
-/* The commands of a chunk. A standard filter's adds and lookups are one
- * command per block the chunk's keys fall in (usually one): a script adding
- * them all in order, or one BITFIELD_RO reading all their bits; keys of
- * different blocks share no cell, so grouping them changes no answer. Every
- * other operation is one command per key. Unit u answers the keys
+/* The commands of a chunk. A standard filter's adds and lookups, and a
+ * counting filter's lookups, are one command per block the chunk's keys fall
+ * in (usually one): a script adding them all in order (bit by bit, or a
+ * blocked filter's line by line), or one BITFIELD_RO reading all their
+ * cells; keys of different blocks share no cell, so grouping them changes no
+ * answer. Every other operation is one command per key. Unit u answers the keys
  * order[first[u] .. first[u + 1]). */
 typedef struct units {
     size_t order[RUN_MAX];
@@ -427,7 +415,9 @@ typedef struct units {
 
 static int grouped(const bk_rfilter *rf, rop op)
 {
-    return rf->base.cfg.variant == BK_VARIANT_STANDARD && op != OP_REMOVE;
+    const bk_variant v = rf->base.cfg.variant;
+    return (v == BK_VARIANT_STANDARD && op != OP_REMOVE) ||
+           (v == BK_VARIANT_COUNTING && op == OP_CONTAINS);
 }
 
 static void make_units(const bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, units *u)
@@ -457,22 +447,53 @@ static void make_units(const bk_rfilter *rf, rop op, const bk_hash *hs, size_t n
     u->first[u->n] = n;
 }
 
-/* BITFIELD operations on every probe of the keys, relative to block b:
- * "op u1 offset" and, when value is not NULL, the value. */
+/* BITFIELD operations on every cell every key probes, relative to block b:
+ * "op u1 offset" (counters: "op u4 #index") and, when value is not NULL,
+ * the value. */
 static int args_probes(bk_rfilter *rf, const bk_hash *hs, const size_t *keys, size_t count,
                        uint64_t b, const char *op, const char *value)
+{
+    const bk_slice_view *v = &rf->s[0].v;
+    const int counters = rf->cell_bits == 4;
+    const uint64_t base = b * (rf->block_bytes * 8 / rf->cell_bits);
+    int rc = BK_OK;
+    for (size_t i = 0; i < count && rc == BK_OK; i++) {
+        bk_probes p = bk_probes_for(&hs[keys[i]], v->m, v->block, v->probes);
+        for (unsigned j = 0; j < v->k && rc == BK_OK; j++) {
+            rc = args_str(rf, op);
+            rc = rc ? rc : args_str(rf, counters ? "u4" : "u1");
+            rc = rc ? rc : args_u64(rf, counters ? "#" : "", bk_probes_next(&p) - base);
+            rc = rc || !value ? rc : args_str(rf, value);
+        }
+    }
+    return rc;
+}
+
+/* A blocked filter's keys for the line script: per key, the byte offset of
+ * its 64-byte line in block b, and its probes as (byte in the line, mask)
+ * pairs, each byte once with every probe's bit in it (Redis's bit order:
+ * bit i of the line is byte i / 8, mask 0x80 >> i % 8). */
+static int args_lines(bk_rfilter *rf, const bk_hash *hs, const size_t *keys, size_t count,
+                      uint64_t b)
 {
     const bk_slice_view *v = &rf->s[0].v;
     const uint64_t base = b * (rf->block_bytes * 8);
     int rc = BK_OK;
     for (size_t i = 0; i < count && rc == BK_OK; i++) {
         bk_probes p = bk_probes_for(&hs[keys[i]], v->m, v->block, v->probes);
-        for (unsigned j = 0; j < v->k && rc == BK_OK; j++) {
-            rc = args_str(rf, op);
-            rc = rc ? rc : args_str(rf, "u1");
-            rc = rc ? rc : args_u64(rf, "", bk_probes_next(&p) - base);
-            rc = rc || !value ? rc : args_str(rf, value);
+        uint8_t mask[64] = {0}, pairs[128];
+        for (unsigned j = 0; j < v->k; j++) {
+            const uint64_t bit = bk_probes_next(&p) - p.base;
+            mask[bit / 8] |= (uint8_t)(0x80u >> (bit % 8));
         }
+        size_t n = 0;
+        for (unsigned byte = 0; byte < 64; byte++)
+            if (mask[byte]) {
+                pairs[n++] = (uint8_t)byte;
+                pairs[n++] = mask[byte];
+            }
+        rc = args_u64(rf, "", (p.base - base) / 8);
+        rc = rc ? rc : args_add(rf, (const char *)pairs, n);
     }
     return rc;
 }
@@ -495,12 +516,15 @@ static int build_unit(bk_rfilter *rf, rop op, const bk_hash *hs, const units *u,
         return rc ? rc : args_probes(rf, hs, keys, count, b, "GET", NULL);
     }
     bk_rfilter_count_key(rf, b, cnt, sizeof cnt);
+    const int lines = rf->s[0].v.block != 0;
     rf->route = 3; /* data and count share its hash tag */
     rc = args_str(rf, "EVALSHA");
-    rc = rc ? rc : args_str(rf, rf->sha[BK_RS_STD_ADD_MANY]);
+    rc = rc ? rc : args_str(rf, rf->sha[lines ? BK_RS_STD_ADD_LINES : BK_RS_STD_ADD_MANY]);
     rc = rc ? rc : args_str(rf, "2");
     rc = rc ? rc : args_str(rf, data);
     rc = rc ? rc : args_str(rf, cnt);
+    if (lines)
+        return rc ? rc : args_lines(rf, hs, keys, count, b);
     rc = rc ? rc : args_u64(rf, "", rf->s[0].v.k);
     return rc ? rc : args_probes(rf, hs, keys, count, b, "SET", "1");
 }
@@ -521,10 +545,11 @@ static int parse_unit(bk_rfilter *rf, rop op, const redisReply *r, const units *
     if (r->type != REDIS_REPLY_ARRAY || r->elements != want)
         return bk_fail(BK_ESERVER, "redis filter %s: a reply of %s shape to %zu keys", rf->name,
                        "an unexpected", count);
+    const long long top = op == OP_CONTAINS ? (1 << rf->cell_bits) - 1 : 1; /* a cell, or new */
     for (size_t i = 0; i < want; i++)
         if (r->element[i]->type != REDIS_REPLY_INTEGER || r->element[i]->integer < 0 ||
-            r->element[i]->integer > 1)
-            return bk_fail(BK_ESERVER, "redis filter %s: a reply holds a value not 0 or 1",
+            r->element[i]->integer > top)
+            return bk_fail(BK_ESERVER, "redis filter %s: a reply holds a value out of range",
                            rf->name);
     for (size_t i = 0; i < count; i++) {
         int v = 1;

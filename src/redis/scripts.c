@@ -23,22 +23,10 @@ static const char create_lua[] =
     "redis.call('HSET', KEYS[1], unpack(ARGV))\n"
     "return {1}\n";
 
-/* Standard add: SETBIT returns the old bit, so one pass both tests and sets.
- * New when any probe was clear; the count hash gets the bits set and the
- * keys reported new. */
-static const char std_add_lua[] =
-    "local set = 0\n"
-    "for i = 1, #ARGV do\n"
-    "  if redis.call('SETBIT', KEYS[1], ARGV[i], 1) == 0 then set = set + 1 end\n"
-    "end\n"
-    "if set == 0 then return 0 end\n"
-    "redis.call('HINCRBY', KEYS[2], 'bits.0', set)\n"
-    "redis.call('HINCRBY', KEYS[2], 'keys.0', 1)\n"
-    "return 1\n";
-
-/* Standard add of many keys of one block, in order, as the one-key script
- * would add them one after another (so of racing processes exactly one is
- * told a key is new, and a key twice in the list is new the first time).
+/* Standard add of many keys of one block, in order, as if each were added
+ * alone, one after another: new when any of its bits was clear (so of racing
+ * processes exactly one is told a key is new, and a key twice in the list is
+ * new the first time); the count hash gets the bits set and the keys new.
  * ARGV: k, then "SET" "u1" offset "1" for every probe of every key, ready
  * for BITFIELD, which returns each bit's old value in order; calls of at
  * most 1,500 probes (Lua's unpack takes about 8,000 values). */
@@ -58,6 +46,38 @@ static const char std_add_many_lua[] =
     "  end\n"
     "  if s > 0 then out[i + 1] = 1; keys = keys + 1 else out[i + 1] = 0 end\n"
     "  set = set + s\n"
+    "end\n"
+    "if set > 0 then redis.call('HINCRBY', KEYS[2], 'bits.0', set) end\n"
+    "if keys > 0 then redis.call('HINCRBY', KEYS[2], 'keys.0', keys) end\n"
+    "return out\n";
+
+/* The same for the blocked layout, a key's line at a time: ARGV holds, per
+ * key, its 64-byte line's offset in the block and its probes as (byte in the
+ * line, mask) pairs, two bytes each, every byte once. The line is read with
+ * GETRANGE (short or missing bytes are zeros, as SETBIT would find them),
+ * ORed, and written back whole with SETRANGE only when a bit was clear: two
+ * commands a key instead of k bit operations. */
+static const char std_add_lines_lua[] =
+    "local out, set, keys = {}, 0, 0\n"
+    "for i = 1, #ARGV, 2 do\n"
+    "  local at, probes = tonumber(ARGV[i]), ARGV[i + 1]\n"
+    "  local bytes = {string.byte(redis.call('GETRANGE', KEYS[1], at, at + 63), 1, -1)}\n"
+    "  for j = #bytes + 1, 64 do bytes[j] = 0 end\n"
+    "  local s = 0\n"
+    "  for p = 1, #probes, 2 do\n"
+    "    local b, m = string.byte(probes, p, p + 1)\n"
+    "    local d = bit.band(m, bit.bnot(bytes[b + 1]))\n"
+    "    if d ~= 0 then\n"
+    "      bytes[b + 1] = bit.bor(bytes[b + 1], m)\n"
+    "      while d ~= 0 do d = bit.band(d, d - 1); s = s + 1 end\n"
+    "    end\n"
+    "  end\n"
+    "  if s > 0 then\n"
+    "    redis.call('SETRANGE', KEYS[1], at, string.char(unpack(bytes)))\n"
+    "    out[#out + 1] = 1; keys = keys + 1; set = set + s\n"
+    "  else\n"
+    "    out[#out + 1] = 0\n"
+    "  end\n"
     "end\n"
     "if set > 0 then redis.call('HINCRBY', KEYS[2], 'bits.0', set) end\n"
     "if keys > 0 then redis.call('HINCRBY', KEYS[2], 'keys.0', keys) end\n"
@@ -308,11 +328,12 @@ static const char win_clear_lua[] =
 const char *bk_redis_script(int i)
 {
     static const char *const all[BK_RS_COUNT] = {
-        [BK_RS_CREATE] = create_lua,       [BK_RS_STD_ADD] = std_add_lua,
+        [BK_RS_CREATE] = create_lua,
         [BK_RS_CNT_ADD] = cnt_add_lua,     [BK_RS_CNT_REMOVE] = cnt_remove_lua,
         [BK_RS_SCL_ADD] = scl_add_lua,     [BK_RS_SCL_CONTAINS] = scl_contains_lua,
         [BK_RS_CLEAR] = clear_lua,         [BK_RS_WIN] = win_lua,
         [BK_RS_WIN_CLEAR] = win_clear_lua, [BK_RS_STD_ADD_MANY] = std_add_many_lua,
+        [BK_RS_STD_ADD_LINES] = std_add_lines_lua,
     };
     return i >= 0 && i < BK_RS_COUNT ? all[i] : 0;
 }
