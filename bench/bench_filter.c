@@ -57,13 +57,29 @@ typedef struct workload {
     keyset absent;  /* never added */
     size_t lookups; /* lookups per kind */
     double p;
+    keyset present; /* the added keys looked up, copied in lookup order */
 } workload;
 
 /* Present lookups sample the added keys evenly (not only the first ones:
- * in a scalable filter those sit in the oldest slice). */
-static size_t present_index(const workload *w, size_t i)
+ * in a scalable filter those sit in the oldest slice), copied end to end so
+ * that they are read in order like the absent ones (each lookup would
+ * otherwise first miss on its key's bytes, for every peer). */
+static keyset present_sample(const keyset *in, size_t lookups)
 {
-    return (size_t)((double)i * (double)w->in.n / (double)w->lookups);
+    keyset k = {malloc(lookups * KEY_MAX + 1), malloc((lookups + 1) * sizeof(size_t)), lookups};
+    if (!k.bytes || !k.off) {
+        fprintf(stderr, "bench: out of memory for %zu keys\n", lookups);
+        exit(1);
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < lookups; i++) {
+        const size_t j = (size_t)((double)i * (double)in->n / (double)lookups);
+        k.off[i] = pos;
+        memcpy(k.bytes + pos, key_at(in, j), key_len(in, j));
+        pos += key_len(in, j);
+    }
+    k.off[lookups] = pos;
+    return k;
 }
 
 /* ---------------------------------------------------------------- libbloom */
@@ -82,8 +98,7 @@ static run run_libbloom(const workload *w)
     size_t hits = 0;
     t = now_ns();
     for (size_t i = 0; i < w->lookups; i++) {
-        const size_t j = present_index(w, i);
-        hits += (size_t)bloom_check(&b, key_at(&w->in, j), (int)key_len(&w->in, j));
+        hits += (size_t)bloom_check(&b, key_at(&w->present, i), (int)key_len(&w->present, i));
     }
     r.ns[OP_PRESENT] = (now_ns() - t) / (double)w->lookups;
     if (hits != w->lookups)
@@ -136,9 +151,8 @@ static size_t lookups_hit(bk_filter *f, const workload *w, int absent, int mode)
     size_t hits = 0;
     if (mode == SINGLE) {
         for (size_t i = 0; i < w->lookups; i++) {
-            const keyset *ks = absent ? &w->absent : &w->in;
-            const size_t j = absent ? i : present_index(w, i);
-            hits += (size_t)(bk_contains(f, key_at(ks, j), key_len(ks, j)) == 1);
+            const keyset *ks = absent ? &w->absent : &w->present;
+            hits += (size_t)(bk_contains(f, key_at(ks, i), key_len(ks, i)) == 1);
         }
         return hits;
     }
@@ -146,10 +160,9 @@ static size_t lookups_hit(bk_filter *f, const workload *w, int absent, int mode)
     for (size_t i = 0; i < w->lookups; i += BATCH_KEYS) {
         const size_t g = w->lookups - i < BATCH_KEYS ? w->lookups - i : BATCH_KEYS;
         for (size_t x = 0; x < g; x++) {
-            const keyset *ks = absent ? &w->absent : &w->in;
-            const size_t j = absent ? i + x : present_index(w, i + x);
-            b.kp[x] = key_at(ks, j);
-            b.kl[x] = key_len(ks, j);
+            const keyset *ks = absent ? &w->absent : &w->present;
+            b.kp[x] = key_at(ks, i + x);
+            b.kl[x] = key_len(ks, i + x);
         }
         bk_contains_batch(f, b.kp, b.kl, g, b.res);
         for (size_t x = 0; x < g; x++)
@@ -474,7 +487,8 @@ static void sweep(const char *path, size_t max, double p)
     for (size_t n = 10000; n <= max; n *= 10) {
         keyset in = all;
         in.n = n; /* a prefix of the same keys */
-        const workload w = {in, absent, n < nlook ? n : nlook, p};
+        workload w = {in, absent, n < nlook ? n : nlook, p, {0, 0, 0}};
+        w.present = present_sample(&in, w.lookups);
         const run lb = run_libbloom(&w);
         if (lb.ok)
             fprintf(out, "%zu libbloom %.2f %.2f %.2f %.3f %.3e\n", n, lb.ns[0], lb.ns[1], lb.ns[2],
@@ -486,6 +500,7 @@ static void sweep(const char *path, size_t max, double p)
             fprintf(out, "%zu %s-%s %.2f %.2f %.2f %.3f %.3e\n", n, configs[c].variant,
                     configs[c].layout, r.ns[0], r.ns[1], r.ns[2], r.bits_per_key, r.fpr);
         }
+        keys_free(&w.present);
         fflush(out);
         fprintf(stderr, "sweep: n = %zu done\n", n);
     }
@@ -538,7 +553,8 @@ int main(int argc, char **argv)
     }
     if (lookups > n)
         lookups = n;
-    const workload w = {keys_make(0, n), keys_make(UINT64_C(1) << 40, lookups), lookups, p};
+    workload w = {keys_make(0, n), keys_make(UINT64_C(1) << 40, lookups), lookups, p, {0, 0, 0}};
+    w.present = present_sample(&w.in, lookups);
     const run lb = run_libbloom(&w);
     run bk[NCONFIGS][NMODES];
     for (size_t c = 0; c < NCONFIGS; c++)
@@ -554,8 +570,9 @@ int main(int argc, char **argv)
         print_thp(&w);
         print_threads(&w);
     }
-    keyset in = w.in, ab = w.absent;
+    keyset in = w.in, ab = w.absent, pr = w.present;
     keys_free(&in);
+    keys_free(&pr);
     keys_free(&ab);
     return 0;
 }

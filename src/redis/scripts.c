@@ -329,10 +329,14 @@ const char *bk_redis_script(int i)
 {
     static const char *const all[BK_RS_COUNT] = {
         [BK_RS_CREATE] = create_lua,
-        [BK_RS_CNT_ADD] = cnt_add_lua,     [BK_RS_CNT_REMOVE] = cnt_remove_lua,
-        [BK_RS_SCL_ADD] = scl_add_lua,     [BK_RS_SCL_CONTAINS] = scl_contains_lua,
-        [BK_RS_CLEAR] = clear_lua,         [BK_RS_WIN] = win_lua,
-        [BK_RS_WIN_CLEAR] = win_clear_lua, [BK_RS_STD_ADD_MANY] = std_add_many_lua,
+        [BK_RS_CNT_ADD] = cnt_add_lua,
+        [BK_RS_CNT_REMOVE] = cnt_remove_lua,
+        [BK_RS_SCL_ADD] = scl_add_lua,
+        [BK_RS_SCL_CONTAINS] = scl_contains_lua,
+        [BK_RS_CLEAR] = clear_lua,
+        [BK_RS_WIN] = win_lua,
+        [BK_RS_WIN_CLEAR] = win_clear_lua,
+        [BK_RS_STD_ADD_MANY] = std_add_many_lua,
         [BK_RS_STD_ADD_LINES] = std_add_lines_lua,
     };
     return i >= 0 && i < BK_RS_COUNT ? all[i] : 0;

@@ -17,17 +17,17 @@
 /* "count" is the hash holding the counts: the metadata hash NAME for block
  * 0 and for every scalable slice, a block's own count hash past block 0. */
 enum {
-    BK_RS_CREATE,       /* KEYS meta; ARGV field value ...: create or return existing */
-    BK_RS_STD_ADD_MANY, /* KEYS data count; ARGV k, then BITFIELD SETs: {0|1} per key */
+    BK_RS_CREATE,        /* KEYS meta; ARGV field value ...: create or return existing */
+    BK_RS_STD_ADD_MANY,  /* KEYS data count; ARGV k, then BITFIELD SETs: {0|1} per key */
     BK_RS_STD_ADD_LINES, /* KEYS data count; ARGV {line offset, byte/mask pairs}: {0|1} per key */
-    BK_RS_CNT_ADD,      /* KEYS data count; ARGV counter indexes */
-    BK_RS_CNT_REMOVE,   /* KEYS data count; ARGV counter indexes */
-    BK_RS_SCL_ADD,      /* KEYS count data...; ARGV n grow_at has_next {k offsets}... */
-    BK_RS_SCL_CONTAINS, /* KEYS count data...; ARGV n {k offsets}... */
-    BK_RS_CLEAR,        /* KEYS count data...: counts and cells gone */
-    BK_RS_WIN,          /* KEYS meta; ARGV op span G refresh max_bytes max_slices has_next n
-                         * {k block bytes max_set max_keys offsets}...: window add/lookup */
-    BK_RS_WIN_CLEAR,    /* KEYS meta; ARGV G {blocks of slice j}...: every generation gone */
+    BK_RS_CNT_ADD,       /* KEYS data count; ARGV counter indexes */
+    BK_RS_CNT_REMOVE,    /* KEYS data count; ARGV counter indexes */
+    BK_RS_SCL_ADD,       /* KEYS count data...; ARGV n grow_at has_next {k offsets}... */
+    BK_RS_SCL_CONTAINS,  /* KEYS count data...; ARGV n {k offsets}... */
+    BK_RS_CLEAR,         /* KEYS count data...: counts and cells gone */
+    BK_RS_WIN,           /* KEYS meta; ARGV op span G refresh max_bytes max_slices has_next n
+                          * {k block bytes max_set max_keys offsets}...: window add/lookup */
+    BK_RS_WIN_CLEAR,     /* KEYS meta; ARGV G {blocks of slice j}...: every generation gone */
     BK_RS_COUNT
 };
 
