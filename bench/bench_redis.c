@@ -31,7 +31,10 @@ static double now(void)
 }
 
 static test_redis srv;
-static const char *config = "variant=standard capacity=10000000 fpr=0.0001";
+static const char *const config_classic = "variant=standard capacity=10000000 fpr=0.0001";
+static const char *const config_blocked =
+    "variant=standard capacity=10000000 fpr=0.0001 layout=blocked";
+static const char *config; /* the one being measured */
 
 /* bloomkit: bk_add_batch (or bk_contains_batch) over chunks of 512 keys. */
 static int run_bloomkit(const char *url, const keyset *ks, size_t from, size_t to, int lookup)
@@ -131,6 +134,31 @@ static double in_procs(int procs, int naive, const char *url, const keyset *ks, 
     return now() - t0;
 }
 
+/* The server's own ceiling: redis-benchmark's SET rate with 512 commands
+ * pipelined per round trip, one client (0 when redis-benchmark is missing). */
+static double server_ceiling(size_t n)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "redis-benchmark -p %d -t set -P 512 -c 1 -n %zu -q 2>/dev/null",
+             srv.port, n);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    char line[512];
+    double rate = 0;
+    while (fgets(line, sizeof line, p)) {
+        /* progress ("SET: rps=...") and the result ("SET: N requests per
+         * second") may share a line, separated by carriage returns */
+        for (const char *at = strstr(line, "SET: "); at; at = strstr(at + 5, "SET: ")) {
+            const double v = strtod(at + 5, NULL);
+            if (v > 0)
+                rate = v;
+        }
+    }
+    pclose(p);
+    return rate;
+}
+
 static void flush(void)
 {
     redisContext *c = redisConnect("127.0.0.1", srv.port);
@@ -167,6 +195,7 @@ int main(int argc, char **argv)
     }
     bk_config cfg;
     bk_plan plan;
+    config = config_classic;
     bk_config_parse(&cfg, config, NULL, 0);
     bk_plan_config(&cfg, &plan);
     char url[256];
@@ -176,9 +205,10 @@ int main(int argc, char **argv)
      * rate is a rate) so the run stays short. */
     const size_t n_naive = n / 20 < 500 ? (n < 500 ? n : 500) : n / 20;
     printf("keys per second into one shared filter on a local redis-server (%s,\n"
-           "m = %llu bits, k = %u); bloomkit: bk_add_batch / bk_contains_batch, pipelined\n"
-           "EVALSHA per key, 512 keys per round trip; seed-style: k GETBIT then k SETBIT\n"
-           "commands per key, one round trip each. Same run, same keys.\n\n",
+           "m = %llu bits, k = %u); bloomkit: bk_add_batch / bk_contains_batch, 512 keys\n"
+           "per round trip, one command per chunk (bk blocked: the same with layout=blocked);\n"
+           "seed-style: k GETBIT then k SETBIT commands per key, one round trip each. Same\n"
+           "run, same keys.\n\n",
            config, (unsigned long long)plan.bits, plan.k);
     printf("operation  procs  client      keys      seconds   keys/s      bloomkit is\n");
     for (int lookup = 0; lookup < 2; lookup++) {
@@ -194,8 +224,23 @@ int main(int argc, char **argv)
             printf("%-9s  %5d  seed-style  %8zu  %9.3f  %9.0f\n", op, procs, n_naive, tn, rn);
             printf("%-9s  %5d  bloomkit    %8zu  %9.3f  %9.0f   %6.1fx  (target >= 20x)\n", op,
                    procs, n, tb, rb, rb / rn);
+            config = config_blocked; /* the same with layout=blocked */
+            flush();
+            if (lookup)
+                in_procs(procs, 0, url, &ks, n, 0, 0, 0);
+            const double tk = in_procs(procs, 0, url, &ks, n, lookup, 0, 0);
+            config = config_classic;
+            printf("%-9s  %5d  bk blocked  %8zu  %9.3f  %9.0f   %6.1fx\n", op, procs, n, tk,
+                   (double)n / tk, (double)n / tk / rn);
         }
     }
+    flush();
+    const double ceiling = server_ceiling(smoke ? 20000 : 2000000);
+    if (ceiling > 0)
+        printf("\nthe server's ceiling, same run: redis-benchmark -t set -P 512 -c 1: %.0f SET/s\n",
+               ceiling);
+    else
+        printf("\nthe server's ceiling: redis-benchmark not found (Debian: redis-tools)\n");
     keys_free((keyset *)&ks);
     test_redis_stop(&srv);
     return 0;

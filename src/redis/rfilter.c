@@ -469,8 +469,8 @@ static int args_probes(bk_rfilter *rf, const bk_hash *hs, const size_t *keys, si
     return rc;
 }
 
-/* A blocked filter's keys for the line script: per key, the byte offset of
- * its 64-byte line in block b, and its probes as (byte in the line, mask)
+/* A blocked filter's keys for the line script: per key, the first and last
+ * byte offsets of its 64-byte line in block b, and its probes as (byte in the line, mask)
  * pairs, each byte once with every probe's bit in it (Redis's bit order:
  * bit i of the line is byte i / 8, mask 0x80 >> i % 8). */
 static int args_lines(bk_rfilter *rf, const bk_hash *hs, const size_t *keys, size_t count,
@@ -492,7 +492,9 @@ static int args_lines(bk_rfilter *rf, const bk_hash *hs, const size_t *keys, siz
                 pairs[n++] = (uint8_t)byte;
                 pairs[n++] = mask[byte];
             }
-        rc = args_u64(rf, "", (p.base - base) / 8);
+        const uint64_t line = (p.base - base) / 8;
+        rc = args_u64(rf, "", line);
+        rc = rc ? rc : args_u64(rf, "", line + 63);
         rc = rc ? rc : args_add(rf, (const char *)pairs, n);
     }
     return rc;

@@ -52,16 +52,18 @@ static const char std_add_many_lua[] =
     "return out\n";
 
 /* The same for the blocked layout, a key's line at a time: ARGV holds, per
- * key, its 64-byte line's offset in the block and its probes as (byte in the
- * line, mask) pairs, two bytes each, every byte once. The line is read with
- * GETRANGE (short or missing bytes are zeros, as SETBIT would find them),
- * ORed, and written back whole with SETRANGE only when a bit was clear: two
- * commands a key instead of k bit operations. */
+ * key, its 64-byte line's first and last byte offsets in the block (as the
+ * client's text: a Lua number handed to redis.call is printed as a float,
+ * which cost more than the rest) and its probes as (byte in the line, mask)
+ * pairs, two bytes each, every byte once. The line is read with GETRANGE
+ * (short or missing bytes are zeros, as SETBIT would find them), ORed, and
+ * written back whole with SETRANGE only when a bit was clear: two commands a
+ * key instead of k bit operations. */
 static const char std_add_lines_lua[] =
     "local out, set, keys = {}, 0, 0\n"
-    "for i = 1, #ARGV, 2 do\n"
-    "  local at, probes = tonumber(ARGV[i]), ARGV[i + 1]\n"
-    "  local bytes = {string.byte(redis.call('GETRANGE', KEYS[1], at, at + 63), 1, -1)}\n"
+    "for i = 1, #ARGV, 3 do\n"
+    "  local at, probes = ARGV[i], ARGV[i + 2]\n"
+    "  local bytes = {string.byte(redis.call('GETRANGE', KEYS[1], at, ARGV[i + 1]), 1, -1)}\n"
     "  for j = #bytes + 1, 64 do bytes[j] = 0 end\n"
     "  local s = 0\n"
     "  for p = 1, #probes, 2 do\n"

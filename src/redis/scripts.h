@@ -19,7 +19,8 @@
 enum {
     BK_RS_CREATE,        /* KEYS meta; ARGV field value ...: create or return existing */
     BK_RS_STD_ADD_MANY,  /* KEYS data count; ARGV k, then BITFIELD SETs: {0|1} per key */
-    BK_RS_STD_ADD_LINES, /* KEYS data count; ARGV {line offset, byte/mask pairs}: {0|1} per key */
+    BK_RS_STD_ADD_LINES, /* KEYS data count; ARGV {line first, last, byte/mask pairs}: {0|1} per key
+                          */
     BK_RS_CNT_ADD,       /* KEYS data count; ARGV counter indexes */
     BK_RS_CNT_REMOVE,    /* KEYS data count; ARGV counter indexes */
     BK_RS_SCL_ADD,       /* KEYS count data...; ARGV n grow_at has_next {k offsets}... */
