@@ -69,11 +69,7 @@ typedef struct workload {
  * otherwise first miss on its key's bytes, for every peer). */
 static keyset present_sample(const keyset *in, size_t lookups)
 {
-    keyset k = {malloc(lookups * KEY_MAX + 1), malloc((lookups + 1) * sizeof(size_t)), lookups};
-    if (!k.bytes || !k.off) {
-        fprintf(stderr, "bench: out of memory for %zu keys\n", lookups);
-        exit(1);
-    }
+    keyset k = keys_alloc(lookups);
     size_t pos = 0;
     for (size_t i = 0; i < lookups; i++) {
         const size_t j = (size_t)((double)i * (double)in->n / (double)lookups);

@@ -18,14 +18,21 @@ typedef struct keyset {
 
 #define KEY_MAX 84
 
-/* URLs first .. first+n-1 (ids from 2^40 on never meet ids below). */
-static inline keyset keys_make(uint64_t first, size_t n)
+/* Room for n keys of at most KEY_MAX bytes (exits when there is none). */
+static inline keyset keys_alloc(size_t n)
 {
     keyset k = {malloc(n * KEY_MAX + 1), malloc((n + 1) * sizeof(size_t)), n};
     if (!k.bytes || !k.off) {
         fprintf(stderr, "bench: out of memory for %zu keys\n", n);
         exit(1);
     }
+    return k;
+}
+
+/* URLs first .. first+n-1 (ids from 2^40 on never meet ids below). */
+static inline keyset keys_make(uint64_t first, size_t n)
+{
+    keyset k = keys_alloc(n);
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
         k.off[i] = pos;
