@@ -195,6 +195,7 @@ static int time_key(experiment *e, const char *k, char *v, int line)
             return exp_fail_at(e, line, "arrivals: '%s' (keys per unit: N/s, N/m, N/h or N/d)",
                                given);
         e->arrivals_per_ms = (double)n / (double)per;
+        e->tline = line;
         return 0;
     }
     e->nages = 0; /* revisits */
@@ -360,7 +361,7 @@ int exp_read(experiment *e)
                          "duration: drop %s",
                          e->nkeys ? "keys" : "phases");
     if (!rc && exp_timed(e)) {
-        const double n = ceil(e->arrivals_per_ms * (double)e->duration_ms);
+        const double n = exp_timed_keys(e);
         if (n > (double)GEN_MAX)
             rc = exp_fail_at(e, lineno, "arrivals x duration is more than %s keys", "10^9");
         else if (!e->keys_file)
@@ -446,8 +447,8 @@ uint64_t exp_total_ops(const experiment *e)
 int exp_plan(experiment *e, uint64_t n)
 {
     if (exp_timed(e)) { /* one insert phase, its checkpoints in ms of the run */
-        if ((double)n < floor(e->arrivals_per_ms * (double)e->duration_ms))
-            return exp_fail_at(e, e->ckline, "%s has fewer keys than arrivals x duration",
+        if ((double)n < exp_timed_keys(e))
+            return exp_fail_at(e, e->tline, "%s has fewer keys than arrivals x duration",
                                e->keys_file);
         if (!e->ckspec[0])
             snprintf(e->ckspec, sizeof e->ckspec, "2%%");

@@ -138,7 +138,7 @@ int exp_run_timed(const experiment *e, int ci, const exp_keys *ins, const exp_ke
     s.e = e;
     s.cfg = &e->cfgs[ci];
     s.now = START_MS;
-    const size_t n = (size_t)ceil(e->arrivals_per_ms * (double)e->duration_ms);
+    const size_t n = (size_t)exp_timed_keys(e);
     s.counted = malloc((n ? n : 1) * sizeof *s.counted);
     if (!s.counted) {
         fprintf(stderr, "bloomkit experiment: out of memory for %zu keys\n", n);

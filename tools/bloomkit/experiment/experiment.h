@@ -11,6 +11,7 @@
 #ifndef BK_EXPERIMENT_H
 #define BK_EXPERIMENT_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,12 +55,19 @@ typedef struct experiment {
     uint64_t duration_ms;
     uint64_t ages_ms[EXP_MAX_AGES];
     int nages;
+    int tline; /* the line of arrivals */
 } experiment;
 
 /* 1 when e runs over simulated time. */
 static inline int exp_timed(const experiment *e)
 {
     return e->duration_ms > 0;
+}
+
+/* The keys that arrive over simulated time: arrivals x duration, rounded up. */
+static inline double exp_timed_keys(const experiment *e)
+{
+    return ceil(e->arrivals_per_ms * (double)e->duration_ms);
 }
 
 /* Keys of a workload: key i is bytes[off[i] .. off[i+1]). */
