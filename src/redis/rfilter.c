@@ -340,9 +340,10 @@ static int build(bk_rfilter *rf, rop op, const bk_hash *h)
 
 enum { R_DONE, R_NOSCRIPT, R_STALE, R_LOADING };
 
-/* Interpret one reply: R_DONE with *result set, R_NOSCRIPT, R_STALE (the
- * chain has another number of slices: shapes already updated), or a
- * negative error code. */
+/* Interpret one script's reply (a lookup's BITFIELD_RO is read by
+ * parse_unit): R_DONE with *result set, R_NOSCRIPT, R_STALE (the chain has
+ * another number of slices: shapes already updated), or a negative error
+ * code. */
 static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
 {
     if (r->type == REDIS_REPLY_ERROR) {
@@ -358,20 +359,6 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
                            "stored (a classic slice must fit one block; use layout=blocked)",
                            rf->name);
         return bk_fail(BK_ESERVER, "redis filter %s: %.300s", rf->name, r->str);
-    }
-    if (op == OP_CONTAINS && !bk_rfilter_chained(rf)) {
-        if (r->type != REDIS_REPLY_ARRAY || r->elements != rf->s[0].v.k)
-            return bk_fail(BK_ESERVER, "redis filter %s: BITFIELD_RO sent a reply of %s shape",
-                           rf->name, "an unexpected");
-        int all = 1;
-        for (size_t i = 0; i < r->elements; i++) {
-            if (r->element[i]->type != REDIS_REPLY_INTEGER)
-                return bk_fail(BK_ESERVER, "redis filter %s: BITFIELD_RO sent a non-integer",
-                               rf->name);
-            all &= r->element[i]->integer != 0;
-        }
-        *result = all;
-        return R_DONE;
     }
     if (r->type != REDIS_REPLY_INTEGER)
         return bk_fail(BK_ESERVER, "redis filter %s: a script sent a reply of an unexpected type",
@@ -537,10 +524,9 @@ static int parse_unit(bk_rfilter *rf, rop op, const redisReply *r, const units *
                       int *results)
 {
     const size_t *keys = &u->order[u->first[g]], count = u->first[g + 1] - u->first[g];
-    if (!grouped(rf, op) || r->type == REDIS_REPLY_ERROR) {
-        int one = 0;
-        const int st = parse(rf, op, r, grouped(rf, op) ? &one : &results[keys[0]]);
-        return st;
+    if (!grouped(rf, op) || r->type == REDIS_REPLY_ERROR) { /* a grouped error sets no result */
+        int unused = 0;
+        return parse(rf, op, r, grouped(rf, op) ? &unused : &results[keys[0]]);
     }
     const unsigned k = rf->s[0].v.k;
     const size_t want = op == OP_CONTAINS ? count * k : count;
