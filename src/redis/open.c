@@ -81,19 +81,8 @@ static int count_field(const char *f, size_t n)
 {
     if ((n == 6 && memcmp(f, "slices", 6) == 0) || (n == 3 && memcmp(f, "gen", 3) == 0))
         return 1;
-    size_t p = n > 5 && memcmp(f, "bits.", 5) == 0   ? 5
-               : n > 5 && memcmp(f, "keys.", 5) == 0 ? 5
-               : n > 4 && memcmp(f, "sat.", 4) == 0  ? 4
-                                                     : 0;
-    if (!p || n - p > 2 || (n - p == 2 && f[p] == '0'))
-        return 0;
-    unsigned v = 0;
-    for (; p < n; p++) {
-        if (f[p] < '0' || f[p] > '9')
-            return 0;
-        v = v * 10 + (unsigned)(f[p] - '0');
-    }
-    return v < BK_SCALABLE_MAX_SLICES;
+    return bk_rfilter_count_slice(f, n, "bits.") >= 0 ||
+           bk_rfilter_count_slice(f, n, "keys.") >= 0 || bk_rfilter_count_slice(f, n, "sat.") >= 0;
 }
 
 /* Read field/value pairs (from HGETALL or the create script, from index

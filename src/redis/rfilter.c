@@ -375,6 +375,20 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
     return bk_fail(BK_ESERVER, "redis filter %s: a script answered %lld", rf->name, r->integer);
 }
 
+int bk_rfilter_count_slice(const char *f, size_t n, const char *prefix)
+{
+    const size_t p = strlen(prefix);
+    if (n <= p || n > p + 2 || memcmp(f, prefix, p) != 0 || (n == p + 2 && f[p] == '0'))
+        return -1;
+    int v = 0;
+    for (size_t i = p; i < n; i++) {
+        if (f[i] < '0' || f[i] > '9')
+            return -1;
+        v = v * 10 + (f[i] - '0');
+    }
+    return v < BK_SCALABLE_MAX_SLICES ? v : -1;
+}
+
 int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
 {
     unsigned long long after = 0, used = 0;

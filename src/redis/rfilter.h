@@ -86,6 +86,10 @@ int bk_rwindow_clear(bk_rfilter *rf);
 /* A count field of a reply: absent is 0, anything but a non-negative
  * decimal integer is BK_ESERVER. */
 int bk_rfilter_count_value(const bk_rfilter *rf, const redisReply *r, long long *out);
+/* The slice J of a count field "PREFIX" "J" (f of n bytes; J a slice below
+ * the chain's limit, written without leading zeros), or -1 when f is not
+ * such a field. */
+int bk_rfilter_count_slice(const char *f, size_t n, const char *prefix);
 /* Error for a "BKMAX ..." reply (max_bytes or the slices a file holds). */
 int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply);
 

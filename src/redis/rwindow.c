@@ -60,22 +60,6 @@ static int newest_gen(bk_rfilter *rf, int64_t *out)
     return rc;
 }
 
-/* The number after "bits.", "keys." (a slice below the chain's limit), or
- * -1 when f is not such a field. */
-static int slice_field(const redisReply *f, const char *prefix)
-{
-    const size_t p = strlen(prefix);
-    if (f->len <= p || f->len > p + 2 || memcmp(f->str, prefix, p) != 0)
-        return -1;
-    int v = 0;
-    for (size_t i = p; i < f->len; i++) {
-        if (f->str[i] < '0' || f->str[i] > '9')
-            return -1;
-        v = v * 10 + (f->str[i] - '0');
-    }
-    return v < BK_SCALABLE_MAX_SLICES ? v : -1;
-}
-
 /* Generation g's slices, appended to rf->win (none when it is absent). */
 static int read_gen(bk_rfilter *rf, int64_t g)
 {
@@ -96,9 +80,9 @@ static int read_gen(bk_rfilter *rf, int64_t g)
             rc = BK_ESERVER;
         else if (f->len == 6 && memcmp(f->str, "slices", 6) == 0)
             rc = bk_rfilter_count_value(rf, v, &slices);
-        else if ((j = slice_field(f, "bits.")) >= 0)
+        else if ((j = bk_rfilter_count_slice(f->str, f->len, "bits.")) >= 0)
             rc = bk_rfilter_count_value(rf, v, &bits[j]);
-        else if ((j = slice_field(f, "keys.")) >= 0)
+        else if ((j = bk_rfilter_count_slice(f->str, f->len, "keys.")) >= 0)
             rc = bk_rfilter_count_value(rf, v, &keys[j]);
         else
             rc = BK_ESERVER;
