@@ -394,6 +394,56 @@ BK_API int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *len
 BK_API int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens,
                              size_t n, int *results);
 
+/* Worker threads for batch calls, as zstd's nbWorkers: a pool made once and
+ * lent to any number of calls, on any filters, one call at a time (a second
+ * caller waits for the first). */
+typedef struct bk_workers bk_workers;
+
+/* Most threads a pool may have. */
+#define BK_WORKERS_MAX 256
+
+/* Start a pool of `threads` threads counting the caller's (threads - 1 are
+ * started; 1 starts none), 0 for as many as this process may run on
+ * (sched_getaffinity). *out owns them until bk_workers_free. Idle threads
+ * sleep. Returns BK_OK, BK_EINVAL (out NULL, threads > BK_WORKERS_MAX),
+ * BK_ENOMEM or BK_ESYS (a thread could not start; none is left running). */
+BK_API int bk_workers_new(unsigned threads, bk_workers **out);
+
+/* Stop and join the pool's threads and free it (NULL: nothing). Not while a
+ * call uses it. */
+BK_API void bk_workers_free(bk_workers *w);
+
+/* Threads of the pool, the caller's included; 1 for NULL. Thread-safe. */
+BK_API unsigned bk_workers_threads(const bk_workers *w);
+
+/* Lend the calling thread to the batch call running on w, if one is: it
+ * takes a share of the call's work and returns when none is left to take.
+ * Returns 1 if it took part, 0 if no call was running (w NULL or of one
+ * thread: 0). For a thread that waits for a batch call made on another
+ * thread (a reader handing batches to an adding thread): waiting this way
+ * keeps every core busy. Thread-safe; results are unchanged by helpers. */
+BK_API int bk_workers_help(bk_workers *w);
+
+/* bk_add_batch and bk_contains_batch on the threads of w (w NULL: on the
+ * caller's alone), with the same arguments, errors and results: results[i]
+ * is exactly what the single-threaded call gives for the same filter state,
+ * whatever the number of threads. Keys are hashed in parallel; lookups are
+ * split among the threads; adds are split by the memory they write (a
+ * blocked standard filter's blocks, a blocked scalable chain's newest
+ * slice's blocks, while no growth can fall inside the batch), each thread
+ * applying its own keys in input order, so a key's answer depends only on
+ * the keys before it, as in order. Where that split does not exist (classic
+ * layout, counting and window filters, the batch during which a chain
+ * grows) the caller's thread applies the hashed keys in order. Redis
+ * filters run their own batch path on the caller's thread. Also
+ * BK_ENOMEM (scratch for the digests; nothing applied). Thread-safety as
+ * bk_add_batch; a scalable chain's other adders wait while a split batch
+ * is applied (it holds the chain's growth lock). */
+BK_API int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const size_t *lens,
+                           size_t n, int *results);
+BK_API int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *keys,
+                                const size_t *lens, size_t n, int *results);
+
 /* Remove one occurrence of a key (counting only). BK_OK, BK_ENOTFOUND (some
  * probed counter is zero: the key was never added; nothing changes),
  * BK_ENOTSUP (standard, scalable), BK_EINVAL. Saturated counters (15) are

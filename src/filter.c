@@ -23,17 +23,6 @@
 BK_API const int bk_cppflags_seen = 1;
 #endif
 
-/* A key is (NULL, 0) or (non-NULL, any length). */
-static int key_valid(const void *key, size_t len)
-{
-    return key != NULL || len == 0;
-}
-
-static void hash_for(const bk_filter *f, const void *key, size_t len, bk_hash *h)
-{
-    bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
-}
-
 int bk_new(const bk_config *cfg, bk_filter **out)
 {
     if (!out)
@@ -139,11 +128,11 @@ int bk_close(bk_filter *f)
  * BK_EREADONLY when the call writes and f is read-only. */
 static int key_call(const bk_filter *f, const void *key, size_t len, int writes, bk_hash *h)
 {
-    if (!f || !key_valid(key, len))
+    if (!f || !bk_key_valid(key, len))
         return BK_EINVAL;
     if (writes && f->readonly)
         return BK_EREADONLY;
-    hash_for(f, key, len, h);
+    bk_filter_hash(f, key, len, h);
     return BK_OK;
 }
 
@@ -437,105 +426,4 @@ int bk_merge(bk_filter *dst, const bk_filter *src)
 int bk_intersect(bk_filter *dst, const bk_filter *src)
 {
     return combine(dst, src, 1);
-}
-
-/* How many keys ahead of the one being applied the batch calls hash and
- * prefetch: enough lines in flight to overlap many cache misses, few enough
- * that they fit the core's miss buffers and are still cached when used. A
- * key needs one line per blocked slice and k per classic slice; the pipeline
- * keeps about BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
-#define BK_LINES_IN_FLIGHT 48
-#define BK_AHEAD_MAX       16
-
-static size_t keys_ahead(const bk_filter *f)
-{
-    uint64_t lines = 0;
-    const uint32_t slices = f->ops->slice_count(f);
-    for (uint32_t i = 0; i < slices; i++) {
-        bk_slice_view v;
-        f->ops->slice_view(f, i, &v);
-        lines += v.block ? 1 : v.k;
-    }
-    const uint64_t ahead = lines ? BK_LINES_IN_FLIGHT / lines : BK_AHEAD_MAX;
-    return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
-}
-
-static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
-                           int *results, int contains)
-{
-    bk_hash hs[BK_STORE_CHUNK];
-    for (size_t at = 0; at < n; at += BK_STORE_CHUNK) {
-        const size_t c = n - at < BK_STORE_CHUNK ? n - at : BK_STORE_CHUNK;
-        for (size_t i = 0; i < c; i++)
-            hash_for(f, keys[at + i], lens[at + i], &hs[i]);
-        const int rc = contains ? f->ops->contains_batch(f, hs, c, results + at)
-                                : f->ops->add_batch(f, hs, c, results + at);
-        if (rc < 0) {
-            for (size_t i = at + c; i < n; i++)
-                results[i] = rc; /* not sent */
-            return rc;
-        }
-    }
-    return BK_OK;
-}
-
-/* The shared body of the batch calls, a software pipeline: key i + ahead is
- * hashed and its memory prefetched while key i is applied, so the hashing
- * (CPU-bound) overlaps the misses in flight. Keys are applied in order, so
- * the results equal those of single calls. */
-static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
-                     int *results, int (*one)(bk_filter *, const bk_hash *))
-{
-    if (!f || (n && (!keys || !lens || !results)))
-        return BK_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (!key_valid(keys[i], lens[i]))
-            return BK_EINVAL; /* checked up front: nothing applied */
-    if (one == f->ops->add && f->ops->add_batch)
-        return run_store_batch(f, keys, lens, n, results, 0);
-    if (one != f->ops->add && f->ops->contains_batch)
-        return run_store_batch(f, keys, lens, n, results, 1);
-    const size_t ahead = keys_ahead(f);
-    bk_hash ring[BK_AHEAD_MAX + 1]; /* key j in slot j % (ahead + 1) */
-    for (size_t j = 0; j < n && j < ahead; j++) {
-        hash_for(f, keys[j], lens[j], &ring[j]);
-        if (f->ops->prefetch)
-            f->ops->prefetch(f, &ring[j]);
-    }
-    for (size_t i = 0; i < n; i++) {
-        const size_t j = i + ahead;
-        if (j < n) {
-            bk_hash *h = &ring[j % (ahead + 1)];
-            hash_for(f, keys[j], lens[j], h);
-            if (f->ops->prefetch)
-                f->ops->prefetch(f, h);
-        }
-        const int rc = one(f, &ring[i % (ahead + 1)]);
-        if (rc < 0) {
-            for (size_t r = i; r < n; r++)
-                results[r] = rc; /* this key failed; the rest were not applied */
-            return rc;
-        }
-        results[i] = rc;
-    }
-    return BK_OK;
-}
-
-static int contains_one(bk_filter *f, const bk_hash *h)
-{
-    return f->ops->contains(f, h);
-}
-
-int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n, int *results)
-{
-    if (f && f->readonly)
-        return BK_EREADONLY;
-    return run_batch(f, keys, lens, n, results, f ? f->ops->add : NULL);
-}
-
-int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
-                      int *results)
-{
-    /* contains never writes: the cast only lets both calls share run_batch. */
-    return run_batch((bk_filter *)f, keys, lens, n, results, contains_one);
 }

@@ -79,11 +79,99 @@ START_TEST(batch_arguments_are_checked)
 }
 END_TEST
 
+/* bk_add_batch_mt on 1..4 threads gives every key the answer bk_add_batch
+ * gives, and leaves a byte-identical filter, for every variant and layout:
+ * blocked standard and scalable filters split their adds by block (the
+ * chain also through its growth, when batches are applied in order), the
+ * others apply hashed keys in order. Keys repeat, also within one batch, so
+ * a wrong order would show as a wrong "new". Lookups likewise. */
+START_TEST(threaded_batches_equal_one_thread)
+{
+    const char *cfgs[] = {"variant=standard layout=blocked capacity=40000 " KEY,
+                          "variant=standard layout=classic capacity=40000 " KEY,
+                          "variant=scalable layout=blocked capacity=3000 " KEY,
+                          "variant=scalable layout=classic capacity=3000 " KEY,
+                          "variant=counting layout=blocked capacity=40000 " KEY,
+                          "variant=window window=1h generations=4 capacity=40000 " KEY};
+    enum { N = 60000 };
+    static char keybuf[N][32];
+    static const void *keys[N];
+    static size_t lens[N];
+    static int want[N], got[N];
+    uint64_t seed = tu_seed("threaded_batches_equal_one_thread");
+    for (size_t i = 0; i < N; i++) {
+        lens[i] = tu_key(keybuf[i], sizeof keybuf[i], "t", tu_next(&seed) % 30000);
+        keys[i] = keybuf[i];
+    }
+    for (size_t v = 0; v < sizeof cfgs / sizeof *cfgs; v++) {
+        bk_filter *one = tu_filter(cfgs[v]);
+        ck_assert_int_eq(bk_add_batch(one, keys, lens, N, want), BK_OK);
+        for (unsigned nt = 1; nt <= 4; nt++) {
+            bk_workers *w;
+            ck_assert_int_eq(bk_workers_new(nt, &w), BK_OK);
+            ck_assert_uint_eq(bk_workers_threads(w), nt);
+            bk_filter *f = tu_filter(cfgs[v]);
+            /* batches of several sizes, one of them past a call's chunk */
+            const size_t sizes[] = {1, 7, 5000, 20000, N};
+            size_t done = 0;
+            for (size_t s = 0; done < N; s = (s + 1) % 5) {
+                const size_t n = sizes[s] < N - done ? sizes[s] : N - done;
+                ck_assert_int_eq(bk_add_batch_mt(f, w, keys + done, lens + done, n, got + done),
+                                 BK_OK);
+                done += n;
+            }
+            for (size_t i = 0; i < N; i++)
+                ck_assert_msg(got[i] == want[i], "%s, %u threads: key %zu got %d, want %d", cfgs[v],
+                              nt, i, got[i], want[i]);
+            ck_assert_msg(tu_same_filter(one, f), "%s, %u threads: filters differ", cfgs[v], nt);
+            ck_assert_int_eq(bk_contains_batch_mt(f, w, keys, lens, N, got), BK_OK);
+            for (size_t i = 0; i < N; i++)
+                ck_assert_int_eq(got[i], 1);
+            bk_free(f);
+            bk_workers_free(w);
+        }
+        bk_free(one);
+    }
+}
+END_TEST
+
+START_TEST(threaded_batch_arguments_are_checked)
+{
+    bk_workers *w = (bk_workers *)1;
+    ck_assert_int_eq(bk_workers_new(BK_WORKERS_MAX + 1, &w), BK_EINVAL);
+    ck_assert_ptr_null(w);
+    ck_assert_int_eq(bk_workers_new(2, NULL), BK_EINVAL);
+    ck_assert_int_eq(bk_workers_new(0, &w), BK_OK); /* as many as the CPUs */
+    ck_assert_uint_ge(bk_workers_threads(w), 1);
+    ck_assert_uint_eq(bk_workers_threads(NULL), 1);
+    ck_assert_int_eq(bk_workers_help(w), 0); /* no call running */
+    ck_assert_int_eq(bk_workers_help(NULL), 0);
+    bk_filter *f = tu_filter("layout=blocked capacity=100");
+    const void *keys[2] = {"a", NULL};
+    size_t lens[2] = {1, 3};
+    int res[2] = {-7, -7};
+    ck_assert_int_eq(bk_add_batch_mt(NULL, w, keys, lens, 2, res), BK_EINVAL);
+    ck_assert_int_eq(bk_add_batch_mt(f, w, keys, lens, 2, res), BK_EINVAL); /* keys[1] */
+    ck_assert_int_eq(bk_contains_batch_mt(f, w, keys, lens, 2, res), BK_EINVAL);
+    ck_assert_int_eq(res[0], -7);
+    ck_assert_int_eq(bk_contains(f, "a", 1), 0); /* nothing applied */
+    ck_assert_int_eq(bk_add_batch_mt(f, w, keys, lens, 1, res), BK_OK);
+    ck_assert_int_eq(res[0], 1);
+    ck_assert_int_eq(bk_add_batch_mt(f, NULL, keys, lens, 1, res), BK_OK); /* one thread */
+    ck_assert_int_eq(res[0], 0);
+    bk_free(f);
+    bk_workers_free(w);
+    bk_workers_free(NULL);
+}
+END_TEST
+
 Suite *batch_suite(void)
 {
     TCase *tc;
     Suite *s = tu_suite("batch", "order", &tc);
     tcase_add_test(tc, batches_equal_single_calls);
     tcase_add_test(tc, batch_arguments_are_checked);
+    tcase_add_test(tc, threaded_batches_equal_one_thread);
+    tcase_add_test(tc, threaded_batch_arguments_are_checked);
     return s;
 }

@@ -208,6 +208,62 @@ static char *url_lines(uint64_t from, uint64_t to)
     return buf;
 }
 
+/* --threads changes the speed only: with the same key, 1, 2 and 4 threads
+ * (and the default) write the same bytes, through a scalable chain that
+ * grows, with a checkpointing state (whose batches are added in the call)
+ * and without (added while the next batch is read). */
+START_TEST(dedup_threads_change_nothing)
+{
+    enum { LINES = 120000 };
+    char *in = malloc((size_t)LINES * 48 + 1), *p = in;
+    ck_assert_ptr_nonnull(in);
+    uint64_t seed = tu_seed("dedup_threads_change_nothing");
+    for (int i = 0; i < LINES; i++) /* repeats of earlier and later lines */
+        p += sprintf(p, "https://example.org/p/%llu\n",
+                     (unsigned long long)(tu_next(&seed) % (LINES / 2)));
+    const size_t inlen = (size_t)(p - in);
+    const char *key = "--key=00112233445566778899aabbccddeeff";
+    run_result one =
+        run_limited(in, inlen, 0,
+                    (char *[]){"dedup", "--threads", "1", "--capacity", "2000", (char *)key, NULL});
+    ck_assert_int_eq(one.code, 0);
+    ck_assert_uint_gt(one.outlen, 0);
+    const char *threads[] = {"2", "4", NULL};
+    for (int t = 0; t < 3; t++) {
+        for (int ck = 0; ck < 2; ck++) {
+            char *state = in_dir(ck ? "ck.bkf" : "st.bkf");
+            unlink(state);
+            char *argv[16] = {"dedup", "--capacity", "2000", (char *)key, "--state", state};
+            int n = 6;
+            if (threads[t]) {
+                argv[n++] = "--threads";
+                argv[n++] = (char *)threads[t];
+            }
+            if (ck) {
+                argv[n++] = "--checkpoint";
+                argv[n++] = "25000";
+            }
+            run_result r = run_limited(in, inlen, 0, argv);
+            ck_assert_int_eq(r.code, 0);
+            ck_assert_msg(r.outlen == one.outlen && memcmp(r.out, one.out, r.outlen) == 0,
+                          "--threads %s%s: output differs from --threads 1",
+                          threads[t] ? threads[t] : "(default)", ck ? " --checkpoint" : "");
+            done(&r);
+            r = run_limited(in, inlen, 0,
+                            (char *[]){"dedup", "--state", state, "--threads", "2", NULL});
+            ck_assert_int_eq(r.code, 0);
+            ck_assert_uint_eq(r.outlen, 0); /* every line is in the saved state */
+            done(&r);
+        }
+    }
+    done(&one);
+    free(in);
+    expect_code(RUN("a\n", "dedup", "--threads", "0"), 2, "--threads 0");
+    expect_code(RUN("a\n", "dedup", "--threads", "257"), 2, "--threads 257");
+    expect_code(RUN("a\n", "dedup", "--threads", "two"), 2, "--threads two");
+}
+END_TEST
+
 /* A crawl in two runs: the second prints only what the first never saw. */
 START_TEST(two_run_crawl_with_state)
 {
@@ -617,6 +673,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, dedup_keeps_huge_lines_whole_and_null_records);
     tcase_add_test(tc, two_run_crawl_with_state);
     tcase_add_test(tc, dedup_with_a_window_re_emits_after_it);
+    tcase_add_test(tc, dedup_threads_change_nothing);
     tcase_add_test(tc, dedup_saves_on_signals);
     tcase_add_test(tc, create_add_check_remove_info_merge);
     tcase_add_test(tc, errors_and_exit_codes);

@@ -313,6 +313,81 @@ START_TEST(window_adds_race_the_clock)
 }
 END_TEST
 
+/* bk_add_batch_mt on a pool of 3, while a fourth thread lends itself to
+ * the pool's calls (bk_workers_help) and a fifth adds the same keys one at
+ * a time through bk_add: a blocked chain grows through it all. Every key is
+ * told new at most once between the two adders, and all are present after.
+ * (Under ThreadSanitizer: the pool's hand-offs and the split adds.) */
+typedef struct {
+    bk_filter *f;
+    bk_workers *w;
+    _Atomic int done;
+    uint64_t news, helped;
+} mt_race;
+
+static void *mt_batches(void *p)
+{
+    mt_race *r = p;
+    enum { B = 4000 };
+    static char buf[B][32];
+    static const void *keys[B];
+    static size_t lens[B];
+    static int res[B];
+    for (uint64_t at = 0; at < 40000; at += B) {
+        for (int i = 0; i < B; i++) {
+            lens[i] = tu_key(buf[i], sizeof buf[i], "m", at + (uint64_t)i);
+            keys[i] = buf[i];
+        }
+        ck_assert_int_eq(bk_add_batch_mt(r->f, r->w, keys, lens, B, res), BK_OK);
+        for (int i = 0; i < B; i++)
+            r->news += res[i] == 1;
+    }
+    atomic_store(&r->done, 1);
+    return NULL;
+}
+
+static void *mt_helper(void *p)
+{
+    mt_race *r = p;
+    while (!atomic_load(&r->done))
+        r->helped += (uint64_t)bk_workers_help(r->w);
+    return NULL;
+}
+
+static void *mt_single(void *p)
+{
+    mt_race *r = p;
+    r->news = tu_add_keys(r->f, "m", 0, 40000);
+    return NULL;
+}
+
+START_TEST(threaded_batches_race_single_adds)
+{
+    mt_race batch = {0}, single = {0};
+    batch.f = single.f = tu_filter("variant=scalable layout=blocked capacity=2000 fpr=0.001");
+    ck_assert_int_eq(bk_workers_new(3, &batch.w), BK_OK);
+    single.w = batch.w;
+    pthread_t t[3];
+    ck_assert_int_eq(pthread_create(&t[0], NULL, mt_batches, &batch), 0);
+    ck_assert_int_eq(pthread_create(&t[1], NULL, mt_helper, &batch), 0);
+    ck_assert_int_eq(pthread_create(&t[2], NULL, mt_single, &single), 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(batch.f, &st), BK_OK);
+    fprintf(stderr,
+            "[mt race] batches on 3 threads + a helper (took part %llu times) + single adds: "
+            "%llu + %llu new of 40000 keys, %u slices\n",
+            (unsigned long long)batch.helped, (unsigned long long)batch.news,
+            (unsigned long long)single.news, st.slices);
+    ck_assert_uint_le(batch.news + single.news, 40000);
+    ck_assert_uint_ge(batch.news + single.news, 40000 - 200); /* false positives */
+    ck_assert_uint_eq(tu_count_present(batch.f, "m", 0, 40000), 40000);
+    bk_free(batch.f);
+    bk_workers_free(batch.w);
+}
+END_TEST
+
 Suite *threads_suite(void)
 {
     TCase *tc;
@@ -323,5 +398,6 @@ Suite *threads_suite(void)
     tcase_add_test(tc, counting_concurrent_remove);
     tcase_add_test(tc, add_is_exact_under_races);
     tcase_add_test(tc, window_adds_race_the_clock);
+    tcase_add_test(tc, threaded_batches_race_single_adds);
     return s;
 }

@@ -96,6 +96,22 @@ typedef struct bk_filter_ops {
      * store re-reads its counts). BK_OK or an error; NULL when views are
      * always current. */
     int (*refresh)(const bk_filter *f);
+    /* Optional, for adds split across threads (bk_add_batch_mt, src/batch.c).
+     * shard_begin(f, n) returns 1 when the next n adds may be applied shard
+     * by shard: shard_of names the memory a key's add writes (keys with
+     * one name write the same memory, keys with different names disjoint
+     * memory; src/batch.c groups names into shards), and none of the n adds
+     * can change the filter's shape (no growth), so each shard's keys
+     * applied in input order by their own thread get the answers of all
+     * keys applied in order. Then shard_add
+     * applies one key (as add, but with no locking or growth; 0 or 1) from
+     * any thread, and shard_end (NULL: nothing to do) follows the last one,
+     * on the thread that called shard_begin. 0: apply in order on one
+     * thread (nothing held). All NULL: never split. */
+    int (*shard_begin)(bk_filter *f, size_t n);
+    uint64_t (*shard_of)(const bk_filter *f, const bk_hash *h);
+    int (*shard_add)(bk_filter *f, const bk_hash *h);
+    void (*shard_end)(bk_filter *f);
 } bk_filter_ops;
 
 struct bk_filter {
@@ -106,6 +122,18 @@ struct bk_filter {
     int readonly;        /* mapped read-only: every mutation is refused */
     bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
 };
+
+/* A key is (NULL, 0) or (non-NULL, any length). */
+static inline int bk_key_valid(const void *key, size_t len)
+{
+    return key != NULL || len == 0;
+}
+
+/* The digest of a key under f's hash and key. */
+static inline void bk_filter_hash(const bk_filter *f, const void *key, size_t len, bk_hash *h)
+{
+    bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
+}
 
 /* Set up the base part of a variant's struct. */
 static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, const bk_config *cfg,

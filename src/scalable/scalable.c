@@ -212,6 +212,46 @@ static int scl_add(bk_filter *f, const bk_hash *h)
     }
 }
 
+/* A split batch (bk_add_batch_mt) holds the growth lock, so no other add
+ * runs and the chain keeps its slices; it is split when the newest slice is
+ * blocked and has room for all n keys: had they been added one by one, none
+ * would have found it full (each add sets at most k bits and counts one
+ * key), so none grows the chain, and each key's answer depends on the older
+ * slices (read only) and its block of the newest. */
+static int scl_shard_begin(bk_filter *f, size_t n)
+{
+    bk_scalable *sf = (bk_scalable *)f;
+    pthread_rwlock_wrlock(&sf->lock);
+    const uint32_t c = slice_count(sf);
+    const bk_std_slice *s = sf->slices[c - 1];
+    const bk_slice_limit *l = &sf->full[c - 1];
+    const uint64_t set = bk_std_slice_set(s), keys = bk_std_slice_keys(s);
+    if (s->shape.block && n <= l->keys && keys <= l->keys - n && set <= l->set &&
+        n <= (l->set - set) / s->shape.k)
+        return 1;
+    pthread_rwlock_unlock(&sf->lock);
+    return 0;
+}
+
+static uint64_t scl_shard_of(const bk_filter *f, const bk_hash *h)
+{
+    const bk_scalable *sf = (const bk_scalable *)f;
+    return bk_std_slice_block(sf->slices[slice_count(sf) - 1], h);
+}
+
+static int scl_shard_add(bk_filter *f, const bk_hash *h)
+{
+    bk_scalable *sf = (bk_scalable *)f;
+    if (scl_contains(f, h))
+        return 0;
+    return bk_std_slice_add(sf->slices[slice_count(sf) - 1], h);
+}
+
+static void scl_shard_end(bk_filter *f)
+{
+    pthread_rwlock_unlock(&((bk_scalable *)f)->lock);
+}
+
 static void free_slices_from(bk_scalable *sf, uint32_t first)
 {
     const uint32_t n = slice_count(sf);
@@ -276,6 +316,8 @@ static const bk_filter_ops scalable_ops = {
     .add = scl_add, .contains = scl_contains, .remove = NULL, .prefetch = scl_prefetch,
     .clear = scl_clear, .merge = scl_merge, .intersect = NULL, .destroy = scl_destroy,
     .slice_count = scl_slice_count, .slice_view = scl_slice_view,
+    .shard_begin = scl_shard_begin, .shard_of = scl_shard_of, .shard_add = scl_shard_add,
+    .shard_end = scl_shard_end,
 };
 /* clang-format on */
 

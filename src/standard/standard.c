@@ -58,6 +58,8 @@ int bk_std_slice_init_shape(bk_std_slice *s, const bk_slice_view *shape, const b
 void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed)
 {
     s->shape = *v;
+    s->nblocks = v->block ? v->m / v->block : 0;
+    s->block_shift = v->block ? 64 - bk_log2_u32(v->block) : 0;
     s->bits = (_Atomic uint8_t *)v->data;
     bk_stripes_init(&s->counts, v->set_bits, v->keys);
     s->borrowed = borrowed;
@@ -151,14 +153,18 @@ static int same_as_earlier(const bk_std_slice *s, const bk_hash *h, const uint64
 #define BK_STD_WORDS 1
 typedef uint64_t __attribute__((may_alias)) bk_word; /* the payload bytes, as words */
 
+/* bk_probes_for's blocked probes, with the slice's block count and shift
+ * kept rather than derived per key (a 64-bit division and a loop). */
 static void block_masks(const bk_std_slice *s, const bk_hash *h, bk_word **words, uint64_t want[8])
 {
-    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
-    *words = (bk_word *)(void *)((uint8_t *)s->bits + pr.base / 8);
+    const uint64_t base = bk_reduce(h->h1, s->nblocks) * s->shape.block;
+    *words = (bk_word *)(void *)((uint8_t *)s->bits + base / 8);
     for (unsigned w = 0; w < 8; w++)
         want[w] = 0;
+    uint64_t x = h->h2;
     for (unsigned i = 0; i < s->shape.k; i++) {
-        const uint64_t off = bk_probes_next(&pr) - pr.base;
+        const uint64_t off = x >> s->block_shift;
+        x = x * BK_LCG_MUL + BK_LCG_ADD;
         want[off >> 6] |= UINT64_C(1) << ((off & 63) ^ 7);
     }
 }
@@ -278,13 +284,20 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     return !raced;
 }
 
+uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h)
+{
+    BK_ASSERT(s->shape.block != 0);
+    return bk_reduce(h->h1, s->nblocks); /* as bk_probes_for finds it */
+}
+
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
 {
-    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
     if (s->shape.block) { /* one cache line (payloads are 64-byte aligned) */
-        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(pr.base)], 1, 0);
+        const uint64_t base = bk_reduce(h->h1, s->nblocks) * s->shape.block;
+        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(base)], 1, 0);
         return;
     }
+    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
     for (unsigned i = 0; i < s->shape.k; i++)
         __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probes_next(&pr))], 1, 0);
 }
@@ -374,6 +387,18 @@ static void std_prefetch(const bk_filter *f, const bk_hash *h)
     bk_std_slice_prefetch(&((const bk_standard *)f)->slice, h);
 }
 
+/* Blocked: a key writes one block only, so blocks are the shards. */
+static int std_shard_begin(bk_filter *f, size_t n)
+{
+    (void)n;
+    return ((const bk_standard *)f)->slice.shape.block != 0;
+}
+
+static uint64_t std_shard_of(const bk_filter *f, const bk_hash *h)
+{
+    return bk_std_slice_block(&((const bk_standard *)f)->slice, h);
+}
+
 static int std_merge(bk_filter *dst, const bk_filter *src)
 {
     return bk_std_slice_combine(&((bk_standard *)dst)->slice, &((const bk_standard *)src)->slice,
@@ -394,6 +419,7 @@ static const bk_filter_ops standard_ops = {
     .add = std_add, .contains = std_contains, .remove = NULL, .prefetch = std_prefetch,
     .clear = std_clear, .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
     .slice_count = bk_one_slice, .slice_view = std_slice_view,
+    .shard_begin = std_shard_begin, .shard_of = std_shard_of, .shard_add = std_add,
 };
 /* clang-format on */
 

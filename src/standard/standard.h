@@ -26,6 +26,8 @@ typedef struct bk_std_slice {
     bk_slice_view shape;
     _Atomic uint8_t *bits; /* bit i: byte i/8, mask 0x80 >> (i % 8) */
     bk_stripes counts;     /* set: population count of bits; keys: adds reported new */
+    uint64_t nblocks;      /* blocked: m / block, and 64 - log2(block): kept, not */
+    unsigned block_shift;  /* derived per key (a division and a loop) */
     int borrowed;          /* bits belong to a file mapping: never freed here */
 } bk_std_slice;
 
@@ -43,6 +45,8 @@ void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
  * set by this call (so of several threads adding one key at once, at most one
  * gets 1); else 0. */
 int bk_std_slice_add(bk_std_slice *s, const bk_hash *h);
+/* Blocked slices: the block h writes, for adds split across threads. */
+uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h);
 /* Prefetch the bytes the probes of h touch (a hint; no effect on results). */
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h);
 /* 1 if every probed bit is set. */

@@ -87,7 +87,11 @@ int cli_exit_for(int rc)
 
 int cli_lib_fail(const cli_opts *o, int rc, const char *what)
 {
-    const char *detail = bk_last_error();
+    return cli_lib_fail_detail(o, rc, what, bk_last_error());
+}
+
+int cli_lib_fail_detail(const cli_opts *o, int rc, const char *what, const char *detail)
+{
     if (detail && *detail && strstr(detail, what)) /* it names the file already */
         return cli_fail(o, cli_exit_for(rc), "%s", detail);
     if (detail && *detail)
@@ -128,8 +132,7 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
     } else if (d->kind == FLAG) {
         *(int *)field = 1;
     } else if (parse_count(val, (uint64_t *)field) != 0 || *(uint64_t *)field == 0) {
-        return cli_fail(o, EXIT_USAGE, "--%s: '%s' is not a whole number of lines >= 1", d->name,
-                        val);
+        return cli_fail(o, EXIT_USAGE, "--%s: '%s' is not a whole number >= 1", d->name, val);
     }
     if (o->given & d->id && d->kind != FLAG)
         return cli_fail(o, EXIT_USAGE, "--%s given twice", d->name);

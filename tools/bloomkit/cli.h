@@ -53,7 +53,8 @@ enum {
     X(O_KEY_FILE, "key-file", 0, STR, key_file) /* the hash key from a file (with O_KEY) */        \
     X(O_PASSWORD_FILE, "password-file", 0, STR, password_file) /* Redis password (O_REDIS) */      \
     X(O_WINDOW, "window", 0, STR, window)                      /* variant=window window=T */       \
-    X(O_GENERATIONS, "generations", 0, STR, generations)
+    X(O_GENERATIONS, "generations", 0, STR, generations)                                           \
+    X(O_THREADS, "threads", 0, COUNT, threads) /* dedup: threads, >= 1 */
 
 #define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
@@ -73,7 +74,7 @@ typedef struct cli_opts {
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
     const char *key_file, *password_file;
-    uint64_t checkpoint;
+    uint64_t checkpoint, threads;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
     unsigned given; /* O_* bits seen on the command line */
     char **args;    /* positional arguments */
@@ -126,6 +127,9 @@ int cli_exit_for(int rc);
 /* Report a library error about `what` (a file name or an argument) and
  * return its exit code. Uses bk_last_error() detail when there is some. */
 int cli_lib_fail(const cli_opts *o, int rc, const char *what);
+/* cli_lib_fail with the detail given (bk_last_error() of the thread where
+ * the call failed; may be empty). */
+int cli_lib_fail_detail(const cli_opts *o, int rc, const char *what, const char *detail);
 
 /* Apply --config / --config-file and the filter flags over *cfg (which holds
  * the command's defaults or an existing filter's configuration). A key given

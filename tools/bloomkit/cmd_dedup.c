@@ -15,17 +15,19 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adder.h"
 #include "inputs.h"
 
 static const char usage[] =
     "usage: bloomkit dedup [INPUT...] [--state FILE | --redis URL] [--checkpoint N]\n"
     "                      [--config TEXT | --config-file F] [--variant V] [--capacity N]\n"
     "                      [--fpr P] [--layout L] [--window T [--generations G]] [--null]\n"
-    "                      [--no-wait] [--quiet | --progress]\n"
+    "                      [--threads N] [--no-wait] [--quiet | --progress]\n"
     "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"
     "the first time it is seen, in input order. Default filter: variant=scalable\n"
     "fpr=0.0001 capacity=1000000 layout=blocked, in memory. --state FILE keeps the\n"
@@ -37,14 +39,30 @@ static const char usage[] =
     "FILE take turns (a lock beside it; --no-wait: exit 3 at once instead).\n"
     "Lines end in LF or CRLF (CR not part of the key); --null: NUL-terminated records.\n"
     "--window T (30d, 12h, 90m, 2s): variant=window, a record is emitted again once\n"
-    "T (to T + T/G) has passed since it was (see docs/windows.md).\n";
+    "T (to T + T/G) has passed since it was (see docs/windows.md).\n"
+    "--threads N: hash and probe on N threads (default: the CPUs this process may\n"
+    "use); the output is the same for every N.\n";
+
+/* One batch's keys, lengths and answers (INPUT_BATCH_MT of each). */
+typedef struct batch_arrays {
+    const void **keys;
+    size_t *lens;
+    int *results;
+} batch_arrays;
 
 typedef struct dedup_job {
     const cli_opts *o;
     bk_filter *f;
+    bk_workers *w;        /* NULL: one thread */
+    adder *bg;            /* NULL: each batch is added within its call */
+    batch_arrays arr[2];  /* bg: the batch in flight's and the next's */
+    unsigned next;        /* bg: arr[next] takes the next batch */
+    const record *flying; /* bg: the batch in flight, nflying records */
+    size_t nflying;
     out_buf out;
     uint64_t seen, emitted;
     int failed; /* the filter failed mid-batch: what it confirmed was written */
+    int dead;   /* a call returned an error: nothing more is written */
 } dedup_job;
 
 /* Flush stdout, then save the state atomically. 0 or an exit code. */
@@ -58,6 +76,34 @@ static int checkpoint(dedup_job *j)
     return rc == BK_OK ? 0 : cli_lib_fail(j->o, rc, j->o->state);
 }
 
+/* Write the lines of recs[0..n) the filter took as new, in order, then
+ * report rc, the batch call's return. Every line the filter took as new is
+ * written, also when the batch failed part-way: its key is in the filter
+ * now, and a line not written would never be written by any later run. */
+static int emit(dedup_job *j, const record *recs, const int *results, size_t n, int rc,
+                const char *detail)
+{
+    for (size_t i = 0; i < n; i++)
+        if (results[i] == 1) {
+            j->emitted++;
+            if (out_write(&j->out, recs[i].raw, recs[i].rawlen) != 0)
+                return cli_out_fail(j->o, j->out.err);
+        }
+    if (rc < 0) {
+        j->failed = 1;
+        return cli_lib_fail_detail(j->o, rc, j->o->redis ? "--redis" : "filter", detail);
+    }
+    return 0;
+}
+
+static void fill_keys(const batch_arrays *a, const record *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        a->keys[i] = recs[i].raw;
+        a->lens[i] = recs[i].keylen;
+    }
+}
+
 /* Add the batch's keys with one batch call, emit the lines that were new, in
  * order; split at every --checkpoint boundary, so a checkpoint covers
  * exactly the records before it. */
@@ -66,32 +112,18 @@ static int on_batch(void *ctx, const record *recs, size_t n)
     dedup_job *j = ctx;
     if (n == 0) /* input idle: deliver what was decided */
         return out_flush(&j->out) == 0 ? 0 : cli_out_fail(j->o, j->out.err);
-    const void *keys[INPUT_BATCH];
-    size_t lens[INPUT_BATCH];
-    int results[INPUT_BATCH];
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = recs[i].raw;
-        lens[i] = recs[i].keylen;
-    }
+    const batch_arrays *a = &j->arr[0];
+    fill_keys(a, recs, n);
     const uint64_t every = j->o->checkpoint ? j->o->checkpoint : UINT64_MAX;
     size_t done = 0;
     while (done < n) {
         const uint64_t to_checkpoint = every - j->seen % every;
         const size_t take = to_checkpoint < n - done ? (size_t)to_checkpoint : n - done;
-        const int rc = bk_add_batch(j->f, keys + done, lens + done, take, results + done);
-        /* Every line the filter took as new is written, also when the batch
-         * failed part-way: its key is in the filter now, and a line not
-         * written would never be written by any later run. */
-        for (size_t i = done; i < done + take; i++)
-            if (results[i] == 1) {
-                j->emitted++;
-                if (out_write(&j->out, recs[i].raw, recs[i].rawlen) != 0)
-                    return cli_out_fail(j->o, j->out.err);
-            }
-        if (rc < 0) {
-            j->failed = 1;
-            return cli_lib_fail(j->o, rc, j->o->redis ? "--redis" : "filter");
-        }
+        const int rc =
+            bk_add_batch_mt(j->f, j->w, a->keys + done, a->lens + done, take, a->results + done);
+        const int erc = emit(j, recs + done, a->results + done, take, rc, bk_last_error());
+        if (erc)
+            return erc;
         j->seen += take;
         done += take;
         if (j->seen % every == 0) {
@@ -101,6 +133,43 @@ static int on_batch(void *ctx, const record *recs, size_t n)
         }
     }
     return 0;
+}
+
+/* With a thread adding in the background (no --checkpoint): this batch is
+ * queued behind the one in flight, so the thread goes from one to the next
+ * at once; then the one in flight is waited for and its lines written while
+ * this one is added, and the input reader goes on to the next. Records stay
+ * valid for one more call (run_inputs_n's overlap), the answers in
+ * arr[batch number % 2]. (NULL, 0), when the input idles and at its end:
+ * land the batch in flight and flush. After an error nothing more is
+ * written or queued (the batch in flight is only waited for). */
+static int on_batch_bg(void *ctx, const record *recs, size_t n)
+{
+    dedup_job *j = ctx;
+    const record *landed = j->flying;
+    const size_t nlanded = j->nflying;
+    const int *answers = j->arr[j->next ^ 1].results;
+    if (n > 0 && !j->dead) {
+        const batch_arrays *a = &j->arr[j->next];
+        fill_keys(a, recs, n);
+        adder_submit(j->bg, a->keys, a->lens, n, a->results);
+        j->flying = recs;
+        j->nflying = n;
+        j->next ^= 1;
+        j->seen += n;
+    } else {
+        j->nflying = 0;
+    }
+    const char *detail = "";
+    const int rc = nlanded ? adder_wait(j->bg, &detail) : BK_OK;
+    if (j->dead)
+        return 0;
+    int erc = emit(j, landed, answers, nlanded, rc, detail);
+    if (erc == 0 && n == 0 && out_flush(&j->out) != 0)
+        erc = cli_out_fail(j->o, j->out.err);
+    if (erc)
+        j->dead = 1;
+    return erc;
 }
 
 /* An existing filter's parameters win; an explicit config must agree with
@@ -187,8 +256,44 @@ static int open_filter(const cli_opts *o, bk_filter **f)
 
 const cli_spec cmd_dedup_spec = CLI_SPEC("dedup", usage,
                                          O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT |
-                                             O_NULL | O_QUIET | O_PROGRESS | O_NO_WAIT,
+                                             O_NULL | O_QUIET | O_PROGRESS | O_NO_WAIT | O_THREADS,
                                          0, 0, -1, NULL);
+
+/* The batch arrays, and a pool when more than one thread is asked for or,
+ * without --threads, available (a Redis filter decides on the server: one
+ * thread). 0 or an exit code. */
+static int start_threads(const cli_opts *o, dedup_job *j)
+{
+    if (o->threads > BK_WORKERS_MAX)
+        return cli_fail(o, EXIT_USAGE, "--threads: at most %d", BK_WORKERS_MAX);
+    const unsigned want = o->redis ? 1 : o->given & O_THREADS ? (unsigned)o->threads : 0;
+    if (want != 1) {
+        const int rc = bk_workers_new(want, &j->w);
+        if (rc != BK_OK)
+            return cli_lib_fail(o, rc, "--threads");
+    }
+    const size_t batch = bk_workers_threads(j->w) > 1 ? INPUT_BATCH_MT : INPUT_BATCH;
+    for (unsigned i = 0; i < 2; i++) {
+        batch_arrays *a = &j->arr[i];
+        a->keys = malloc(batch * sizeof *a->keys);
+        a->lens = malloc(batch * sizeof *a->lens);
+        a->results = malloc(batch * sizeof *a->results);
+        if (!a->keys || !a->lens || !a->results)
+            return cli_fail(o, EXIT_IO, "out of memory");
+    }
+    return 0;
+}
+
+static void stop_threads(dedup_job *j)
+{
+    adder_stop(j->bg);
+    bk_workers_free(j->w);
+    for (unsigned i = 0; i < 2; i++) {
+        free(j->arr[i].keys);
+        free(j->arr[i].lens);
+        free(j->arr[i].results);
+    }
+}
 
 int cmd_dedup(cli_opts *o)
 {
@@ -196,11 +301,17 @@ int cmd_dedup(cli_opts *o)
     if (o->checkpoint && !o->state)
         return cli_fail(o, EXIT_USAGE, "--checkpoint needs --state FILE");
     dedup_job j = {.o = o};
+    if ((rc = start_threads(o, &j)) != 0) {
+        stop_threads(&j);
+        return rc;
+    }
     /* The state's writer lock, for the whole run: before any input is read,
      * so a state that cannot be written (a missing directory) fails first. */
     bk_file_lock *lock = NULL;
-    if (o->state && (rc = cli_lock(o, o->state, &lock)) != 0)
+    if (o->state && (rc = cli_lock(o, o->state, &lock)) != 0) {
+        stop_threads(&j);
         return rc;
+    }
     rc = open_filter(o, &j.f);
     if (rc == 0 && out_init(&j.out, STDOUT_FILENO) != 0) {
         bk_free(j.f);
@@ -208,11 +319,23 @@ int cmd_dedup(cli_opts *o)
     }
     if (rc) {
         bk_unlock_file(lock);
+        stop_threads(&j);
         return rc;
+    }
+    /* Several threads and no --checkpoint: a batch is added while the next is
+     * read (checkpoints need the batches before them added, so they run in
+     * the call). */
+    const int many = bk_workers_threads(j.w) > 1;
+    if (many && !o->checkpoint && (j.bg = adder_start(j.f, j.w)) == NULL) {
+        bk_free(j.f);
+        bk_unlock_file(lock);
+        stop_threads(&j);
+        return cli_fail(o, EXIT_IO, "cannot start a thread");
     }
     cli_install_signals();
     uint64_t lines = 0;
-    rc = run_inputs(o, o->args, o->nargs, on_batch, &j, j.f, &lines);
+    rc = run_inputs_n(o, o->args, o->nargs, many ? INPUT_BATCH_MT : INPUT_BATCH, j.bg != NULL,
+                      j.bg ? on_batch_bg : on_batch, &j, j.f, &lines);
     if (rc == 0 || rc == INPUTS_STOPPED || j.failed) {
         /* Also after a filter error: the lines it confirmed were written,
          * and the state a later run loads must hold every written line. */
@@ -223,6 +346,7 @@ int cmd_dedup(cli_opts *o)
         out_flush(&j.out); /* stdout failed: the state stays as last saved */
     }
     out_free(&j.out);
+    stop_threads(&j); /* before the filter it adds to */
     bk_free(j.f);
     bk_unlock_file(lock);
     return rc == INPUTS_STOPPED ? cli_signal_exit() : rc;

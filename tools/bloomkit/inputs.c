@@ -1,25 +1,35 @@
 /* inputs.c - the record loop shared by add, check, remove and dedup: records
  * are copied out of the line reader into one growing arena (the reader's
- * buffer moves on the next read) and handed over INPUT_BATCH at a time. */
+ * buffer moves on the next read) and handed over a batch at a time. */
 #define _DEFAULT_SOURCE
 #include "inputs.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The arena starts at this size and grows only to hold one record longer
  * than what it has room for. */
-#define ARENA_START ((size_t)1 << 20)
+#define ARENA_START ((size_t)1 << 22)
 
-typedef struct batcher {
+/* One batch's records: an arena and where each record starts in it. */
+typedef struct batch_buf {
     uint8_t *arena;
     size_t cap, used;
-    size_t off[INPUT_BATCH]; /* record i at arena + off[i] (pointers move on growth) */
-    record recs[INPUT_BATCH];
-    size_t n;
+    size_t *off;  /* record i at arena + off[i] (pointers move on growth) */
+    record *recs; /* max of each */
+} batch_buf;
+
+/* Two buffers when a batch's records must outlive its call by one call
+ * (the next batch is read into the other), else one. */
+typedef struct batcher {
+    batch_buf buf[2];
+    unsigned cur, nbufs;
+    size_t n, max;
 } batcher;
 
 static int flush(batcher *b, batch_fn fn, void *ctx, uint64_t *lines, progress *pg,
@@ -27,13 +37,15 @@ static int flush(batcher *b, batch_fn fn, void *ctx, uint64_t *lines, progress *
 {
     if (b->n == 0)
         return 0;
+    batch_buf *bb = &b->buf[b->cur];
     for (size_t i = 0; i < b->n; i++)
-        b->recs[i].raw = b->arena + b->off[i];
-    const int rc = fn(ctx, b->recs, b->n);
+        bb->recs[i].raw = bb->arena + bb->off[i];
+    const int rc = fn(ctx, bb->recs, b->n);
     *lines += b->n;
     progress_tick(pg, *lines, f);
     b->n = 0;
-    b->used = 0;
+    b->cur = (b->cur + 1) % b->nbufs;
+    b->buf[b->cur].used = 0;
     return rc;
 }
 
@@ -42,29 +54,41 @@ static int push(batcher *b, const uint8_t *raw, size_t rawlen, size_t keylen, ba
                 void *ctx, uint64_t *lines, progress *pg, const bk_filter *f, int *oom)
 {
     int rc = 0;
-    if (b->n == INPUT_BATCH || (b->n && b->cap - b->used < rawlen))
+    if (b->n == b->max || (b->n && b->buf[b->cur].cap - b->buf[b->cur].used < rawlen))
         rc = flush(b, fn, ctx, lines, pg, f);
     if (rc)
         return rc;
-    if (b->cap - b->used < rawlen) { /* b->used is 0 here: one record longer than cap */
-        size_t cap = b->cap;
+    batch_buf *bb = &b->buf[b->cur];
+    if (bb->cap - bb->used < rawlen) { /* bb->used is 0 here: one record longer than cap */
+        size_t cap = bb->cap;
         while (cap < rawlen)
             cap *= 2;
-        uint8_t *grown = realloc(b->arena, cap);
+        uint8_t *grown = realloc(bb->arena, cap);
         if (!grown) {
             *oom = 1;
             return EXIT_IO;
         }
-        b->arena = grown;
-        b->cap = cap;
+        bb->arena = grown;
+        bb->cap = cap;
     }
-    memcpy(b->arena + b->used, raw, rawlen);
-    b->off[b->n] = b->used;
-    b->recs[b->n].rawlen = rawlen;
-    b->recs[b->n].keylen = keylen;
-    b->used += rawlen;
+    memcpy(bb->arena + bb->used, raw, rawlen);
+    bb->off[b->n] = bb->used;
+    bb->recs[b->n].rawlen = rawlen;
+    bb->recs[b->n].keylen = keylen;
+    bb->used += rawlen;
     b->n++;
     return 0;
+}
+
+/* 1 when a read of fd returns at once: a regular file, or anything with
+ * data (or its end) waiting. */
+static int input_ready(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        return 1;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, 0) > 0;
 }
 
 static int run_one(const cli_opts *o, int fd, const char *name, batcher *b, batch_fn fn, void *ctx,
@@ -82,12 +106,16 @@ static int run_one(const cli_opts *o, int fd, const char *name, batcher *b, batc
         if (r == -3) {
             /* The next read may block (a pipe from a slow producer): finish
              * the pending records and let fn flush its output first, so a
-             * pipeline sees every answer to the records sent so far. */
-            rc = flush(b, fn, ctx, lines, pg, f);
-            if (rc == 0)
-                rc = fn(ctx, NULL, 0);
-            if (rc)
-                break;
+             * pipeline sees every answer to the records sent so far. A
+             * regular file, or a pipe with data waiting, does not block:
+             * the batch goes on filling. */
+            if (!input_ready(fd)) {
+                rc = flush(b, fn, ctx, lines, pg, f);
+                if (rc == 0)
+                    rc = fn(ctx, NULL, 0);
+                if (rc)
+                    break;
+            }
             r = lr_next(&lr, &raw, &rawlen, &keylen);
         }
         if (r == 0)
@@ -115,13 +143,28 @@ static int run_one(const cli_opts *o, int fd, const char *name, batcher *b, batc
             rc = frc;
     }
     b->n = 0;
-    b->used = 0;
+    b->buf[b->cur].used = 0;
     lr_free(&lr);
     return rc;
 }
 
 int run_inputs(const cli_opts *o, char **inputs, int ninputs, batch_fn fn, void *ctx,
                const bk_filter *f, uint64_t *lines)
+{
+    return run_inputs_n(o, inputs, ninputs, INPUT_BATCH, 0, fn, ctx, f, lines);
+}
+
+static void free_bufs(batcher *b)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        free(b->buf[i].arena);
+        free(b->buf[i].off);
+        free(b->buf[i].recs);
+    }
+}
+
+int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, int overlap,
+                 batch_fn fn, void *ctx, const bk_filter *f, uint64_t *lines)
 {
     static char *const stdin_only[] = {"-"};
     if (ninputs == 0) {
@@ -130,10 +173,19 @@ int run_inputs(const cli_opts *o, char **inputs, int ninputs, batch_fn fn, void 
     }
     batcher b;
     memset(&b, 0, sizeof b);
-    b.cap = ARENA_START;
-    b.arena = malloc(b.cap);
-    if (!b.arena)
-        return cli_fail(o, EXIT_IO, "out of memory");
+    b.max = batch;
+    b.nbufs = overlap ? 2 : 1;
+    for (unsigned i = 0; i < b.nbufs; i++) {
+        batch_buf *bb = &b.buf[i];
+        bb->cap = ARENA_START;
+        bb->arena = malloc(bb->cap);
+        bb->off = malloc(batch * sizeof *bb->off);
+        bb->recs = malloc(batch * sizeof *bb->recs);
+        if (!bb->arena || !bb->off || !bb->recs) {
+            free_bufs(&b);
+            return cli_fail(o, EXIT_IO, "out of memory");
+        }
+    }
     progress pg;
     progress_init(&pg, o->quiet, o->progress);
     int rc = 0;
@@ -148,7 +200,12 @@ int run_inputs(const cli_opts *o, char **inputs, int ninputs, batch_fn fn, void 
         if (!is_stdin)
             close(fd);
     }
+    if (overlap) { /* the last batch's call may still hold records: let it finish them */
+        const int drc = fn(ctx, NULL, 0);
+        if (drc && (rc == 0 || rc == INPUTS_STOPPED))
+            rc = drc;
+    }
     progress_done(&pg, *lines, f);
-    free(b.arena);
+    free_bufs(&b);
     return rc;
 }

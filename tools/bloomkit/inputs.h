@@ -16,9 +16,14 @@ typedef struct record {
 /* Records handed over at once: enough for the batch calls to overlap many
  * keys' cache misses (bk_add_batch, bk_contains_batch). */
 #define INPUT_BATCH 256
+/* Records handed over at once to a batch call on several threads
+ * (bk_add_batch_mt): enough that starting the threads is a small part of
+ * the work; the most run_inputs_n takes. */
+#define INPUT_BATCH_MT 32768
 
-/* Called with 1 .. INPUT_BATCH consecutive records, in input order; the
- * records are valid only during the call. Called with (NULL, 0) before a
+/* Called with 1 .. INPUT_BATCH (or run_inputs_n's batch) consecutive
+ * records, in input order; the records are valid only during the call
+ * (run_inputs_n's overlap: and the next). Called with (NULL, 0) before a
  * read that may block, every earlier record having been handed over: the
  * moment to flush output. Returns 0 to go on or an exit code to stop with. */
 typedef int (*batch_fn)(void *ctx, const record *recs, size_t n);
@@ -33,5 +38,11 @@ typedef int (*batch_fn)(void *ctx, const record *recs, size_t n);
  * or INPUTS_STOPPED. */
 int run_inputs(const cli_opts *o, char **inputs, int ninputs, batch_fn fn, void *ctx,
                const bk_filter *f, uint64_t *lines);
+/* run_inputs with batches of up to `batch` records (>= 1) and, when overlap
+ * is not 0, records that stay valid until the call after theirs returns (the
+ * next batch is read into a second buffer), so fn may hand a batch to
+ * another thread and finish it during the next call. */
+int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, int overlap,
+                 batch_fn fn, void *ctx, const bk_filter *f, uint64_t *lines);
 
 #endif

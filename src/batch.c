@@ -1,0 +1,383 @@
+/*
+ * batch.c - the batch calls: bk_add_batch / bk_contains_batch on the
+ * caller's thread, and their _mt forms on a pool of workers (bk_workers).
+ *
+ * One thread: a software pipeline (run_batch) hashes and prefetches keys a
+ * group ahead of the one applied, so the hashing overlaps the cache misses.
+ *
+ * Several threads, adds: the batch is cut into chunks of BK_MT_CHUNK keys;
+ * for each, every thread hashes a contiguous share of the keys (and notes
+ * each key's shard), then, if the variant can split the chunk
+ * (shard_begin), every thread applies the keys of its own shard in input
+ * order, with the same prefetch pipeline over them. A key's answer depends
+ * only on the memory its shard owns, written only by the keys of that shard
+ * before it: the answers are those of one thread applying all keys in
+ * order, for any number of threads. When the variant cannot split the chunk
+ * the caller's thread applies the hashed keys in order. Lookups write
+ * nothing: each thread runs the one-thread pipeline over its share.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bloomkit.h"
+#include "common/filter_impl.h"
+#include "common/workers.h"
+
+/* How many keys ahead of the one being applied the batch calls hash and
+ * prefetch: enough lines in flight to overlap many cache misses, few enough
+ * that they fit the core's miss buffers and are still cached when used. A
+ * key needs one line per blocked slice and k per classic slice; the pipeline
+ * keeps about BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
+#define BK_LINES_IN_FLIGHT 48
+#define BK_AHEAD_MAX       16
+
+/* Keys hashed, then applied, per round of a multi-threaded add: the digests
+ * (16 bytes each) and shards stay in the cache between the two passes, and a
+ * round's two pool jobs are a small part of its time. */
+#define BK_MT_CHUNK 16384
+
+static size_t keys_ahead(const bk_filter *f)
+{
+    uint64_t lines = 0;
+    const uint32_t slices = f->ops->slice_count(f);
+    for (uint32_t i = 0; i < slices; i++) {
+        bk_slice_view v;
+        f->ops->slice_view(f, i, &v);
+        lines += v.block ? 1 : v.k;
+    }
+    const uint64_t ahead = lines ? BK_LINES_IN_FLIGHT / lines : BK_AHEAD_MAX;
+    return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
+}
+
+static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                           int *results, int contains)
+{
+    bk_hash hs[BK_STORE_CHUNK];
+    for (size_t at = 0; at < n; at += BK_STORE_CHUNK) {
+        const size_t c = n - at < BK_STORE_CHUNK ? n - at : BK_STORE_CHUNK;
+        for (size_t i = 0; i < c; i++)
+            bk_filter_hash(f, keys[at + i], lens[at + i], &hs[i]);
+        const int rc = contains ? f->ops->contains_batch(f, hs, c, results + at)
+                                : f->ops->add_batch(f, hs, c, results + at);
+        if (rc < 0) {
+            for (size_t i = at + c; i < n; i++)
+                results[i] = rc; /* not sent */
+            return rc;
+        }
+    }
+    return BK_OK;
+}
+
+static int contains_one(bk_filter *f, const bk_hash *h)
+{
+    return f->ops->contains(f, h);
+}
+
+typedef int (*apply_fn)(bk_filter *f, const bk_hash *h);
+
+/* Arguments common to every batch call: BK_EINVAL when malformed, checked
+ * up front so that nothing is applied. */
+static int check_args(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                      const int *results)
+{
+    if (!f || (n && (!keys || !lens || !results)))
+        return BK_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!bk_key_valid(keys[i], lens[i]))
+            return BK_EINVAL;
+    return BK_OK;
+}
+
+/* A store's own batch path, when it has one for this operation. */
+static int has_store_batch(const bk_filter *f, int contains)
+{
+    return contains ? f->ops->contains_batch != NULL : f->ops->add_batch != NULL;
+}
+
+/* The one-thread pipeline: key i + ahead is hashed and its memory prefetched
+ * while key i is applied, so the hashing (CPU-bound) overlaps the misses in
+ * flight. Keys are applied in order, so the results equal those of single
+ * calls. Arguments already checked. */
+static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                     int *results, apply_fn one)
+{
+    const size_t ahead = keys_ahead(f);
+    bk_hash ring[BK_AHEAD_MAX + 1]; /* key j in slot j % (ahead + 1) */
+    for (size_t j = 0; j < n && j < ahead; j++) {
+        bk_filter_hash(f, keys[j], lens[j], &ring[j]);
+        if (f->ops->prefetch)
+            f->ops->prefetch(f, &ring[j]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const size_t j = i + ahead;
+        if (j < n) {
+            bk_hash *h = &ring[j % (ahead + 1)];
+            bk_filter_hash(f, keys[j], lens[j], h);
+            if (f->ops->prefetch)
+                f->ops->prefetch(f, h);
+        }
+        const int rc = one(f, &ring[i % (ahead + 1)]);
+        if (rc < 0) {
+            for (size_t r = i; r < n; r++)
+                results[r] = rc; /* this key failed; the rest were not applied */
+            return rc;
+        }
+        results[i] = rc;
+    }
+    return BK_OK;
+}
+
+int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n, int *results)
+{
+    int rc = check_args(f, keys, lens, n, results);
+    if (rc == BK_OK && f->readonly)
+        rc = BK_EREADONLY;
+    if (rc != BK_OK)
+        return rc;
+    if (has_store_batch(f, 0))
+        return run_store_batch(f, keys, lens, n, results, 0);
+    return run_batch(f, keys, lens, n, results, f->ops->add);
+}
+
+int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                      int *results)
+{
+    const int rc = check_args(f, keys, lens, n, results);
+    if (rc != BK_OK)
+        return rc;
+    /* contains never writes: the casts only let both calls share the paths. */
+    if (has_store_batch(f, 1))
+        return run_store_batch((bk_filter *)f, keys, lens, n, results, 1);
+    return run_batch((bk_filter *)f, keys, lens, n, results, contains_one);
+}
+
+/* Keys a thread takes at a time when hashing (a group), and shards per
+ * thread when applying: work is claimed, not dealt, so a thread the system
+ * preempts (the command's reader shares the cores) delays the others by one
+ * claim at most. */
+#define BK_MT_GROUP      256
+#define BK_MT_SHARDS_PER 4
+#define BK_MT_SHARDS_MAX 1024
+
+/* One chunk of a multi-threaded call, shared by the threads of one job. */
+typedef struct mt_chunk {
+    bk_filter *f;
+    const void *const *keys;
+    const size_t *lens;
+    size_t n;
+    int *results;
+    bk_hash *hs; /* n digests */
+    int split;   /* the variant splits this chunk: order and start are made */
+    /* Each group's keys sorted by shard: group g's keys of shard s are
+     * g * BK_MT_GROUP + order[g * BK_MT_GROUP + p] for p in
+     * [start[g * (nshards + 1) + s], start[g * (nshards + 1) + s + 1]), in
+     * input order. */
+    uint16_t *order, *start;
+    unsigned nshards;
+    size_t ahead;
+    _Atomic size_t claimed; /* groups (hashing) or shards (applying) taken */
+} mt_chunk;
+
+/* The shard, of nshards, of the keys whose writes shard_of names `name`: a
+ * multiplicative hash of the name scaled to nshards (no division). */
+static unsigned shard_for(uint64_t name, unsigned nshards)
+{
+    const uint64_t mixed = (name * UINT64_C(0x9E3779B97F4A7C15)) >> 32;
+    return (unsigned)((mixed * nshards) >> 32);
+}
+
+/* Hash group g and, when split, sort its keys by shard (a counting sort,
+ * stable: input order within each shard). */
+static void hash_group(const mt_chunk *c, size_t g)
+{
+    const size_t lo = g * BK_MT_GROUP;
+    const size_t hi = c->n - lo < BK_MT_GROUP ? c->n : lo + BK_MT_GROUP;
+    for (size_t i = lo; i < hi; i++)
+        bk_filter_hash(c->f, c->keys[i], c->lens[i], &c->hs[i]);
+    if (!c->split)
+        return;
+    uint16_t sh[BK_MT_GROUP];
+    uint16_t *start = c->start + g * (c->nshards + 1);
+    memset(start, 0, (c->nshards + 1) * sizeof *start);
+    for (size_t i = lo; i < hi; i++) {
+        sh[i - lo] = (uint16_t)shard_for(c->f->ops->shard_of(c->f, &c->hs[i]), c->nshards);
+        start[sh[i - lo] + 1]++;
+    }
+    for (unsigned s = 0; s < c->nshards; s++)
+        start[s + 1] = (uint16_t)(start[s + 1] + start[s]);
+    uint16_t fill[BK_MT_SHARDS_MAX];
+    memcpy(fill, start, c->nshards * sizeof *fill);
+    for (size_t i = lo; i < hi; i++)
+        c->order[lo + fill[sh[i - lo]]++] = (uint16_t)(i - lo);
+}
+
+static int hash_job(void *ctx, unsigned t, unsigned nt)
+{
+    (void)t;
+    (void)nt;
+    mt_chunk *c = ctx;
+    const size_t groups = (c->n + BK_MT_GROUP - 1) / BK_MT_GROUP;
+    for (int took = 0;; took = 1) {
+        const size_t g = atomic_fetch_add_explicit(&c->claimed, 1, memory_order_relaxed);
+        if (g >= groups)
+            return took;
+        hash_group(c, g);
+    }
+}
+
+/* The keys of shard s, in input order, each prefetched `ahead` of its own
+ * shard's keys before it is applied. */
+static void apply_shard(const mt_chunk *c, unsigned s)
+{
+    const size_t groups = (c->n + BK_MT_GROUP - 1) / BK_MT_GROUP;
+    size_t ring[BK_AHEAD_MAX + 1];
+    size_t queued = 0, applied = 0, g = 0, p = 0, end = 0;
+    for (;;) {
+        while (queued - applied < c->ahead) {
+            while (p == end && g < groups) { /* the next group with keys of s */
+                const uint16_t *start = c->start + g * (c->nshards + 1);
+                p = g * BK_MT_GROUP + start[s];
+                end = g * BK_MT_GROUP + start[s + 1];
+                g++;
+            }
+            if (p == end)
+                break;
+            const size_t i = (p / BK_MT_GROUP) * BK_MT_GROUP + c->order[p];
+            p++;
+            if (c->f->ops->prefetch)
+                c->f->ops->prefetch(c->f, &c->hs[i]);
+            ring[queued++ % (BK_AHEAD_MAX + 1)] = i;
+        }
+        if (applied == queued)
+            return;
+        const size_t i = ring[applied++ % (BK_AHEAD_MAX + 1)];
+        c->results[i] = c->f->ops->shard_add(c->f, &c->hs[i]);
+    }
+}
+
+static int apply_job(void *ctx, unsigned t, unsigned nt)
+{
+    (void)t;
+    (void)nt;
+    mt_chunk *c = ctx;
+    for (int took = 0;; took = 1) {
+        const size_t s = atomic_fetch_add_explicit(&c->claimed, 1, memory_order_relaxed);
+        if (s >= c->nshards)
+            return took;
+        apply_shard(c, (unsigned)s);
+    }
+}
+
+/* The hashed keys of a chunk applied in order on the caller's thread. */
+static int apply_in_order(const mt_chunk *c)
+{
+    bk_filter *f = c->f;
+    for (size_t j = 0; j < c->n && j < c->ahead; j++)
+        if (f->ops->prefetch)
+            f->ops->prefetch(f, &c->hs[j]);
+    for (size_t i = 0; i < c->n; i++) {
+        if (i + c->ahead < c->n && f->ops->prefetch)
+            f->ops->prefetch(f, &c->hs[i + c->ahead]);
+        const int rc = f->ops->add(f, &c->hs[i]);
+        if (rc < 0) {
+            for (size_t r = i; r < c->n; r++)
+                c->results[r] = rc;
+            return rc;
+        }
+        c->results[i] = rc;
+    }
+    return BK_OK;
+}
+
+int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const size_t *lens,
+                    size_t n, int *results)
+{
+    const unsigned nt = bk_workers_threads(w);
+    if (nt == 1 || (f && has_store_batch(f, 0)))
+        return bk_add_batch(f, keys, lens, n, results);
+    int rc = check_args(f, keys, lens, n, results);
+    if (rc == BK_OK && f->readonly)
+        rc = BK_EREADONLY;
+    if (rc != BK_OK)
+        return rc;
+    const size_t per = n < BK_MT_CHUNK ? n : BK_MT_CHUNK;
+    const size_t groups = (per + BK_MT_GROUP - 1) / BK_MT_GROUP;
+    const unsigned nshards =
+        nt * BK_MT_SHARDS_PER < BK_MT_SHARDS_MAX ? nt * BK_MT_SHARDS_PER : BK_MT_SHARDS_MAX;
+    const int can_split = f->ops->shard_begin != NULL;
+    bk_workers_lock(w);
+    uint8_t *scratch = bk_workers_scratch(w, per * (sizeof(bk_hash) + sizeof(uint16_t)) +
+                                                 groups * (nshards + 1) * sizeof(uint16_t));
+    if (!scratch) {
+        bk_workers_unlock(w);
+        return BK_ENOMEM;
+    }
+    mt_chunk c = {
+        .f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f), .nshards = nshards};
+    c.order = (uint16_t *)(void *)(scratch + per * sizeof(bk_hash));
+    c.start = c.order + per;
+    for (size_t at = 0; at < n && rc == BK_OK; at += per) {
+        c.keys = keys + at;
+        c.lens = lens + at;
+        c.results = results + at;
+        c.n = n - at < per ? n - at : per;
+        /* Decided before the digests are made: a split needs the shards. */
+        c.split = can_split && f->ops->shard_begin(f, c.n);
+        atomic_store_explicit(&c.claimed, 0, memory_order_relaxed);
+        bk_workers_run(w, hash_job, &c);
+        if (c.split) {
+            atomic_store_explicit(&c.claimed, 0, memory_order_relaxed);
+            bk_workers_run(w, apply_job, &c);
+            if (f->ops->shard_end)
+                f->ops->shard_end(f);
+        } else if ((rc = apply_in_order(&c)) != BK_OK) {
+            for (size_t r = at + c.n; r < n; r++)
+                results[r] = rc; /* not applied */
+        }
+    }
+    bk_workers_unlock(w);
+    return rc;
+}
+
+typedef struct mt_lookup {
+    bk_filter *f;
+    const void *const *keys;
+    const size_t *lens;
+    size_t n;
+    int *results;
+    _Atomic size_t claimed; /* keys taken */
+} mt_lookup;
+
+/* Lookups claimed BK_MT_CHUNK / 16 keys at a time, each run through the
+ * one-thread pipeline. */
+static int lookup_job(void *ctx, unsigned t, unsigned nt)
+{
+    (void)t;
+    (void)nt;
+    mt_lookup *l = ctx;
+    const size_t claim = BK_MT_CHUNK / 16;
+    for (int took = 0;; took = 1) {
+        const size_t lo = atomic_fetch_add_explicit(&l->claimed, claim, memory_order_relaxed);
+        if (lo >= l->n)
+            return took;
+        const size_t cnt = l->n - lo < claim ? l->n - lo : claim;
+        /* contains cannot fail on a filter without a store batch path */
+        (void)run_batch(l->f, l->keys + lo, l->lens + lo, cnt, l->results + lo, contains_one);
+    }
+}
+
+int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *keys,
+                         const size_t *lens, size_t n, int *results)
+{
+    if (bk_workers_threads(w) == 1 || (f && has_store_batch(f, 1)))
+        return bk_contains_batch(f, keys, lens, n, results);
+    const int rc = check_args(f, keys, lens, n, results);
+    if (rc != BK_OK)
+        return rc;
+    mt_lookup l = {(bk_filter *)f, keys, lens, n, results, 0};
+    bk_workers_lock(w);
+    bk_workers_run(w, lookup_job, &l);
+    bk_workers_unlock(w);
+    return BK_OK;
+}
