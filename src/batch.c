@@ -35,7 +35,7 @@
 /* Keys hashed, then applied, per round of a multi-threaded add: the digests
  * (16 bytes each) and shards stay in the cache between the two passes, and a
  * round's two pool jobs are a small part of its time. */
-#define BK_MT_CHUNK 16384
+#define BK_MT_CHUNK 32768
 
 static size_t keys_ahead(const bk_filter *f)
 {

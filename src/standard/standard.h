@@ -25,10 +25,10 @@ typedef struct bk_std_slice {
      * and bits below are the live ones. */
     bk_slice_view shape;
     _Atomic uint8_t *bits; /* bit i: byte i/8, mask 0x80 >> (i % 8) */
-    bk_stripes counts;     /* set: population count of bits; keys: adds reported new */
     uint64_t nblocks;      /* blocked: m / block, and 64 - log2(block): kept, not */
     unsigned block_shift;  /* derived per key (a division and a loop) */
     int borrowed;          /* bits belong to a file mapping: never freed here */
+    bk_stripes counts;     /* set: population count of bits; keys: adds reported new */
 } bk_std_slice;
 
 /* Size a slice for `capacity` keys at `fpr` in `layout` and allocate its

@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The arena starts at this size and grows only to hold one record longer
+/* The arena starts at this size, or room for a batch of records of this
+ * many bytes (a long URL) if more, and grows only to hold one record longer
  * than what it has room for. */
-#define ARENA_START ((size_t)1 << 22)
+#define ARENA_START      ((size_t)1 << 20)
+#define ARENA_PER_RECORD 128
 
 /* One batch's records: an arena and where each record starts in it. */
 typedef struct batch_buf {
@@ -177,7 +179,7 @@ int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, in
     b.nbufs = overlap ? 2 : 1;
     for (unsigned i = 0; i < b.nbufs; i++) {
         batch_buf *bb = &b.buf[i];
-        bb->cap = ARENA_START;
+        bb->cap = batch * ARENA_PER_RECORD > ARENA_START ? batch * ARENA_PER_RECORD : ARENA_START;
         bb->arena = malloc(bb->cap);
         bb->off = malloc(batch * sizeof *bb->off);
         bb->recs = malloc(batch * sizeof *bb->recs);
