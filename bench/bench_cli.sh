@@ -7,6 +7,7 @@ bk=$1 gen=$2 lines=${3:-10000000}
 command -v /usr/bin/time >/dev/null || { echo "bench-cli needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$gen" "$lines" > "$tmp/urls.txt"
+sync                              # the input's writeback is over before any run
 cat "$tmp/urls.txt" > /dev/null   # same page-cache state for both
 measure() { # name cmd... -> "seconds kilobytes"
     local name=$1; shift
@@ -17,8 +18,14 @@ measure() { # name cmd... -> "seconds kilobytes"
 # One key for both bloomkit runs, so that their outputs must be the same bytes.
 key=--key=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 read -r awk_s awk_kb < <(measure awk awk '!seen[$0]++')
-read -r bk_s bk_kb < <(measure bloomkit "$bk" dedup --quiet "$key")
-read -r one_s one_kb < <(measure one "$bk" dedup --quiet --threads 1 "$key")
+# bloomkit's runs take seconds, so each is the median of three (the machine's
+# noise is of their order); awk runs once.
+median3() { # name cmd... -> "seconds kilobytes" of the median run by time
+    local name=$1; shift
+    for _ in 1 2 3; do measure "$name" "$@"; done | sort -n | sed -n 2p
+}
+read -r bk_s bk_kb < <(median3 bloomkit "$bk" dedup --quiet "$key")
+read -r one_s one_kb < <(median3 one "$bk" dedup --quiet --threads 1 "$key")
 cmp -s "$tmp/out.bloomkit" "$tmp/out.one" \
     || { echo "bench-cli: --threads 1 wrote other lines than the default" >&2; exit 1; }
 in_lines=$(wc -l < "$tmp/urls.txt"); awk_out=$(wc -l < "$tmp/out.awk"); bk_out=$(wc -l < "$tmp/out.bloomkit")
