@@ -261,6 +261,8 @@ START_TEST(dedup_threads_change_nothing)
     expect_code(RUN("a\n", "dedup", "--threads", "0"), 2, "--threads 0");
     expect_code(RUN("a\n", "dedup", "--threads", "257"), 2, "--threads 257");
     expect_code(RUN("a\n", "dedup", "--threads", "two"), 2, "--threads two");
+    expect_code(RUN("a\n", "dedup", "--threads", "2", "--redis", "redis://127.0.0.1:1/x"), 2,
+                "--threads with --redis");
 }
 END_TEST
 

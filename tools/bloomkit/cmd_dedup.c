@@ -266,6 +266,11 @@ static int start_threads(const cli_opts *o, dedup_job *j)
 {
     if (o->threads > BK_WORKERS_MAX)
         return cli_fail(o, EXIT_USAGE, "--threads: at most %d", BK_WORKERS_MAX);
+    if (o->redis && o->threads > 1)
+        return cli_fail(o, EXIT_USAGE,
+                        "--threads %llu with --redis: a shared filter decides each chunk of "
+                        "keys on the server, in one script call, from one thread",
+                        (unsigned long long)o->threads);
     const unsigned want = o->redis ? 1 : o->given & O_THREADS ? (unsigned)o->threads : 0;
     if (want != 1) {
         const int rc = bk_workers_new(want, &j->w);
