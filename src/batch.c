@@ -37,6 +37,10 @@
  * round's two pool jobs are a small part of its time. */
 #define BK_MT_CHUNK 32768
 
+/* Keys per chunk of a one-thread add batch (a chain's growth lock is held
+ * for one chunk: other adders wait at most that long). */
+#define BK_ST_CHUNK 4096
+
 static size_t keys_ahead(const bk_filter *f)
 {
     uint64_t lines = 0;
@@ -128,6 +132,32 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
     return BK_OK;
 }
 
+/* Adds on one thread, a chunk at a time: through the variant's split mode
+ * when it has one for the chunk (a chain then takes its growth lock once a
+ * chunk instead of its shared lock once a key, and adds with no locked
+ * instruction), else one add per key. Same answers either way. */
+static int add_in_order(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                        int *results)
+{
+    for (size_t at = 0; at < n; at += BK_ST_CHUNK) {
+        const size_t c = n - at < BK_ST_CHUNK ? n - at : BK_ST_CHUNK;
+        int rc;
+        if (f->ops->shard_begin && f->ops->shard_begin(f, c)) {
+            rc = run_batch(f, keys + at, lens + at, c, results + at, f->ops->shard_add);
+            if (f->ops->shard_end)
+                f->ops->shard_end(f);
+        } else {
+            rc = run_batch(f, keys + at, lens + at, c, results + at, f->ops->add);
+        }
+        if (rc < 0) {
+            for (size_t r = at + c; r < n; r++)
+                results[r] = rc; /* not applied */
+            return rc;
+        }
+    }
+    return BK_OK;
+}
+
 int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n, int *results)
 {
     int rc = check_args(f, keys, lens, n, results);
@@ -137,7 +167,7 @@ int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size
         return rc;
     if (has_store_batch(f, 0))
         return run_store_batch(f, keys, lens, n, results, 0);
-    return run_batch(f, keys, lens, n, results, f->ops->add);
+    return add_in_order(f, keys, lens, n, results);
 }
 
 int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,

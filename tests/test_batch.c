@@ -10,9 +10,10 @@
 
 START_TEST(batches_equal_single_calls)
 {
-    const char *cfgs[] = {"variant=standard capacity=20000 " KEY,
-                          "variant=counting capacity=20000 " KEY,
-                          "variant=scalable capacity=2000 " KEY};
+    const char *cfgs[] = {
+        "variant=standard capacity=20000 " KEY, "variant=counting capacity=20000 " KEY,
+        "variant=scalable capacity=2000 " KEY, "variant=scalable layout=blocked capacity=2000 " KEY,
+        "variant=standard layout=blocked capacity=20000 " KEY};
     uint64_t seed = tu_seed("batches_equal_single_calls");
     enum { N = 30000 };
     static char keybuf[N][32];
@@ -27,7 +28,7 @@ START_TEST(batches_equal_single_calls)
         keys[i] = keybuf[i];
     }
     const size_t sizes[] = {0, 1, 15, 16, 17, 1000, N};
-    for (int v = 0; v < 3; v++) {
+    for (size_t v = 0; v < sizeof cfgs / sizeof *cfgs; v++) {
         bk_filter *single = tu_filter(cfgs[v]), *batch = tu_filter(cfgs[v]);
         size_t done = 0;
         for (size_t s = 0; done < N; s = (s + 1) % (sizeof sizes / sizeof *sizes)) {

@@ -212,16 +212,19 @@ static int scl_add(bk_filter *f, const bk_hash *h)
     }
 }
 
-/* A split batch (bk_add_batch_mt) holds the growth lock, so no other add
- * runs and the chain keeps its slices; it is split when the newest slice is
- * blocked and has room for all n keys: had they been added one by one, none
- * would have found it full (each add sets at most k bits and counts one
- * key), so none grows the chain, and each key's answer depends on the older
- * slices (read only) and its block of the newest. */
+/* A split batch (bk_add_batch_mt, or bk_add_batch a chunk at a time) holds
+ * the growth lock, so no other add runs and the chain keeps its slices; it
+ * is split when the newest slice is blocked and has room for all n keys: had
+ * they been added one by one, none would have found it full (each add sets
+ * at most k bits and counts one key), so none grows the chain, and each
+ * key's answer depends on the older slices (read only) and its block of the
+ * newest. The lock is only tried: while other threads add, the batch takes
+ * the shared path instead of waiting for them (and making them wait). */
 static int scl_shard_begin(bk_filter *f, size_t n)
 {
     bk_scalable *sf = (bk_scalable *)f;
-    pthread_rwlock_wrlock(&sf->lock);
+    if (pthread_rwlock_trywrlock(&sf->lock) != 0)
+        return 0;
     const uint32_t c = slice_count(sf);
     const bk_std_slice *s = sf->slices[c - 1];
     const bk_slice_limit *l = &sf->full[c - 1];
@@ -239,12 +242,14 @@ static uint64_t scl_shard_of(const bk_filter *f, const bk_hash *h)
     return bk_std_slice_block(sf->slices[slice_count(sf) - 1], h);
 }
 
+/* Under the growth lock no other add runs, and each key's block of the
+ * newest slice has one writer: its shard's thread. */
 static int scl_shard_add(bk_filter *f, const bk_hash *h)
 {
     bk_scalable *sf = (bk_scalable *)f;
     if (scl_contains(f, h))
         return 0;
-    return bk_std_slice_add(sf->slices[slice_count(sf) - 1], h);
+    return bk_std_slice_add_owned(sf->slices[slice_count(sf) - 1], h);
 }
 
 static void scl_shard_end(bk_filter *f)

@@ -207,6 +207,27 @@ static int block_add(bk_std_slice *s, const bk_hash *h)
     bk_stripes_add(&s->counts, changed, !raced);
     return !raced;
 }
+/* block_add for a caller that keeps every other writer away: plain loads
+ * and stores (relaxed atomics: concurrent readers stay well defined), no
+ * locked instruction. New iff some wanted bit was clear. */
+static int block_add_owned(bk_std_slice *s, const bk_hash *h)
+{
+    bk_word *words;
+    uint64_t want[8], changed = 0;
+    block_masks(s, h, &words, want);
+    for (unsigned w = 0; w < 8; w++) {
+        const uint64_t old = __atomic_load_n(&words[w], __ATOMIC_RELAXED);
+        const uint64_t miss = want[w] & ~old;
+        if (miss) {
+            __atomic_store_n(&words[w], old | miss, __ATOMIC_RELAXED);
+            changed += (uint64_t)__builtin_popcountll(miss);
+        }
+    }
+    if (!changed)
+        return 0;
+    bk_stripes_add(&s->counts, changed, 1);
+    return 1;
+}
 #else
 #define BK_STD_WORDS 0
 #endif
@@ -282,6 +303,15 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     }
     bk_stripes_add(&s->counts, changed, !raced);
     return !raced;
+}
+
+int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h)
+{
+#if BK_STD_WORDS
+    if (s->shape.block)
+        return block_add_owned(s, h);
+#endif
+    return bk_std_slice_add(s, h);
 }
 
 uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h)

@@ -45,6 +45,10 @@ void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
  * set by this call (so of several threads adding one key at once, at most one
  * gets 1); else 0. */
 int bk_std_slice_add(bk_std_slice *s, const bk_hash *h);
+/* bk_std_slice_add for a caller that keeps every other writer of the block
+ * away (a lock, or the block's shard): the same answer, with no locked
+ * instruction when blocked (concurrent readers are fine). */
+int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h);
 /* Blocked slices: the block h writes, for adds split across threads. */
 uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h);
 /* Prefetch the bytes the probes of h touch (a hint; no effect on results). */
