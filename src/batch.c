@@ -329,7 +329,7 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
     int rc = check_args(f, keys, lens, n, results);
     if (rc == BK_OK && f->readonly)
         rc = BK_EREADONLY;
-    if (rc != BK_OK)
+    if (rc != BK_OK || n == 0)
         return rc;
     const size_t per = n < BK_MT_CHUNK ? n : BK_MT_CHUNK;
     const size_t groups = (per + BK_MT_GROUP - 1) / BK_MT_GROUP;

@@ -160,6 +160,11 @@ START_TEST(threaded_batch_arguments_are_checked)
     ck_assert_int_eq(res[0], 1);
     ck_assert_int_eq(bk_add_batch_mt(f, NULL, keys, lens, 1, res), BK_OK); /* one thread */
     ck_assert_int_eq(res[0], 0);
+    bk_workers *two;
+    ck_assert_int_eq(bk_workers_new(2, &two), BK_OK); /* a pool that never ran a call */
+    ck_assert_int_eq(bk_add_batch_mt(f, two, NULL, NULL, 0, NULL), BK_OK);
+    ck_assert_int_eq(bk_contains_batch_mt(f, two, NULL, NULL, 0, NULL), BK_OK);
+    bk_workers_free(two);
     bk_free(f);
     bk_workers_free(w);
     bk_workers_free(NULL);

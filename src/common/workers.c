@@ -52,7 +52,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Wait until *v differs from old; returns the new value. */
+/* Wait until w->gen differs from old; returns the new value. */
 static uint64_t wait_gen(bk_workers *w, uint64_t old)
 {
     uint64_t g;
