@@ -25,20 +25,42 @@ int test_redis_available(void)
     return system("command -v redis-server >/dev/null 2>&1") == 0;
 }
 
-static int free_port(void)
+/* Bind a loopback TCP socket to port (0: any); the socket, or -1. */
+static int bound_socket(int port, int *got)
 {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
         return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof a;
-    int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    *got = ntohs(a.sin_port);
+    return fd;
+}
+
+/* A free port P whose cluster bus port P + 10000 is free too (Redis Cluster
+ * binds both, and refuses a P above 55535): an ephemeral port above that,
+ * or one whose bus port another server holds, failed a cluster start. */
+static int free_port(void)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        int port = -1, bus = -1;
+        const int fd = bound_socket(0, &port);
+        if (fd < 0)
+            return -1;
+        const int bfd = port <= 55535 ? bound_socket(port + 10000, &bus) : -1;
+        close(fd);
+        if (bfd >= 0) {
+            close(bfd);
+            return port;
+        }
+    }
+    return -1;
 }
 
 /* Wait (bounded) until the server answers PING: a wait for a condition, not
