@@ -388,7 +388,9 @@ BK_API int bk_contains(const bk_filter *f, const void *key, size_t len);
  * answer stands: a key told 1 is in the filter, so report it), the negative
  * error code for each key that was not. Local filters apply a prefix of the
  * batch; a Redis filter's pipeline may confirm any subset.
- * Thread-safety as the single calls. */
+ * Thread-safety as the single calls. A blocked scalable chain takes its
+ * growth lock for a chunk of keys at a time (docs/design.md) when no other
+ * thread is adding to it; adders that come meanwhile wait for that chunk. */
 BK_API int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
                         int *results);
 BK_API int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens,
@@ -437,8 +439,9 @@ BK_API int bk_workers_help(bk_workers *w);
  * grows) the caller's thread applies the hashed keys in order. Redis
  * filters run their own batch path on the caller's thread. Also
  * BK_ENOMEM (scratch for the digests; nothing applied). Thread-safety as
- * bk_add_batch; a scalable chain's other adders wait while a split batch
- * is applied (it holds the chain's growth lock). */
+ * bk_add_batch: a scalable chain's chunk is split only when no other thread
+ * is adding to it (it then holds the chain's growth lock, and other adders
+ * wait for that chunk). */
 BK_API int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const size_t *lens,
                            size_t n, int *results);
 BK_API int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *keys,
