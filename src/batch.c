@@ -206,7 +206,7 @@ typedef struct mt_chunk {
     uint16_t *order, *start;
     unsigned nshards;
     size_t ahead;
-    _Atomic size_t claimed; /* groups (hashing) or shards (applying) taken */
+    _Atomic size_t claimed; /* groups (hashing), shards (applying) or keys (lookups) taken */
 } mt_chunk;
 
 /* The shard, of nshards, of the keys whose writes shard_of names `name`: a
@@ -370,22 +370,13 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
     return rc;
 }
 
-typedef struct mt_lookup {
-    bk_filter *f;
-    const void *const *keys;
-    const size_t *lens;
-    size_t n;
-    int *results;
-    _Atomic size_t claimed; /* keys taken */
-} mt_lookup;
-
-/* Lookups claimed BK_MT_CHUNK / 16 keys at a time, each run through the
- * one-thread pipeline. */
+/* Lookups claimed BK_MT_CHUNK / 16 keys at a time (c->claimed counts keys),
+ * each run through the one-thread pipeline; an mt_chunk with no digests. */
 static int lookup_job(void *ctx, unsigned t, unsigned nt)
 {
     (void)t;
     (void)nt;
-    mt_lookup *l = ctx;
+    mt_chunk *l = ctx;
     const size_t claim = BK_MT_CHUNK / 16;
     for (int took = 0;; took = 1) {
         const size_t lo = atomic_fetch_add_explicit(&l->claimed, claim, memory_order_relaxed);
@@ -405,7 +396,7 @@ int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *k
     const int rc = check_args(f, keys, lens, n, results);
     if (rc != BK_OK)
         return rc;
-    mt_lookup l = {(bk_filter *)f, keys, lens, n, results, 0};
+    mt_chunk l = {.f = (bk_filter *)f, .keys = keys, .lens = lens, .n = n, .results = results};
     bk_workers_lock(w);
     bk_workers_run(w, lookup_job, &l);
     bk_workers_unlock(w);

@@ -82,15 +82,12 @@ static int push(batcher *b, const uint8_t *raw, size_t rawlen, size_t keylen, ba
     return 0;
 }
 
-/* 1 when a read of fd returns at once: a regular file, or anything with
- * data (or its end) waiting. */
-static int input_ready(int fd)
+/* 1 when a read of fd returns at once: a regular file (regular: known once
+ * per input), or anything with data (or its end) waiting. */
+static int input_ready(int fd, int regular)
 {
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        return 1;
     struct pollfd p = {.fd = fd, .events = POLLIN};
-    return poll(&p, 1, 0) > 0;
+    return regular || poll(&p, 1, 0) > 0;
 }
 
 static int run_one(const cli_opts *o, int fd, const char *name, batcher *b, batch_fn fn, void *ctx,
@@ -100,6 +97,8 @@ static int run_one(const cli_opts *o, int fd, const char *name, batcher *b, batc
     if (lr_init(&lr, fd, o->null_sep ? '\0' : '\n') != 0)
         return cli_fail(o, EXIT_IO, "out of memory");
     lr.stop = &cli_stop;
+    struct stat st;
+    const int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     int rc = 0, oom = 0;
     while (rc == 0) {
         const uint8_t *raw;
@@ -111,7 +110,7 @@ static int run_one(const cli_opts *o, int fd, const char *name, batcher *b, batc
              * pipeline sees every answer to the records sent so far. A
              * regular file, or a pipe with data waiting, does not block:
              * the batch goes on filling. */
-            if (!input_ready(fd)) {
+            if (!input_ready(fd, regular)) {
                 rc = flush(b, fn, ctx, lines, pg, f);
                 if (rc == 0)
                     rc = fn(ctx, NULL, 0);
