@@ -30,7 +30,9 @@
  * key needs one line per blocked slice and k per classic slice; the pipeline
  * keeps about BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
 #define BK_LINES_IN_FLIGHT 48
-#define BK_AHEAD_MAX       16
+#ifndef BK_AHEAD_MAX
+#define BK_AHEAD_MAX 16
+#endif
 
 /* Keys hashed, then applied, per round of a multi-threaded add: the digests
  * (16 bytes each) and shards stay in the cache between the two passes, and a
@@ -73,12 +75,21 @@ static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *
     return BK_OK;
 }
 
-static int contains_one(bk_filter *f, const bk_hash *h)
+/* How the pipeline applies one key: as contains, add or shard_add (which
+ * counts into the tally; the others leave it alone). */
+typedef int (*apply_fn)(bk_filter *f, const bk_hash *h, bk_tally *t);
+
+static int contains_one(bk_filter *f, const bk_hash *h, bk_tally *t)
 {
+    (void)t;
     return f->ops->contains(f, h);
 }
 
-typedef int (*apply_fn)(bk_filter *f, const bk_hash *h);
+static int add_one(bk_filter *f, const bk_hash *h, bk_tally *t)
+{
+    (void)t;
+    return f->ops->add(f, h);
+}
 
 /* Arguments common to every batch call: BK_EINVAL when malformed, checked
  * up front so that nothing is applied. */
@@ -99,35 +110,44 @@ static int has_store_batch(const bk_filter *f, int contains)
     return contains ? f->ops->contains_batch != NULL : f->ops->add_batch != NULL;
 }
 
-/* The one-thread pipeline: key i + ahead is hashed and its memory prefetched
- * while key i is applied, so the hashing (CPU-bound) overlaps the misses in
- * flight. Keys are applied in order, so the results equal those of single
- * calls. Arguments already checked. */
-static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
-                     int *results, apply_fn one)
+/* Hash keys [0, c) into hs and prefetch the memory each will touch. */
+static void hash_prefetch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t c,
+                          bk_hash *hs)
 {
-    const size_t ahead = keys_ahead(f);
-    bk_hash ring[BK_AHEAD_MAX + 1]; /* key j in slot j % (ahead + 1) */
-    for (size_t j = 0; j < n && j < ahead; j++) {
-        bk_filter_hash(f, keys[j], lens[j], &ring[j]);
-        if (f->ops->prefetch)
-            f->ops->prefetch(f, &ring[j]);
-    }
-    for (size_t i = 0; i < n; i++) {
-        const size_t j = i + ahead;
-        if (j < n) {
-            bk_hash *h = &ring[j % (ahead + 1)];
-            bk_filter_hash(f, keys[j], lens[j], h);
-            if (f->ops->prefetch)
-                f->ops->prefetch(f, h);
+    for (size_t i = 0; i < c; i++)
+        bk_filter_hash(f, keys[i], lens[i], &hs[i]);
+    if (f->ops->prefetch)
+        f->ops->prefetch(f, hs, c);
+}
+
+/* The one-thread pipeline, a group of keys at a time: the next group is
+ * hashed and its memory prefetched before this group is applied, so the
+ * hashing (CPU-bound) overlaps the misses in flight. Keys are applied in
+ * order, so the results equal those of single calls. Arguments already
+ * checked. */
+static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                     int *results, apply_fn one, bk_tally *t)
+{
+    const size_t group = keys_ahead(f);
+    bk_hash hs[2][BK_AHEAD_MAX];
+    unsigned cur = 0;
+    hash_prefetch(f, keys, lens, n < group ? n : group, hs[0]);
+    for (size_t at = 0; at < n; at += group) {
+        const size_t c = n - at < group ? n - at : group;
+        const size_t next = at + c;
+        if (next < n)
+            hash_prefetch(f, keys + next, lens + next, n - next < group ? n - next : group,
+                          hs[cur ^ 1]);
+        for (size_t i = 0; i < c; i++) {
+            const int rc = one(f, &hs[cur][i], t);
+            if (rc < 0) {
+                for (size_t r = at + i; r < n; r++)
+                    results[r] = rc; /* this key failed; the rest were not applied */
+                return rc;
+            }
+            results[at + i] = rc;
         }
-        const int rc = one(f, &ring[i % (ahead + 1)]);
-        if (rc < 0) {
-            for (size_t r = i; r < n; r++)
-                results[r] = rc; /* this key failed; the rest were not applied */
-            return rc;
-        }
-        results[i] = rc;
+        cur ^= 1;
     }
     return BK_OK;
 }
@@ -143,11 +163,11 @@ static int add_in_order(bk_filter *f, const void *const *keys, const size_t *len
         const size_t c = n - at < BK_ST_CHUNK ? n - at : BK_ST_CHUNK;
         int rc;
         if (f->ops->shard_begin && f->ops->shard_begin(f, c)) {
-            rc = run_batch(f, keys + at, lens + at, c, results + at, f->ops->shard_add);
-            if (f->ops->shard_end)
-                f->ops->shard_end(f);
+            bk_tally t = {0, 0};
+            rc = run_batch(f, keys + at, lens + at, c, results + at, f->ops->shard_add, &t);
+            f->ops->shard_end(f, &t);
         } else {
-            rc = run_batch(f, keys + at, lens + at, c, results + at, f->ops->add);
+            rc = run_batch(f, keys + at, lens + at, c, results + at, add_one, NULL);
         }
         if (rc < 0) {
             for (size_t r = at + c; r < n; r++)
@@ -179,7 +199,7 @@ int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t 
     /* contains never writes: the casts only let both calls share the paths. */
     if (has_store_batch(f, 1))
         return run_store_batch((bk_filter *)f, keys, lens, n, results, 1);
-    return run_batch((bk_filter *)f, keys, lens, n, results, contains_one);
+    return run_batch((bk_filter *)f, keys, lens, n, results, contains_one, NULL);
 }
 
 /* Keys a thread takes at a time when hashing (a group), and shards per
@@ -207,6 +227,7 @@ typedef struct mt_chunk {
     unsigned nshards;
     size_t ahead;
     _Atomic size_t claimed; /* groups (hashing), shards (applying) or keys (lookups) taken */
+    _Atomic uint64_t tally_set, tally_keys; /* applying: the threads' tallies, summed */
 } mt_chunk;
 
 /* The shard, of nshards, of the keys whose writes shard_of names `name`: a
@@ -258,7 +279,7 @@ static int hash_job(void *ctx, unsigned t, unsigned nt)
 
 /* The keys of shard s, in input order, each prefetched `ahead` of its own
  * shard's keys before it is applied. */
-static void apply_shard(const mt_chunk *c, unsigned s)
+static void apply_shard(const mt_chunk *c, unsigned s, bk_tally *t)
 {
     const size_t groups = (c->n + BK_MT_GROUP - 1) / BK_MT_GROUP;
     size_t ring[BK_AHEAD_MAX + 1];
@@ -276,13 +297,13 @@ static void apply_shard(const mt_chunk *c, unsigned s)
             const size_t i = (p / BK_MT_GROUP) * BK_MT_GROUP + c->order[p];
             p++;
             if (c->f->ops->prefetch)
-                c->f->ops->prefetch(c->f, &c->hs[i]);
+                c->f->ops->prefetch(c->f, &c->hs[i], 1);
             ring[queued++ % (BK_AHEAD_MAX + 1)] = i;
         }
         if (applied == queued)
             return;
         const size_t i = ring[applied++ % (BK_AHEAD_MAX + 1)];
-        c->results[i] = c->f->ops->shard_add(c->f, &c->hs[i]);
+        c->results[i] = c->f->ops->shard_add(c->f, &c->hs[i], t);
     }
 }
 
@@ -291,24 +312,30 @@ static int apply_job(void *ctx, unsigned t, unsigned nt)
     (void)t;
     (void)nt;
     mt_chunk *c = ctx;
-    for (int took = 0;; took = 1) {
+    bk_tally tally = {0, 0};
+    int took = 0;
+    for (;; took = 1) {
         const size_t s = atomic_fetch_add_explicit(&c->claimed, 1, memory_order_relaxed);
         if (s >= c->nshards)
-            return took;
-        apply_shard(c, (unsigned)s);
+            break;
+        apply_shard(c, (unsigned)s, &tally);
     }
+    /* relaxed: the caller reads the sums after the job, which the pool's
+     * hand-back orders */
+    atomic_fetch_add_explicit(&c->tally_set, tally.set, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->tally_keys, tally.keys, memory_order_relaxed);
+    return took;
 }
 
 /* The hashed keys of a chunk applied in order on the caller's thread. */
 static int apply_in_order(const mt_chunk *c)
 {
     bk_filter *f = c->f;
-    for (size_t j = 0; j < c->n && j < c->ahead; j++)
-        if (f->ops->prefetch)
-            f->ops->prefetch(f, &c->hs[j]);
+    if (f->ops->prefetch)
+        f->ops->prefetch(f, c->hs, c->n < c->ahead ? c->n : c->ahead);
     for (size_t i = 0; i < c->n; i++) {
         if (i + c->ahead < c->n && f->ops->prefetch)
-            f->ops->prefetch(f, &c->hs[i + c->ahead]);
+            f->ops->prefetch(f, &c->hs[i + c->ahead], 1);
         const int rc = f->ops->add(f, &c->hs[i]);
         if (rc < 0) {
             for (size_t r = i; r < c->n; r++)
@@ -358,9 +385,12 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         bk_workers_run(w, hash_job, &c);
         if (c.split) {
             atomic_store_explicit(&c.claimed, 0, memory_order_relaxed);
+            atomic_store_explicit(&c.tally_set, 0, memory_order_relaxed);
+            atomic_store_explicit(&c.tally_keys, 0, memory_order_relaxed);
             bk_workers_run(w, apply_job, &c);
-            if (f->ops->shard_end)
-                f->ops->shard_end(f);
+            const bk_tally t = {atomic_load_explicit(&c.tally_set, memory_order_relaxed),
+                                atomic_load_explicit(&c.tally_keys, memory_order_relaxed)};
+            f->ops->shard_end(f, &t);
         } else if ((rc = apply_in_order(&c)) != BK_OK) {
             for (size_t r = at + c.n; r < n; r++)
                 results[r] = rc; /* not applied */
@@ -384,7 +414,7 @@ static int lookup_job(void *ctx, unsigned t, unsigned nt)
             return took;
         const size_t cnt = l->n - lo < claim ? l->n - lo : claim;
         /* contains cannot fail on a filter without a store batch path */
-        (void)run_batch(l->f, l->keys + lo, l->lens + lo, cnt, l->results + lo, contains_one);
+        (void)run_batch(l->f, l->keys + lo, l->lens + lo, cnt, l->results + lo, contains_one, NULL);
     }
 }
 

@@ -59,6 +59,13 @@ typedef struct bk_mapping bk_mapping;
  * them, one round trip per chunk. */
 #define BK_STORE_CHUNK 512
 
+/* What adds changed, gathered by a batch and given to the filter's counts
+ * once (shard_add / shard_end below) instead of one locked add per key:
+ * bits set, and keys reported new. */
+typedef struct bk_tally {
+    uint64_t set, keys;
+} bk_tally;
+
 typedef struct bk_filter_ops {
     const char *name; /* "standard", ... */
     /* 1 new, 0 (maybe) present, or a negative BK_E* code. */
@@ -81,10 +88,11 @@ typedef struct bk_filter_ops {
     int (*merge)(bk_filter *dst, const bk_filter *src);
     /* dst &= src, same rules; NULL when the variant cannot intersect. */
     int (*intersect)(bk_filter *dst, const bk_filter *src);
-    /* Hint: start loading the memory that add/contains of h will touch (batch
-     * calls issue it for a group of keys before the first is applied, so the
-     * cache misses overlap). No effect on results; NULL to skip. */
-    void (*prefetch)(const bk_filter *f, const bk_hash *h);
+    /* Hint: start loading the memory that add/contains of hs[0 .. n) will
+     * touch (batch calls issue it for a group of keys before the first is
+     * applied, so the cache misses overlap; one call a group). No effect on
+     * results; NULL to skip. */
+    void (*prefetch)(const bk_filter *f, const bk_hash *hs, size_t n);
     /* Optional batch paths for stores where one call per key is slow (a
      * server round trip): n digests in, one result per key out (as add or
      * contains return), BK_OK or a negative code (results of keys before the
@@ -105,13 +113,16 @@ typedef struct bk_filter_ops {
      * applied in input order by their own thread get the answers of all
      * keys applied in order. Then shard_add
      * applies one key (as add, but with no locking or growth; 0 or 1) from
-     * any thread, and shard_end (NULL: nothing to do) follows the last one,
-     * on the thread that called shard_begin. 0: apply in order on one
-     * thread (nothing held). All NULL: never split. */
+     * any thread, counting what it changed into the caller's tally instead
+     * of the filter's counts, and shard_end follows the last one, on the
+     * thread that called shard_begin, with the sum of every tally: the
+     * counts then take it at once (a snapshot read meanwhile lags by one
+     * chunk). 0: apply in order on one thread (nothing held). All NULL:
+     * never split. */
     int (*shard_begin)(bk_filter *f, size_t n);
     uint64_t (*shard_of)(const bk_filter *f, const bk_hash *h);
-    int (*shard_add)(bk_filter *f, const bk_hash *h);
-    void (*shard_end)(bk_filter *f);
+    int (*shard_add)(bk_filter *f, const bk_hash *h, bk_tally *t);
+    void (*shard_end)(bk_filter *f, const bk_tally *t);
 } bk_filter_ops;
 
 struct bk_filter {

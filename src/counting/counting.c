@@ -113,16 +113,18 @@ static int contains_unlocked(const bk_filter *f, const bk_hash *h)
     return 1;
 }
 
-static void cnt_prefetch(const bk_filter *f, const bk_hash *h)
+static void cnt_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
 {
     const bk_counting *c = (const bk_counting *)f;
-    bk_probes pr = bk_probes_for(h, c->v.m, c->v.block, c->v.probes);
-    if (c->v.block) { /* one cache line (payloads are 64-byte aligned) */
-        __builtin_prefetch(&c->v.data[pr.base >> 1], 1, 0);
-        return;
+    for (size_t i = 0; i < n; i++) {
+        bk_probes pr = bk_probes_for(&hs[i], c->v.m, c->v.block, c->v.probes);
+        if (c->v.block) { /* one cache line (payloads are 64-byte aligned) */
+            __builtin_prefetch(&c->v.data[pr.base >> 1], 1, 0);
+            continue;
+        }
+        for (unsigned j = 0; j < c->v.k; j++)
+            __builtin_prefetch(&c->v.data[bk_probes_next(&pr) >> 1], 1, 0);
     }
-    for (unsigned i = 0; i < c->v.k; i++)
-        __builtin_prefetch(&c->v.data[bk_probes_next(&pr) >> 1], 1, 0);
 }
 
 /* Undo the decrements of probes 0 .. done-1 (saturated ones were skipped and

@@ -173,7 +173,7 @@ static int scl_contains(const bk_filter *f, const bk_hash *h)
     for (uint32_t i = n; i-- > 0;) {
         const uint32_t upto = i >= ahead ? i - ahead : 0;
         while (prefetched > upto)
-            bk_std_slice_prefetch(sf->slices[--prefetched], h);
+            bk_std_slice_prefetch(sf->slices[--prefetched], h, 1);
         if (bk_std_slice_contains(sf->slices[i], h))
             return 1;
     }
@@ -182,11 +182,11 @@ static int scl_contains(const bk_filter *f, const bk_hash *h)
 
 /* Every slice is probed by a lookup of an absent key (and by add, which
  * checks them all first): prefetch them all. */
-static void scl_prefetch(const bk_filter *f, const bk_hash *h)
+static void scl_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
 {
     const bk_scalable *sf = (const bk_scalable *)f;
     for (uint32_t i = slice_count(sf); i-- > 0;)
-        bk_std_slice_prefetch(sf->slices[i], h);
+        bk_std_slice_prefetch(sf->slices[i], hs, n);
 }
 
 static int scl_add(bk_filter *f, const bk_hash *h)
@@ -243,18 +243,24 @@ static uint64_t scl_shard_of(const bk_filter *f, const bk_hash *h)
 }
 
 /* Under the growth lock no other add runs, and each key's block of the
- * newest slice has one writer: its shard's thread. */
-static int scl_shard_add(bk_filter *f, const bk_hash *h)
+ * newest slice has one writer: its shard's thread. The batch has prefetched
+ * every slice; the newest is not looked up first, as add does, since the
+ * add itself answers 0 for a key all of whose bits it finds set there. */
+static int scl_shard_add(bk_filter *f, const bk_hash *h, bk_tally *t)
 {
     bk_scalable *sf = (bk_scalable *)f;
-    if (scl_contains(f, h))
-        return 0;
-    return bk_std_slice_add_owned(sf->slices[slice_count(sf) - 1], h);
+    const uint32_t n = slice_count(sf);
+    for (uint32_t i = n - 1; i-- > 0;)
+        if (bk_std_slice_contains(sf->slices[i], h))
+            return 0;
+    return bk_std_slice_add_owned(sf->slices[n - 1], h, t);
 }
 
-static void scl_shard_end(bk_filter *f)
+static void scl_shard_end(bk_filter *f, const bk_tally *t)
 {
-    pthread_rwlock_unlock(&((bk_scalable *)f)->lock);
+    bk_scalable *sf = (bk_scalable *)f;
+    bk_std_slice_count(sf->slices[slice_count(sf) - 1], t);
+    pthread_rwlock_unlock(&sf->lock);
 }
 
 static void free_slices_from(bk_scalable *sf, uint32_t first)

@@ -183,7 +183,7 @@ static int block_contains(const bk_std_slice *s, const bk_hash *h)
 /* The same two phases and the same rule as bk_std_slice_add, with words as
  * the units, in increasing word order: new iff this call's OR into its last
  * word with a clear wanted bit found none of those bits set. */
-static int block_add(bk_std_slice *s, const bk_hash *h)
+static int block_add(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
     bk_word *words;
     uint64_t want[8], miss[8];
@@ -204,13 +204,14 @@ static int block_add(bk_std_slice *s, const bk_hash *h)
         changed += (uint64_t)__builtin_popcountll(miss[w] & ~old);
         raced = (old & miss[w]) != 0; /* the last word decides */
     }
-    bk_stripes_add(&s->counts, changed, !raced);
+    t->set += changed;
+    t->keys += (uint64_t)!raced;
     return !raced;
 }
 /* block_add for a caller that keeps every other writer away: plain loads
  * and stores (relaxed atomics: concurrent readers stay well defined), no
  * locked instruction. New iff some wanted bit was clear. */
-static int block_add_owned(bk_std_slice *s, const bk_hash *h)
+static int block_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
     bk_word *words;
     uint64_t want[8], changed = 0;
@@ -225,7 +226,8 @@ static int block_add_owned(bk_std_slice *s, const bk_hash *h)
     }
     if (!changed)
         return 0;
-    bk_stripes_add(&s->counts, changed, 1);
+    t->set += changed;
+    t->keys++;
     return 1;
 }
 #else
@@ -254,11 +256,11 @@ static int block_add_owned(bk_std_slice *s, const bk_hash *h)
  * The loop over Z has one iteration per clear bit (no branch per probe), and
  * a present key costs no locked instruction at all.
  */
-int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
+int bk_std_slice_add_tally(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
 #if BK_STD_WORDS
     if (s->shape.block)
-        return block_add(s, h);
+        return block_add(s, h, t);
 #endif
     uint64_t zero[BK_STD_ZWORDS] = {0};
     uint64_t at[BK_STD_ROUND];
@@ -301,17 +303,32 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
             }
         }
     }
-    bk_stripes_add(&s->counts, changed, !raced);
+    t->set += changed;
+    t->keys += (uint64_t)!raced;
     return !raced;
 }
 
-int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h)
+void bk_std_slice_count(bk_std_slice *s, const bk_tally *t)
+{
+    if (t->set || t->keys)
+        bk_stripes_add(&s->counts, t->set, t->keys);
+}
+
+int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
+{
+    bk_tally t = {0, 0};
+    const int rc = bk_std_slice_add_tally(s, h, &t);
+    bk_std_slice_count(s, &t);
+    return rc;
+}
+
+int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
 #if BK_STD_WORDS
     if (s->shape.block)
-        return block_add_owned(s, h);
+        return block_add_owned(s, h, t);
 #endif
-    return bk_std_slice_add(s, h);
+    return bk_std_slice_add_tally(s, h, t);
 }
 
 uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h)
@@ -320,20 +337,27 @@ uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h)
     return bk_reduce(h->h1, s->nblocks); /* as bk_probes_for finds it */
 }
 
-/* bk_probes_for, with its division, is kept here on purpose: the same
- * address from the slice's kept block count made blocked batches 2x slower
- * (measured on 10^7 keys, standard blocked, lookups 62 -> 120 ns: prefetches
- * issued that early seem to crowd out the loads they are meant to help; not
- * understood, docs/performance.md). */
-void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h)
+/* A blocked key's line is found as bk_probes_for finds it, with its 64-bit
+ * division (m / block), on purpose: taken from the kept block count instead,
+ * the same addresses made blocked batches up to 2x slower on this project's
+ * machine (10^7 keys: lookups 66 -> 77-150 ns, adds 96 -> 130-220 ns), in
+ * every arrangement tried but a few that put other work next to each
+ * prefetch, which were no faster than this; not understood,
+ * docs/performance.md has the measurements. */
+void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n)
 {
-    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
     if (s->shape.block) { /* one cache line (payloads are 64-byte aligned) */
-        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(pr.base)], 1, 0);
+        for (size_t i = 0; i < n; i++) {
+            const bk_probes pr = bk_probes_for(&hs[i], s->shape.m, s->shape.block, s->shape.probes);
+            __builtin_prefetch((const void *)&s->bits[bk_bit_byte(pr.base)], 1, 0);
+        }
         return;
     }
-    for (unsigned i = 0; i < s->shape.k; i++)
-        __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probes_next(&pr))], 1, 0);
+    for (size_t i = 0; i < n; i++) {
+        bk_probes pr = bk_probes_for(&hs[i], s->shape.m, s->shape.block, s->shape.probes);
+        for (unsigned j = 0; j < s->shape.k; j++)
+            __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probes_next(&pr))], 1, 0);
+    }
 }
 
 /* All probes of a round are loaded before any is tested (no branch per
@@ -416,9 +440,9 @@ static void std_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     bk_std_slice_view(&((const bk_standard *)f)->slice, out);
 }
 
-static void std_prefetch(const bk_filter *f, const bk_hash *h)
+static void std_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
 {
-    bk_std_slice_prefetch(&((const bk_standard *)f)->slice, h);
+    bk_std_slice_prefetch(&((const bk_standard *)f)->slice, hs, n);
 }
 
 /* Blocked: a key writes one block only, so blocks are the shards. */
@@ -431,6 +455,17 @@ static int std_shard_begin(bk_filter *f, size_t n)
 static uint64_t std_shard_of(const bk_filter *f, const bk_hash *h)
 {
     return bk_std_slice_block(&((const bk_standard *)f)->slice, h);
+}
+
+/* Other threads may add to the same block meanwhile: the locked path. */
+static int std_shard_add(bk_filter *f, const bk_hash *h, bk_tally *t)
+{
+    return bk_std_slice_add_tally(&((bk_standard *)f)->slice, h, t);
+}
+
+static void std_shard_end(bk_filter *f, const bk_tally *t)
+{
+    bk_std_slice_count(&((bk_standard *)f)->slice, t);
 }
 
 static int std_merge(bk_filter *dst, const bk_filter *src)
@@ -453,7 +488,8 @@ static const bk_filter_ops standard_ops = {
     .add = std_add, .contains = std_contains, .remove = NULL, .prefetch = std_prefetch,
     .clear = std_clear, .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
     .slice_count = bk_one_slice, .slice_view = std_slice_view,
-    .shard_begin = std_shard_begin, .shard_of = std_shard_of, .shard_add = std_add,
+    .shard_begin = std_shard_begin, .shard_of = std_shard_of, .shard_add = std_shard_add,
+    .shard_end = std_shard_end,
 };
 /* clang-format on */
 

@@ -45,14 +45,20 @@ void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
  * set by this call (so of several threads adding one key at once, at most one
  * gets 1); else 0. */
 int bk_std_slice_add(bk_std_slice *s, const bk_hash *h);
-/* bk_std_slice_add for a caller that keeps every other writer of the block
- * away (a lock, or the block's shard): the same answer, with no locked
- * instruction when blocked (concurrent readers are fine). */
-int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h);
+/* bk_std_slice_add, counting what it changed into *t instead of the
+ * slice's counts (bk_std_slice_count gives them a batch's tally at once). */
+int bk_std_slice_add_tally(bk_std_slice *s, const bk_hash *h, bk_tally *t);
+/* bk_std_slice_add_tally for a caller that keeps every other writer of the
+ * block away (a lock, or the block's shard): the same answer, with no
+ * locked instruction when blocked (concurrent readers are fine). */
+int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t);
+/* Add a tally to the slice's counts (any thread). */
+void bk_std_slice_count(bk_std_slice *s, const bk_tally *t);
 /* Blocked slices: the block h writes, for adds split across threads. */
 uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h);
-/* Prefetch the bytes the probes of h touch (a hint; no effect on results). */
-void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *h);
+/* Prefetch the bytes the probes of hs[0 .. n) touch (a hint; no effect on
+ * results). */
+void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n);
 /* 1 if every probed bit is set. */
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h);
 void bk_std_slice_clear(bk_std_slice *s);

@@ -205,12 +205,12 @@ static pthread_rwlock_t *lock_of(const bk_filter *f)
     return &((bk_window *)f)->lock;
 }
 
-static void win_prefetch(const bk_filter *f, const bk_hash *h)
+static void win_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
 {
     const bk_window *w = (const bk_window *)f;
     pthread_rwlock_rdlock(lock_of(f));
     for (uint32_t i = 0; i < w->n; i++)
-        w->gens[i].chain->ops->prefetch(w->gens[i].chain, h);
+        w->gens[i].chain->ops->prefetch(w->gens[i].chain, hs, n);
     pthread_rwlock_unlock(lock_of(f));
 }
 
