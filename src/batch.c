@@ -2,8 +2,10 @@
  * batch.c - the batch calls: bk_add_batch / bk_contains_batch on the
  * caller's thread, and their _mt forms on a pool of workers (bk_workers).
  *
- * One thread: a software pipeline (run_batch) hashes and prefetches keys a
- * group ahead of the one applied, so the hashing overlaps the cache misses.
+ * One thread: a software pipeline (run_batch) hashes the next group of keys
+ * and prefetches its memory before it applies this group, so the hashing
+ * overlaps the cache misses. Adds count what they change into a tally that
+ * the filter's counts take once a chunk (shard_end), not once a key.
  *
  * Several threads, adds: the batch is cut into chunks of BK_MT_CHUNK keys;
  * for each, every thread hashes a contiguous share of the keys (and notes
@@ -24,15 +26,14 @@
 #include "common/filter_impl.h"
 #include "common/workers.h"
 
-/* How many keys ahead of the one being applied the batch calls hash and
- * prefetch: enough lines in flight to overlap many cache misses, few enough
- * that they fit the core's miss buffers and are still cached when used. A
- * key needs one line per blocked slice and k per classic slice; the pipeline
- * keeps about BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
+/* How many keys a group of the pipeline holds (how far ahead of the key
+ * applied the batch calls hash and prefetch): enough lines in flight to
+ * overlap many cache misses, few enough that they fit the core's miss
+ * buffers and are still cached when used. A key needs one line per blocked
+ * slice and k per classic slice; the pipeline keeps about
+ * BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
 #define BK_LINES_IN_FLIGHT 48
-#ifndef BK_AHEAD_MAX
-#define BK_AHEAD_MAX 16
-#endif
+#define BK_AHEAD_MAX       16
 
 /* Keys hashed, then applied, per round of a multi-threaded add: the digests
  * (16 bytes each) and shards stay in the cache between the two passes, and a
