@@ -405,11 +405,18 @@ typedef struct bk_workers bk_workers;
 #define BK_WORKERS_MAX 256
 
 /* Start a pool of `threads` threads counting the caller's (threads - 1 are
- * started; 1 starts none), 0 for as many as this process may run on
- * (sched_getaffinity). *out owns them until bk_workers_free. Idle threads
- * sleep. Returns BK_OK, BK_EINVAL (out NULL, threads > BK_WORKERS_MAX),
- * BK_ENOMEM or BK_ESYS (a thread could not start; none is left running). */
+ * started), 0 for bk_workers_cpus(). A pool of 1 starts none: its calls run
+ * on the caller's thread and on threads lent to them with bk_workers_help
+ * (for a program whose other thread, a reader, helps while it waits: with
+ * N CPUs, a pool of N - 1 and the reader keep N threads busy, never more).
+ * *out owns the threads until bk_workers_free. Idle threads sleep. Returns
+ * BK_OK, BK_EINVAL (out NULL, threads > BK_WORKERS_MAX), BK_ENOMEM or
+ * BK_ESYS (a thread could not start; none is left running). */
 BK_API int bk_workers_new(unsigned threads, bk_workers **out);
+
+/* The CPUs this process may run on (sched_getaffinity), at least 1 and at
+ * most BK_WORKERS_MAX: the size of bk_workers_new(0)'s pool. Thread-safe. */
+BK_API unsigned bk_workers_cpus(void);
 
 /* Stop and join the pool's threads and free it (NULL: nothing). Not while a
  * call uses it. */
@@ -420,8 +427,9 @@ BK_API unsigned bk_workers_threads(const bk_workers *w);
 
 /* Lend the calling thread to the batch call running on w, if one is: it
  * takes a share of the call's work and returns when none is left to take.
- * Returns 1 if it took part, 0 if no call was running (w NULL or of one
- * thread: 0). For a thread that waits for a batch call made on another
+ * Returns 1 if it took part, 0 if no call was running (w NULL: 0). Helpers
+ * may join a pool of any size, 1 included. For a thread that waits for a
+ * batch call made on another
  * thread (a reader handing batches to an adding thread): waiting this way
  * keeps every core busy. Thread-safe; results are unchanged by helpers. */
 BK_API int bk_workers_help(bk_workers *w);
@@ -437,7 +445,9 @@ BK_API int bk_workers_help(bk_workers *w);
  * the keys before it, as in order. Where that split does not exist (classic
  * layout, counting and window filters, the batch during which a chain
  * grows) the caller's thread applies the hashed keys in order. Redis
- * filters run their own batch path on the caller's thread. Also
+ * filters run their own batch path on the caller's thread. On a pool of 1
+ * the call takes this path too, so that helpers can share it: with none,
+ * bk_add_batch is faster (one pass instead of two). Also
  * BK_ENOMEM (scratch for the digests; nothing applied). Thread-safety as
  * bk_add_batch: a scalable chain's chunk is split only when no other thread
  * is adding to it (it then holds the chain's growth lock, and other adders

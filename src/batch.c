@@ -278,33 +278,53 @@ static int hash_job(void *ctx, unsigned t, unsigned nt)
     }
 }
 
-/* The keys of shard s, in input order, each prefetched `ahead` of its own
- * shard's keys before it is applied. */
-static void apply_shard(const mt_chunk *c, unsigned s, bk_tally *t)
+/* Where a thread is in shard s's keys: group g of the chunk next, and keys
+ * [p, end) of the order array left in the current one. */
+typedef struct shard_cursor {
+    unsigned s;
+    size_t g, p, end;
+} shard_cursor;
+
+/* The next (up to) c->ahead keys of the cursor's shard, in input order:
+ * their digests copied into hs and their indices into at, the memory they
+ * touch prefetched with one call. Returns how many. */
+static size_t gather_shard(const mt_chunk *c, shard_cursor *k, bk_hash *hs, size_t *at)
 {
     const size_t groups = (c->n + BK_MT_GROUP - 1) / BK_MT_GROUP;
-    size_t ring[BK_AHEAD_MAX + 1];
-    size_t queued = 0, applied = 0, g = 0, p = 0, end = 0;
-    for (;;) {
-        while (queued - applied < c->ahead) {
-            while (p == end && g < groups) { /* the next group with keys of s */
-                const uint16_t *start = c->start + g * (c->nshards + 1);
-                p = g * BK_MT_GROUP + start[s];
-                end = g * BK_MT_GROUP + start[s + 1];
-                g++;
-            }
-            if (p == end)
-                break;
-            const size_t i = (p / BK_MT_GROUP) * BK_MT_GROUP + c->order[p];
-            p++;
-            if (c->f->ops->prefetch)
-                c->f->ops->prefetch(c->f, &c->hs[i], 1);
-            ring[queued++ % (BK_AHEAD_MAX + 1)] = i;
+    size_t got = 0;
+    while (got < c->ahead) {
+        while (k->p == k->end && k->g < groups) { /* the next group with keys of s */
+            const uint16_t *start = c->start + k->g * (c->nshards + 1);
+            k->p = k->g * BK_MT_GROUP + start[k->s];
+            k->end = k->g * BK_MT_GROUP + start[k->s + 1];
+            k->g++;
         }
-        if (applied == queued)
-            return;
-        const size_t i = ring[applied++ % (BK_AHEAD_MAX + 1)];
-        c->results[i] = c->f->ops->shard_add(c->f, &c->hs[i], t);
+        if (k->p == k->end)
+            break;
+        const size_t i = (k->p / BK_MT_GROUP) * BK_MT_GROUP + c->order[k->p];
+        k->p++;
+        at[got] = i;
+        hs[got++] = c->hs[i];
+    }
+    if (got && c->f->ops->prefetch)
+        c->f->ops->prefetch(c->f, hs, got);
+    return got;
+}
+
+/* The keys of shard s in input order, through the one-thread pipeline's
+ * groups: the next group gathered and prefetched, then this one applied. */
+static void apply_shard(const mt_chunk *c, unsigned s, bk_tally *t)
+{
+    bk_hash hs[2][BK_AHEAD_MAX];
+    size_t at[2][BK_AHEAD_MAX], got[2];
+    shard_cursor k = {s, 0, 0, 0};
+    unsigned cur = 0;
+    got[0] = gather_shard(c, &k, hs[0], at[0]);
+    while (got[cur]) {
+        got[cur ^ 1] = gather_shard(c, &k, hs[cur ^ 1], at[cur ^ 1]);
+        for (size_t i = 0; i < got[cur]; i++)
+            c->results[at[cur][i]] = c->f->ops->shard_add(c->f, &hs[cur][i], t);
+        cur ^= 1;
     }
 }
 
@@ -332,11 +352,14 @@ static int apply_job(void *ctx, unsigned t, unsigned nt)
 static int apply_in_order(const mt_chunk *c)
 {
     bk_filter *f = c->f;
-    if (f->ops->prefetch)
-        f->ops->prefetch(f, c->hs, c->n < c->ahead ? c->n : c->ahead);
     for (size_t i = 0; i < c->n; i++) {
-        if (i + c->ahead < c->n && f->ops->prefetch)
-            f->ops->prefetch(f, &c->hs[i + c->ahead], 1);
+        /* a group ahead, prefetched at each group's start */
+        if (i % c->ahead == 0 && f->ops->prefetch) {
+            const size_t from = i == 0 ? 0 : i + c->ahead;
+            const size_t upto = i == 0 ? 2 * c->ahead : i + 2 * c->ahead;
+            if (from < c->n)
+                f->ops->prefetch(f, &c->hs[from], (upto < c->n ? upto : c->n) - from);
+        }
         const int rc = f->ops->add(f, &c->hs[i]);
         if (rc < 0) {
             for (size_t r = i; r < c->n; r++)
@@ -352,7 +375,7 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
                     size_t n, int *results)
 {
     const unsigned nt = bk_workers_threads(w);
-    if (nt == 1 || (f && has_store_batch(f, 0)))
+    if (!w || (f && has_store_batch(f, 0)))
         return bk_add_batch(f, keys, lens, n, results);
     int rc = check_args(f, keys, lens, n, results);
     if (rc == BK_OK && f->readonly)
@@ -361,8 +384,11 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         return rc;
     const size_t per = n < BK_MT_CHUNK ? n : BK_MT_CHUNK;
     const size_t groups = (per + BK_MT_GROUP - 1) / BK_MT_GROUP;
-    const unsigned nshards =
-        nt * BK_MT_SHARDS_PER < BK_MT_SHARDS_MAX ? nt * BK_MT_SHARDS_PER : BK_MT_SHARDS_MAX;
+    /* a pool of one is shared with a helper when it has one */
+    const unsigned sharers = nt < 2 ? 2 : nt;
+    const unsigned nshards = sharers * BK_MT_SHARDS_PER < BK_MT_SHARDS_MAX
+                                 ? sharers * BK_MT_SHARDS_PER
+                                 : BK_MT_SHARDS_MAX;
     const int can_split = f->ops->shard_begin != NULL;
     bk_workers_lock(w);
     uint8_t *scratch = bk_workers_scratch(w, per * (sizeof(bk_hash) + sizeof(uint16_t)) +
@@ -422,7 +448,7 @@ static int lookup_job(void *ctx, unsigned t, unsigned nt)
 int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *keys,
                          const size_t *lens, size_t n, int *results)
 {
-    if (bk_workers_threads(w) == 1 || (f && has_store_batch(f, 1)))
+    if (!w || (f && has_store_batch(f, 1)))
         return bk_contains_batch(f, keys, lens, n, results);
     const int rc = check_args(f, keys, lens, n, results);
     if (rc != BK_OK)

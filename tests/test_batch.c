@@ -143,7 +143,9 @@ START_TEST(threaded_batch_arguments_are_checked)
     ck_assert_ptr_null(w);
     ck_assert_int_eq(bk_workers_new(2, NULL), BK_EINVAL);
     ck_assert_int_eq(bk_workers_new(0, &w), BK_OK); /* as many as the CPUs */
-    ck_assert_uint_ge(bk_workers_threads(w), 1);
+    ck_assert_uint_ge(bk_workers_cpus(), 1);
+    ck_assert_uint_le(bk_workers_cpus(), BK_WORKERS_MAX);
+    ck_assert_uint_eq(bk_workers_threads(w), bk_workers_cpus());
     ck_assert_uint_eq(bk_workers_threads(NULL), 1);
     ck_assert_int_eq(bk_workers_help(w), 0); /* no call running */
     ck_assert_int_eq(bk_workers_help(NULL), 0);

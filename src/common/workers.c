@@ -99,15 +99,12 @@ static void publish(bk_workers *w)
 
 void bk_workers_run(bk_workers *w, bk_job_fn fn, void *ctx)
 {
-    if (w->threads == 1) {
-        (void)fn(ctx, 0, 1);
-        return;
-    }
     w->fn = fn;
     w->ctx = ctx;
     atomic_store_explicit(&w->pending, w->threads - 1, memory_order_relaxed);
     atomic_store_explicit(&w->active, 1, memory_order_release);
-    publish(w);
+    if (w->threads > 1) /* a pool of one has only helpers to wake */
+        publish(w);
     (void)fn(ctx, 0, w->threads);
     int spins = 0;
     while (spins < BK_SPINS && atomic_load_explicit(&w->pending, memory_order_acquire) != 0) {
@@ -130,7 +127,7 @@ void bk_workers_run(bk_workers *w, bk_job_fn fn, void *ctx)
 
 int bk_workers_help(bk_workers *w)
 {
-    if (!w || w->threads == 1)
+    if (!w)
         return 0;
     atomic_fetch_add(&w->helpers, 1);
     const int took = atomic_load(&w->active) && w->fn(w->ctx, w->threads, w->threads);
@@ -165,16 +162,15 @@ void *bk_workers_scratch(bk_workers *w, size_t bytes)
     return w->scratch;
 }
 
-static unsigned cpus_available(void)
+unsigned bk_workers_cpus(void)
 {
+    long n = 0;
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        const int n = CPU_COUNT(&set);
-        if (n > 0)
-            return (unsigned)n;
-    }
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n <= 0)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n <= 0 ? 1 : n > BK_WORKERS_MAX ? BK_WORKERS_MAX : (unsigned)n;
 }
 
 /* Stop and join the first `started` pool threads, free everything. */
@@ -201,7 +197,7 @@ int bk_workers_new(unsigned threads, bk_workers **out)
         return BK_EINVAL;
     *out = NULL;
     if (threads == 0)
-        threads = cpus_available();
+        threads = bk_workers_cpus();
     if (threads > BK_WORKERS_MAX)
         return BK_EINVAL;
     bk_workers *w = calloc(1, sizeof *w);
