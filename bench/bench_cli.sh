@@ -11,6 +11,10 @@ sync                              # the input's writeback is over before any run
 cat "$tmp/urls.txt" > /dev/null   # same page-cache state for both
 measure() { # name cmd... -> "seconds kilobytes"
     local name=$1; shift
+    # Earlier runs' output (440 MB each) is written back first: left dirty, the
+    # kernel's writeback of it fell into the next runs and cost them up to a
+    # second of system time (measured: 0.2 -> 1.1 s, at random).
+    sync
     /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" < "$tmp/urls.txt" > "$tmp/out.$name" 2>/dev/null \
         || { echo "bench-cli: $name failed" >&2; exit 1; }
     tail -n 1 "$tmp/t"
