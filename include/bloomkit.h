@@ -429,9 +429,9 @@ BK_API unsigned bk_workers_threads(const bk_workers *w);
  * takes a share of the call's work and returns when none is left to take.
  * Returns 1 if it took part, 0 if no call was running (w NULL: 0). Helpers
  * may join a pool of any size, 1 included. For a thread that waits for a
- * batch call made on another
- * thread (a reader handing batches to an adding thread): waiting this way
- * keeps every core busy. Thread-safe; results are unchanged by helpers. */
+ * batch call made on another thread (a reader handing batches to an adding
+ * thread): waiting this way keeps every core busy. Thread-safe; results are
+ * unchanged by helpers. */
 BK_API int bk_workers_help(bk_workers *w);
 
 /* bk_add_batch and bk_contains_batch on the threads of w (w NULL: on the

@@ -352,21 +352,22 @@ static int apply_job(void *ctx, unsigned t, unsigned nt)
 static int apply_in_order(const mt_chunk *c)
 {
     bk_filter *f = c->f;
-    for (size_t i = 0; i < c->n; i++) {
-        /* a group ahead, prefetched at each group's start */
-        if (i % c->ahead == 0 && f->ops->prefetch) {
-            const size_t from = i == 0 ? 0 : i + c->ahead;
-            const size_t upto = i == 0 ? 2 * c->ahead : i + 2 * c->ahead;
-            if (from < c->n)
-                f->ops->prefetch(f, &c->hs[from], (upto < c->n ? upto : c->n) - from);
+    const size_t group = c->ahead;
+    if (f->ops->prefetch)
+        f->ops->prefetch(f, c->hs, c->n < group ? c->n : group);
+    for (size_t at = 0; at < c->n; at += group) {
+        const size_t next = at + group; /* the next group, prefetched first */
+        if (next < c->n && f->ops->prefetch)
+            f->ops->prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group);
+        for (size_t i = at; i < next && i < c->n; i++) {
+            const int rc = f->ops->add(f, &c->hs[i]);
+            if (rc < 0) {
+                for (size_t r = i; r < c->n; r++)
+                    c->results[r] = rc;
+                return rc;
+            }
+            c->results[i] = rc;
         }
-        const int rc = f->ops->add(f, &c->hs[i]);
-        if (rc < 0) {
-            for (size_t r = i; r < c->n; r++)
-                c->results[r] = rc;
-            return rc;
-        }
-        c->results[i] = rc;
     }
     return BK_OK;
 }
