@@ -226,6 +226,7 @@ static int block_add(bk_std_slice *s, const bk_hash *h, bk_tally *t)
     t->keys += (uint64_t)!raced;
     return !raced;
 }
+
 /* block_add for a caller that keeps every other writer away: plain loads
  * and stores (relaxed atomics: concurrent readers stay well defined), no
  * locked instruction. New iff some wanted bit was clear. */
