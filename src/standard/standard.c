@@ -153,31 +153,62 @@ static int same_as_earlier(const bk_std_slice *s, const bk_hash *h, const uint64
 #define BK_STD_WORDS 1
 typedef uint64_t __attribute__((may_alias)) bk_word; /* the payload bytes, as words */
 
-/* bk_probes_for's blocked probes, with the slice's block count and shift
- * kept rather than derived per key (a 64-bit division and a loop). */
-static void block_masks(const bk_std_slice *s, const bk_hash *h, bk_word **words, uint64_t want[8])
+/* The words of h's block in s: bk_probes_for's blocked base, with the
+ * slice's block count kept rather than derived per key (a 64-bit division). */
+static bk_word *block_of(const bk_std_slice *s, const bk_hash *h)
 {
     const uint64_t base = bk_reduce(h->h1, s->nblocks) * s->shape.block;
-    *words = (bk_word *)(void *)((uint8_t *)s->bits + base / 8);
+    return (bk_word *)(void *)((uint8_t *)s->bits + base / 8);
+}
+
+/* bk_probes_for's blocked probes as offsets in the block: the next one of
+ * *x, which advances (the slice's shift kept rather than derived per key). */
+static inline uint64_t block_next(const bk_std_slice *s, uint64_t *x)
+{
+    const uint64_t off = *x >> s->block_shift;
+    *x = *x * BK_LCG_MUL + BK_LCG_ADD;
+    return off;
+}
+
+/* A probe's word in the block, and its bit in that word (see above). */
+#define BLOCK_WORD(off) ((off) >> 6)
+#define BLOCK_BIT(off)  (((off)&63) ^ 7)
+
+/* The k probes of h in s as the block's eight masks; returns the block. */
+static bk_word *block_masks(const bk_std_slice *s, const bk_hash *h, uint64_t want[8])
+{
     for (unsigned w = 0; w < 8; w++)
         want[w] = 0;
     uint64_t x = h->h2;
     for (unsigned i = 0; i < s->shape.k; i++) {
-        const uint64_t off = x >> s->block_shift;
-        x = x * BK_LCG_MUL + BK_LCG_ADD;
-        want[off >> 6] |= UINT64_C(1) << ((off & 63) ^ 7);
+        const uint64_t off = block_next(s, &x);
+        want[BLOCK_WORD(off)] |= UINT64_C(1) << BLOCK_BIT(off);
     }
+    return block_of(s, h);
 }
 
+/* Probe by probe, two at a time with one branch per pair, leaving at the
+ * first pair with a clear bit: an absent key mostly stops after a pair or
+ * two, and a present one builds no masks (measured with the block in cache,
+ * k = 14: an absent key 16.6 -> 6.3 ns, a present one 18.7 -> 13.6 ns;
+ * docs/performance.md). */
 static int block_contains(const bk_std_slice *s, const bk_hash *h)
 {
-    bk_word *words;
-    uint64_t want[8];
-    block_masks(s, h, &words, want);
-    unsigned hit = 1;
-    for (unsigned w = 0; w < 8; w++)
-        hit &= (__atomic_load_n(&words[w], __ATOMIC_RELAXED) & want[w]) == want[w];
-    return (int)hit;
+    const bk_word *words = block_of(s, h);
+    const unsigned k = s->shape.k;
+    uint64_t x = h->h2;
+    unsigned i = 0;
+    for (; i + 1 < k; i += 2) {
+        const uint64_t a = block_next(s, &x), b = block_next(s, &x);
+        const uint64_t wa = __atomic_load_n(&words[BLOCK_WORD(a)], __ATOMIC_RELAXED);
+        const uint64_t wb = __atomic_load_n(&words[BLOCK_WORD(b)], __ATOMIC_RELAXED);
+        if (!((wa >> BLOCK_BIT(a)) & (wb >> BLOCK_BIT(b)) & 1))
+            return 0;
+    }
+    if (i == k)
+        return 1;
+    const uint64_t a = block_next(s, &x);
+    return (int)(__atomic_load_n(&words[BLOCK_WORD(a)], __ATOMIC_RELAXED) >> BLOCK_BIT(a) & 1);
 }
 
 /* Bits set in words, counted without a popcount instruction (Debian's
@@ -203,9 +234,8 @@ static inline uint64_t counted_bits(uint64_t sum)
  * word with a clear wanted bit found none of those bits set. */
 static int block_add(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
-    bk_word *words;
     uint64_t want[8], miss[8];
-    block_masks(s, h, &words, want);
+    bk_word *words = block_masks(s, h, want);
     unsigned todo = 0; /* words with a clear wanted bit */
     for (unsigned w = 0; w < 8; w++) {
         miss[w] = want[w] & ~__atomic_load_n(&words[w], __ATOMIC_SEQ_CST);
@@ -229,24 +259,24 @@ static int block_add(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 
 /* block_add for a caller that keeps every other writer away: plain loads
  * and stores (relaxed atomics: concurrent readers stay well defined), no
- * locked instruction. New iff some wanted bit was clear. */
+ * locked instruction, and a probe at a time with no masks built (measured
+ * with the block in cache, k = 14: 20.1 -> 16.0 ns an add). New iff some
+ * wanted bit was clear; a bit probed twice is counted once (the second probe
+ * finds it set). */
 static int block_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
-    bk_word *words;
-    uint64_t want[8], old[8], counts = 0;
-    block_masks(s, h, &words, want);
-    for (unsigned w = 0; w < 8; w++) {
-        old[w] = __atomic_load_n(&words[w], __ATOMIC_RELAXED);
-        counts += byte_counts(want[w] & ~old[w]);
+    bk_word *words = block_of(s, h);
+    uint64_t x = h->h2, set = 0;
+    for (unsigned i = 0; i < s->shape.k; i++) {
+        const uint64_t off = block_next(s, &x);
+        bk_word *word = &words[BLOCK_WORD(off)];
+        const uint64_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
+        __atomic_store_n(word, old | UINT64_C(1) << BLOCK_BIT(off), __ATOMIC_RELAXED);
+        set += (old >> BLOCK_BIT(off) & 1) ^ 1;
     }
-    if (!counts)
-        return 0;
-    /* every word stored, changed or not: no branch per word */
-    for (unsigned w = 0; w < 8; w++)
-        __atomic_store_n(&words[w], old[w] | want[w], __ATOMIC_RELAXED);
-    t->set += counted_bits(counts);
-    t->keys++;
-    return 1;
+    t->set += set;
+    t->keys += set != 0;
+    return set != 0;
 }
 #else
 #define BK_STD_WORDS 0
