@@ -446,7 +446,9 @@ BK_API int bk_workers_help(bk_workers *w);
  * layout, counting and window filters, the batch during which a chain
  * grows) the caller's thread applies the hashed keys in order. Redis
  * filters run their own batch path on the caller's thread. On a pool of 1
- * the call takes this path too, so that helpers can share it: with none,
+ * adds are pipelined instead: helpers (bk_workers_help) hash the keys ahead
+ * while the caller applies the hashed keys in input order, 4,096 at a time
+ * (a chain in its split mode, as bk_add_batch does); with no helper,
  * bk_add_batch is faster (one pass instead of two). Also
  * BK_ENOMEM (scratch for the digests; nothing applied). Thread-safety as
  * bk_add_batch: a scalable chain's chunk is split only when no other thread

@@ -94,14 +94,14 @@ START_TEST(threaded_batches_equal_one_thread)
                           "variant=scalable layout=classic capacity=3000 " KEY,
                           "variant=counting layout=blocked capacity=40000 " KEY,
                           "variant=window window=1h generations=4 capacity=40000 " KEY};
-    enum { N = 60000 };
+    enum { N = 100000 }; /* one call past the pipeline's 65,536 keys a run */
     static char keybuf[N][32];
     static const void *keys[N];
     static size_t lens[N];
     static int want[N], got[N];
     uint64_t seed = tu_seed("threaded_batches_equal_one_thread");
     for (size_t i = 0; i < N; i++) {
-        lens[i] = tu_key(keybuf[i], sizeof keybuf[i], "t", tu_next(&seed) % 30000);
+        lens[i] = tu_key(keybuf[i], sizeof keybuf[i], "t", tu_next(&seed) % 50000);
         keys[i] = keybuf[i];
     }
     for (size_t v = 0; v < sizeof cfgs / sizeof *cfgs; v++) {
@@ -133,6 +133,44 @@ START_TEST(threaded_batches_equal_one_thread)
         }
         bk_free(one);
     }
+}
+END_TEST
+
+/* A chain that reaches max_bytes part-way through a batch: on every pool
+ * size the call fails as bk_add_batch does, at the same key, with the same
+ * answers before it, the same code for the rest, and the same filter. */
+START_TEST(threaded_batch_failure_equals_one_thread)
+{
+    const char *cfg = "variant=scalable layout=blocked capacity=2000 max_bytes=32k " KEY;
+    enum { N = 40000 };
+    static char keybuf[N][32];
+    static const void *keys[N];
+    static size_t lens[N];
+    static int want[N], got[N];
+    for (size_t i = 0; i < N; i++) {
+        lens[i] = tu_key(keybuf[i], sizeof keybuf[i], "f", i % 30000);
+        keys[i] = keybuf[i];
+    }
+    bk_filter *one = tu_filter(cfg);
+    const int rc = bk_add_batch(one, keys, lens, N, want);
+    ck_assert_int_lt(rc, 0);
+    size_t failed = 0;
+    while (want[failed] >= 0)
+        failed++;
+    ck_assert_msg(failed > 1000 && failed < N, "failed at key %zu", failed);
+    for (unsigned nt = 1; nt <= 3; nt++) {
+        bk_workers *w;
+        ck_assert_int_eq(bk_workers_new(nt, &w), BK_OK);
+        bk_filter *f = tu_filter(cfg);
+        ck_assert_int_eq(bk_add_batch_mt(f, w, keys, lens, N, got), rc);
+        for (size_t i = 0; i < N; i++)
+            ck_assert_msg(got[i] == want[i], "%u threads: key %zu got %d, want %d", nt, i, got[i],
+                          want[i]);
+        ck_assert_msg(tu_same_filter(one, f), "%u threads: filters differ", nt);
+        bk_free(f);
+        bk_workers_free(w);
+    }
+    bk_free(one);
 }
 END_TEST
 
@@ -180,6 +218,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, batches_equal_single_calls);
     tcase_add_test(tc, batch_arguments_are_checked);
     tcase_add_test(tc, threaded_batches_equal_one_thread);
+    tcase_add_test(tc, threaded_batch_failure_equals_one_thread);
     tcase_add_test(tc, threaded_batch_arguments_are_checked);
     return s;
 }

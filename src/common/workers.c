@@ -45,13 +45,6 @@ typedef struct worker_arg {
     unsigned t;
 } worker_arg;
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Wait until w->gen differs from old; returns the new value. */
 static uint64_t wait_gen(bk_workers *w, uint64_t old)
 {
@@ -59,7 +52,7 @@ static uint64_t wait_gen(bk_workers *w, uint64_t old)
     for (int i = 0; i < BK_SPINS; i++) {
         if ((g = atomic_load_explicit(&w->gen, memory_order_acquire)) != old)
             return g;
-        cpu_relax();
+        bk_cpu_relax();
     }
     pthread_mutex_lock(&w->mu);
     while ((g = atomic_load_explicit(&w->gen, memory_order_acquire)) == old)
@@ -108,7 +101,7 @@ void bk_workers_run(bk_workers *w, bk_job_fn fn, void *ctx)
     (void)fn(ctx, 0, w->threads);
     int spins = 0;
     while (spins < BK_SPINS && atomic_load_explicit(&w->pending, memory_order_acquire) != 0) {
-        cpu_relax();
+        bk_cpu_relax();
         spins++;
     }
     if (spins == BK_SPINS) {
@@ -122,7 +115,7 @@ void bk_workers_run(bk_workers *w, bk_job_fn fn, void *ctx)
      * and those inside finish before ctx goes away. */
     atomic_store(&w->active, 0);
     while (atomic_load(&w->helpers) != 0)
-        cpu_relax();
+        bk_cpu_relax();
 }
 
 int bk_workers_help(bk_workers *w)

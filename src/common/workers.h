@@ -36,4 +36,12 @@ void bk_workers_unlock(bk_workers *w);
  * bytes, kept across calls (grown, never shrunk). NULL when out of memory. */
 void *bk_workers_scratch(bk_workers *w, size_t bytes);
 
+/* A spin-wait's pause (x86's `pause`: yields the core to its sibling). */
+static inline void bk_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 #endif
