@@ -23,6 +23,17 @@ static inline uint8_t bk_bit_mask(uint64_t bit)
     return (uint8_t)(0x80u >> (bit & 7));
 }
 
+/* Prefetch the line at p for writing. __builtin_prefetch alone is not a
+ * side effect: gcc 12 took a function that only prefetches for a const
+ * one and deleted the calls to it within its file (a blocked standard
+ * filter's batches lost every prefetch: adds 89 -> 165 ns a key, 10^7 keys).
+ * The empty volatile asm is a side effect it must keep, and costs nothing. */
+static inline void bk_prefetch_w(const void *p)
+{
+    __builtin_prefetch(p, 1, 0);
+    __asm__ volatile("");
+}
+
 /* Bytes needed for `bits` bits. */
 static inline uint64_t bk_bits_to_bytes(uint64_t bits)
 {

@@ -119,11 +119,11 @@ static void cnt_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
     for (size_t i = 0; i < n; i++) {
         bk_probes pr = bk_probes_for(&hs[i], c->v.m, c->v.block, c->v.probes);
         if (c->v.block) { /* one cache line (payloads are 64-byte aligned) */
-            __builtin_prefetch(&c->v.data[pr.base >> 1], 1, 0);
+            bk_prefetch_w(&c->v.data[pr.base >> 1]);
             continue;
         }
         for (unsigned j = 0; j < c->v.k; j++)
-            __builtin_prefetch(&c->v.data[bk_probes_next(&pr) >> 1], 1, 0);
+            bk_prefetch_w(&c->v.data[bk_probes_next(&pr) >> 1]);
     }
 }
 

@@ -385,26 +385,24 @@ uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h)
     return bk_reduce(h->h1, s->nblocks); /* as bk_probes_for finds it */
 }
 
-/* A blocked key's line is found as bk_probes_for finds it, with its 64-bit
- * division (m / block), on purpose: taken from the kept block count instead,
- * the same addresses made blocked batches up to 2x slower on this project's
- * machine (10^7 keys: lookups 66 -> 77-150 ns, adds 96 -> 130-220 ns), in
- * every arrangement tried but a few that put other work next to each
- * prefetch, which were no faster than this; not understood,
- * docs/performance.md has the measurements. */
+/* A blocked key's line, as block_of finds it: one prefetch per key. */
 void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n)
 {
-    if (s->shape.block) { /* one cache line (payloads are 64-byte aligned) */
-        for (size_t i = 0; i < n; i++) {
-            const bk_probes pr = bk_probes_for(&hs[i], s->shape.m, s->shape.block, s->shape.probes);
-            __builtin_prefetch((const void *)&s->bits[bk_bit_byte(pr.base)], 1, 0);
-        }
+#if BK_STD_WORDS
+    if (s->shape.block) {
+        for (size_t i = 0; i < n; i++)
+            bk_prefetch_w(block_of(s, &hs[i]));
         return;
     }
+#endif
     for (size_t i = 0; i < n; i++) {
         bk_probes pr = bk_probes_for(&hs[i], s->shape.m, s->shape.block, s->shape.probes);
+        if (s->shape.block) { /* one cache line (payloads are 64-byte aligned) */
+            bk_prefetch_w(&s->bits[bk_bit_byte(pr.base)]);
+            continue;
+        }
         for (unsigned j = 0; j < s->shape.k; j++)
-            __builtin_prefetch((const void *)&s->bits[bk_bit_byte(bk_probes_next(&pr))], 1, 0);
+            bk_prefetch_w(&s->bits[bk_bit_byte(bk_probes_next(&pr))]);
     }
 }
 
