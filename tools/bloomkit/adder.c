@@ -95,6 +95,14 @@ void adder_submit(adder *a, const void *const *keys, const size_t *lens, size_t 
     pthread_mutex_unlock(&a->mu);
 }
 
+int adder_help(adder *a)
+{
+    int took = 0;
+    while (bk_workers_help(a->w))
+        took = 1;
+    return took;
+}
+
 int adder_wait(adder *a, const char **detail)
 {
     /* Help with the batches ahead while they are added; sleep only when

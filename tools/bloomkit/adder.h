@@ -26,6 +26,11 @@ adder *adder_start(bk_filter *f, bk_workers *w);
  * is told of first. */
 void adder_submit(adder *a, const void *const *keys, const size_t *lens, size_t n, int *results);
 
+/* Lend the calling thread to the batch being added (bk_workers_help) until
+ * none of its work is left to take, without waiting for it to end: 1 if it
+ * took part, else 0. */
+int adder_help(adder *a);
+
 /* Wait for the oldest batch not yet waited for: bk_add_batch_mt's return;
  * *detail (if not NULL): its bk_last_error() on the adding thread when it
  * failed, else "" (valid until the next adder_wait). */

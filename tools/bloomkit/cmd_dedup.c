@@ -50,16 +50,26 @@ typedef struct batch_arrays {
     int *results;
 } batch_arrays;
 
+/* A batch handed to the adding thread and not yet written out. */
+typedef struct in_flight {
+    const record *recs;
+    size_t n;
+    unsigned arr; /* its keys, lengths and answers: arr[arr] */
+} in_flight;
+
+/* bg: batches in flight at most, plus the one being read. */
+#define DEDUP_ARRAYS (ADDER_DEPTH + 1)
+
 typedef struct dedup_job {
     const cli_opts *o;
     bk_filter *f;
-    unsigned threads;     /* --threads, or the CPUs: 1 means no pool */
-    bk_workers *w;        /* NULL: one thread */
-    adder *bg;            /* NULL: each batch is added within its call */
-    batch_arrays arr[2];  /* bg: the batch in flight's and the next's */
-    unsigned next;        /* bg: arr[next] takes the next batch */
-    const record *flying; /* bg: the batch in flight, nflying records */
-    size_t nflying;
+    unsigned threads; /* --threads, or the CPUs: 1 means no pool */
+    bk_workers *w;    /* NULL: one thread */
+    adder *bg;        /* NULL: each batch is added within its call */
+    batch_arrays arr[DEDUP_ARRAYS];
+    unsigned next;                 /* bg: arr[next] takes the next batch */
+    in_flight flying[ADDER_DEPTH]; /* bg: oldest first, nflying of them */
+    unsigned nflying;
     out_buf out;
     uint64_t seen, emitted;
     int failed; /* the filter failed mid-batch: what it confirmed was written */
@@ -136,40 +146,60 @@ static int on_batch(void *ctx, const record *recs, size_t n)
     return 0;
 }
 
-/* With a thread adding in the background (no --checkpoint): this batch is
- * queued behind the one in flight, so the thread goes from one to the next
- * at once; then the one in flight is waited for and its lines written while
- * this one is added, and the input reader goes on to the next. Records stay
- * valid for one more call (run_inputs_n's overlap), the answers in
- * arr[batch number % 2]. (NULL, 0), when the input idles and at its end:
- * land the batch in flight and flush. After an error nothing more is
- * written or queued (the batch in flight is only waited for). */
+/* Wait for the oldest batch in flight and write the lines it took as new
+ * (nothing once a call has failed: it is only waited for). */
+static int land(dedup_job *j)
+{
+    const in_flight b = j->flying[0];
+    for (unsigned i = 1; i < j->nflying; i++)
+        j->flying[i - 1] = j->flying[i];
+    j->nflying--;
+    const char *detail = "";
+    const int rc = adder_wait(j->bg, &detail);
+    if (j->dead)
+        return 0;
+    const int erc = emit(j, b.recs, j->arr[b.arr].results, b.n, rc, detail);
+    if (erc)
+        j->dead = 1;
+    return erc;
+}
+
+/* With a thread adding in the background (no --checkpoint), ADDER_DEPTH
+ * batches in flight: this call writes out the oldest (read two calls ago;
+ * records stay valid that long, run_inputs_n's overlap), queues this one,
+ * and helps hash the one being added before it returns to read the next
+ * batch. So the reading happens while the adding thread applies the end of
+ * a batch, which only it can do, rather than while it hashes alone
+ * (measured: docs/performance.md). (NULL, 0), when the input idles and at
+ * its end: land every batch in flight and flush. After an error nothing
+ * more is written or queued. */
 static int on_batch_bg(void *ctx, const record *recs, size_t n)
 {
     dedup_job *j = ctx;
-    const record *landed = j->flying;
-    const size_t nlanded = j->nflying;
-    const int *answers = j->arr[j->next ^ 1].results;
-    if (n > 0 && !j->dead) {
+    int erc = 0;
+    if (n > 0) {
+        if (j->nflying == ADDER_DEPTH)
+            erc = land(j);
+        if (j->dead)
+            return erc;
         const batch_arrays *a = &j->arr[j->next];
         fill_keys(a, recs, n);
         adder_submit(j->bg, a->keys, a->lens, n, a->results);
-        j->flying = recs;
-        j->nflying = n;
-        j->next ^= 1;
+        j->flying[j->nflying++] = (in_flight){recs, n, j->next};
+        j->next = (j->next + 1) % DEDUP_ARRAYS;
         j->seen += n;
-    } else {
-        j->nflying = 0;
-    }
-    const char *detail = "";
-    const int rc = nlanded ? adder_wait(j->bg, &detail) : BK_OK;
-    if (j->dead)
+        adder_help(j->bg);
         return 0;
-    int erc = emit(j, landed, answers, nlanded, rc, detail);
-    if (erc == 0 && n == 0 && out_flush(&j->out) != 0)
+    }
+    while (j->nflying > 0) {
+        const int lrc = land(j);
+        if (!erc)
+            erc = lrc;
+    }
+    if (!j->dead && out_flush(&j->out) != 0) {
         erc = cli_out_fail(j->o, j->out.err);
-    if (erc)
         j->dead = 1;
+    }
     return erc;
 }
 
@@ -283,7 +313,7 @@ static int start_threads(const cli_opts *o, dedup_job *j)
             return cli_lib_fail(o, rc, "--threads");
     }
     const size_t batch = j->threads > 1 ? INPUT_BATCH_MT : INPUT_BATCH;
-    for (unsigned i = 0; i < 2; i++) {
+    for (unsigned i = 0; i < DEDUP_ARRAYS; i++) {
         batch_arrays *a = &j->arr[i];
         a->keys = malloc(batch * sizeof *a->keys);
         a->lens = malloc(batch * sizeof *a->lens);
@@ -298,7 +328,7 @@ static void stop_threads(dedup_job *j)
 {
     adder_stop(j->bg);
     bk_workers_free(j->w);
-    for (unsigned i = 0; i < 2; i++) {
+    for (unsigned i = 0; i < DEDUP_ARRAYS; i++) {
         free(j->arr[i].keys);
         free(j->arr[i].lens);
         free(j->arr[i].results);
@@ -344,8 +374,8 @@ int cmd_dedup(cli_opts *o)
     }
     cli_install_signals();
     uint64_t lines = 0;
-    rc = run_inputs_n(o, o->args, o->nargs, many ? INPUT_BATCH_MT : INPUT_BATCH, j.bg != NULL,
-                      j.bg ? on_batch_bg : on_batch, &j, j.f, &lines);
+    rc = run_inputs_n(o, o->args, o->nargs, many ? INPUT_BATCH_MT : INPUT_BATCH,
+                      j.bg ? ADDER_DEPTH : 0, j.bg ? on_batch_bg : on_batch, &j, j.f, &lines);
     if (rc == 0 || rc == INPUTS_STOPPED || j.failed) {
         /* Also after a filter error: the lines it confirmed were written,
          * and the state a later run loads must hold every written line. */

@@ -26,10 +26,10 @@ typedef struct batch_buf {
     record *recs; /* max of each */
 } batch_buf;
 
-/* Two buffers when a batch's records must outlive its call by one call
- * (the next batch is read into the other), else one. */
+/* One buffer more than the calls a batch's records must outlive theirs by
+ * (the next batches are read into the others). */
 typedef struct batcher {
-    batch_buf buf[2];
+    batch_buf buf[INPUT_OVERLAP_MAX + 1];
     unsigned cur, nbufs;
     size_t n, max;
 } batcher;
@@ -157,14 +157,14 @@ int run_inputs(const cli_opts *o, char **inputs, int ninputs, batch_fn fn, void 
 
 static void free_bufs(batcher *b)
 {
-    for (unsigned i = 0; i < 2; i++) {
+    for (unsigned i = 0; i < INPUT_OVERLAP_MAX + 1; i++) {
         free(b->buf[i].arena);
         free(b->buf[i].off);
         free(b->buf[i].recs);
     }
 }
 
-int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, int overlap,
+int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, unsigned overlap,
                  batch_fn fn, void *ctx, const bk_filter *f, uint64_t *lines)
 {
     static char *const stdin_only[] = {"-"};
@@ -175,7 +175,7 @@ int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, in
     batcher b;
     memset(&b, 0, sizeof b);
     b.max = batch;
-    b.nbufs = overlap ? 2 : 1;
+    b.nbufs = (overlap < INPUT_OVERLAP_MAX ? overlap : INPUT_OVERLAP_MAX) + 1;
     for (unsigned i = 0; i < b.nbufs; i++) {
         batch_buf *bb = &b.buf[i];
         bb->cap = batch * ARENA_PER_RECORD > ARENA_START ? batch * ARENA_PER_RECORD : ARENA_START;
@@ -201,7 +201,7 @@ int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, in
         if (!is_stdin)
             close(fd);
     }
-    if (overlap) { /* the last batch's call may still hold records: let it finish them */
+    if (overlap) { /* the last batches' calls may still hold records: let them finish */
         const int drc = fn(ctx, NULL, 0);
         if (drc && (rc == 0 || rc == INPUTS_STOPPED))
             rc = drc;

@@ -24,7 +24,8 @@ typedef struct record {
 
 /* Called with 1 .. INPUT_BATCH (or run_inputs_n's batch) consecutive
  * records, in input order; the records are valid only during the call
- * (run_inputs_n's overlap: and the next). Called with (NULL, 0) before a
+ * (run_inputs_n's overlap: and the next `overlap` calls). Called with (NULL,
+ * 0) before a
  * read that may block, every earlier record having been handed over: the
  * moment to flush output. Returns 0 to go on or an exit code to stop with. */
 typedef int (*batch_fn)(void *ctx, const record *recs, size_t n);
@@ -39,11 +40,15 @@ typedef int (*batch_fn)(void *ctx, const record *recs, size_t n);
  * or INPUTS_STOPPED. */
 int run_inputs(const cli_opts *o, char **inputs, int ninputs, batch_fn fn, void *ctx,
                const bk_filter *f, uint64_t *lines);
-/* run_inputs with batches of up to `batch` records (>= 1) and, when overlap
- * is not 0, records that stay valid until the call after theirs returns (the
- * next batch is read into a second buffer), so fn may hand a batch to
- * another thread and finish it during the next call. */
-int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, int overlap,
+/* Calls a batch's records may outlive theirs by, at most. */
+#define INPUT_OVERLAP_MAX 2
+
+/* run_inputs with batches of up to `batch` records (>= 1) and records that
+ * stay valid until the `overlap`-th call after theirs returns (0 ..
+ * INPUT_OVERLAP_MAX: the next batches are read into buffers of their own),
+ * so fn may hand a batch to another thread and finish it during a later
+ * call. */
+int run_inputs_n(const cli_opts *o, char **inputs, int ninputs, size_t batch, unsigned overlap,
                  batch_fn fn, void *ctx, const bk_filter *f, uint64_t *lines);
 
 #endif
