@@ -8,7 +8,13 @@ command -v /usr/bin/time >/dev/null || { echo "bench-cli needs /usr/bin/time (ap
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$gen" "$lines" > "$tmp/urls.txt"
 sync                              # the input's writeback is over before any run
-cat "$tmp/urls.txt" > /dev/null   # same page-cache state for both
+# The input is dropped from the page cache and read back, as a file read from
+# disk is cached: a file just written stays cached in pages that cost every
+# reader of it (awk and bloomkit alike) up to 1 s more system time, at random
+# (measured: 0.15-0.2 s read back, 0.2-1.1 s as written). GNU dd's nocache
+# needs no privilege. Then the same page-cache state for every run.
+dd if="$tmp/urls.txt" iflag=nocache count=0 status=none
+cat "$tmp/urls.txt" > /dev/null
 measure() { # name cmd... -> "seconds kilobytes"
     local name=$1; shift
     # Earlier runs' output (440 MB each) is written back first: left dirty, the
@@ -22,14 +28,17 @@ measure() { # name cmd... -> "seconds kilobytes"
 # One key for both bloomkit runs, so that their outputs must be the same bytes.
 key=--key=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 read -r awk_s awk_kb < <(measure awk awk '!seen[$0]++')
-# bloomkit's runs take seconds, so each is the median of three (the machine's
-# noise is of their order); awk runs once.
-median3() { # name cmd... -> "seconds kilobytes" of the median run by time
-    local name=$1; shift
-    for _ in 1 2 3; do measure "$name" "$@"; done | sort -n | sed -n 2p
-}
-read -r bk_s bk_kb < <(median3 bloomkit "$bk" dedup --quiet "$key")
-read -r one_s one_kb < <(median3 one "$bk" dedup --quiet --threads 1 "$key")
+# bloomkit's runs take about a second, so each is the median of five (the
+# machine's noise is of their order: a run's system time is 0.2 s, or up to
+# 1.1 s at random), the two kinds alternating so that a slow spell falls on
+# both; awk runs once.
+for _ in 1 2 3 4 5; do
+    measure bloomkit "$bk" dedup --quiet "$key" >> "$tmp/bk.times"
+    measure one "$bk" dedup --quiet --threads 1 "$key" >> "$tmp/one.times"
+done
+median() { sort -n "$1" | sed -n 3p; } # "seconds kilobytes" of the median run
+read -r bk_s bk_kb < <(median "$tmp/bk.times")
+read -r one_s one_kb < <(median "$tmp/one.times")
 cmp -s "$tmp/out.bloomkit" "$tmp/out.one" \
     || { echo "bench-cli: --threads 1 wrote other lines than the default" >&2; exit 1; }
 in_lines=$(wc -l < "$tmp/urls.txt"); awk_out=$(wc -l < "$tmp/out.awk"); bk_out=$(wc -l < "$tmp/out.bloomkit")
