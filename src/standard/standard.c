@@ -406,9 +406,13 @@ void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n)
     }
 }
 
-/* All probes of a round are loaded before any is tested (no branch per
- * probe): for a present key the k misses overlap, and an absent key costs the
- * same, without the mispredicted early exits of probing one at a time. */
+/* Probe by probe, leaving at the first clear bit. The loads still overlap:
+ * the core runs ahead on the predicted "set" and issues the next probes'
+ * loads before the first returns, and an absent key stops after a probe or
+ * two instead of loading all k lines (measured, 10^7 keys, batches: classic
+ * lookups 175-183 -> 113-128 ns present, 168-194 -> 125 ns absent, against
+ * loading every probe of a round before testing any; a chain's classic
+ * lookups 5-10% faster). */
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
 {
 #if BK_STD_WORDS
@@ -416,16 +420,10 @@ int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
         return block_contains(s, h);
 #endif
     bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
-    const unsigned k = s->shape.k;
-    for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
-        const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
-        uint64_t at[BK_STD_ROUND];
-        uint8_t mask[BK_STD_ROUND];
-        gather(&pr, n, at, mask);
-        unsigned hit = 1;
-        for (unsigned i = 0; i < n; i++)
-            hit &= (atomic_load_explicit(&s->bits[at[i]], memory_order_relaxed) & mask[i]) != 0;
-        if (!hit)
+    for (unsigned i = 0; i < s->shape.k; i++) {
+        const uint64_t bit = bk_probes_next(&pr);
+        if (!(atomic_load_explicit(&s->bits[bk_bit_byte(bit)], memory_order_relaxed) &
+              bk_bit_mask(bit)))
             return 0;
     }
     return 1;
