@@ -584,6 +584,29 @@ BK_API int bk_save(const bk_filter *f, const char *path);
  * bk_last_error(). On error *out is NULL. Thread-safe. */
 BK_API int bk_load(const char *path, bk_filter **out);
 
+/* The bytes bk_save_buffer writes for f now: exactly the size of the file
+ * bk_save would write (a chain that grows afterwards needs more). Errors:
+ * BK_EINVAL, BK_ENOTSUP (a Redis filter), BK_ERANGE (more slices or bytes
+ * than the format holds). Thread-safety as bk_save. */
+BK_API int bk_save_size(const bk_filter *f, uint64_t *size);
+
+/* Write f into buf[0..cap) in exactly the file format of bk_save (the same
+ * bytes: a buffer written here and a file saved are interchangeable);
+ * *len = the bytes written. The caller owns buf. Errors: BK_EINVAL (f, buf
+ * or len NULL), BK_ENOTSUP (a Redis filter: bk_redis_pull first),
+ * BK_ERANGE (cap too small: *len = the size needed and nothing is written;
+ * or a filter the format cannot hold), BK_ENOMEM. Thread-safety as bk_save
+ * (each chunk a consistent snapshot). */
+BK_API int bk_save_buffer(const bk_filter *f, void *buf, size_t cap, size_t *len);
+
+/* Read a filter from buf[0..len), bytes in the file format (bk_save_buffer,
+ * or a file's contents), with every check of bk_load (framing, header
+ * fields, sizes, both checksums, padding, census; never reads outside buf).
+ * The filter copies what it needs: buf may be freed afterwards. *out owns
+ * the new filter (bk_free). Errors: BK_EINVAL, BK_ENOMEM, BK_ECORRUPT
+ * (detail in bk_last_error()); on error *out is NULL. Thread-safe. */
+BK_API int bk_load_buffer(const void *buf, size_t len, bk_filter **out);
+
 /* One writer at a time. A read-modify-write of a filter file (load or map,
  * change, save or sync) by two processes at once loses one side's keys: the
  * second save replaces the first. bk_lock_file takes an exclusive advisory

@@ -117,7 +117,8 @@ static void expect_code(run_result r, int code, const char *what)
 
 START_TEST(every_command_has_help)
 {
-    const char *cmds[] = {"plan", "create", "add", "check", "remove", "dedup", "info", "merge"};
+    const char *cmds[] = {"plan",  "create", "add",   "check",    "remove",
+                          "dedup", "info",   "merge", "intersect"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         run_result r = RUN(NULL, (char *)cmds[i], "--help");
         ck_assert_int_eq(r.code, 0);
@@ -434,7 +435,7 @@ START_TEST(dedup_saves_on_signals)
 }
 END_TEST
 
-START_TEST(create_add_check_remove_info_merge)
+START_TEST(create_add_check_remove_info_merge_intersect)
 {
     char *cf = in_dir("c.bkf"), *sf = in_dir("s.bkf"), *mf = in_dir("m.bkf");
     run_result r = RUN(NULL, "create", cf, "--variant", "counting", "--capacity", "5000");
@@ -510,6 +511,25 @@ START_TEST(create_add_check_remove_info_merge)
     done(&r);
     expect_code(RUN(NULL, "merge", mf, sf, cf), 2, "merge incompatible");
     expect_code(RUN(NULL, "merge", mf, sf), 2, "merge one input");
+    /* intersect: a key in both copies stays, a key in one goes (these few
+     * keys in 5,000 slots share no bits by chance: the check is exact). */
+    char *xf = in_dir("x.bkf");
+    r = RUN("both\n", "add", sf);
+    done(&r);
+    r = RUN("both\n", "add", s2);
+    done(&r);
+    r = RUN(NULL, "intersect", xf, sf, s2);
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    r = RUN("left\nright\nboth\nnone\n", "check", xf);
+    ck_assert_str_eq(r.out, "both\n");
+    done(&r);
+    expect_code(RUN(NULL, "intersect", xf, sf, cf), 2, "intersect incompatible");
+    expect_code(RUN(NULL, "intersect", xf, sf), 2, "intersect one input");
+    expect_code(RUN(NULL, "intersect", xf, sf, in_dir("missing.bkf")), 3, "intersect missing");
+    r = RUN("left\nright\nboth\nnone\n", "check", xf); /* a failed intersect kept OUT */
+    ck_assert_str_eq(r.out, "both\n");
+    done(&r);
 }
 END_TEST
 
@@ -677,7 +697,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, dedup_with_a_window_re_emits_after_it);
     tcase_add_test(tc, dedup_threads_change_nothing);
     tcase_add_test(tc, dedup_saves_on_signals);
-    tcase_add_test(tc, create_add_check_remove_info_merge);
+    tcase_add_test(tc, create_add_check_remove_info_merge_intersect);
     tcase_add_test(tc, errors_and_exit_codes);
     tcase_add_test(tc, full_disk_during_add);
     tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);

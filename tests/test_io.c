@@ -64,13 +64,98 @@ START_TEST(round_trip_every_variant)
 }
 END_TEST
 
-/* Load `bytes` from a file: either BK_ECORRUPT, or a filter identical to orig. */
-static void expect_corrupt_or_same(const char *path, const uint8_t *bytes, size_t len,
-                                   const bk_filter *orig, int use_mmap, const char *what)
+/* A filter in memory is the file, byte for byte, for every variant (and a
+ * window filter): bk_save_size is the file's size, bk_save_buffer writes the
+ * file's bytes and nothing past them, and bk_load_buffer reads back a filter
+ * that answers as the original, from a buffer or from a file's contents. */
+START_TEST(buffers_hold_the_file_format)
 {
-    tu_write_file(path, bytes, len);
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
+    for (int v = 0; v < 4; v++) {
+        bk_filter *f =
+            v < 3 ? small_filter(v)
+                  : tu_holding("variant=window window=1h generations=3 capacity=50", "w", 0, 40);
+        ck_assert_int_eq(bk_save(f, path), BK_OK);
+        size_t flen;
+        uint8_t *file = tu_read_file(path, &flen);
+        uint64_t size = 0;
+        ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
+        ck_assert_uint_eq(size, flen);
+        uint8_t *buf = malloc(flen + 64);
+        ck_assert_ptr_nonnull(buf);
+        memset(buf, 0xa5, flen + 64);
+        size_t len = 0;
+        /* one byte short: BK_ERANGE, the size needed, nothing written */
+        ck_assert_int_eq(bk_save_buffer(f, buf, flen - 1, &len), BK_ERANGE);
+        ck_assert_uint_eq(len, flen);
+        for (size_t i = 0; i < flen + 64; i++)
+            ck_assert_uint_eq(buf[i], 0xa5);
+        ck_assert_int_eq(bk_save_buffer(f, buf, flen + 64, &len), BK_OK);
+        ck_assert_uint_eq(len, flen);
+        ck_assert_msg(memcmp(buf, file, flen) == 0, "variant %d: buffer differs from the file", v);
+        for (size_t i = flen; i < flen + 64; i++)
+            ck_assert_uint_eq(buf[i], 0xa5);
+        bk_filter *g = NULL, *h = NULL;
+        ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
+        ck_assert_msg(tu_same_filter(f, g), "variant %d: differs after bk_load_buffer", v);
+        ck_assert_int_eq(bk_load_buffer(file, flen, &h), BK_OK); /* a file's contents */
+        ck_assert_msg(tu_same_filter(f, h), "variant %d: file contents load differently", v);
+        free(buf); /* the loaded filters own their memory */
+        char key[32];
+        for (uint64_t i = 0; i < 100; i++)
+            ck_assert_int_ge(bk_add(g, key, tu_key(key, sizeof key, "later", i)), 0);
+        ck_assert_int_eq(tu_count_present(g, "later", 0, 100), 100);
+        free(file);
+        tu_free_all(f, g, h, NULL);
+    }
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(buffer_arguments_are_checked)
+{
+    bk_filter *f = tu_filter("capacity=100"), *g = (bk_filter *)1;
+    uint8_t buf[4096];
+    size_t len = 7;
+    uint64_t size;
+    ck_assert_int_eq(bk_save_size(NULL, &size), BK_EINVAL);
+    ck_assert_int_eq(bk_save_size(f, NULL), BK_EINVAL);
+    ck_assert_int_eq(bk_save_buffer(NULL, buf, sizeof buf, &len), BK_EINVAL);
+    ck_assert_int_eq(bk_save_buffer(f, NULL, sizeof buf, &len), BK_EINVAL);
+    ck_assert_int_eq(bk_save_buffer(f, buf, sizeof buf, NULL), BK_EINVAL);
+    ck_assert_uint_eq(len, 7);
+    ck_assert_int_eq(bk_load_buffer(NULL, 10, &g), BK_EINVAL);
+    ck_assert_ptr_null(g);
+    ck_assert_int_eq(bk_load_buffer(buf, sizeof buf, NULL), BK_EINVAL);
+    ck_assert_int_eq(bk_load_buffer(buf, 0, &g), BK_ECORRUPT);
+    ck_assert_ptr_null(g);
+    bk_free(f);
+}
+END_TEST
+
+/* How damaged bytes are read: bk_load, bk_open_mmap, bk_load_buffer. */
+enum { BY_LOAD, BY_MMAP, BY_BUFFER, BY_COUNT };
+static const char *const by_name[] = {"load", "mmap", "buffer"};
+
+/* Load `bytes` from a file (or, BY_BUFFER, from memory: a copy of exactly
+ * len bytes, so that a read past them is caught by ASan): either
+ * BK_ECORRUPT, or a filter identical to orig. */
+static void expect_corrupt_or_same(const char *path, const uint8_t *bytes, size_t len,
+                                   const bk_filter *orig, int how, const char *what)
+{
     bk_filter *g = NULL;
-    const int rc = use_mmap ? bk_open_mmap(path, BK_MAP_READONLY, &g) : bk_load(path, &g);
+    int rc;
+    if (how == BY_BUFFER) {
+        uint8_t *exact = malloc(len ? len : 1);
+        ck_assert_ptr_nonnull(exact);
+        memcpy(exact, bytes, len);
+        rc = bk_load_buffer(exact, len, &g);
+        free(exact);
+    } else {
+        tu_write_file(path, bytes, len);
+        rc = how == BY_MMAP ? bk_open_mmap(path, BK_MAP_READONLY, &g) : bk_load(path, &g);
+    }
     if (rc == BK_OK) {
         ck_assert_msg(tu_same_filter(orig, g), "%s: loaded but answers differently", what);
         bk_free(g);
@@ -83,7 +168,7 @@ static void expect_corrupt_or_same(const char *path, const uint8_t *bytes, size_
 
 START_TEST(every_flipped_byte_and_truncation_is_caught)
 {
-    const int v = _i % 3, use_mmap = _i / 3;
+    const int v = _i % 3, how = _i / 3;
     char *dir = tu_tmpdir(), *good = tu_path(dir, "good.bkf"), *bad = tu_path(dir, "bad.bkf");
     bk_filter *f = small_filter(v);
     ck_assert_int_eq(bk_save(f, good), BK_OK);
@@ -98,18 +183,18 @@ START_TEST(every_flipped_byte_and_truncation_is_caught)
             memcpy(copy, bytes, len);
             copy[i] ^= pattern ? 0xff : 0x01;
             snprintf(what, sizeof what, "%s byte %zu ^ %s", variants[v], i, pattern ? "ff" : "01");
-            expect_corrupt_or_same(bad, copy, len, f, use_mmap, what);
+            expect_corrupt_or_same(bad, copy, len, f, how, what);
             caught++;
         }
     for (size_t n = 0; n < len; n++) {
         snprintf(what, sizeof what, "%s truncated to %zu", variants[v], n);
-        expect_corrupt_or_same(bad, bytes, n, f, use_mmap, what);
+        expect_corrupt_or_same(bad, bytes, n, f, how, what);
     }
     memcpy(copy, bytes, len);
     copy[len] = 0;
-    expect_corrupt_or_same(bad, copy, len + 1, f, use_mmap, "one byte longer");
+    expect_corrupt_or_same(bad, copy, len + 1, f, how, "one byte longer");
     fprintf(stderr, "[corruption %s %s] %zu-byte file: %u flips, %zu truncations checked\n",
-            variants[v], use_mmap ? "mmap" : "load", len, caught, len);
+            variants[v], by_name[how], len, caught, len);
     free(bytes);
     free(copy);
     bk_free(f);
@@ -250,7 +335,9 @@ Suite *io_suite(void)
     TCase *tc;
     Suite *s = tu_suite("io", "files", &tc);
     tcase_add_test(tc, round_trip_every_variant);
-    tcase_add_loop_test(tc, every_flipped_byte_and_truncation_is_caught, 0, 6);
+    tcase_add_loop_test(tc, every_flipped_byte_and_truncation_is_caught, 0, 3 * BY_COUNT);
+    tcase_add_test(tc, buffers_hold_the_file_format);
+    tcase_add_test(tc, buffer_arguments_are_checked);
     tcase_add_test(tc, specific_corruptions_are_named);
     tcase_add_test(tc, bad_paths_are_errors);
     tcase_add_test(tc, unreadable_file_is_an_error);

@@ -1,11 +1,13 @@
 /*
- * load.c - bk_load: read a filter file into memory.
+ * load.c - bk_load and bk_load_buffer: read a filter file, or the same bytes
+ * in memory, into memory.
  *
  * The framing and header are read and validated before any payload memory is
  * allocated (so a lying header cannot make us allocate or read beyond the
  * file), the payloads are read into memory of the current allocator, padding is
  * checked to be zero, and only after both checksums and the census agree is a
  * filter built around them. Any failure frees everything: no partial filter.
+ * A file and a buffer are read through the same steps (a source).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -18,6 +20,26 @@
 #include "format.h"
 #include "sysio.h"
 
+/* Where the bytes come from: a file descriptor, or memory (fd < 0). */
+typedef struct source {
+    int fd;
+    const uint8_t *mem;
+    uint64_t len, pos;
+    const char *name; /* for messages: the path, or "buffer" */
+} source;
+
+/* Read n bytes: 0, -1 (errno) or -2 (the bytes ended first). */
+static int src_read(source *s, void *buf, size_t n)
+{
+    if (s->fd >= 0)
+        return bk_read_all(s->fd, buf, n);
+    if (n > s->len - s->pos)
+        return -2;
+    memcpy(buf, s->mem + s->pos, n);
+    s->pos += n;
+    return 0;
+}
+
 static int read_fail(const char *path, int r, const char *what)
 {
     char why[128];
@@ -26,37 +48,38 @@ static int read_fail(const char *path, int r, const char *what)
     return bk_fail(BK_EIO, "load %s: read %s: %s", path, what, bk_os_error(errno, why, sizeof why));
 }
 
-/* Read the header at the start of fd; validated into *h. */
-static int read_header(int fd, const char *path, uint64_t size, bk_file_header *h)
+/* Read the header at the start of the source; validated into *h. */
+static int read_header(source *src, bk_file_header *h)
 {
     uint8_t buf[BK_FILE_HEADER_MAX];
-    if (size < BK_FILE_FIXED)
-        return bk_file_decode_fixed(NULL, size, h); /* reports the short file */
-    int r = bk_read_all(fd, buf, BK_FILE_FIXED);
+    if (src->len < BK_FILE_FIXED)
+        return bk_file_decode_fixed(NULL, src->len, h); /* reports the short file */
+    int r = src_read(src, buf, BK_FILE_FIXED);
     if (r != 0)
-        return read_fail(path, r, "header");
-    int rc = bk_file_decode_fixed(buf, size, h);
+        return read_fail(src->name, r, "header");
+    int rc = bk_file_decode_fixed(buf, src->len, h);
     if (rc != BK_OK)
         return rc;
-    r = bk_read_all(fd, buf + BK_FILE_FIXED, h->header_size - BK_FILE_FIXED);
+    r = src_read(src, buf + BK_FILE_FIXED, h->header_size - BK_FILE_FIXED);
     if (r != 0)
-        return read_fail(path, r, "slice table");
-    return bk_file_decode(buf, size, h);
+        return read_fail(src->name, r, "slice table");
+    return bk_file_decode(buf, src->len, h);
 }
 
 /* Read padding and payloads in file order into data[]. */
-static int read_payloads(int fd, const char *path, const bk_file_header *h, uint8_t **data)
+static int read_payloads(source *src, const bk_file_header *h, uint8_t **data)
 {
+    const char *path = src->name;
     uint64_t pos = h->header_size;
     for (uint32_t i = 0; i < h->nslices; i++) {
         uint8_t pad[BK_FILE_ALIGN];
         const uint64_t npad = h->offsets[i] - pos;
-        int r = bk_read_all(fd, pad, (size_t)npad);
+        int r = src_read(src, pad, (size_t)npad);
         if (r != 0)
             return read_fail(path, r, "padding");
         if (!bk_file_is_zero(pad, npad))
             return bk_fail(BK_ECORRUPT, "load %s: padding before slice %u is not zero", path, i);
-        r = bk_read_all(fd, data[i], (size_t)h->slices[i].nbytes);
+        r = src_read(src, data[i], (size_t)h->slices[i].nbytes);
         if (r != 0)
             return read_fail(path, r, "payload");
         pos = h->offsets[i] + h->slices[i].nbytes;
@@ -64,10 +87,11 @@ static int read_payloads(int fd, const char *path, const bk_file_header *h, uint
     return BK_OK;
 }
 
-static int load_fd(int fd, const char *path, uint64_t size, bk_filter **out)
+static int load_from(source *src, bk_filter **out)
 {
+    const char *path = src->name;
     bk_file_header h;
-    int rc = read_header(fd, path, size, &h);
+    int rc = read_header(src, &h);
     if (rc != BK_OK)
         return rc;
     const bk_allocator a = bk_current_allocator();
@@ -78,7 +102,7 @@ static int load_fd(int fd, const char *path, uint64_t size, bk_filter **out)
             rc = bk_fail(BK_ENOMEM, "load %s: no memory for %llu bytes", path,
                          (unsigned long long)h.slices[i].nbytes);
     if (rc == BK_OK)
-        rc = read_payloads(fd, path, &h, data);
+        rc = read_payloads(src, &h, data);
     if (rc == BK_OK)
         rc = bk_file_verify_payloads(&h, data, 1, &a);
     if (rc == BK_OK) {
@@ -105,7 +129,18 @@ int bk_load(const char *path, bk_filter **out)
     int rc = bk_open_regular(path, 0, &fd, &size, &dev, &ino);
     if (rc != BK_OK)
         return rc;
-    rc = load_fd(fd, path, size, out);
+    source src = {.fd = fd, .len = size, .name = path};
+    rc = load_from(&src, out);
     bk_sys.close(fd);
     return rc;
+}
+
+int bk_load_buffer(const void *buf, size_t len, bk_filter **out)
+{
+    if (out)
+        *out = NULL;
+    if (!buf || !out)
+        return bk_fail(BK_EINVAL, "load buffer: no buffer or no output");
+    source src = {.fd = -1, .mem = buf, .len = len, .name = "buffer"};
+    return load_from(&src, out);
 }

@@ -36,13 +36,11 @@
 #include "../common/alloc.h"
 #include "../common/debug.h"
 #include "../common/error.h"
+#include "emit.h"
 #include "fileutil.h"
-#include "format.h"
 #include "mapping.h"
 #include "sysio.h"
 
-/* Bounce buffer: large writes, small enough to stay cache-warm for the sum. */
-#define SAVE_CHUNK ((size_t)4 << 20)
 #define TMP_MARK   ".tmp." /* .NAME.tmp.XXXXXX: what marks a temporary of NAME */
 #define TMP_SUFFIX TMP_MARK "XXXXXX"
 
@@ -52,7 +50,7 @@ typedef struct save_job {
     char *target;    /* path, or the end of its symbolic links: what is replaced */
     char *tmp;       /* temporary file name, owned */
     char *dir;       /* its directory, owned */
-    uint8_t *bounce; /* SAVE_CHUNK bytes, owned */
+    uint8_t *bounce; /* BK_EMIT_CHUNK bytes, owned */
     int fd;          /* the temporary, while open */
     int created;     /* the temporary exists on disk */
     bk_file_header h;
@@ -148,48 +146,20 @@ static int keep_owner_and_mode(save_job *j, const struct stat *st)
     return BK_OK;
 }
 
-/* Padding up to `to`, then slice i's payload through the bounce buffer. */
-static int write_slice(save_job *j, bk_payload_sum *ps, uint64_t *pos, uint32_t i,
-                       const bk_slice_view *v)
+static int write_sink(void *ctx, const void *p, size_t n)
 {
-    static const uint8_t zeros[BK_FILE_ALIGN];
-    const uint64_t pad = j->h.offsets[i] - *pos;
-    if (pad && bk_write_all(j->fd, zeros, (size_t)pad) != 0)
-        return io_fail(j, "write");
-    const unsigned cb = bk_variant_impl_for(j->h.cfg.variant)->cell_bits;
-    uint64_t set = 0, sat = 0;
-    for (uint64_t off = 0; off < v->nbytes; off += SAVE_CHUNK) {
-        const size_t n = (size_t)(v->nbytes - off < SAVE_CHUNK ? v->nbytes - off : SAVE_CHUNK);
-        memcpy(j->bounce, v->data + off, n);
-        bk_payload_sum_feed(ps, j->bounce, n, cb, &set, &sat);
-        if (bk_write_all(j->fd, j->bounce, n) != 0)
-            return io_fail(j, "write");
-    }
-    BK_ASSERT(set <= v->m && sat <= set); /* the census of the bytes written */
-    j->h.slices[i].set_bits = set;
-    j->h.slices[i].saturated = sat;
-    *pos = j->h.offsets[i] + v->nbytes;
-    return BK_OK;
+    return bk_write_all(((const save_job *)ctx)->fd, p, n);
 }
 
 static int write_file(save_job *j, const bk_allocator *a)
 {
-    bk_payload_sum *ps = bk_payload_sum_new(a);
-    if (!ps)
+    if (lseek(j->fd, (off_t)j->h.header_size, SEEK_SET) < 0)
+        return io_fail(j, "seek");
+    const int rc = bk_emit_payloads(j->f, &j->h, j->bounce, write_sink, j, a);
+    if (rc == BK_ENOMEM)
         return bk_fail(BK_ENOMEM, "save %s: out of memory", j->path);
-    uint64_t pos = j->h.header_size;
-    int rc = BK_OK;
-    if (lseek(j->fd, (off_t)pos, SEEK_SET) < 0)
-        rc = io_fail(j, "seek");
-    for (uint32_t i = 0; rc == BK_OK && i < j->h.nslices; i++) {
-        bk_slice_view v;
-        j->f->ops->slice_view(j->f, i, &v);
-        rc = write_slice(j, ps, &pos, i, &v);
-    }
-    j->h.payload_checksum = bk_payload_sum_digest(ps);
-    bk_payload_sum_free(ps, a);
     if (rc != BK_OK)
-        return rc;
+        return io_fail(j, "write");
     uint8_t hdr[BK_FILE_HEADER_MAX];
     bk_file_encode(&j->h, hdr);
     if (bk_pwrite_all(j->fd, hdr, j->h.header_size, 0) != 0)
@@ -216,19 +186,12 @@ static int sync_dir(save_job *j)
 /* Fill the header from the filter: config, slice shapes, keys. */
 static int describe(save_job *j)
 {
-    const bk_filter *f = j->f;
-    memset(&j->h, 0, sizeof j->h);
-    j->h.cfg = f->cfg;
-    j->h.version = bk_file_version_for(&f->cfg);
-    j->h.nslices = f->ops->slice_count(f);
-    if (j->h.nslices > BK_FILE_MAX_SLICES) /* variants keep within it (window: its budget) */
+    if (bk_emit_describe(j->f, &j->h) == BK_OK)
+        return BK_OK;
+    if (j->h.nslices > BK_FILE_MAX_SLICES)
         return bk_fail(BK_ERANGE, "save %s: %u slices, more than the format holds", j->path,
                        j->h.nslices);
-    for (uint32_t i = 0; i < j->h.nslices; i++)
-        f->ops->slice_view(f, i, &j->h.slices[i]);
-    if (bk_file_layout(&j->h) != BK_OK)
-        return bk_fail(BK_ERANGE, "save %s: filter too large for the format", j->path);
-    return BK_OK;
+    return bk_fail(BK_ERANGE, "save %s: filter too large for the format", j->path);
 }
 
 /* If f is mapped from the file now at path, that inode is about to be
@@ -261,7 +224,7 @@ int bk_save(const bk_filter *f, const char *path)
         rc = check_target(&j, &old, &had);
     if (rc == BK_OK)
         sweep_stale(&j);
-    if (rc == BK_OK && !(j.bounce = bk_mem_alloc(&a, SAVE_CHUNK)))
+    if (rc == BK_OK && !(j.bounce = bk_mem_alloc(&a, BK_EMIT_CHUNK)))
         rc = bk_fail(BK_ENOMEM, "save %s: out of memory", path);
     if (rc == BK_OK && (j.fd = bk_sys.mkstemp(j.tmp)) < 0)
         rc = io_fail(&j, "create temporary file");

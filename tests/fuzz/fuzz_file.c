@@ -1,7 +1,9 @@
-/* fuzz_file.c - libFuzzer target: bk_load (FUZZ_MMAP undefined) or
- * bk_open_mmap (FUZZ_MMAP defined) on arbitrary bytes. Every input is either
- * refused with an error or gives a filter that answers lookups and reports
- * stats without reading out of bounds (AddressSanitizer watches). */
+/* fuzz_file.c - libFuzzer target: bk_load and bk_load_buffer (FUZZ_MMAP
+ * undefined) or bk_open_mmap (FUZZ_MMAP defined) on arbitrary bytes. Every
+ * input is either refused with an error or gives a filter that answers
+ * lookups and reports stats without reading out of bounds (AddressSanitizer
+ * watches: the buffer is the fuzzer's own, exactly size bytes); a file and
+ * the same bytes in memory get the same verdict. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -59,7 +61,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
 #else
-    if (bk_load(path, &f) == BK_OK) {
+    const int from_file = bk_load(path, &f);
+    if (from_file == BK_OK) {
+        use(f);
+        bk_free(f);
+    } else if (f) {
+        abort();
+    }
+    f = NULL;
+    const int from_memory = bk_load_buffer(data, size, &f);
+    if ((from_memory == BK_OK) != (from_file == BK_OK))
+        abort(); /* one format, one verdict */
+    if (from_memory == BK_OK) {
         use(f);
         bk_free(f);
     } else if (f) {

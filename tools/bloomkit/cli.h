@@ -183,6 +183,7 @@ const char *cli_human_duration(uint64_t ms, char *buf, size_t n);
     X(dedup, "copy each line the first time it is seen (--state FILE)")                            \
     X(info, "show a filter file's figures (--json)")                                               \
     X(merge, "write the union of compatible filter files")                                         \
+    X(intersect, "write the intersection of compatible standard filter files")                     \
     X(push, "copy a filter file into Redis (--redis URL)")                                         \
     X(pull, "copy a filter from Redis into a file (--redis URL)")                                  \
     X(drop, "delete a shared filter and all its keys (--redis URL)")                               \

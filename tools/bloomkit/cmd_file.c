@@ -1,5 +1,5 @@
 /*
- * cmd_file.c - create and merge: commands that write a whole filter file.
+ * cmd_file.c - create, merge and intersect: commands that write a whole filter file.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -22,6 +22,14 @@ static const char merge_usage[] =
     "usage: bloomkit merge OUT IN1 IN2...\n"
     "Write to OUT the union of the input filters, which must have the same variant,\n"
     "size, hash and key (for example copies of one created filter). OUT is written\n"
+    "atomically and may be one of the inputs; another writer of OUT is waited for\n"
+    "(--no-wait: exit 3 at once).\n";
+static const char intersect_usage[] =
+    "usage: bloomkit intersect OUT IN1 IN2...\n"
+    "Write to OUT the intersection of the input filters: standard filters with the\n"
+    "same size, hash and key (for example copies of one created filter); a key\n"
+    "added to every input is present in OUT (a key of only some may still read\n"
+    "present: the intersection of the bits, not of the key sets). OUT is written\n"
     "atomically and may be one of the inputs; another writer of OUT is waited for\n"
     "(--no-wait: exit 3 at once).\n";
 
@@ -159,8 +167,13 @@ int cmd_create(cli_opts *o)
 
 const cli_spec cmd_merge_spec =
     CLI_SPEC("merge", merge_usage, O_NO_WAIT, 0, 3, -1, "give OUT and at least two inputs");
+const cli_spec cmd_intersect_spec =
+    CLI_SPEC("intersect", intersect_usage, O_NO_WAIT, 0, 3, -1, "give OUT and at least two inputs");
 
-int cmd_merge(cli_opts *o)
+/* OUT = IN1 op IN2 op ...: the first input loaded, the others mapped
+ * read-only and combined into it, the result saved atomically under OUT's
+ * writer lock. */
+static int combine(cli_opts *o, int (*op)(bk_filter *, const bk_filter *), const char *done)
 {
     int rc;
     bk_file_lock *lock;
@@ -177,15 +190,25 @@ int cmd_merge(cli_opts *o)
             rc = cli_lib_fail(o, rc, o->args[i]);
             break;
         }
-        rc = bk_merge(dst, src);
+        rc = op(dst, src);
         bk_free(src);
         if (rc != BK_OK)
-            rc = cli_fail(o, cli_exit_for(rc), "%s and %s cannot be merged: %s", o->args[1],
-                          o->args[i], bk_last_error());
+            rc = cli_fail(o, cli_exit_for(rc), "%s and %s cannot be %s: %s", o->args[1], o->args[i],
+                          done, bk_last_error());
     }
     if (rc == 0 && (rc = bk_save(dst, o->args[0])) != BK_OK)
         rc = cli_lib_fail(o, rc, o->args[0]);
     bk_free(dst);
     bk_unlock_file(lock);
     return rc;
+}
+
+int cmd_merge(cli_opts *o)
+{
+    return combine(o, bk_merge, "merged");
+}
+
+int cmd_intersect(cli_opts *o)
+{
+    return combine(o, bk_intersect, "intersected");
 }

@@ -142,6 +142,18 @@ class BloomFilter:
         return cls._wrap(handle)
 
     @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "BloomFilter":
+        """A filter from bytes in the file format (:meth:`to_bytes`, or a filter
+        file's contents), with every check :meth:`load` makes. Raises OSError
+        (FilterIOError) when the bytes are not a whole, intact filter."""
+        raw = bytes(data)
+        handle = ctypes.c_void_p()
+        rc = lib.bk_load_buffer(raw, len(raw), ctypes.byref(handle))
+        if rc != _lib.BK_OK:
+            raise error_for(rc, "from_bytes", last_detail())
+        return cls._wrap(handle)
+
+    @classmethod
     def open_mmap(
         cls, path: Union[str, os.PathLike], writable: bool = False, verify: bool = True
     ) -> "BloomFilter":
@@ -319,6 +331,43 @@ class BloomFilter:
         if rc < 0:
             raise error_for(rc, f"save {os.fsdecode(path)}", last_detail())
 
+    def to_bytes(self) -> bytes:
+        """The filter in the file format: the same bytes :meth:`save` writes
+        (:meth:`from_bytes` reads them back). A shared (Redis) filter: TypeError
+        (pull it first)."""
+        if self._remote:
+            raise TypeError("bloomkit: a shared (Redis) filter has no bytes here; pull it")
+        while True:
+            size = ctypes.c_uint64()
+            self._check(self._call(lib.bk_save_size, ctypes.byref(size)), "to_bytes")
+            buf = ctypes.create_string_buffer(size.value)
+            written = ctypes.c_size_t()
+            rc = self._call(lib.bk_save_buffer, buf, size.value, ctypes.byref(written))
+            if rc != _lib.BK_ERANGE:  # a chain that grew meanwhile: ask again
+                break
+        if rc < 0:
+            raise error_for(rc, "to_bytes", last_detail())
+        return buf.raw[: written.value]
+
+    def merge(self, other: "BloomFilter") -> None:
+        """Add every key of `other` (the union), in place. Both must have the
+        same variant, size, hash and key (copies of one filter, for example):
+        ValueError (BK_EINCOMPAT) naming what differs otherwise."""
+        self._combine(lib.bk_merge, other, "merge")
+
+    def intersect(self, other: "BloomFilter") -> None:
+        """Keep only the bits `other` has too, in place (standard filters with
+        the same size, hash and key): a key added to both stays present; a key
+        of only one may still read present. ValueError naming what differs."""
+        self._combine(lib.bk_intersect, other, "intersect")
+
+    def _combine(self, fn, other: "BloomFilter", what: str) -> None:
+        if not isinstance(other, BloomFilter):
+            raise TypeError(f"bloomkit: {what} takes a BloomFilter")
+        rc = self._call(fn, other._handle())
+        if rc < 0:
+            raise error_for(rc, what, last_detail())
+
     def sync(self) -> None:
         """Flush a filter opened with ``open_mmap(writable=True)``."""
         rc = self._call(lib.bk_sync)
@@ -356,7 +405,9 @@ class BloomFilter:
         return self.copy()
 
     def __reduce__(self):
-        raise TypeError("bloomkit: a BloomFilter cannot be pickled; save() it to a file")
+        # pickled as its bytes in the file format, hash key included: a pickle
+        # holds the key as a saved file does (docs/security.md)
+        return (type(self).from_bytes, (self.to_bytes(),))
 
     def __enter__(self) -> "BloomFilter":
         return self

@@ -1,6 +1,7 @@
 """The Python binding over libbloomkit.so: every method, the errors as
 Python exceptions with the library's message, files, mappings, Redis."""
 import os
+import pickle
 import shutil
 import threading
 import time
@@ -177,6 +178,8 @@ class BindingTest(unittest.TestCase):
             self.assertFalse(b.add("k"))
             self.assertEqual(b.add_many(["k", "l", "l"]), [False, True, False])
             self.assertEqual(len(a), 2)
+            with self.assertRaises(TypeError):  # its bytes are on the server: pull it
+                pickle.dumps(a)
             with self.assertRaises(ValueError) as cm:
                 BloomFilter.redis(url, "fpr=0.01")
             self.assertIn("fpr", str(cm.exception))

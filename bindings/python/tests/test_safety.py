@@ -50,10 +50,61 @@ class CopyTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(out.stdout.strip(), "ok")
 
-    def test_pickle_is_refused_cleanly(self):
-        with BloomFilter("capacity=10") as f:
-            with self.assertRaises(TypeError):
-                pickle.dumps(f)
+    def test_pickle_and_bytes_round_trip_every_variant(self):
+        d = scratch()
+        self.addCleanup(shutil.rmtree, d, True)
+        for config in ("variant=standard capacity=1000",
+                       "variant=standard layout=blocked capacity=1000",
+                       "variant=counting capacity=1000",
+                       "variant=scalable capacity=100",
+                       "variant=window window=1h generations=4 capacity=1000"):
+            with BloomFilter(config) as f:
+                f.add_many(f"k{i}" for i in range(500))
+                path = os.path.join(d, "f.bkf")
+                f.save(path)
+                with open(path, "rb") as fp:
+                    saved = fp.read()
+                raw = f.to_bytes()
+                self.assertEqual(raw, saved, config)  # the file format, byte for byte
+                for g in (BloomFilter.from_bytes(raw), pickle.loads(pickle.dumps(f)),
+                          BloomFilter.from_bytes(bytearray(saved))):
+                    with g:
+                        self.assertEqual(g.to_bytes(), raw, config)
+                        self.assertTrue(all(g.contains_many(f"k{i}" for i in range(500))))
+                        g.add("only in the copy")
+                        self.assertNotIn("only in the copy", f)
+
+    def test_damaged_bytes_are_refused(self):
+        with BloomFilter("capacity=100") as f:
+            f.add("x")
+            raw = f.to_bytes()
+        for bad in (b"", raw[:-1], raw + b"\0", raw[:100] + bytes([raw[100] ^ 1]) + raw[101:]):
+            with self.assertRaises(OSError) as cm:
+                BloomFilter.from_bytes(bad)
+            self.assertIn("from_bytes", str(cm.exception))
+        with self.assertRaises(TypeError):
+            BloomFilter.from_bytes(None)
+
+    def test_merge_and_intersect(self):
+        key = "key=000102030405060708090a0b0c0d0e0f"
+        with BloomFilter(f"capacity=10000 {key}") as a, \
+                BloomFilter(f"capacity=10000 {key}") as b, \
+                BloomFilter("capacity=10000") as other:
+            a.add_many(["left", "both"])
+            b.add_many(["right", "both"])
+            u = a.copy()
+            u.merge(b)
+            self.assertEqual(u.contains_many(["left", "right", "both", "none"]),
+                             [True, True, True, False])
+            a.intersect(b)
+            self.assertEqual(a.contains_many(["left", "right", "both", "none"]),
+                             [False, False, True, False])
+            for op in (a.merge, a.intersect):
+                with self.assertRaises(ValueError):
+                    op(other)  # another hash key
+                with self.assertRaises(TypeError):
+                    op("not a filter")
+            u.close()
 
 
 class VersionTest(unittest.TestCase):
