@@ -11,6 +11,8 @@
 #   make check-valgrind  the CLI suite with each command under valgrind
 #   make fuzz            every fuzz target for FUZZ_SECONDS (30) seconds (clang, libFuzzer)
 #   make install PREFIX=/usr/local DESTDIR=   (and make uninstall, the same way)
+#   make dist            build/bloomkit-VERSION.tar.gz: the committed sources (git archive)
+#   make distcheck       the tarball unpacked in a scratch directory, built and `make check`ed
 #
 # CPPFLAGS, CFLAGS and LDFLAGS are honoured; -Werror is on in a git checkout
 # (developers, CI) and off otherwise (WERROR= or WERROR=-Werror to choose).
@@ -80,7 +82,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli
@@ -441,6 +443,23 @@ lint:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools
+
+# A release tarball is what git tracks at HEAD (uncommitted changes are not
+# in it), under bloomkit-VERSION/. distcheck builds it the way a user of the
+# tarball does: outside any git checkout (so without -Werror), from scratch.
+DIST := bloomkit-$(VERSION)
+dist:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+	  { echo "make dist: run it in a git checkout (the tarball is what git tracks)"; exit 2; }
+	@mkdir -p $(BUILD)
+	git archive --format=tar.gz --prefix=$(DIST)/ -o $(BUILD)/$(DIST).tar.gz HEAD
+	@echo "dist: $(BUILD)/$(DIST).tar.gz"
+
+distcheck: dist
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  tar -xzf $(BUILD)/$(DIST).tar.gz -C "$$tmp" && \
+	  $(MAKE) -C "$$tmp/$(DIST)" check && \
+	  echo "distcheck: $(DIST).tar.gz builds and passes make check out of tree"
 
 clean:
 	rm -rf build
