@@ -434,10 +434,11 @@ static int pipe_job(void *ctx, unsigned t, unsigned nt)
     const size_t groups = (p->c.n + BK_MT_GROUP - 1) / BK_MT_GROUP;
     for (size_t g0 = 0; g0 < groups; g0 += BK_PIPE_GROUPS) {
         const size_t g1 = groups - g0 < BK_PIPE_GROUPS ? groups : g0 + BK_PIPE_GROUPS;
+        unsigned steps = 0;
         for (size_t g = g0; g < g1; g++)
             while (!atomic_load_explicit(&p->hashed[g], memory_order_acquire))
                 if (!hash_one(p))
-                    bk_cpu_relax(); /* a helper is making it */
+                    bk_wait_step(&steps); /* a helper is making it */
         const size_t lo = g0 * BK_MT_GROUP;
         const size_t hi = g1 * BK_MT_GROUP < p->c.n ? g1 * BK_MT_GROUP : p->c.n;
         if ((p->rc = apply_chunk(p, lo, hi - lo)) < 0) {

@@ -128,6 +128,14 @@ int bk_workers_help(bk_workers *w)
     return took;
 }
 
+void bk_wait_step(unsigned *steps)
+{
+    if (++*steps % 1024 == 0)
+        sched_yield();
+    else
+        bk_cpu_relax();
+}
+
 unsigned bk_workers_threads(const bk_workers *w)
 {
     return w ? w->threads : 1;

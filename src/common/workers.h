@@ -44,4 +44,10 @@ static inline void bk_cpu_relax(void)
 #endif
 }
 
+/* One step of a wait for another thread's progress: a pause, and every
+ * 1,024th step the CPU given up (sched_yield), so that a waiter sharing its
+ * CPU with the thread it waits for (more threads than CPUs) lets it run
+ * instead of spinning out its time slice. *steps counts the steps. */
+void bk_wait_step(unsigned *steps);
+
 #endif
