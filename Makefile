@@ -3,7 +3,8 @@
 #   make                 libraries (build/libbloomkit.a, build/libbloomkit.so)
 #   make check           every Check suite, the examples, the fuzz replays, the export,
 #                        install/uninstall and packager-flags checks
-#   make check-python    the Python binding and its Scrapy crawls
+#   make check-python    the Python binding and its Scrapy crawls, from the tree and
+#                        installed by pip into a scratch venv (check-pip)
 #   make bench-smoke     every benchmark on small inputs (nothing asserted)
 #   make check-asan      the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-tsan      the thread suites under ThreadSanitizer
@@ -82,7 +83,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli
@@ -180,6 +181,26 @@ check-python: $(SHARED_LIB) $(REDIS_SHARED) $(CLI_BIN)
 	PYTHONPATH=$(CURDIR)/bindings/python BLOOMKIT_LIB=$(CURDIR)/$(SHARED_LIB) \
 	  BLOOMKIT_REDIS_LIB=$(CURDIR)/$(REDIS_SHARED) BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
 	  $(PYTHON) -m unittest discover -s bindings/python/tests -v
+	@$(MAKE) --no-print-directory check-pip
+
+# pip install ./bindings/python into a scratch virtual environment (Debian's
+# setuptools and wheel seen through --system-site-packages; no network), then
+# the binding's tests against the installed package with no BLOOMKIT_*
+# library variable: its library must be the one pip built into it.
+check-pip: $(CLI_BIN)
+	@if ! $(PYTHON) -c 'import venv, ensurepip, setuptools, wheel' 2>/dev/null; then \
+	  echo "check-pip: SKIPPED: needs python3-venv, python3-setuptools and python3-wheel"; \
+	  exit 0; fi; \
+	tmp=$$(mktemp -d) && \
+	trap 'rm -rf "$$tmp" $(CURDIR)/bindings/python/build $(CURDIR)/bindings/python/bloomkit.egg-info' EXIT && \
+	$(PYTHON) -m venv --system-site-packages "$$tmp/venv" && \
+	"$$tmp/venv/bin/pip" install --quiet --no-build-isolation --no-index ./bindings/python && \
+	cd "$$tmp" && "$$tmp/venv/bin/python" -c 'import bloomkit, os, sys; \
+	  lib = os.path.join(os.path.dirname(bloomkit.__file__), "libbloomkit.so"); \
+	  assert bloomkit.__file__.startswith(sys.prefix) and os.path.exists(lib), bloomkit.__file__; \
+	  print("check-pip: bloomkit", bloomkit.library_version(), "from", lib)' && \
+	env -u BLOOMKIT_LIB -u BLOOMKIT_REDIS_LIB -u PYTHONPATH BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
+	  "$$tmp/venv/bin/python" -m unittest discover -s $(CURDIR)/bindings/python/tests
 
 # Fuzz targets (tests/fuzz): libFuzzer with clang, `make fuzz FUZZ_SECONDS=N`
 # runs each for N seconds from its seed corpus (tests/fuzz/corpus/T) into a

@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 
-__version__ = "0.1.0"  # the release, as include/bloomkit.h has it (a test checks)
+from ._version import __version__  # the release, as include/bloomkit.h has it
 
 
 def library_version() -> str:

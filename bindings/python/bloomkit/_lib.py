@@ -12,6 +12,8 @@ import ctypes.util
 import os
 from pathlib import Path
 
+from ._version import __version__
+
 c_u64 = ctypes.c_uint64
 c_size = ctypes.c_size_t
 c_int = ctypes.c_int
@@ -76,8 +78,12 @@ def _candidates() -> list[str]:
     env = os.environ.get("BLOOMKIT_LIB")
     if env:
         return [env]  # asked for explicitly: nothing else
+    here = Path(__file__).resolve().parent
     out = []
-    tree = Path(__file__).resolve().parent.parent.parent.parent / "build" / "libbloomkit.so"
+    packaged = here / "libbloomkit.so"  # built into the package by pip (setup.py)
+    if packaged.exists():
+        out.append(str(packaged))
+    tree = here.parent.parent.parent / "build" / "libbloomkit.so"  # a source tree's build
     if tree.exists():
         out.append(str(tree))
     found = ctypes.util.find_library("bloomkit")
@@ -87,16 +93,36 @@ def _candidates() -> list[str]:
     return out
 
 
+def _version_of(handle: ctypes.CDLL) -> str:
+    fn = handle.bk_version
+    fn.restype = ctypes.c_char_p
+    fn.argtypes = []
+    return fn().decode()
+
+
 def _load() -> ctypes.CDLL:
+    """The first candidate that loads and is this package's release: a
+    library of another release has other functions and struct layouts, so it
+    is refused with both versions named (never half-used)."""
     errors = []
     for path in _candidates():
         try:
-            return ctypes.CDLL(path)
+            handle = ctypes.CDLL(path)
         except OSError as e:
             errors.append(f"{path}: {e}")
+            continue
+        try:
+            version = _version_of(handle)
+        except AttributeError:
+            errors.append(f"{path}: not libbloomkit (no bk_version)")
+            continue
+        if version == __version__:
+            return handle
+        errors.append(f"{path} is libbloomkit {version}, this package needs {__version__}")
     raise ImportError(
-        "bloomkit: cannot load libbloomkit.so (build it with `make`, install it with "
-        "`make install`, or point BLOOMKIT_LIB at it): " + "; ".join(errors)
+        "bloomkit: cannot load libbloomkit.so " + __version__ + " (pip install "
+        "./bindings/python builds it into the package; or build it with `make`, install it "
+        "with `make install`, or point BLOOMKIT_LIB at it): " + "; ".join(errors)
     )
 
 

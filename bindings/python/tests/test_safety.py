@@ -108,6 +108,22 @@ class CopyTest(unittest.TestCase):
 
 
 class VersionTest(unittest.TestCase):
+    @unittest.skipUnless(shutil.which("cc"), "no C compiler to make a stand-in library")
+    def test_a_library_of_another_release_is_refused(self):
+        d = scratch()
+        self.addCleanup(shutil.rmtree, d, True)
+        src, lib = os.path.join(d, "v.c"), os.path.join(d, "libother.so")
+        with open(src, "w") as fp:
+            fp.write('const char *bk_version(void) { return "9.9.9"; }\n')
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", lib, src], check=True)
+        env = dict(os.environ, BLOOMKIT_LIB=lib)
+        out = subprocess.run([sys.executable, "-c", "import bloomkit"], capture_output=True,
+                             text=True, env=env)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("ImportError", out.stderr)
+        self.assertIn("libbloomkit 9.9.9, this package needs " + bloomkit.__version__,
+                      out.stderr)
+
     def test_one_version_and_the_library_layout(self):
         # the package's version is the library's (written once, in bloomkit.h)
         self.assertEqual(bloomkit.__version__, bloomkit.library_version())
