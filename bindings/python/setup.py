@@ -33,6 +33,10 @@ class BuildWithLibrary(build_py):
                 f"{TREE} is not one: install from a checkout or the release tarball "
                 "(pip install ./bindings/python), or set BLOOMKIT_PIP_NO_LIBRARY=1 to "
                 "install the binding alone over a system libbloomkit")
+        if not shutil.which("make") or not (shutil.which("cc") or os.environ.get("CC")):
+            raise SystemExit(
+                "bloomkit: building the C library needs make and a C compiler "
+                "(Debian: apt-get install build-essential libxxhash-dev)")
         out = Path(self.build_lib) / "bloomkit"
         with tempfile.TemporaryDirectory(prefix="bloomkit-pip-") as scratch:
             make = ["make", "-C", str(TREE), f"BUILD={scratch}", "WERROR="]
