@@ -155,25 +155,70 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
     return BK_OK;
 }
 
-/* Adds on one thread, a chunk at a time: through the variant's split mode
- * when it has one for the chunk (a chain then takes its growth lock once a
- * chunk instead of its shared lock once a key, and adds with no locked
- * instruction), else one add per key. Same answers either way. */
+/* Keys a thread takes at a time when hashing (a group), and shards per
+ * thread when applying: work is claimed, not dealt, so a thread the system
+ * preempts (the command's reader shares the cores) delays the others by one
+ * claim at most. */
+#define BK_MT_GROUP      256
+#define BK_MT_SHARDS_PER 4
+#define BK_MT_SHARDS_MAX 1024
+
+/* One chunk of a multi-threaded call, shared by the threads of one job. */
+typedef struct mt_chunk {
+    bk_filter *f;
+    const void *const *keys;
+    const size_t *lens;
+    size_t n;
+    int *results;
+    bk_hash *hs; /* n digests */
+    int split;   /* the variant splits this chunk: order and start are made */
+    /* Each group's keys sorted by shard: group g's keys of shard s are
+     * g * BK_MT_GROUP + order[g * BK_MT_GROUP + p] for p in
+     * [start[g * (nshards + 1) + s], start[g * (nshards + 1) + s + 1]), in
+     * input order. */
+    uint16_t *order, *start;
+    unsigned nshards;
+    size_t ahead;
+    _Atomic size_t claimed; /* groups (hashing), shards (applying) or keys (lookups) taken */
+    _Atomic uint64_t tally_set, tally_keys; /* applying: the threads' tallies, summed */
+} mt_chunk;
+
+/* Apply the keys of c in input order through `run`: in the variant's split
+ * mode when it has one for them (a chain then takes its growth lock once
+ * instead of its shared lock once a key, adds with no locked instruction,
+ * and its counts take the tally once), else one thread-safe add per key.
+ * Same answers either way. */
+static int apply_split_or_not(const mt_chunk *c, int (*run)(const mt_chunk *, apply_fn, bk_tally *))
+{
+    bk_filter *f = c->f;
+    if (!f->ops->shard_begin || !f->ops->shard_begin(f, c->n))
+        return run(c, add_one, NULL);
+    bk_tally t = {0, 0};
+    const int rc = run(c, f->ops->shard_add, &t);
+    f->ops->shard_end(f, &t);
+    return rc;
+}
+
+/* run_batch over a chunk's keys (hashing as it goes). */
+static int run_batch_chunk(const mt_chunk *c, apply_fn one, bk_tally *t)
+{
+    return run_batch(c->f, c->keys, c->lens, c->n, c->results, one, t);
+}
+
+/* Adds on one thread, a chunk of BK_ST_CHUNK keys at a time, each through
+ * the split mode when the variant has one for it. */
 static int add_in_order(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
                         int *results)
 {
     for (size_t at = 0; at < n; at += BK_ST_CHUNK) {
-        const size_t c = n - at < BK_ST_CHUNK ? n - at : BK_ST_CHUNK;
-        int rc;
-        if (f->ops->shard_begin && f->ops->shard_begin(f, c)) {
-            bk_tally t = {0, 0};
-            rc = run_batch(f, keys + at, lens + at, c, results + at, f->ops->shard_add, &t);
-            f->ops->shard_end(f, &t);
-        } else {
-            rc = run_batch(f, keys + at, lens + at, c, results + at, add_one, NULL);
-        }
+        const mt_chunk part = {.f = f,
+                               .keys = keys + at,
+                               .lens = lens + at,
+                               .n = n - at < BK_ST_CHUNK ? n - at : BK_ST_CHUNK,
+                               .results = results + at};
+        const int rc = apply_split_or_not(&part, run_batch_chunk);
         if (rc < 0) {
-            for (size_t r = at + c; r < n; r++)
+            for (size_t r = at + part.n; r < n; r++)
                 results[r] = rc; /* not applied */
             return rc;
         }
@@ -204,34 +249,6 @@ int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t 
         return run_store_batch((bk_filter *)f, keys, lens, n, results, 1);
     return run_batch((bk_filter *)f, keys, lens, n, results, contains_one, NULL);
 }
-
-/* Keys a thread takes at a time when hashing (a group), and shards per
- * thread when applying: work is claimed, not dealt, so a thread the system
- * preempts (the command's reader shares the cores) delays the others by one
- * claim at most. */
-#define BK_MT_GROUP      256
-#define BK_MT_SHARDS_PER 4
-#define BK_MT_SHARDS_MAX 1024
-
-/* One chunk of a multi-threaded call, shared by the threads of one job. */
-typedef struct mt_chunk {
-    bk_filter *f;
-    const void *const *keys;
-    const size_t *lens;
-    size_t n;
-    int *results;
-    bk_hash *hs; /* n digests */
-    int split;   /* the variant splits this chunk: order and start are made */
-    /* Each group's keys sorted by shard: group g's keys of shard s are
-     * g * BK_MT_GROUP + order[g * BK_MT_GROUP + p] for p in
-     * [start[g * (nshards + 1) + s], start[g * (nshards + 1) + s + 1]), in
-     * input order. */
-    uint16_t *order, *start;
-    unsigned nshards;
-    size_t ahead;
-    _Atomic size_t claimed; /* groups (hashing), shards (applying) or keys (lookups) taken */
-    _Atomic uint64_t tally_set, tally_keys; /* applying: the threads' tallies, summed */
-} mt_chunk;
 
 /* The shard, of nshards, of the keys whose writes shard_of names `name`: a
  * multiplicative hash of the name scaled to nshards (no division). */
@@ -406,19 +423,13 @@ static int hash_one(pipe_batch *p)
     return 1;
 }
 
-/* Apply chunk [lo, lo + n) of the batch's keys in order, through the
+/* Apply chunk [lo, lo + n) of the batch's hashed keys in order, through the
  * variant's split mode when it has one for the chunk. */
 static int apply_chunk(const pipe_batch *p, size_t lo, size_t n)
 {
-    bk_filter *f = p->c.f;
     const mt_chunk part = {
-        .f = f, .hs = p->c.hs + lo, .results = p->c.results + lo, .n = n, .ahead = p->c.ahead};
-    if (!f->ops->shard_begin || !f->ops->shard_begin(f, n))
-        return apply_in_order(&part, add_one, NULL);
-    bk_tally t = {0, 0};
-    const int rc = apply_in_order(&part, f->ops->shard_add, &t);
-    f->ops->shard_end(f, &t);
-    return rc;
+        .f = p->c.f, .hs = p->c.hs + lo, .results = p->c.results + lo, .n = n, .ahead = p->c.ahead};
+    return apply_split_or_not(&part, apply_in_order);
 }
 
 static int pipe_job(void *ctx, unsigned t, unsigned nt)

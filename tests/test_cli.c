@@ -435,6 +435,25 @@ START_TEST(dedup_saves_on_signals)
 }
 END_TEST
 
+/* `bloomkit add FILE` with one line. */
+static void add_line(const char *line, char *file)
+{
+    run_result r = RUN(line, "add", file);
+    done(&r);
+}
+
+/* `bloomkit CMD OUT A B` succeeds, and checking `probe` against OUT prints `want`. */
+static void combine_and_check(char *cmd, char *out, char *a, char *b, const char *probe,
+                              const char *want)
+{
+    run_result r = RUN(NULL, cmd, out, a, b);
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    r = RUN(probe, "check", out);
+    ck_assert_str_eq(r.out, want);
+    done(&r);
+}
+
 START_TEST(create_add_check_remove_info_merge_intersect)
 {
     char *cf = in_dir("c.bkf"), *sf = in_dir("s.bkf"), *mf = in_dir("m.bkf");
@@ -499,31 +518,17 @@ START_TEST(create_add_check_remove_info_merge_intersect)
     char *s2 = in_dir("s2.bkf");
     r = RUN(NULL, "create", s2, "--config", "capacity=5000 key=000102030405060708090a0b0c0d0e0f");
     done(&r);
-    r = RUN("left\n", "add", sf);
-    done(&r);
-    r = RUN("right\n", "add", s2);
-    done(&r);
-    r = RUN(NULL, "merge", mf, sf, s2);
-    ck_assert_int_eq(r.code, 0);
-    done(&r);
-    r = RUN("left\nright\nnone\n", "check", mf);
-    ck_assert_str_eq(r.out, "left\nright\n");
-    done(&r);
+    add_line("left\n", sf);
+    add_line("right\n", s2);
+    combine_and_check("merge", mf, sf, s2, "left\nright\nnone\n", "left\nright\n");
     expect_code(RUN(NULL, "merge", mf, sf, cf), 2, "merge incompatible");
     expect_code(RUN(NULL, "merge", mf, sf), 2, "merge one input");
     /* intersect: a key in both copies stays, a key in one goes (these few
      * keys in 5,000 slots share no bits by chance: the check is exact). */
     char *xf = in_dir("x.bkf");
-    r = RUN("both\n", "add", sf);
-    done(&r);
-    r = RUN("both\n", "add", s2);
-    done(&r);
-    r = RUN(NULL, "intersect", xf, sf, s2);
-    ck_assert_int_eq(r.code, 0);
-    done(&r);
-    r = RUN("left\nright\nboth\nnone\n", "check", xf);
-    ck_assert_str_eq(r.out, "both\n");
-    done(&r);
+    add_line("both\n", sf);
+    add_line("both\n", s2);
+    combine_and_check("intersect", xf, sf, s2, "left\nright\nboth\nnone\n", "both\n");
     expect_code(RUN(NULL, "intersect", xf, sf, cf), 2, "intersect incompatible");
     expect_code(RUN(NULL, "intersect", xf, sf), 2, "intersect one input");
     expect_code(RUN(NULL, "intersect", xf, sf, in_dir("missing.bkf")), 3, "intersect missing");
