@@ -177,6 +177,8 @@ typedef enum bk_layout {
 #define BK_GENERATIONS_MIN 2
 #define BK_GENERATIONS_MAX 64
 #define BK_MAX_BYTES_MAX   (UINT64_C(1) << 56)
+#define BK_BITS_MAX        (UINT64_C(1) << 56) /* m: bits (counting: counters) of one array */
+#define BK_HASHES_MAX      2048                /* k: probes per key */
 
 /* Plain value type; copy it freely. Initialise with bk_config_init() or
  * bk_config_parse(). */
@@ -194,6 +196,10 @@ typedef struct bk_config {
     uint64_t generations; /* window: G, the window is cut into G spans; default 8 */
     uint64_t refresh;     /* window: 1 = a sighting renews a key (cache-like); default 0 */
     uint64_t max_bytes;   /* scalable, window: the most payload memory, 0 = no limit; default 0 */
+    uint64_t bits;        /* standard, counting: m pinned (1 .. BK_BITS_MAX cells) instead of
+                           * sized from capacity and fpr; 0 (default) = sized */
+    uint64_t hashes;      /* with bits: k pinned (1 .. BK_HASHES_MAX); 0 (default) = the k
+                           * that gives the lowest rate for bits and capacity */
     uint32_t struct_size; /* sizeof(bk_config) as the caller's bloomkit.h has it: set by
                            * bk_config_init and bk_config_parse, checked by every call that
                            * takes a config (BK_ECONFIG for a struct of another layout) */
@@ -212,6 +218,11 @@ BK_API void bk_config_init(bk_config *cfg);
  * (a whole number with a unit s, m, h or d: 1s .. 3650d), generations
  * (2 .. 64) and refresh (0|1); for scalable and window, max_bytes (a size
  * with k, M or G: the memory growth may not pass, BK_EFULL beyond);
+ * for standard and counting, bits (1 .. 2^56) and hashes (1 .. 2048): the
+ * pinned m and k of the seed recipes instead of sizing from capacity and fpr
+ * (hashes needs bits; bits with fpr is an error naming both, as the rate of
+ * a pinned filter follows from bits, hashes and capacity; a blocked filter's
+ * bits must be whole 64-byte blocks, checked by bk_new and bk_plan_config);
  * bk_config_key lists them all.
  * On error returns BK_ECONFIG (BK_EINVAL for NULL cfg/text), leaves *cfg
  * untouched, and, when err is not NULL and errlen > 0, writes one line into err
@@ -292,6 +303,16 @@ BK_API const char *bk_layout_name(bk_layout l);
  * all of them. The key is ignored.
  * Errors: BK_EINVAL (NULL, or cfg not valid), BK_ERANGE. Thread-safe. */
 BK_API int bk_plan_config(const bk_config *cfg, bk_plan *out);
+
+/* The calculator's third question: how many keys a filter of cfg->bits
+ * cells (cfg's variant, standard or counting, and layout) holds while its
+ * expected rate stays at most cfg->fpr, with the best k for that many. The
+ * one call that reads bits and fpr together; cfg->hashes, capacity and the
+ * key are ignored. *capacity gets the keys; *out the plan of that filter at
+ * them (bits = cfg->bits, its k, the rate, bits per key).
+ * Errors: BK_EINVAL (NULL, cfg not valid, bits 0), BK_ECONFIG (blocked bits
+ * not whole blocks), BK_ERANGE (not even one key fits). Thread-safe. */
+BK_API int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *out);
 
 /* 1 when filters of variant v can remove keys (bk_remove), else 0 (also for
  * an unknown v). Thread-safe. */

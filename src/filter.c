@@ -207,6 +207,8 @@ static const struct abi_entry {
     ABI_FIELD(bk_config, generations),
     ABI_FIELD(bk_config, refresh),
     ABI_FIELD(bk_config, max_bytes),
+    ABI_FIELD(bk_config, bits),
+    ABI_FIELD(bk_config, hashes),
     ABI_FIELD(bk_config, struct_size),
     ABI_TYPE(bk_filter_stats),
     ABI_FIELD(bk_filter_stats, variant),
@@ -257,6 +259,13 @@ size_t bk_abi_layout(const char *type, const char *field)
     return (size_t)-1;
 }
 
+/* The rate a filter (or its slice 0, v) was made for: the configured fpr,
+ * or for pinned bits the rate they, k and capacity give. */
+static double sized_rate(const bk_filter *f, const bk_slice_view *v)
+{
+    return f->cfg.bits ? bk_rate_for(v->m, v->k, v->capacity, v->block) : f->cfg.fpr;
+}
+
 int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
 {
     if (!f || !out || size == 0)
@@ -270,7 +279,6 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     }
     st->variant = f->ops->name;
     st->hash = bk_hash_name(f->cfg.hash);
-    st->fpr = f->cfg.fpr;
     const uint32_t n = f->ops->slice_count(f);
     double log_pass_none = 0.0; /* sum of log(1 - rate_i): exact for tiny rates */
     double log_model_none = 0.0;
@@ -287,6 +295,7 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
         log_pass_none += log1p(-bk_rate_of_fill(v.m, v.k, v.set_bits, v.block));
         log_model_none += log1p(-bk_rate_for(v.m, v.k, v.keys, v.block));
         st->k = v.k;
+        st->fpr = sized_rate(f, &v);
     }
     st->slices = n;
     st->fill = (double)st->set_bits / (double)st->bits;
@@ -317,7 +326,7 @@ int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t si
     st.bytes = v.nbytes;
     st.k = v.k;
     st.capacity = v.capacity;
-    st.fpr = v.fpr;
+    st.fpr = f->cfg.bits ? sized_rate(f, &v) : v.fpr;
     st.keys = v.keys;
     st.set_bits = v.set_bits;
     st.fill = (double)v.set_bits / (double)v.m;
@@ -343,6 +352,22 @@ int bk_plan_config(const bk_config *cfg, bk_plan *out)
     if (!cfg || !out || bk_config_validate(cfg, NULL, 0) != BK_OK)
         return BK_EINVAL;
     return bk_variant_impl_for(cfg->variant)->plan(cfg, out);
+}
+
+int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *out)
+{
+    if (!cfg || !capacity || !out || bk_config_validate(cfg, NULL, 0) != BK_OK || !cfg->bits)
+        return BK_EINVAL;
+    const unsigned cell_bits = bk_variant_impl_for(cfg->variant)->cell_bits;
+    const unsigned block = bk_block_cells(cfg->layout, cell_bits);
+    bk_config fit = *cfg;
+    fit.hashes = 0; /* the best k for the keys found */
+    int rc = bk_capacity_fit(cfg->bits, cfg->fpr, block, &fit.capacity);
+    if (rc == BK_OK)
+        rc = bk_plan_array(&fit, cell_bits, out);
+    if (rc == BK_OK)
+        *capacity = fit.capacity;
+    return rc;
 }
 
 int bk_variant_removes(bk_variant v)

@@ -35,6 +35,7 @@ static const suite_fn all_suites[] = {
     bound_suite,
     writers_suite,
     window_suite,
+    pinned_suite,
 };
 /* clang-format on */
 

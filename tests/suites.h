@@ -29,5 +29,6 @@ Suite *experiment_suite(void);
 Suite *bound_suite(void);
 Suite *writers_suite(void);
 Suite *window_suite(void);
+Suite *pinned_suite(void);
 
 #endif

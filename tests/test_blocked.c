@@ -21,7 +21,10 @@ START_TEST(probes_of_a_key_share_one_cache_line)
 {
     const bk_allocator a = bk_current_allocator();
     bk_std_slice s;
-    ck_assert_int_eq(bk_std_slice_init(&s, 100000, 0.001, BK_LAYOUT_BLOCKED, &a), BK_OK);
+    bk_config cfg;
+    ck_assert_int_eq(bk_config_parse(&cfg, "capacity=100000 fpr=0.001 layout=blocked", NULL, 0),
+                     BK_OK);
+    ck_assert_int_eq(bk_std_slice_init(&s, &cfg, &a), BK_OK);
     ck_assert_uint_eq(s.shape.block, 512);
     ck_assert_uint_eq(s.shape.m % 512, 0);
     ck_assert_uint_eq((uintptr_t)s.bits % 64, 0);

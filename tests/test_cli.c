@@ -154,6 +154,71 @@ START_TEST(plan_reports_the_worked_example)
 }
 END_TEST
 
+/* The calculator's three questions, and a pinned filter made, used and
+ * shown by the command; contradicting keys are usage errors naming both. */
+START_TEST(plan_and_create_take_pinned_bits_and_hashes)
+{
+    run_result r = RUN(NULL, "plan", "--bits", "1073741824", "--hashes", "6", "--capacity",
+                       "100000000", "--json");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"bits\":1073741824"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"k\":6"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"fpr\":null")); /* no target: a pinned rate */
+    char want[64];
+    snprintf(want, sizeof want, "\"expected_fpr\":%.6g",
+             bk_rate_after(UINT64_C(1) << 30, 6, 100000000));
+    ck_assert_msg(strstr(r.out, want), "%s lacks %s", r.out, want);
+    done(&r);
+    r = RUN(NULL, "plan", "--bits", "1073741824", "--fpr", "0.001");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "74681")); /* m (ln 2)^2 / ln 1000 = 74,681,xxx */
+    ck_assert_ptr_nonnull(strstr(r.out, "hashes (k)    10"));
+    done(&r);
+    r = RUN(NULL, "plan", "--bits", "20000000", "--capacity", "1000000");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "hashes (k)    14"));
+    done(&r);
+    expect_code(RUN(NULL, "plan", "--bits", "1000"), 2, "plan --bits alone");
+    expect_code(RUN(NULL, "plan", "--bits", "1000", "--fpr", "0.01", "--hashes", "3"), 2,
+                "plan fit with --hashes");
+    expect_code(RUN(NULL, "plan", "--bits", "1", "--fpr", "0.000001"), 2, "not even one key");
+    char *pf = in_dir("pinned.bkf");
+    r = RUN(NULL, "create", pf, "--bits", "65536", "--hashes", "5", "--fpr", "0.01");
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "fpr and bits contradict"));
+    done(&r);
+    r = RUN(NULL, "create", pf, "--config", "fpr=0.01", "--bits", "65536");
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "fpr and bits contradict"));
+    done(&r);
+    expect_code(RUN(NULL, "create", pf, "--config", "layout=blocked bits=1000"), 2,
+                "blocked bits that are not whole blocks");
+    expect_code(RUN(NULL, "create", pf, "--variant", "scalable", "--bits", "4096"), 2,
+                "bits for a scalable chain");
+    r = RUN(NULL, "create", pf, "--bits", "65536", "--hashes", "5", "--capacity", "2000");
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    r = RUN("a\nb\na\nc\n", "dedup", "--state", pf);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "a\nb\nc\n");
+    done(&r);
+    /* the state's pins agree with the same text, and not with others */
+    r = RUN("a\nd\n", "dedup", "--state", pf, "--config", "bits=65536 hashes=5 capacity=2000");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "d\n");
+    done(&r);
+    r = RUN("e\n", "dedup", "--state", pf, "--config", "bits=65536 hashes=6 capacity=2000");
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "hashes"));
+    done(&r);
+    r = RUN(NULL, "info", pf, "--json");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"bits\":65536"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"k\":5"));
+    done(&r);
+}
+END_TEST
+
 /* CRLF, empty lines, a last line without newline, repeats: exact bytes. */
 START_TEST(dedup_streams_first_sightings_in_order)
 {
@@ -696,6 +761,7 @@ Suite *cli_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, every_command_has_help);
     tcase_add_test(tc, plan_reports_the_worked_example);
+    tcase_add_test(tc, plan_and_create_take_pinned_bits_and_hashes);
     tcase_add_test(tc, dedup_streams_first_sightings_in_order);
     tcase_add_test(tc, dedup_keeps_huge_lines_whole_and_null_records);
     tcase_add_test(tc, two_run_crawl_with_state);

@@ -28,6 +28,7 @@ static const struct golden {
     {"v2-scalable-blocked", "variant=scalable layout=blocked capacity=100 fpr=0.01", 1000, 0, 2},
     {"v3-window", "variant=window window=8d capacity=500 fpr=0.01", 1000, 0, 3},
     {"v3-standard-xxh3", "variant=standard capacity=500 fpr=0.001 hash=xxh3", 300, 0, 3},
+    {"v3-standard-pinned", "variant=standard bits=4096 hashes=5 capacity=300", 300, 0, 3},
 };
 
 /* Window goldens are written and read at a fixed time (their keys are not

@@ -96,7 +96,9 @@ START_TEST(slice_larger_than_2_pow_33_bits)
 {
     const bk_allocator a = bk_current_allocator();
     bk_std_slice s;
-    ck_assert_int_eq(bk_std_slice_init(&s, 900000000, 0.01, BK_LAYOUT_CLASSIC, &a), BK_OK);
+    bk_config cfg;
+    ck_assert_int_eq(bk_config_parse(&cfg, "capacity=900000000 fpr=0.01", NULL, 0), BK_OK);
+    ck_assert_int_eq(bk_std_slice_init(&s, &cfg, &a), BK_OK);
     ck_assert_uint_gt(s.shape.m, UINT64_C(1) << 33);
     bk_hashkey key;
     const uint8_t kb[16] = {1, 0, 0, 0, 0, 0, 0, 0, 2};

@@ -194,6 +194,10 @@ static const struct {
     {"variant=standard capacity=20000 fpr=0.001 layout=blocked", "block_bytes=4096"},
     {"variant=counting capacity=20000 fpr=0.001 layout=blocked", "block_bytes=4096"},
     {"variant=scalable capacity=300 fpr=0.001 layout=blocked", "block_bytes=4096"},
+    /* pinned m and k (the seed recipes' bits and hashes), one split over keys */
+    {"variant=standard bits=300000 hashes=7 capacity=20000", NULL},
+    {"variant=counting bits=320000 hashes=5 capacity=20000 layout=blocked", "block_bytes=4096"},
+    {"variant=scalable capacity=300 fpr=0.01 growth=4", NULL},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -723,6 +727,26 @@ START_TEST(first_creator_wins_and_conflicts_are_named)
     bk_free(b);
     bk_redis_drop(url);
     ck_assert_int_eq(bk_redis_open_existing(url, &c), BK_ENOTFOUND);
+    /* pinned bits and hashes are stored, adopted and compared */
+    ck_assert_int_eq(bk_redis_open_config(url, "bits=1048576 hashes=6", err, sizeof err, &a),
+                     BK_OK);
+    ck_assert_int_eq(bk_redis_open_existing(url, &b), BK_OK);
+    bk_get_config(b, &cb);
+    ck_assert_uint_eq(cb.bits, 1048576);
+    ck_assert_uint_eq(cb.hashes, 6);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(b, &st), BK_OK);
+    ck_assert_uint_eq(st.bits, 1048576);
+    ck_assert_uint_eq(st.k, 6);
+    ck_assert_int_eq(bk_redis_open_config(url, "bits=1048576 hashes=7", err, sizeof err, &c),
+                     BK_EINCOMPAT);
+    ck_assert_ptr_nonnull(strstr(err, "hashes"));
+    /* (a rate stated to a pinned filter contradicts its bits) */
+    ck_assert_int_eq(bk_redis_open_config(url, "fpr=0.01", err, sizeof err, &c), BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(err, "bits"));
+    bk_free(a);
+    bk_free(b);
+    bk_redis_drop(url);
 }
 END_TEST
 

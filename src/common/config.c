@@ -94,6 +94,14 @@ static const key_desc keys[] = {
      "0 (no limit) or a size in bytes, with k, M or G for KiB, MiB, GiB (64M), up to 2^56", "0",
      "scalable, window: a ceiling on memory; growing past it fails with BK_EFULL",
      ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW)},
+    {"bits", K_COUNT, FIELD(bits), NULL, 0, 0, (double)BK_BITS_MAX, 0,
+     "0 (sized from capacity and fpr) or an integer in 1 .. 2^56", "0",
+     "standard, counting: m pinned, the bits (counters) of the array, instead of fpr",
+     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING)},
+    {"hashes", K_COUNT, FIELD(hashes), NULL, 0, 0, BK_HASHES_MAX, 0,
+     "0 (the best k for bits and capacity) or an integer in 1 .. 2048", "0",
+     "standard, counting: with bits, k pinned, the probes per key",
+     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING)},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
 
@@ -336,7 +344,8 @@ static int apply(bk_config *c, const key_desc *k, const char *val)
         return -1;
     case K_COUNT: {
         uint64_t v;
-        if (parse_count(val, &v) != 0 || !in_range(k, (double)v))
+        /* and exactly: past 2^53 a double rounds 2^56 + 1 down to the bound */
+        if (parse_count(val, &v) != 0 || !in_range(k, (double)v) || v > (uint64_t)k->hi)
             return -1;
         *count_at(c, k) = v;
         return 0;
@@ -430,6 +439,18 @@ static const char *key_list(char *buf, size_t len)
     return buf;
 }
 
+/* 1 when key k says nothing about c: a pinned filter's fpr (its rate follows
+ * from bits, hashes and capacity), and bits and hashes left at 0 (sized).
+ * Such a key is neither formatted nor compared. */
+static int unused(const bk_config *c, const key_desc *k)
+{
+    if (k->off == FIELD(fpr))
+        return c->bits != 0;
+    if (k->off == FIELD(bits) || k->off == FIELD(hashes))
+        return *count_at((bk_config *)c, k) == 0;
+    return 0;
+}
+
 /* --- the configuration as a whole ------------------------------------------ */
 
 void bk_config_init(bk_config *cfg)
@@ -482,6 +503,12 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
             }
         }
     }
+    if (c->hashes && !c->bits) {
+        bk_errorf(err, errlen,
+                  "hashes: needs bits (k is pinned only with m; without bits, "
+                  "capacity and fpr give both)");
+        return BK_ECONFIG;
+    }
     return BK_OK;
 }
 
@@ -491,6 +518,8 @@ const char *bk_config_diff(const bk_config *want, const bk_config *have)
         return NULL;
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
+        if (k->off == FIELD(fpr) && (want->bits || have->bits))
+            continue; /* pinned: the rate is not a parameter */
         const int differ = k->kind == K_NAME ? enum_of(want, k) != enum_of(have, k)
                            : k->kind == K_COUNT || k->kind == K_DURATION || k->kind == K_SIZE
                                ? *count_at((bk_config *)want, k) != *count_at((bk_config *)have, k)
@@ -606,6 +635,12 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
     }
     if (c.variant != base->variant)
         retarget_defaults(&c, (int)base->variant, seen);
+    if (seen[key_named("fpr") - keys] && c.bits)
+        return fail(e, 0, "fpr",
+                    "fpr and bits contradict: a filter of pinned bits (and hashes) has the rate "
+                    "they and capacity give; state fpr or bits, not both");
+    if (seen[key_named("hashes") - keys] && !c.bits)
+        return fail(e, 0, "hashes", "hashes: needs bits (k is pinned only with m)");
     for (size_t i = 0; i < NKEYS; i++)
         if (seen[i] && !applies(&keys[i], (int)c.variant))
             return fail(e, 0, keys[i].name, "%s: applies to %s only (this is variant=%s)",
@@ -678,6 +713,13 @@ int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
                   key_list(list, sizeof list));
         return BK_ECONFIG;
     }
+    if (k->off == FIELD(fpr) && cfg->bits) {
+        bk_errorf(err, errlen,
+                  "fpr and bits contradict: this filter's bits are pinned (%llu), "
+                  "and its rate follows from them, hashes and capacity",
+                  (unsigned long long)cfg->bits);
+        return BK_ECONFIG;
+    }
     bk_config c = *cfg;
     if (strlen(value) > VALUE_MAX || apply(&c, k, value) != 0) {
         char rbuf[128];
@@ -716,8 +758,8 @@ int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t bu
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
         char v[40];
-        if (!applies(k, (int)cfg->variant))
-            continue; /* applies to another variant: its default stands */
+        if (!applies(k, (int)cfg->variant) || unused(cfg, k))
+            continue; /* applies to another variant (its default stands), or says nothing */
         if (k->kind == K_NAME)
             snprintf(v, sizeof v, "%s", k->names[enum_of(cfg, k)]);
         else if (k->kind == K_COUNT)

@@ -17,6 +17,7 @@
 
 #include "bits.h"
 #include "config.h"
+#include "error.h"
 
 #define LN2 0.693147180559945309417232121458176568
 
@@ -75,6 +76,15 @@ double bk_cardinality_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned blo
     return log1p(-(double)set / (double)m) / log1p(-per_key);
 }
 
+/* The classic k for m bits and n keys: floor or ceil of (m/n) ln 2, whichever
+ * gives the lower rate, in 1 .. BK_K_MAX. */
+static unsigned classic_k(uint64_t m, uint64_t n)
+{
+    const double k_opt = fmin((double)m / (double)n * LN2, (double)BK_K_MAX);
+    const unsigned lo = k_opt < 1.0 ? 1u : (unsigned)floor(k_opt);
+    return lo < BK_K_MAX && bk_rate_after(m, lo + 1, n) < bk_rate_after(m, lo, n) ? lo + 1 : lo;
+}
+
 static int size_classic(uint64_t n, double p, uint64_t *m_out, unsigned *k_out)
 {
     if (n == 0 || !(p > 0.0 && p < 1.0))
@@ -83,14 +93,8 @@ static int size_classic(uint64_t n, double p, uint64_t *m_out, unsigned *k_out)
     if (!(m_real <= (double)BK_BITS_MAX))
         return BK_ERANGE;
     const uint64_t m = m_real < 1.0 ? 1 : (uint64_t)m_real;
-
-    const double k_opt = (double)m / (double)n * LN2;
-    unsigned k_lo = k_opt < 1.0 ? 1u : (unsigned)floor(k_opt);
-    const unsigned k_hi = k_lo + 1;
-    if (bk_rate_after(m, k_hi, n) < bk_rate_after(m, k_lo, n))
-        k_lo = k_hi;
     *m_out = m;
-    *k_out = k_lo;
+    *k_out = classic_k(m, n);
     return BK_OK;
 }
 
@@ -331,6 +335,93 @@ int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m_out, unsigned 
     return BK_OK;
 }
 
+unsigned bk_best_k(uint64_t m, uint64_t n, unsigned block)
+{
+    const unsigned kc = classic_k(m, n);
+    if (!block)
+        return kc;
+    /* A blocked filter's best k is the classic one or lower, and never more
+     * than the cells of a block; the rate is unimodal in k: a ternary
+     * search, ties to the smaller k (fewer probes). */
+    unsigned lo = 1, hi = kc + 2 < block ? kc + 2 : block;
+    while (hi - lo > 2) {
+        const unsigned a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+        if (bk_rate_blocked(m, a, n, block) <= bk_rate_blocked(m, b, n, block))
+            hi = b;
+        else
+            lo = a;
+    }
+    unsigned best = lo;
+    double best_rate = bk_rate_blocked(m, lo, n, block);
+    for (unsigned k = lo + 1; k <= hi; k++) {
+        const double r = bk_rate_blocked(m, k, n, block);
+        if (r < best_rate) {
+            best = k;
+            best_rate = r;
+        }
+    }
+    return best;
+}
+
+/* BK_OK when pinned bits are whole blocks, else BK_ECONFIG saying so. */
+static int whole_blocks(uint64_t bits, unsigned block)
+{
+    if (block && bits % block != 0)
+        return bk_fail(BK_ECONFIG,
+                       "bits: %llu is not a whole number of blocks (layout=blocked keeps a key "
+                       "in one 64-byte block of %u cells: give a multiple of %u)",
+                       (unsigned long long)bits, block, block);
+    return BK_OK;
+}
+
+int bk_size_config(const bk_config *cfg, unsigned block, uint64_t *m, unsigned *k)
+{
+    if (!cfg->bits)
+        return bk_size_for(cfg->capacity, cfg->fpr, block, m, k);
+    const int rc = whole_blocks(cfg->bits, block);
+    if (rc != BK_OK)
+        return rc;
+    *m = cfg->bits;
+    *k = cfg->hashes ? (unsigned)cfg->hashes : bk_best_k(cfg->bits, cfg->capacity, block);
+    return BK_OK;
+}
+
+int bk_capacity_fit(uint64_t m, double p, unsigned block, uint64_t *n_out)
+{
+    if (m == 0 || !(p > 0.0 && p < 1.0))
+        return BK_EINVAL;
+    const int rc = whole_blocks(m, block);
+    if (rc != BK_OK)
+        return rc;
+#define FITS(n) (bk_rate_for(m, bk_best_k(m, (n), block), (n), block) <= p)
+    if (!FITS(1))
+        return BK_ERANGE;
+    uint64_t lo = 1, hi = BK_CAPACITY_MAX; /* FITS(lo) */
+    if (FITS(hi))
+        lo = hi;
+    while (lo < hi) { /* the rate rises with the keys */
+        const uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (FITS(mid))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+#undef FITS
+    *n_out = lo;
+    return BK_OK;
+}
+
+/* *out for an array of m cells and k probes holding capacity keys. */
+static void plan_of(uint64_t m, unsigned k, uint64_t capacity, unsigned cell_bits, unsigned block,
+                    bk_plan *out)
+{
+    out->bits = m;
+    out->bytes = cell_bits == 4 ? m / 2 + (m % 2 != 0) : bk_bits_to_bytes(m);
+    out->k = k;
+    out->expected_fpr = bk_rate_for(m, k, capacity, block);
+    out->bits_per_key = (double)m * cell_bits / (double)capacity;
+}
+
 int bk_plan_fill(uint64_t capacity, double fpr, bk_layout layout, unsigned cell_bits, int slice,
                  bk_plan *out)
 {
@@ -339,14 +430,20 @@ int bk_plan_fill(uint64_t capacity, double fpr, bk_layout layout, unsigned cell_
     unsigned k;
     const int rc = slice ? bk_size_slice(capacity, fpr, block, &m, &k)
                          : bk_size_for(capacity, fpr, block, &m, &k);
-    if (rc != BK_OK)
-        return rc;
-    out->bits = m;
-    out->bytes = cell_bits == 4 ? m / 2 + (m % 2 != 0) : bk_bits_to_bytes(m);
-    out->k = k;
-    out->expected_fpr = bk_rate_for(m, k, capacity, block);
-    out->bits_per_key = (double)m * cell_bits / (double)capacity;
-    return BK_OK;
+    if (rc == BK_OK)
+        plan_of(m, k, capacity, cell_bits, block, out);
+    return rc;
+}
+
+int bk_plan_array(const bk_config *cfg, unsigned cell_bits, bk_plan *out)
+{
+    const unsigned block = bk_block_cells(cfg->layout, cell_bits);
+    uint64_t m;
+    unsigned k;
+    const int rc = bk_size_config(cfg, block, &m, &k);
+    if (rc == BK_OK)
+        plan_of(m, k, cfg->capacity, cell_bits, block, out);
+    return rc;
 }
 
 int bk_plan_size(uint64_t capacity, double fpr, bk_plan *out)

@@ -11,15 +11,13 @@
 
 #include "bloomkit.h"
 
-/* The largest m (bits or counters) a filter may have: 2^56 is 8 PiB of bits,
- * far beyond any machine, and keeps every byte count well inside uint64_t and
- * (on 64-bit hosts) size_t. */
-#define BK_BITS_MAX (UINT64_C(1) << 56)
-
-/* The most probes a filter may have: log2(1/p) for the smallest double rate
- * is about 1075, so sizing never gets near it; it bounds stack buffers and
- * what a file may claim. */
-#define BK_K_MAX 2048
+/* BK_BITS_MAX (bloomkit.h), the largest m (bits or counters) a filter may
+ * have: 2^56 is 8 PiB of bits, far beyond any machine, and keeps every byte
+ * count well inside uint64_t and (on 64-bit hosts) size_t.
+ * BK_K_MAX, the most probes: log2(1/p) for the smallest double rate is about
+ * 1075, so sizing never gets near it; it bounds stack buffers, what a file
+ * may claim and a pinned `hashes`. */
+#define BK_K_MAX BK_HASHES_MAX
 
 /* Cells (bits or counters) per block: 0 for the classic layout, else the
  * cells of cell_bits bits that fill BK_BLOCK_BYTES. */
@@ -29,7 +27,7 @@ BK_INTERNAL unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
  * Blocked m is a multiple of block, the smallest for which some k reaches p
  * by bk_rate_blocked. BK_OK, BK_EINVAL (n == 0, p outside (0, 1)) or
  * BK_ERANGE (m > BK_BITS_MAX). */
-BK_INTERNAL int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
+int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
 
 /* m and k of a scalable chain's slice for n keys at rate p (block as
  * bk_size_for). Classic: k = ceil(log2(1/p)) and m = max(ceil(k n / ln 2), 2k),
@@ -49,6 +47,27 @@ uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t
  * chain's slice (slice 1, bk_size_slice). The variants' plan functions. */
 int bk_plan_fill(uint64_t capacity, double fpr, bk_layout layout, unsigned cell_bits, int slice,
                  bk_plan *out);
+
+/* Fill *out for the one array of a standard or counting filter of cfg
+ * (cells of cell_bits bits): bk_size_config's m and k. Its errors. */
+int bk_plan_array(const bk_config *cfg, unsigned cell_bits, bk_plan *out);
+
+/* m and k of the one array of a standard or counting filter of cfg (valid),
+ * with blocks of `block` cells: pinned (bits, and hashes or bk_best_k), or
+ * sized from capacity and fpr (bk_size_for). Errors: bk_size_for's, and
+ * BK_ECONFIG (with bk_last_error detail) for pinned bits that are not a
+ * whole number of blocks. */
+BK_INTERNAL int bk_size_config(const bk_config *cfg, unsigned block, uint64_t *m, unsigned *k);
+
+/* The k in 1 .. BK_K_MAX (blocked: .. block) with the lowest expected rate
+ * for m cells and n keys (ties: the smaller k). */
+unsigned bk_best_k(uint64_t m, uint64_t n, unsigned block);
+
+/* The most keys n (1 .. BK_CAPACITY_MAX) that m cells in blocks of `block`
+ * (0: classic) hold at expected rate at most p with the best k for n.
+ * BK_EINVAL (m 0, p outside (0, 1)), BK_ECONFIG (m not whole blocks),
+ * BK_ERANGE (not even one key). */
+int bk_capacity_fit(uint64_t m, double p, unsigned block, uint64_t *n);
 
 /* Expected rate after n keys with blocks of `block` cells; block 0 is
  * bk_rate_after. */

@@ -288,7 +288,7 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     bk_slice_view v;
     memset(&v, 0, sizeof v); /* empty, BK_PROBES_LCG */
     v.block = bk_block_cells(cfg->layout, 4);
-    int rc = bk_size_for(cfg->capacity, cfg->fpr, v.block, &v.m, &v.k);
+    int rc = bk_size_config(cfg, v.block, &v.m, &v.k);
     if (rc != BK_OK)
         return rc;
     v.nbytes = v.m / 2 + (v.m % 2);
@@ -310,5 +310,5 @@ int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
 
 int bk_counting_plan(const bk_config *cfg, bk_plan *out)
 {
-    return bk_plan_fill(cfg->capacity, cfg->fpr, cfg->layout, 4, 0, out);
+    return bk_plan_array(cfg, 4, out);
 }

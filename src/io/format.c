@@ -119,11 +119,12 @@ static unsigned cell_bits_of(bk_variant v)
 }
 
 /* Version 3 for what version 2 cannot hold or its readers would misread:
- * windows, ceilings, and hash=xxh3 (a version-2 reader refuses the file by
- * its version instead of by an unknown hash). */
+ * windows, ceilings, pinned bits, and hash=xxh3 (a version-2 reader refuses
+ * the file by its version instead of by an unknown hash). */
 uint32_t bk_file_version_for(const bk_config *cfg)
 {
-    return cfg->variant == BK_VARIANT_WINDOW || cfg->max_bytes || cfg->hash == BK_HASH_XXH3
+    return cfg->variant == BK_VARIANT_WINDOW || cfg->max_bytes || cfg->hash == BK_HASH_XXH3 ||
+                   cfg->bits
                ? BK_FILE_VERSION_GEN
                : 2;
 }
@@ -172,7 +173,9 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf)
     buf[H_VARIANT] = (uint8_t)h->cfg.variant;
     buf[H_HASH] = (uint8_t)h->cfg.hash;
     buf[H_LAYOUT] = (uint8_t)h->cfg.layout;
-    buf[H_FLAGS] = h->slices[0].probes == BK_PROBES_DH ? BK_FILE_FLAG_DH : 0;
+    buf[H_FLAGS] = (uint8_t)((h->slices[0].probes == BK_PROBES_DH ? BK_FILE_FLAG_DH : 0) |
+                             (h->cfg.bits ? BK_FILE_FLAG_BITS : 0) |
+                             (h->cfg.hashes ? BK_FILE_FLAG_HASHES : 0));
     put32(buf + H_NSLICES, h->nslices);
     memcpy(buf + H_KEY, h->cfg.key, 16);
     put64(buf + H_CAPACITY, h->cfg.capacity);
@@ -282,7 +285,8 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     const bk_variant_impl *impl = bk_variant_impl_for(c->variant);
     if (bk_config_validate(c, why, sizeof why) != BK_OK || !impl)
         return bk_fail(BK_ECORRUPT, "parameters out of range: %s", impl ? why : "unknown variant");
-    const unsigned known_flags = h->version >= 2 ? BK_FILE_FLAG_DH : 0;
+    const unsigned known_flags = (h->version >= 2 ? BK_FILE_FLAG_DH : 0) |
+                                 (has_gens ? BK_FILE_FLAG_BITS | BK_FILE_FLAG_HASHES : 0);
     /* zero: the whole block before version 3; then every reserved byte, and
      * the window's fields unless it is one */
     const int reserved_zero =
@@ -332,6 +336,12 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     if (impl->max_slices == 1 &&
         (h->slices[0].capacity != c->capacity || h->slices[0].fpr != c->fpr))
         return bk_fail(BK_ECORRUPT, "slice parameters disagree with the filter's");
+    /* pinned bits (and hashes) are slice 0's m (and k) */
+    const unsigned pinned = buf[H_FLAGS] & (BK_FILE_FLAG_BITS | BK_FILE_FLAG_HASHES);
+    c->bits = pinned & BK_FILE_FLAG_BITS ? h->slices[0].m : 0;
+    c->hashes = pinned & BK_FILE_FLAG_HASHES ? h->slices[0].k : 0;
+    if (pinned && bk_config_validate(c, why, sizeof why) != BK_OK)
+        return bk_fail(BK_ECORRUPT, "pinned bits or hashes: %s", why);
 
     /* Offsets and size are recomputed, never trusted. */
     const uint64_t claimed = h->file_size;

@@ -20,6 +20,8 @@
 #define BK_FILE_VERSION     3 /* the newest read and written; 1 and 2 are still read */
 #define BK_FILE_VERSION_GEN 3 /* the first with generations (window filters) */
 #define BK_FILE_FLAG_DH     1 /* flags bit 0: classic probes by BK_PROBES_DH (always, version 1) */
+#define BK_FILE_FLAG_BITS   2 /* bit 1 (version 3): bits pinned, = slice 0's m */
+#define BK_FILE_FLAG_HASHES 4 /* bit 2 (version 3, with bit 1): hashes pinned, = slice 0's k */
 #define BK_FILE_MAGIC_LEN   8
 #define BK_FILE_FIXED       128 /* bytes of the fixed header */
 #define BK_FILE_ENTRY       64  /* bytes of one slice entry */

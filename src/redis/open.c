@@ -30,13 +30,19 @@
 
 /* Metadata fields, in the order written: every filter has the first
  * NREQUIRED; a window has window, generations and refresh, a growing filter
- * with a ceiling max_bytes (an older bloomkit refuses a name holding a field
- * it does not know, so it never runs a window or ignores a ceiling). */
+ * with a ceiling max_bytes, a pinned one bits (and hashes) (an older bloomkit refuses a name
+ * holding a field it does not know, so it never runs a window or ignores a ceiling). */
 static const char *const meta_fields[] = {
-    "format", "variant",    "layout",      "hash",    "capacity", "fpr",
-    "growth", "tightening", "key",         "m",       "k",        "block_bytes",
-    "counts", "window",     "generations", "refresh", "max_bytes"};
-enum { NFIELDS = sizeof meta_fields / sizeof meta_fields[0], NREQUIRED = 13, F_WINDOW = 13 };
+    "format",      "variant", "layout",    "hash", "capacity",    "fpr",    "growth",
+    "tightening",  "key",     "m",         "k",    "block_bytes", "counts", "window",
+    "generations", "refresh", "max_bytes", "bits", "hashes"};
+enum {
+    NFIELDS = sizeof meta_fields / sizeof meta_fields[0],
+    NREQUIRED = 13,
+    F_FPR = 5,
+    F_WINDOW = 13,
+    F_BITS = 17
+};
 
 typedef struct meta {
     char v[NFIELDS][80];
@@ -72,6 +78,13 @@ static void meta_from(const bk_rfilter *rf, meta *m)
     if (c->max_bytes) {
         snprintf(m->v[16], sizeof m->v[16], "%" PRIu64, c->max_bytes);
         m->present |= 1u << 16;
+    }
+    for (int i = 0; i < 2; i++) {
+        const uint64_t v = i == 0 ? c->bits : c->hashes;
+        if (v) {
+            snprintf(m->v[F_BITS + i], sizeof m->v[F_BITS + i], "%" PRIu64, v);
+            m->present |= 1u << (F_BITS + i);
+        }
     }
 }
 
@@ -158,9 +171,10 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        rf->name);
     char text[1000], err[200];
     int len = snprintf(text, sizeof text,
-                       "variant=%s layout=%s hash=%s capacity=%s fpr=%s growth=%s tightening=%s "
-                       "key=%s",
-                       m->v[1], m->v[2], m->v[3], m->v[4], m->v[5], m->v[6], m->v[7], m->v[8]);
+                       "variant=%s layout=%s hash=%s capacity=%s growth=%s tightening=%s key=%s",
+                       m->v[1], m->v[2], m->v[3], m->v[4], m->v[6], m->v[7], m->v[8]);
+    if (!(m->present & (1u << F_BITS))) /* pinned bits: fpr is no parameter */
+        len += snprintf(text + len, sizeof text - (size_t)len, " fpr=%s", m->v[F_FPR]);
     for (int i = NREQUIRED; i < NFIELDS; i++) /* the optional ones, checked by the parser */
         if (m->present & (1u << i))
             len +=

@@ -89,7 +89,7 @@ static int shape_of(const bk_rfilter *rf, uint32_t j, bk_rslice *out)
     uint64_t m;
     unsigned k;
     const unsigned block = bk_block_cells(cfg->layout, rf->cell_bits);
-    const int rc = bk_size_for(cfg->capacity, cfg->fpr, block, &m, &k);
+    const int rc = bk_size_config(cfg, block, &m, &k);
     if (rc != BK_OK)
         return rc;
     out->v.m = m;

@@ -27,17 +27,16 @@
 #include "../common/bits.h"
 #include "../common/sizing.h"
 
-int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, bk_layout layout,
-                      const bk_allocator *a)
+int bk_std_slice_init(bk_std_slice *s, const bk_config *cfg, const bk_allocator *a)
 {
     bk_slice_view shape;
     memset(&shape, 0, sizeof shape);
-    shape.block = bk_block_cells(layout, 1);
-    const int rc = bk_size_for(capacity, fpr, shape.block, &shape.m, &shape.k);
+    shape.block = bk_block_cells(cfg->layout, 1);
+    const int rc = bk_size_config(cfg, shape.block, &shape.m, &shape.k);
     if (rc != BK_OK)
         return rc;
-    shape.capacity = capacity;
-    shape.fpr = fpr;
+    shape.capacity = cfg->capacity;
+    shape.fpr = cfg->fpr;
     shape.nbytes = bk_bits_to_bytes(shape.m);
     return bk_std_slice_init_shape(s, &shape, a);
 }
@@ -543,7 +542,7 @@ int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     int rc = bk_filter_new(sizeof *sf, 0, &standard_ops, cfg, a, &sf);
     if (rc != BK_OK)
         return rc;
-    rc = bk_std_slice_init(&sf->slice, cfg->capacity, cfg->fpr, cfg->layout, a);
+    rc = bk_std_slice_init(&sf->slice, cfg, a);
     if (rc != BK_OK) {
         bk_mem_free(a, sf);
         return rc;
@@ -568,5 +567,5 @@ int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
 
 int bk_standard_plan(const bk_config *cfg, bk_plan *out)
 {
-    return bk_plan_fill(cfg->capacity, cfg->fpr, cfg->layout, 1, 0, out);
+    return bk_plan_array(cfg, 1, out);
 }

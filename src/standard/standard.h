@@ -31,11 +31,11 @@ typedef struct bk_std_slice {
     bk_stripes counts;     /* set: population count of bits; keys: adds reported new */
 } bk_std_slice;
 
-/* Size a slice for `capacity` keys at `fpr` in `layout` and allocate its
- * zeroed bits. BK_OK, BK_ERANGE (too large), BK_ENOMEM. On error nothing is
- * allocated. */
-int bk_std_slice_init(bk_std_slice *s, uint64_t capacity, double fpr, bk_layout layout,
-                      const bk_allocator *a);
+/* Size a slice as cfg says (bk_size_config: pinned bits and hashes, or
+ * capacity and fpr, in cfg's layout) and allocate its zeroed bits. BK_OK,
+ * BK_ERANGE (too large), BK_ECONFIG (pinned bits not whole blocks),
+ * BK_ENOMEM. On error nothing is allocated. */
+int bk_std_slice_init(bk_std_slice *s, const bk_config *cfg, const bk_allocator *a);
 /* Allocate zeroed bits for a slice of the given shape (m, k, block,
  * capacity, fpr, nbytes; its counts and data are ignored). Same errors. */
 int bk_std_slice_init_shape(bk_std_slice *s, const bk_slice_view *shape, const bk_allocator *a);

@@ -25,14 +25,14 @@ enum { STR, FLAG, COUNT };
 #define KIND_TYPE_FLAG  int
 #define KIND_TYPE_COUNT uint64_t
 #define CLI_OPTION_DEF(id, name, short_name, kind, field)                                          \
-    {name, short_name, kind, id,                                                                   \
+    {name, short_name, kind, (cli_optset)1 << id##_BIT,                                            \
      offsetof(cli_opts, field) +                                                                   \
          0 * sizeof(_Generic(((cli_opts *)0)->field, KIND_TYPE_##kind : 1))},
 static const struct optdef {
     const char *name;
     char short_name;
     int kind;
-    unsigned id;
+    cli_optset id;
     size_t field;
 } optdefs[] = {CLI_OPTIONS(CLI_OPTION_DEF)};
 #define NOPTS (sizeof optdefs / sizeof *optdefs)
@@ -142,7 +142,7 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
 
 /* The option named name[0..len): the one the command accepts when two share
  * a name (--json: a flag for plan and info, a FILE for experiment). */
-static const struct optdef *find_long(const char *name, size_t len, unsigned allowed)
+static const struct optdef *find_long(const char *name, size_t len, cli_optset allowed)
 {
     const struct optdef *any = NULL;
     for (size_t i = 0; i < NOPTS; i++)
@@ -167,11 +167,11 @@ int cli_usage(const cli_opts *o, const char *msg)
     return cli_fail(o, EXIT_USAGE, "%s (see bloomkit %s --help)", msg, o->cmd);
 }
 
-static int parse_options(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o);
+static int parse_options(int argc, char **argv, const char *cmd, cli_optset allowed, cli_opts *o);
 
 int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
 {
-    const unsigned allowed = spec->allowed | O_HELP;
+    const cli_optset allowed = spec->allowed | OPT(HELP);
     int rc = parse_options(argc, argv, spec->name, allowed, o);
     if (rc != 0)
         return rc;
@@ -185,13 +185,13 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
 }
 
 /* The options and arguments into o: 0 or EXIT_USAGE (message printed). */
-static int parse_options(int argc, char **argv, const char *cmd, unsigned allowed, cli_opts *o)
+static int parse_options(int argc, char **argv, const char *cmd, cli_optset allowed, cli_opts *o)
 {
     /* secrets come from files (or the environment) wherever they are taken */
-    if (allowed & O_KEY)
-        allowed |= O_KEY_FILE;
-    if (allowed & O_REDIS)
-        allowed |= O_PASSWORD_FILE;
+    if (allowed & OPT(KEY))
+        allowed |= OPT(KEY_FILE);
+    if (allowed & OPT(REDIS))
+        allowed |= OPT(PASSWORD_FILE);
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     /* Kept reachable in a static so the process owns it until exit. */
@@ -317,7 +317,9 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
                  {"layout", o->layout},
                  {"key", o->key},
                  {"window", o->window},
-                 {"generations", o->generations}};
+                 {"generations", o->generations},
+                 {"bits", o->bits},
+                 {"hashes", o->hashes}};
     const char *source = o->config_file ? o->config_file : "--config";
     char err[256];
     bk_config c = *cfg;
@@ -347,6 +349,10 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
         else if (bk_config_set(&c, flags[i].key, flags[i].val, err, sizeof err) != BK_OK)
             rc = cli_fail(o, EXIT_USAGE, "--%s", err);
     }
+    if (rc == 0 && c.bits && (o->fpr || bk_config_text_sets(base, "fpr")))
+        rc = cli_fail(o, EXIT_USAGE,
+                      "fpr and bits contradict: a filter of pinned bits (and hashes) has the "
+                      "rate they and capacity give; give --fpr or --bits, not both");
     free(file_text);
     if (rc == 0)
         *cfg = c;

@@ -54,30 +54,35 @@ enum {
     X(O_PASSWORD_FILE, "password-file", 0, STR, password_file) /* Redis password (O_REDIS) */      \
     X(O_WINDOW, "window", 0, STR, window)                      /* variant=window window=T */       \
     X(O_GENERATIONS, "generations", 0, STR, generations)                                           \
+    X(O_BITS, "bits", 0, STR, bits)            /* pinned m (bits=M) */                             \
+    X(O_HASHES, "hashes", 0, STR, hashes)      /* pinned k (hashes=K) */                           \
     X(O_THREADS, "threads", 0, COUNT, threads) /* dedup: threads, >= 1 */
 
 #define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
-#define CLI_OPTION_ID(id, name, short_name, kind, field) id = 1u << id##_BIT,
-enum { CLI_OPTIONS(CLI_OPTION_ID) };
-_Static_assert(CLI_NOPTS <= 32, "option ids are bits of an unsigned");
+/* A set of options: bit O_X_BIT for --x; OPT(X) is the set of one. */
+typedef uint64_t cli_optset;
+#define OPT(name) ((cli_optset)1 << O_##name##_BIT)
+_Static_assert(CLI_NOPTS <= 64, "option ids are bits of a cli_optset");
 #define O_FILTER_FLAGS                                                                             \
-    (O_CONFIG | O_CONFIG_FILE | O_VARIANT | O_CAPACITY | O_FPR | O_GROWTH | O_TIGHTENING |         \
-     O_HASH | O_LAYOUT | O_KEY | O_WINDOW | O_GENERATIONS)
+    (OPT(CONFIG) | OPT(CONFIG_FILE) | OPT(VARIANT) | OPT(CAPACITY) | OPT(FPR) | OPT(GROWTH) |      \
+     OPT(TIGHTENING) | OPT(HASH) | OPT(LAYOUT) | OPT(KEY) | OPT(WINDOW) | OPT(GENERATIONS) |       \
+     OPT(BITS) | OPT(HASHES))
 
 typedef struct cli_opts {
     const char *cmd;
     const char *config_text, *config_file;
     const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *layout, *key;
     const char *window, *generations; /* --window T: shorthand for variant=window window=T */
+    const char *bits, *hashes;        /* pinned m and k */
     const char *state;
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
     const char *key_file, *password_file;
     uint64_t checkpoint, threads;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
-    unsigned given; /* O_* bits seen on the command line */
-    char **args;    /* positional arguments */
+    cli_optset given; /* options seen on the command line */
+    char **args;      /* positional arguments */
     int nargs;
 } cli_opts;
 
@@ -88,8 +93,8 @@ typedef struct cli_opts {
 typedef struct cli_spec {
     const char *name;       /* "dedup" */
     const char *usage;      /* its --help text */
-    unsigned allowed;       /* O_* it accepts (--help always) */
-    unsigned required;      /* O_* it cannot run without */
+    cli_optset allowed;     /* options it accepts (--help always) */
+    cli_optset required;    /* options it cannot run without */
     int min_args, max_args; /* positional arguments; max_args -1: no limit */
     const char *give;       /* the usage error when required or the counts fail */
 } cli_spec;
@@ -153,7 +158,7 @@ char *cli_read_text_file(const cli_opts *o, const char *path, int *rc);
  * key from --key-file or BLOOMKIT_KEY into o->key, the Redis password from
  * --password-file or REDISCLI_AUTH into o->redis. One source each; two
  * explicit ones are an error. Called by cli_parse. 0 or an exit code. */
-int cli_resolve_secrets(cli_opts *o, unsigned allowed);
+int cli_resolve_secrets(cli_opts *o, cli_optset allowed);
 
 /* Print the command's help (usage text) to stdout; returns EXIT_OK. */
 int cli_help(const char *usage);

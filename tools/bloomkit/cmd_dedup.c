@@ -285,10 +285,11 @@ static int open_filter(const cli_opts *o, bk_filter **f)
     return rc == BK_OK ? 0 : cli_lib_fail(o, rc, "filter");
 }
 
-const cli_spec cmd_dedup_spec = CLI_SPEC("dedup", usage,
-                                         O_FILTER_FLAGS | O_STATE | O_REDIS | O_CHECKPOINT |
-                                             O_NULL | O_QUIET | O_PROGRESS | O_NO_WAIT | O_THREADS,
-                                         0, 0, -1, NULL);
+const cli_spec cmd_dedup_spec =
+    CLI_SPEC("dedup", usage,
+             O_FILTER_FLAGS | OPT(STATE) | OPT(REDIS) | OPT(CHECKPOINT) | OPT(NULL) | OPT(QUIET) |
+                 OPT(PROGRESS) | OPT(NO_WAIT) | OPT(THREADS),
+             0, 0, -1, NULL);
 
 /* The batch arrays, and a pool when more than one thread is asked for or,
  * without --threads, available (a Redis filter decides on the server: one
@@ -306,7 +307,7 @@ static int start_threads(const cli_opts *o, dedup_job *j)
                         "--threads %llu with --redis: a shared filter decides each chunk of "
                         "keys on the server, in one script call, from one thread",
                         (unsigned long long)o->threads);
-    j->threads = o->redis ? 1 : o->given & O_THREADS ? (unsigned)o->threads : bk_workers_cpus();
+    j->threads = o->redis ? 1 : o->given & OPT(THREADS) ? (unsigned)o->threads : bk_workers_cpus();
     if (j->threads > 1) {
         const int rc = bk_workers_new(o->checkpoint ? j->threads : j->threads - 1, &j->w);
         if (rc != BK_OK)

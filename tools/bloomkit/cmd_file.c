@@ -52,7 +52,7 @@ static const char drop_usage[] =
     "killed. A name that does not exist is not an error.\n";
 
 const cli_spec cmd_drop_spec =
-    CLI_SPEC("drop", drop_usage, O_REDIS, O_REDIS, 0, 0, "give --redis URL");
+    CLI_SPEC("drop", drop_usage, OPT(REDIS), OPT(REDIS), 0, 0, "give --redis URL");
 
 int cmd_drop(cli_opts *o)
 {
@@ -62,7 +62,7 @@ int cmd_drop(cli_opts *o)
 }
 
 const cli_spec cmd_push_spec =
-    CLI_SPEC("push", push_usage, O_REDIS, O_REDIS, 1, 1, "give FILE and --redis URL");
+    CLI_SPEC("push", push_usage, OPT(REDIS), OPT(REDIS), 1, 1, "give FILE and --redis URL");
 
 int cmd_push(cli_opts *o)
 {
@@ -109,8 +109,8 @@ static int new_filter(const void *cfg, bk_filter **f)
     return bk_new(cfg, f);
 }
 
-const cli_spec cmd_pull_spec = CLI_SPEC("pull", pull_usage, O_REDIS | O_FORCE | O_NO_WAIT, O_REDIS,
-                                        1, 1, "give --redis URL and FILE");
+const cli_spec cmd_pull_spec = CLI_SPEC("pull", pull_usage, OPT(REDIS) | OPT(FORCE) | OPT(NO_WAIT),
+                                        OPT(REDIS), 1, 1, "give --redis URL and FILE");
 
 int cmd_pull(cli_opts *o)
 {
@@ -147,8 +147,8 @@ static int create_redis(cli_opts *o)
 }
 
 const cli_spec cmd_create_spec =
-    CLI_SPEC("create", create_usage, O_FILTER_FLAGS | O_FORCE | O_REDIS | O_NO_WAIT, 0, 0, 1,
-             "give exactly one FILE or --redis URL");
+    CLI_SPEC("create", create_usage, O_FILTER_FLAGS | OPT(FORCE) | OPT(REDIS) | OPT(NO_WAIT), 0, 0,
+             1, "give exactly one FILE or --redis URL");
 
 int cmd_create(cli_opts *o)
 {
@@ -166,9 +166,9 @@ int cmd_create(cli_opts *o)
 }
 
 const cli_spec cmd_merge_spec =
-    CLI_SPEC("merge", merge_usage, O_NO_WAIT, 0, 3, -1, "give OUT and at least two inputs");
-const cli_spec cmd_intersect_spec =
-    CLI_SPEC("intersect", intersect_usage, O_NO_WAIT, 0, 3, -1, "give OUT and at least two inputs");
+    CLI_SPEC("merge", merge_usage, OPT(NO_WAIT), 0, 3, -1, "give OUT and at least two inputs");
+const cli_spec cmd_intersect_spec = CLI_SPEC("intersect", intersect_usage, OPT(NO_WAIT), 0, 3, -1,
+                                             "give OUT and at least two inputs");
 
 /* OUT = IN1 op IN2 op ...: the first input loaded, the others mapped
  * read-only and combined into it, the result saved atomically under OUT's

@@ -163,12 +163,13 @@ static int run(cli_opts *o, int op)
     return op == 2 && j.misses ? EXIT_NOTHING : EXIT_OK; /* remove met absent lines */
 }
 
-#define FILTER_OPTS (O_NULL | O_QUIET | O_PROGRESS | O_REDIS)
-const cli_spec cmd_add_spec = CLI_SPEC("add", add_usage, FILTER_OPTS | O_NO_WAIT, 0, 0, -1, NULL);
+#define FILTER_OPTS (OPT(NULL) | OPT(QUIET) | OPT(PROGRESS) | OPT(REDIS))
+const cli_spec cmd_add_spec =
+    CLI_SPEC("add", add_usage, FILTER_OPTS | OPT(NO_WAIT), 0, 0, -1, NULL);
 const cli_spec cmd_check_spec =
-    CLI_SPEC("check", check_usage, FILTER_OPTS | O_INVERT, 0, 0, -1, NULL);
+    CLI_SPEC("check", check_usage, FILTER_OPTS | OPT(INVERT), 0, 0, -1, NULL);
 const cli_spec cmd_remove_spec =
-    CLI_SPEC("remove", remove_usage, FILTER_OPTS | O_NO_WAIT, 0, 0, -1, NULL);
+    CLI_SPEC("remove", remove_usage, FILTER_OPTS | OPT(NO_WAIT), 0, 0, -1, NULL);
 
 int cmd_add(cli_opts *o)
 {

@@ -79,22 +79,55 @@ static void json_str(const char *s)
 
 const cli_spec cmd_plan_spec =
     CLI_SPEC("plan", plan_usage,
-             O_CAPACITY | O_FPR | O_VARIANT | O_LAYOUT | O_JSON | O_WINDOW | O_GENERATIONS,
-             O_CAPACITY | O_FPR, 0, 0, "give --capacity N and --fpr P");
+             OPT(CAPACITY) | OPT(FPR) | OPT(VARIANT) | OPT(LAYOUT) | OPT(JSON) | OPT(WINDOW) |
+                 OPT(GENERATIONS) | OPT(BITS) | OPT(HASHES),
+             0, 0, 0, NULL);
+
+/* plan --bits M --fpr P: the keys that fit, into *cfg as its capacity (and
+ * P as its fpr), with the plan of that filter in *p. */
+static int plan_fit(cli_opts *o, bk_config *cfg, bk_plan *p)
+{
+    const char *fpr = o->fpr;
+    o->fpr = NULL; /* the rate asked, not the filter's: with bits it would contradict */
+    int rc = cli_apply_config(o, cfg);
+    o->fpr = fpr;
+    if (rc)
+        return rc;
+    bk_config fit = *cfg; /* the rate read as config reads it, on an unpinned copy */
+    fit.bits = 0;
+    char err[256];
+    if (bk_config_set(&fit, "fpr", fpr, err, sizeof err) != BK_OK)
+        return cli_fail(o, EXIT_USAGE, "--%s", err);
+    fit.bits = cfg->bits;
+    rc = bk_plan_capacity(&fit, &cfg->capacity, p);
+    if (rc != BK_OK)
+        return cli_fail(o, rc == BK_ERANGE ? EXIT_USAGE : cli_exit_for(rc),
+                        "%llu bits at rate %s: %s", (unsigned long long)cfg->bits, fpr,
+                        rc == BK_ERANGE ? "not even one key fits" : bk_last_error());
+    cfg->fpr = fit.fpr;
+    return 0;
+}
 
 int cmd_plan(cli_opts *o)
 {
-    int rc;
+    const int pinned = o->bits != NULL, fit = pinned && o->fpr && !o->capacity;
+    if (pinned ? !fit && !o->capacity : !(o->capacity && o->fpr))
+        return cli_usage(o, "give --capacity N and --fpr P, --bits M and --capacity N, or --bits "
+                            "M and --fpr P");
+    if (fit && o->hashes)
+        return cli_usage(o, "--bits M --fpr P finds the keys that fit with the best k: drop "
+                            "--hashes, or give --capacity N for the rate with K probes");
     bk_config cfg;
     bk_config_init(&cfg);
-    rc = cli_apply_config(o, &cfg);
+    bk_plan p;
+    int rc = fit ? plan_fit(o, &cfg, &p) : cli_apply_config(o, &cfg);
     if (rc)
         return rc;
-    bk_plan p;
-    rc = bk_plan_config(&cfg, &p);
+    rc = fit ? BK_OK : bk_plan_config(&cfg, &p);
     if (rc != BK_OK)
         return cli_fail(o, cli_exit_for(rc), "cannot size %llu keys at %g: %s",
-                        (unsigned long long)cfg.capacity, cfg.fpr, bk_strerror(rc));
+                        (unsigned long long)cfg.capacity, cfg.fpr,
+                        *bk_last_error() ? bk_last_error() : bk_strerror(rc));
     const uint64_t bytes = p.bytes;
     char human[32];
     cli_human_bytes(bytes, human, sizeof human);
@@ -110,7 +143,8 @@ int cmd_plan(cli_opts *o)
         printf("{\"variant\":\"%s\",\"layout\":\"%s\",\"capacity\":%llu,",
                bk_variant_name(cfg.variant), bk_layout_name(cfg.layout),
                (unsigned long long)cfg.capacity);
-        json_num("fpr", cfg.fpr, 0);
+        json_num("fpr", cfg.bits && !fit ? NAN : cfg.fpr, 0); /* pinned: no target */
+        printf("\"pinned\":%s,", cfg.bits ? "true" : "false");
         printf("\"bits\":%llu,\"m\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,",
                (unsigned long long)p.bits, (unsigned long long)p.bits, (unsigned long long)bytes,
                human, p.k);
@@ -124,14 +158,20 @@ int cmd_plan(cli_opts *o)
         printf("variant       %s\n", bk_variant_name(cfg.variant));
         printf("layout        %s\n", bk_layout_name(cfg.layout));
         printf("capacity      %llu keys%s\n", (unsigned long long)cfg.capacity,
-               window ? " per window" : "");
+               window ? " per window"
+               : fit  ? " (the most that fit at the target fpr)"
+                      : "");
         if (window) {
             printf("window        %s, forgotten %s to %s after they were added\n", window_text,
                    window_text, span_text);
             printf("generations   %llu live at once (G = %llu, and the current one)\n",
                    (unsigned long long)cfg.generations + 1, (unsigned long long)cfg.generations);
         }
-        printf("target fpr    %g\n", cfg.fpr);
+        if (cfg.bits && !fit)
+            printf("pinned        bits=%llu, %s\n", (unsigned long long)cfg.bits,
+                   cfg.hashes ? "hashes as given" : "the best k for the capacity");
+        else
+            printf("target fpr    %g\n", cfg.fpr);
         printf("bits (m)      %llu\n", (unsigned long long)p.bits);
         printf("bytes         %llu (%s)\n", (unsigned long long)bytes, human);
         printf("hashes (k)    %u\n", p.k);
@@ -205,8 +245,8 @@ static void print_generations(const bk_filter *f, const bk_config *cfg, uint32_t
         printf("]");
 }
 
-const cli_spec cmd_info_spec = CLI_SPEC("info", info_usage, O_JSON | O_SHOW_KEY | O_REDIS, 0, 0, 1,
-                                        "give exactly one FILE or --redis URL");
+const cli_spec cmd_info_spec = CLI_SPEC("info", info_usage, OPT(JSON) | OPT(SHOW_KEY) | OPT(REDIS),
+                                        0, 0, 1, "give exactly one FILE or --redis URL");
 
 int cmd_info(cli_opts *o)
 {

@@ -131,8 +131,8 @@ static int resolve_password(cli_opts *o)
     return 0;
 }
 
-int cli_resolve_secrets(cli_opts *o, unsigned allowed)
+int cli_resolve_secrets(cli_opts *o, cli_optset allowed)
 {
-    int rc = allowed & O_KEY ? resolve_key(o) : 0;
+    int rc = allowed & OPT(KEY) ? resolve_key(o) : 0;
     return rc ? rc : resolve_password(o);
 }

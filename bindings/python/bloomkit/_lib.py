@@ -38,6 +38,8 @@ class Config(ctypes.Structure):
         ("generations", c_u64),
         ("refresh", c_u64),
         ("max_bytes", c_u64),
+        ("bits", c_u64),
+        ("hashes", c_u64),
         ("struct_size", ctypes.c_uint32),
     ]
 

@@ -69,6 +69,12 @@ def _parse(config: ConfigLike) -> _lib.Config:
             rc = lib.bk_config_set(ctypes.byref(cfg), k.encode(), value.encode(), err, len(err))
             if rc != _lib.BK_OK:
                 raise error_for(rc, "config", err.value.decode(errors="replace") or None)
+        # what only the whole says (fpr with bits): the same pairs as text
+        whole, e = _lib.Config(), _lib.ConfigErr()
+        lib.bk_config_init(ctypes.byref(whole))
+        rc = lib.bk_config_read(ctypes.byref(whole), text.encode(), ctypes.byref(e))
+        if rc != _lib.BK_OK:
+            raise _config_error(rc, e)
         return cfg
     lib.bk_config_init(ctypes.byref(cfg))
     e = _lib.ConfigErr()

@@ -167,6 +167,28 @@ class BindingTest(unittest.TestCase):
         self.assertEqual(len(f), 0)
         self.assertRegex(bloomkit.library_version(), r"^\d+\.\d+\.\d+$")
 
+    def test_pinned_bits_and_hashes(self):
+        # the seed recipes' parameters: exactly m bits and k hashes
+        for config in ("bits=1048576 hashes=6", {"bits": 1048576, "hashes": 6}):
+            f = BloomFilter(config)
+            st = f.stats()
+            self.assertEqual((st["bits"], st["k"]), (1 << 20, 6))
+            self.assertIn("bits=1048576", f.config)
+            self.assertNotIn("fpr=", f.config)
+            f.add("a")
+            g = BloomFilter.from_bytes(f.to_bytes())
+            self.assertIn("hashes=6", g.config)
+            self.assertIn("a", g)
+        # contradictions name both keys, as text or as a mapping in any order
+        for bad in ("bits=4096 fpr=0.01", {"fpr": 0.01, "bits": 4096}, {"bits": 4096, "fpr": 0.01}):
+            with self.assertRaises(ValueError) as cm:
+                BloomFilter(bad)
+            self.assertIn("fpr", str(cm.exception))
+            self.assertIn("bits", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            BloomFilter("hashes=3")
+        self.assertIn("bits", str(cm.exception))
+
     @unittest.skipUnless(have_redis(), "redis-server is not installed")
     def test_redis_filters_are_shared(self):
         server = RedisServer(self.dir)

@@ -219,9 +219,9 @@ static int measure(const experiment *e, int ci, const exp_keys *ins, const exp_k
     return 0;
 }
 
-const cli_spec cmd_experiment_spec =
-    CLI_SPEC("experiment", usage, O_CONFIG_FILE | O_CSV | O_JSON_FILE | O_PLOT | O_NO_WAIT,
-             O_CONFIG_FILE, 0, 0, "give --config-file EXP");
+const cli_spec cmd_experiment_spec = CLI_SPEC(
+    "experiment", usage, OPT(CONFIG_FILE) | OPT(CSV) | OPT(JSON_FILE) | OPT(PLOT) | OPT(NO_WAIT),
+    OPT(CONFIG_FILE), 0, 0, "give --config-file EXP");
 
 int cmd_experiment(cli_opts *o)
 {
