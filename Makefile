@@ -207,7 +207,7 @@ check-pip: $(CLI_BIN)
 # scratch corpus under build/fuzz. `make check` replays every seed and every
 # regression input (tests/fuzz/regress/T: a crash found by a fuzzer goes there
 # first, then gets fixed) through the same targets with the normal compiler.
-FUZZ_TARGETS := config load mmap lines redis_reply plot
+FUZZ_TARGETS := config load mmap lines redis_reply plot url
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz

@@ -318,6 +318,40 @@ BK_API int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *o
  * an unknown v). Thread-safe. */
 BK_API int bk_variant_removes(bk_variant v);
 
+/* ------------------------------------------------------------------ URLs -- */
+
+/* Flags of bk_url_canonical. */
+#define BK_URL_KEEP_QUERY_ORDER 1u /* keep the query's parameters in their order */
+
+/* The most bytes bk_url_canonical writes for an input of len bytes (a byte
+ * becomes at most three, %XX, and an empty path "/"). */
+#define BK_URL_CANONICAL_MAX(len) (3 * (size_t)(len) + 1)
+
+/* Write the canonical form of the URL in[0..len) into out (cap bytes, at
+ * least BK_URL_CANONICAL_MAX(len); not overlapping in; not NUL-terminated)
+ * and its length into *outlen, so that spellings of one resource become one
+ * key: scheme and host lower-cased, a default port (http 80, https 443, ws
+ * 80, wss 443, ftp 21) and leading zeros of a port dropped, the fragment
+ * removed, dot segments resolved (RFC 3986 5.2.4), an empty path written
+ * "/", percent-encoding normalised (escapes of unreserved characters
+ * decoded, other escapes' hex upper-cased, a '%' that begins no escape and
+ * bytes a URI cannot hold raw, such as space, controls and non-ASCII,
+ * encoded; the host keeps non-ASCII bytes: IDN hosts as given), in the
+ * query a space (or %20) written '+', empty parameters dropped and the
+ * parameters sorted by key, then value (unless BK_URL_KEEP_QUERY_ORDER).
+ * Userinfo keeps its case. The result, fed back, comes out unchanged.
+ * Returns 1 when in was an absolute URL with an authority ("scheme://")
+ * and out holds its canonical form; 0 when it was not, or its authority
+ * cannot be read (a port that is not a number up to 65535, an unclosed
+ * "[..."), and out holds in unchanged: malformed input is never an error.
+ * Errors: BK_EINVAL (NULL out or outlen, NULL in with len > 0, unknown
+ * flags), BK_ERANGE (cap too small: nothing written), BK_ENOMEM (a query of
+ * more than 32 parameters or 2 KiB needs scratch memory, from the
+ * allocator). Rules and differences from Scrapy's canonicalize_url:
+ * docs/urls.md. Thread-safe. */
+BK_API int bk_url_canonical(const char *in, size_t len, unsigned flags, char *out, size_t cap,
+                            size_t *outlen);
+
 /* ------------------------------------------------------------- allocator -- */
 
 /* A caller-supplied allocator (mirrors zstd's ZSTD_customMem). alloc returns

@@ -36,6 +36,7 @@ static const suite_fn all_suites[] = {
     writers_suite,
     window_suite,
     pinned_suite,
+    url_suite,
 };
 /* clang-format on */
 

@@ -30,5 +30,6 @@ Suite *bound_suite(void);
 Suite *writers_suite(void);
 Suite *window_suite(void);
 Suite *pinned_suite(void);
+Suite *url_suite(void);
 
 #endif

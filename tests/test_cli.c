@@ -219,6 +219,56 @@ START_TEST(plan_and_create_take_pinned_bits_and_hashes)
 }
 END_TEST
 
+/* --canonical-urls: spellings of one URL are one key, the line printed is
+ * the first spelling as it was; lines that are not URLs are their own keys
+ * and never stop the stream; add, check and remove agree. */
+START_TEST(canonical_urls_decide_on_one_key_and_print_the_line)
+{
+    const char *in = "http://Example.com/a?b=2&a=1\n"
+                     "HTTP://example.com:80/a?a=1&b=2#top\n"
+                     "not a url\n"
+                     "http://example.com/./a?a=%31&b=2\r\n"
+                     "http://example.com:port/x\n"
+                     "not a url\n"
+                     "http://example.com:port/x\n"
+                     "https://example.com/a?a=1&b=2\n";
+    const char *want = "http://Example.com/a?b=2&a=1\n"
+                       "not a url\n"
+                       "http://example.com:port/x\n"
+                       "https://example.com/a?a=1&b=2\n";
+    for (int threads = 1; threads <= 2; threads++) {
+        char t[8];
+        snprintf(t, sizeof t, "%d", threads);
+        run_result r = RUN(in, "dedup", "--canonical-urls", "--threads", t);
+        ck_assert_int_eq(r.code, 0);
+        ck_assert_str_eq(r.out, want);
+        done(&r);
+    }
+    run_result r = RUN(in, "dedup"); /* without it, every spelling is new */
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_uint_eq(r.outlen,
+                      strlen(in) - strlen("not a url\n") - strlen("http://example.com:port/x\n"));
+    done(&r);
+    r = RUN("http://e.com/?b=1&a=2\nhttp://e.com/?a=2&b=1\n", "dedup", "--canonical-urls",
+            "--keep-query-order");
+    ck_assert_str_eq(r.out, "http://e.com/?b=1&a=2\nhttp://e.com/?a=2&b=1\n");
+    done(&r);
+    expect_code(RUN("x\n", "dedup", "--keep-query-order"), 2, "--keep-query-order alone");
+    char *cf = in_dir("canon.bkf");
+    expect_code(RUN(NULL, "create", cf, "--variant", "counting", "--capacity", "1000"), 0,
+                "create");
+    expect_code(RUN("HTTP://Example.com/a/b/../c\n", "add", cf, "--canonical-urls"), 0, "add");
+    r = RUN("http://example.com/a/c#x\nhttp://example.com/a/b\n", "check", cf, "--canonical-urls");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "http://example.com/a/c#x\n");
+    done(&r);
+    expect_code(RUN("http://example.com/a/c#x\n", "check", cf), 1, "check without canonical");
+    expect_code(RUN("http://EXAMPLE.com:80/a/c\n", "remove", cf, "--canonical-urls"), 0,
+                "remove by another spelling");
+    expect_code(RUN("http://example.com/a/c\n", "check", cf, "--canonical-urls"), 1, "removed");
+}
+END_TEST
+
 /* CRLF, empty lines, a last line without newline, repeats: exact bytes. */
 START_TEST(dedup_streams_first_sightings_in_order)
 {
@@ -762,6 +812,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, every_command_has_help);
     tcase_add_test(tc, plan_reports_the_worked_example);
     tcase_add_test(tc, plan_and_create_take_pinned_bits_and_hashes);
+    tcase_add_test(tc, canonical_urls_decide_on_one_key_and_print_the_line);
     tcase_add_test(tc, dedup_streams_first_sightings_in_order);
     tcase_add_test(tc, dedup_keeps_huge_lines_whole_and_null_records);
     tcase_add_test(tc, two_run_crawl_with_state);

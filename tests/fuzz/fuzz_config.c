@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bk_config_parse(&back, out, err, sizeof err) != BK_OK || back.variant != c.variant ||
             back.capacity != c.capacity || back.fpr != c.fpr || back.growth != c.growth ||
             back.tightening != c.tightening || back.hash != c.hash || back.layout != c.layout ||
-            back.has_key != c.has_key || memcmp(back.key, c.key, sizeof c.key) != 0)
+            back.has_key != c.has_key || memcmp(back.key, c.key, sizeof c.key) != 0 ||
+            back.bits != c.bits || back.hashes != c.hashes)
             abort(); /* a configuration that does not survive its own text */
     } else if (!memchr(err, '\0', sizeof err) || err[0] == '\0') {
         abort(); /* refused without a message */

@@ -177,6 +177,8 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
         return rc;
     if (o->help)
         return cli_help(spec->usage);
+    if (o->keep_query_order && !o->canonical_urls)
+        return cli_usage(o, "--keep-query-order needs --canonical-urls");
     if ((o->given & spec->required) != spec->required || o->nargs < spec->min_args ||
         (spec->max_args >= 0 && o->nargs > spec->max_args))
         return cli_usage(o, spec->give);

@@ -54,9 +54,11 @@ enum {
     X(O_PASSWORD_FILE, "password-file", 0, STR, password_file) /* Redis password (O_REDIS) */      \
     X(O_WINDOW, "window", 0, STR, window)                      /* variant=window window=T */       \
     X(O_GENERATIONS, "generations", 0, STR, generations)                                           \
-    X(O_BITS, "bits", 0, STR, bits)            /* pinned m (bits=M) */                             \
-    X(O_HASHES, "hashes", 0, STR, hashes)      /* pinned k (hashes=K) */                           \
-    X(O_THREADS, "threads", 0, COUNT, threads) /* dedup: threads, >= 1 */
+    X(O_BITS, "bits", 0, STR, bits)                                /* pinned m (bits=M) */         \
+    X(O_HASHES, "hashes", 0, STR, hashes)                          /* pinned k (hashes=K) */       \
+    X(O_THREADS, "threads", 0, COUNT, threads)                     /* dedup: threads, >= 1 */      \
+    X(O_CANONICAL_URLS, "canonical-urls", 0, FLAG, canonical_urls) /* key: the canonical URL */    \
+    X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order)
 
 #define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
@@ -68,6 +70,9 @@ _Static_assert(CLI_NOPTS <= 64, "option ids are bits of a cli_optset");
     (OPT(CONFIG) | OPT(CONFIG_FILE) | OPT(VARIANT) | OPT(CAPACITY) | OPT(FPR) | OPT(GROWTH) |      \
      OPT(TIGHTENING) | OPT(HASH) | OPT(LAYOUT) | OPT(KEY) | OPT(WINDOW) | OPT(GENERATIONS) |       \
      OPT(BITS) | OPT(HASHES))
+
+/* The options that make keys canonical URLs (add, check, remove, dedup). */
+#define O_URL_FLAGS (OPT(CANONICAL_URLS) | OPT(KEEP_QUERY_ORDER))
 
 typedef struct cli_opts {
     const char *cmd;
@@ -81,8 +86,9 @@ typedef struct cli_opts {
     const char *key_file, *password_file;
     uint64_t checkpoint, threads;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
-    cli_optset given; /* options seen on the command line */
-    char **args;      /* positional arguments */
+    int canonical_urls, keep_query_order; /* keys are canonical URLs (bk_url_canonical) */
+    cli_optset given;                     /* options seen on the command line */
+    char **args;                          /* positional arguments */
     int nargs;
 } cli_opts;
 

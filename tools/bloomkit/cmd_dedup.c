@@ -21,13 +21,14 @@
 #include <unistd.h>
 
 #include "adder.h"
-#include "inputs.h"
+#include "keys.h"
 
 static const char usage[] =
     "usage: bloomkit dedup [INPUT...] [--state FILE | --redis URL] [--checkpoint N]\n"
     "                      [--config TEXT | --config-file F] [--variant V] [--capacity N]\n"
     "                      [--fpr P] [--layout L] [--window T [--generations G]] [--null]\n"
-    "                      [--threads N] [--no-wait] [--quiet | --progress]\n"
+    "                      [--threads N] [--canonical-urls [--keep-query-order]]\n"
+    "                      [--no-wait] [--quiet | --progress]\n"
     "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"
     "the first time it is seen, in input order. Default filter: variant=scalable\n"
     "fpr=0.0001 capacity=1000000 layout=blocked, in memory. --state FILE keeps the\n"
@@ -41,13 +42,18 @@ static const char usage[] =
     "--window T (30d, 12h, 90m, 2s): variant=window, a record is emitted again once\n"
     "T (to T + T/G) has passed since it was (see docs/windows.md).\n"
     "--threads N: hash and probe on N threads (default: the CPUs this process may\n"
-    "use); the output is the same for every N.\n";
+    "use); the output is the same for every N.\n"
+    "--canonical-urls: decide on each line's canonical URL (scheme and host lower-case,\n"
+    "default port, fragment and dot segments gone, escapes normalised, query sorted;\n"
+    "--keep-query-order keeps its order) while printing the line as it is; a line\n"
+    "that is not a URL is its own key (docs/urls.md).\n";
 
 /* One batch's keys, lengths and answers (INPUT_BATCH_MT of each). */
 typedef struct batch_arrays {
     const void **keys;
     size_t *lens;
     int *results;
+    key_arena canonical; /* --canonical-urls: the keys' bytes */
 } batch_arrays;
 
 /* A batch handed to the adding thread and not yet written out. */
@@ -107,14 +113,6 @@ static int emit(dedup_job *j, const record *recs, const int *results, size_t n, 
     return 0;
 }
 
-static void fill_keys(const batch_arrays *a, const record *recs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        a->keys[i] = recs[i].raw;
-        a->lens[i] = recs[i].keylen;
-    }
-}
-
 /* Add the batch's keys with one batch call, emit the lines that were new, in
  * order; split at every --checkpoint boundary, so a checkpoint covers
  * exactly the records before it. */
@@ -123,8 +121,10 @@ static int on_batch(void *ctx, const record *recs, size_t n)
     dedup_job *j = ctx;
     if (n == 0) /* input idle: deliver what was decided */
         return out_flush(&j->out) == 0 ? 0 : cli_out_fail(j->o, j->out.err);
-    const batch_arrays *a = &j->arr[0];
-    fill_keys(a, recs, n);
+    batch_arrays *a = &j->arr[0];
+    const int krc = cli_record_keys(j->o, &a->canonical, recs, n, a->keys, a->lens);
+    if (krc)
+        return krc;
     const uint64_t every = j->o->checkpoint ? j->o->checkpoint : UINT64_MAX;
     size_t done = 0;
     while (done < n) {
@@ -182,8 +182,13 @@ static int on_batch_bg(void *ctx, const record *recs, size_t n)
             erc = land(j);
         if (j->dead)
             return erc;
-        const batch_arrays *a = &j->arr[j->next];
-        fill_keys(a, recs, n);
+        batch_arrays *a = &j->arr[j->next];
+        if ((erc = cli_record_keys(j->o, &a->canonical, recs, n, a->keys, a->lens)) != 0) {
+            while (j->nflying > 0 && !j->dead) /* what is in flight is written out */
+                land(j);
+            j->dead = j->failed = 1; /* nothing more is queued; the state is saved */
+            return erc;
+        }
         adder_submit(j->bg, a->keys, a->lens, n, a->results);
         j->flying[j->nflying++] = (in_flight){recs, n, j->next};
         j->next = (j->next + 1) % DEDUP_ARRAYS;
@@ -288,7 +293,7 @@ static int open_filter(const cli_opts *o, bk_filter **f)
 const cli_spec cmd_dedup_spec =
     CLI_SPEC("dedup", usage,
              O_FILTER_FLAGS | OPT(STATE) | OPT(REDIS) | OPT(CHECKPOINT) | OPT(NULL) | OPT(QUIET) |
-                 OPT(PROGRESS) | OPT(NO_WAIT) | OPT(THREADS),
+                 OPT(PROGRESS) | OPT(NO_WAIT) | OPT(THREADS) | O_URL_FLAGS,
              0, 0, -1, NULL);
 
 /* The batch arrays, and a pool when more than one thread is asked for or,
@@ -333,6 +338,7 @@ static void stop_threads(dedup_job *j)
         free(j->arr[i].keys);
         free(j->arr[i].lens);
         free(j->arr[i].results);
+        key_arena_free(&j->arr[i].canonical);
     }
 }
 

@@ -11,11 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "inputs.h"
+#include "keys.h"
 
 static const char add_usage[] =
     "usage: bloomkit add FILE [INPUT...] [--null] [--no-wait] [--quiet | --progress]\n"
     "       bloomkit add --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
+    "       (and [--canonical-urls [--keep-query-order]]: the key of a line is its\n"
+    "       canonical URL, docs/urls.md; give it to add, check and remove alike)\n"
     "Add each line of the INPUTs (default or '-': standard input) to the filter in FILE\n"
     "and save it atomically, or to the shared filter at URL (each add applied on the\n"
     "server as it is made). Lines end in LF or CRLF (the CR is not part of the key);\n"
@@ -24,11 +26,13 @@ static const char add_usage[] =
 static const char check_usage[] =
     "usage: bloomkit check FILE [INPUT...] [-v] [--null] [--quiet | --progress]\n"
     "       bloomkit check --redis URL [INPUT...] [-v] [--null] [--quiet | --progress]\n"
+    "       (and [--canonical-urls [--keep-query-order]], as the lines were added)\n"
     "Print each input line that may be in the filter (with -v: each line that is\n"
     "definitely not). Exit 0 if a line was printed, 1 if none, like grep.\n";
 static const char remove_usage[] =
     "usage: bloomkit remove FILE [INPUT...] [--null] [--no-wait] [--quiet | --progress]\n"
     "       bloomkit remove --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
+    "       (and [--canonical-urls [--keep-query-order]], as the lines were added)\n"
     "Remove each input line from a counting filter and save it atomically. Lines\n"
     "that are certainly absent change nothing; their number goes to standard error\n"
     "and the exit status is 1 (0 when every line was removed).\n"
@@ -41,7 +45,8 @@ typedef struct filter_job {
     bk_filter *f;
     out_buf out;
     uint64_t hits, misses;
-    int op; /* 0 add, 1 check, 2 remove */
+    int op;              /* 0 add, 1 check, 2 remove */
+    key_arena canonical; /* --canonical-urls: the keys' bytes */
 } filter_job;
 
 /* The batch's keys as the batch calls take them. */
@@ -57,11 +62,9 @@ static int on_batch(void *ctx, const record *recs, size_t n)
     if (n == 0) /* input idle: deliver what was decided */
         return out_flush(&j->out) == 0 ? 0 : cli_out_fail(j->o, j->out.err);
     key_batch kb = {{0}, {0}, {0}}; /* (n >= 1; the zeros only quiet gcc) */
-    for (size_t i = 0; i < n; i++) {
-        kb.keys[i] = recs[i].raw;
-        kb.lens[i] = recs[i].keylen;
-    }
-    int rc;
+    int rc = cli_record_keys(j->o, &j->canonical, recs, n, kb.keys, kb.lens);
+    if (rc)
+        return rc;
     switch (j->op) {
     case 0:
         rc = bk_add_batch(j->f, kb.keys, kb.lens, n, kb.results);
@@ -83,7 +86,7 @@ static int on_batch(void *ctx, const record *recs, size_t n)
         return 0;
     default: /* no batch call for removal: each one may roll back */
         for (size_t i = 0; i < n; i++) {
-            rc = bk_remove(j->f, recs[i].raw, recs[i].keylen);
+            rc = bk_remove(j->f, kb.keys[i], kb.lens[i]);
             if (rc == BK_OK)
                 j->hits++;
             else if (rc == BK_ENOTFOUND)
@@ -152,6 +155,7 @@ static int run(cli_opts *o, int op)
                 "changed for them; exit 1)\n",
                 (unsigned long long)j.misses, (unsigned long long)lines);
     out_free(&j.out);
+    key_arena_free(&j.canonical);
     bk_free(j.f);
     bk_unlock_file(lock);
     if (rc == INPUTS_STOPPED)
@@ -163,7 +167,7 @@ static int run(cli_opts *o, int op)
     return op == 2 && j.misses ? EXIT_NOTHING : EXIT_OK; /* remove met absent lines */
 }
 
-#define FILTER_OPTS (OPT(NULL) | OPT(QUIET) | OPT(PROGRESS) | OPT(REDIS))
+#define FILTER_OPTS (OPT(NULL) | OPT(QUIET) | OPT(PROGRESS) | OPT(REDIS) | O_URL_FLAGS)
 const cli_spec cmd_add_spec =
     CLI_SPEC("add", add_usage, FILTER_OPTS | OPT(NO_WAIT), 0, 0, -1, NULL);
 const cli_spec cmd_check_spec =

@@ -23,6 +23,7 @@ from .errors import (
     UnsupportedError,
 )
 from .filter import BloomFilter, FileLock, config_text
+from .url import canonical_url
 
 __all__ = [
     "BloomFilter",
@@ -37,6 +38,7 @@ __all__ = [
     "ReadOnlyError",
     "ServerError",
     "UnsupportedError",
+    "canonical_url",
     "config_text",
     "library_version",
 ]

@@ -194,6 +194,8 @@ _SIGNATURES = {
     "bk_copy": (c_int, [_P, _PP]),
     "bk_lock_file": (c_int, [c_str, ctypes.c_uint, _PP]),
     "bk_unlock_file": (None, [_P]),
+    "bk_url_canonical": (c_int, [ctypes.c_char_p, c_size, ctypes.c_uint, ctypes.c_void_p, c_size,
+                                 ctypes.POINTER(c_size)]),
 }
 
 _REDIS_SIGNATURES = {

@@ -3,6 +3,7 @@ Python exceptions with the library's message, files, mappings, Redis."""
 import os
 import pickle
 import shutil
+import subprocess
 import threading
 import time
 import unittest
@@ -166,6 +167,27 @@ class BindingTest(unittest.TestCase):
         f.clear()
         self.assertEqual(len(f), 0)
         self.assertRegex(bloomkit.library_version(), r"^\d+\.\d+\.\d+$")
+
+    def test_canonical_url_is_the_commands(self):
+        cu = bloomkit.canonical_url
+        self.assertEqual(cu("HTTP://Example.COM:80/a/./b/../c?b=2&a=1#top"),
+                         "http://example.com/a/c?a=1&b=2")
+        self.assertEqual(cu("http://e.com/?b=2&a=1", keep_query_order=True), "http://e.com/?b=2&a=1")
+        self.assertEqual(cu("https://example.com/café?q=a b"),
+                         "https://example.com/caf%C3%A9?q=a+b")
+        self.assertEqual(cu(b"http://B\xc3\xbccher.EXAMPLE/%7e"), b"http://b\xc3\xbccher.example/~")
+        for not_a_url in ("not a url", "mailto:a@b.c", "http://h:port/", "", "\udcff"):
+            self.assertEqual(cu(not_a_url), not_a_url)
+        with self.assertRaises(TypeError):
+            cu(42)
+        # the command decides on the same key: two spellings, one line out
+        lines = "http://Example.com/a?b=2&a=1\nhttp://example.com:80/a?a=1&b=2#x\n"
+        self.assertEqual(cu(lines.split("\n")[0]), cu(lines.split("\n")[1]))
+        cli = os.environ.get("BLOOMKIT_CLI")
+        if cli:
+            out = subprocess.run([cli, "dedup", "--canonical-urls"], input=lines.encode(),
+                                 capture_output=True, check=True).stdout
+            self.assertEqual(out, lines.splitlines(keepends=True)[0].encode())
 
     def test_pinned_bits_and_hashes(self):
         # the seed recipes' parameters: exactly m bits and k hashes

@@ -1,0 +1,25 @@
+/* keys.h - the key of each record: its bytes, or with --canonical-urls the
+ * canonical form of the URL it holds (the record itself is what is printed). */
+#ifndef BK_CLI_KEYS_H
+#define BK_CLI_KEYS_H
+
+#include "inputs.h"
+
+/* Where a batch's canonical keys live while the batch is in use: one per
+ * batch that may be in flight at once. Zero-initialise; key_arena_free. */
+typedef struct key_arena {
+    char *buf;
+    size_t cap;
+} key_arena;
+
+/* keys[i], lens[i] for recs[0..n): the records' keys (their bytes without
+ * terminator), or with --canonical-urls their canonical URLs
+ * (bk_url_canonical; a record that is not a URL is its own key), written
+ * into *arena, valid until its next use. 0, or an exit code (out of
+ * memory). */
+int cli_record_keys(const cli_opts *o, key_arena *arena, const record *recs, size_t n,
+                    const void **keys, size_t *lens);
+
+void key_arena_free(key_arena *arena);
+
+#endif
