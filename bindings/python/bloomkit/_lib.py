@@ -167,6 +167,7 @@ _SIGNATURES = {
     "bk_config_read": (c_int, [ctypes.POINTER(Config), c_str, ctypes.POINTER(ConfigErr)]),
     "bk_config_diff": (c_str, [ctypes.POINTER(Config), ctypes.POINTER(Config)]),
     "bk_config_set": (c_int, [ctypes.POINTER(Config), c_str, c_str, ctypes.c_char_p, c_size]),
+    "bk_config_text_sets": (c_int, [c_str, c_str]),
     "bk_new": (c_int, [ctypes.POINTER(Config), _PP]),
     "bk_free": (None, [_P]),
     "bk_add": (c_int, [_P, c_void, c_size]),

@@ -57,6 +57,11 @@ def config_text(config: ConfigLike) -> str:
     raise TypeError(f"bloomkit: config is a str or a mapping, not {type(config).__name__}")
 
 
+def config_states(config: str, key: str) -> bool:
+    """True when the (valid) config text states a value for key."""
+    return lib.bk_config_text_sets(config.encode(), key.encode()) == 1
+
+
 def _parse(config: ConfigLike) -> _lib.Config:
     cfg = _lib.Config()
     err = ctypes.create_string_buffer(512)

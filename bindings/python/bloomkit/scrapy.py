@@ -4,7 +4,11 @@ Set it as the crawl's duplicate filter::
 
     DUPEFILTER_CLASS = "bloomkit.scrapy.BloomDupeFilter"
 
-Settings (all optional):
+It works under Scrapy's scheduler and under scrapy-redis's (which builds it
+with ``from_spider`` and calls ``request_seen``, ``log`` and ``clear``), and it
+reads the settings those users already have. All are optional.
+
+bloomkit's own:
 
 ``BLOOMKIT_CONFIG``
     Config text of the filter made for a new crawl (default
@@ -14,15 +18,37 @@ Settings (all optional):
     values is an error naming the first one), saved (atomically) when the
     spider closes and every ``BLOOMKIT_SAVE_EVERY`` new requests. Defaults to
     ``JOBDIR/bloomkit.bkf`` when the crawl has a JOBDIR, so a paused crawl
-    resumes without fetching again what it fetched before. Without either, the
-    filter lives in memory for one run.
+    resumes without fetching again what it fetched before. Without either, and
+    without Redis settings, the filter lives in memory for one run.
 ``BLOOMKIT_SAVE_EVERY``
     New requests between two saves of the state file (default 10000; 0: only
     when the spider closes).
 ``BLOOMKIT_REDIS``
-    A Redis URL (``redis://host:port/NAME``): one filter shared by every spider
-    and machine that names it; each request is checked and added in one atomic
-    step on the server. Takes the place of BLOOMKIT_STATE (Redis keeps it).
+    A bloomkit Redis URL (``redis://host:port/NAME``): one filter shared by
+    every spider and machine that names it; each request is checked and added
+    in one atomic step on the server.
+
+scrapy-redis's: ``REDIS_URL`` (``redis://[[user]:password@]host:port[/db]``
+or ``unix://``), ``REDIS_HOST`` and ``REDIS_PORT`` (default localhost:6379),
+``REDIS_PARAMS`` (``db``, ``password``, ``username``, ``socket_timeout``,
+``socket_connect_timeout`` are applied; the redis-py client's own options are
+accepted), and ``SCHEDULER_DUPEFILTER_KEY`` (default ``%(spider)s:dupefilter``:
+each spider its own filter) or the older ``DUPEFILTER_KEY``. Any of them
+shares the filter through that Redis server.
+
+The Redis Bloom dupefilter recipes': ``REDIS_DUP_DB`` (or ``REDIS_DUPE_DB``),
+the database; ``BLOOMFILTER_REDIS_KEY``, the filter's name;
+``BLOOMFILTER_BIT`` (or ``BLOOMFILTER_BIT_SIZE``) b, ``BLOOMFILTER_HASH_NUMBER``
+k and ``BLOOMFILTER_BLOCK_NUMBER`` N: a standard filter of exactly N * 2^b bits
+and k hashes (config ``bits`` and ``hashes``; the recipes' defaults b = 30,
+k = 6, N = 1 for those not given), split over N Redis keys of 2^b bits
+(blocked layout when N > 1, so that a key's probes stay in one of them).
+
+A setting this filter does not read that names a dupefilter option
+(``BLOOMKIT_*``, ``BLOOMFILTER_*``, ``DUPEFILTER_*``, ``REDIS_DUP*``), and two
+settings that contradict each other (a state file and a Redis filter, two
+servers, databases, keys, or a BLOOMKIT_CONFIG that sizes the filter beside
+the recipe's pins) stop the crawl at start with a ValueError naming them.
 
 A crawl holds the state file's writer lock (``bloomkit.FileLock``) from start
 to close: a second crawl naming the same file stops at start with
@@ -31,7 +57,10 @@ FileLockedError instead of overwriting the first one's saves.
 Requests are identified by Scrapy's own request fingerprint (the crawler's
 ``request_fingerprinter``), as RFPDupeFilter does. Filtered requests are logged
 like RFPDupeFilter's (the first one, or all with ``DUPEFILTER_DEBUG``) and counted
-in the crawl stats as ``dupefilter/filtered``.
+in the crawl stats as ``dupefilter/filtered``. When the spider closes (or the
+filter is cleared at close, as scrapy-redis does without SCHEDULER_PERSIST) the
+stats get the filter's figures: ``bloomkit/keys``, ``bloomkit/fill``,
+``bloomkit/estimated_fpr`` and ``bloomkit/bytes``.
 """
 from __future__ import annotations
 
@@ -39,15 +68,13 @@ import logging
 import os
 from typing import Optional
 
+from scrapy import signals
 from scrapy.dupefilters import BaseDupeFilter
-from scrapy.utils.job import job_dir
 from scrapy.utils.request import referer_str
 
 from .errors import FileLockedError
 from .filter import BloomFilter, FileLock
-
-DEFAULT_CONFIG = "variant=scalable capacity=1000000 fpr=0.0001"
-STATE_NAME = "bloomkit.bkf"
+from .scrapy_settings import DEFAULT_CONFIG, STATE_NAME, Plan, resolve  # noqa: F401
 
 
 class BloomDupeFilter(BaseDupeFilter):
@@ -61,6 +88,7 @@ class BloomDupeFilter(BaseDupeFilter):
         debug: bool = False,
         fingerprinter=None,
         file_lock: Optional[FileLock] = None,
+        stats=None,
     ) -> None:
         self.bloom = bloom
         self.state = state
@@ -71,6 +99,9 @@ class BloomDupeFilter(BaseDupeFilter):
         self._since_save = 0
         self.fingerprinter = fingerprinter  # None (no crawler): Scrapy's default
         self._file_lock = file_lock  # held from open to close when there is a state
+        self.stats = stats  # the crawl's stats collector, when built from a crawler
+        self._unreported = False  # requests seen since the figures went to the stats
+        self._closed = False
 
     def request_fingerprint(self, request) -> bytes:
         if self.fingerprinter is None:
@@ -80,70 +111,90 @@ class BloomDupeFilter(BaseDupeFilter):
         return self.fingerprinter.fingerprint(request)
 
     @classmethod
-    def from_settings(cls, settings, *, fingerprinter=None) -> "BloomDupeFilter":
-        config = settings.get("BLOOMKIT_CONFIG") or DEFAULT_CONFIG
-        redis_url = settings.get("BLOOMKIT_REDIS")
-        state = settings.get("BLOOMKIT_STATE")
-        if not state and not redis_url:
-            jobdir = job_dir(settings)
-            if jobdir:
-                state = os.path.join(jobdir, STATE_NAME)
+    def from_settings(cls, settings, *, fingerprinter=None, spider_name=None,
+                      crawler=None) -> "BloomDupeFilter":
+        plan = resolve(settings, spider_name)
         file_lock = None
-        if redis_url:
-            bloom = BloomFilter.redis(redis_url, config)
-            state = None
+        if plan.redis_url:
+            bloom = BloomFilter.redis(plan.redis_url, plan.config)
         else:
-            if state:
+            if plan.state:
                 # the state's writer lock, for the whole crawl: a second crawl
                 # on the same file would overwrite this one's saves
                 try:
-                    file_lock = FileLock(state, wait=False)
+                    file_lock = FileLock(plan.state, wait=False)
                 except FileLockedError as e:
                     raise FileLockedError(
                         e.code,
                         "BLOOMKIT_STATE %s is in use by another crawl (%s); give each "
                         "crawl its own state file, or share one filter through "
-                        "BLOOMKIT_REDIS" % (state, e),
+                        "BLOOMKIT_REDIS" % (plan.state, e),
                     ) from None
             try:
-                bloom = cls._open_state(state, config, settings.get("BLOOMKIT_CONFIG"))
+                bloom = cls._open_state(plan)
             except BaseException:
                 if file_lock:
                     file_lock.release()
                 raise
-        return cls(
+        df = cls(
             bloom,
-            state=state,
-            save_every=settings.getint("BLOOMKIT_SAVE_EVERY", 10000),
-            debug=settings.getbool("DUPEFILTER_DEBUG"),
+            state=plan.state,
+            save_every=plan.save_every,
+            debug=plan.debug,
             fingerprinter=fingerprinter,
             file_lock=file_lock,
+            stats=getattr(crawler, "stats", None),
         )
+        if crawler is not None and getattr(crawler, "signals", None) is not None:
+            # scrapy-redis's scheduler never calls close(): the spider's end does
+            crawler.signals.connect(df._spider_closed, signal=signals.spider_closed)
+        return df
 
     @staticmethod
-    def _open_state(state: Optional[str], config: str, stated: Optional[str]) -> BloomFilter:
-        if not state or not os.path.exists(state):
-            return BloomFilter(config)
-        bloom = BloomFilter.load(state)
-        diff = bloom.differs_from(stated) if stated else None
+    def _open_state(plan: Plan) -> BloomFilter:
+        if not plan.state or not os.path.exists(plan.state):
+            return BloomFilter(plan.config)
+        bloom = BloomFilter.load(plan.state)
+        diff = bloom.differs_from(plan.config) if plan.config_stated else None
         if diff:
             bloom.close()
             raise ValueError(
-                "BLOOMKIT_STATE %s holds a filter with another %s than BLOOMKIT_CONFIG "
-                "states; remove the file for a new crawl, or drop the setting to adopt "
-                "the file's" % (state, diff)
+                "BLOOMKIT_STATE %s holds a filter with another %s than the settings "
+                "state; remove the file for a new crawl, or drop the setting to adopt "
+                "the file's" % (plan.state, diff)
             )
         return bloom
 
     @classmethod
     def from_crawler(cls, crawler) -> "BloomDupeFilter":
+        spider = getattr(crawler, "spider", None)
         return cls.from_settings(
-            crawler.settings, fingerprinter=getattr(crawler, "request_fingerprinter", None)
+            crawler.settings,
+            fingerprinter=getattr(crawler, "request_fingerprinter", None),
+            spider_name=getattr(spider, "name", None),
+            crawler=crawler,
         )
+
+    @classmethod
+    def from_spider(cls, spider) -> "BloomDupeFilter":
+        """The constructor scrapy-redis's scheduler calls: the spider's
+        settings, with its name for SCHEDULER_DUPEFILTER_KEY's %(spider)s."""
+        crawler = getattr(spider, "crawler", None)
+        return cls.from_settings(
+            spider.settings,
+            fingerprinter=getattr(crawler, "request_fingerprinter", None),
+            spider_name=spider.name,
+            crawler=crawler,
+        )
+
+    def open(self) -> None:
+        """Scrapy's scheduler calls it when the spider opens; the filter is
+        ready from construction, so there is nothing to do."""
 
     def request_seen(self, request) -> bool:
         """True when the request was seen before (or is a false positive, at the
         configured rate); otherwise it is added and False is returned."""
+        self._unreported = True
         if not self.bloom.add(self.request_fingerprint(request)):
             return True
         if self.state and self.save_every > 0:
@@ -152,6 +203,26 @@ class BloomDupeFilter(BaseDupeFilter):
                 self.save()
         return False
 
+    def report(self) -> None:
+        """Put the filter's figures in the crawl stats (when built from a
+        crawler): bloomkit/keys, bloomkit/fill, bloomkit/estimated_fpr,
+        bloomkit/bytes."""
+        if self.stats is None:
+            return
+        st = self.bloom.stats()
+        for name, value in (("keys", st["keys"]), ("fill", st["fill"]),
+                            ("estimated_fpr", st["est_fpr"]), ("bytes", st["bytes"])):
+            self.stats.set_value("bloomkit/" + name, value)
+        self._unreported = False
+
+    def clear(self) -> None:
+        """Forget every request (scrapy-redis calls it at close without
+        SCHEDULER_PERSIST, and at open with SCHEDULER_FLUSH_ON_START); the
+        figures of what it held first go to the stats."""
+        if self._unreported:
+            self.report()
+        self.bloom.clear()
+
     def save(self) -> None:
         """Write the state file now (atomically)."""
         if self.state:
@@ -159,7 +230,15 @@ class BloomDupeFilter(BaseDupeFilter):
             self._since_save = 0
 
     def close(self, reason: str) -> None:
+        """Report, save the state, release the filter and the file's lock.
+        Once; later calls do nothing."""
+        if self._closed:
+            return
+        self._closed = True
         try:
+            if self._unreported or (self.stats is not None
+                                    and self.stats.get_value("bloomkit/keys") is None):
+                self.report()
             self.save()
         finally:
             try:
@@ -167,6 +246,9 @@ class BloomDupeFilter(BaseDupeFilter):
             finally:
                 if self._file_lock:
                     self._file_lock.release()
+
+    def _spider_closed(self, spider, reason) -> None:
+        self.close(reason)
 
     def log(self, request, spider) -> None:
         if self.debug:

@@ -128,3 +128,19 @@ def have_redis() -> bool:
 
 def scratch() -> str:
     return tempfile.mkdtemp(prefix="bloomkit-py-")
+
+
+def redis_keys(port: int, db: int, pattern: str) -> list:
+    """KEYS pattern in database db of the server on 127.0.0.1:port (a tiny
+    RESP exchange: the tests need no Redis client package)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        f = s.makefile("rb")
+        s.sendall(b"SELECT %d\r\nKEYS %s\r\n" % (db, pattern.encode()))
+        if not f.readline().startswith(b"+OK"):
+            raise RuntimeError("SELECT failed")
+        n = int(f.readline()[1:])
+        keys = []
+        for _ in range(max(n, 0)):
+            size = int(f.readline()[1:])
+            keys.append(f.read(size + 2)[:-2].decode())
+        return keys

@@ -40,6 +40,10 @@ class CrawlTest(unittest.TestCase):
         self.assertEqual(stats["finish_reason"], "finished")
         # 5 links per page, each page fetched once: all the others filtered
         self.assertEqual(stats["dupefilter/filtered"], PAGES * 5 - (PAGES - 1))
+        # and the filter's figures, put in the stats at close
+        self.assertEqual(stats["bloomkit/keys"], PAGES)
+        self.assertLess(stats["bloomkit/estimated_fpr"], 1e-6)
+        self.assertGreater(stats["bloomkit/bytes"], 0)
         print("\n[scrapy crawl] %d pages fetched once each, %d duplicate requests filtered"
               % (len(fetches), stats["dupefilter/filtered"]))
 
