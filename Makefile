@@ -14,6 +14,8 @@
 #   make install PREFIX=/usr/local DESTDIR=   (and make uninstall, the same way)
 #   make dist            build/bloomkit-VERSION.tar.gz: the committed sources (git archive)
 #   make distcheck       the tarball unpacked in a scratch directory, built and `make check`ed
+#   make deb             Debian packages of debian/ in build/deb, lintian clean
+#   make check-deb       (root) make deb, then install them with dpkg, smoke-test, remove
 #
 # CPPFLAGS, CFLAGS and LDFLAGS are honoured; -Werror is on in a git checkout
 # (developers, CI) and off otherwise (WERROR= or WERROR=-Werror to choose).
@@ -83,7 +85,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli
@@ -469,6 +471,16 @@ lint:
 # in it), under bloomkit-VERSION/. distcheck builds it the way a user of the
 # tarball does: outside any git checkout (so without -Werror), from scratch.
 DIST := bloomkit-$(VERSION)
+# Debian packages (debian/): `make deb` builds them from the committed tree
+# into build/deb and runs lintian (errors and warnings fail); `make check-deb`
+# (root) also installs them with dpkg, smoke-tests the installed result and
+# removes them (tools/deb.sh).
+deb:
+	@sh tools/deb.sh build
+
+check-deb: deb
+	@sh tools/deb.sh check
+
 dist:
 	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
 	  { echo "make dist: run it in a git checkout (the tarball is what git tracks)"; exit 2; }

@@ -1,0 +1,87 @@
+#!/bin/sh
+# tools/deb.sh build|check - the Debian packages of debian/.
+#   build: dpkg-buildpackage -us -uc -b on the committed tree (git archive of
+#          HEAD, as make dist) in build/deb/src, the .deb files in build/deb,
+#          lintian on them (an error or a warning fails).
+#   check: install them with dpkg on this machine (root), smoke-test the
+#          installed result with no environment variables (the command on the
+#          sample URLs, pkg-config, an example against the installed headers,
+#          the Python binding), then remove them again.
+set -eu
+cd "$(dirname "$0")/.."
+VERSION=$(sed -n 's/^#define BK_VERSION_STRING *"\(.*\)".*/\1/p' include/bloomkit.h)
+OUT=build/deb
+PACKAGES="libbloomkit0 libbloomkit-redis0 libbloomkit-dev bloomkit python3-bloomkit"
+
+build() {
+    for tool in dpkg-buildpackage dh lintian git; do
+        command -v "$tool" >/dev/null ||
+            { echo "deb: $tool is missing (tools/setup-debian.sh installs it)"; exit 1; }
+    done
+    rm -rf "$OUT"
+    mkdir -p "$OUT/src"
+    git archive --prefix="bloomkit-$VERSION/" HEAD | tar -x -C "$OUT/src"
+    if ! (cd "$OUT/src/bloomkit-$VERSION" && dpkg-buildpackage -us -uc -b) \
+            > "$OUT/build.log" 2>&1; then
+        tail -40 "$OUT/build.log"
+        echo "deb: dpkg-buildpackage failed (log: $OUT/build.log)"
+        exit 1
+    fi
+    mv "$OUT"/src/*.deb "$OUT"/src/*.changes "$OUT"/src/*.buildinfo "$OUT"/
+    rm -rf "$OUT/src"
+    if ! lintian --fail-on error,warning "$OUT/bloomkit_${VERSION}_"*.changes \
+            > "$OUT/lintian.log" 2>&1; then
+        grep -v '^running with root' "$OUT/lintian.log"
+        echo "deb: lintian reports errors or warnings (above)"
+        exit 1
+    fi
+    grep -v '^running with root' "$OUT/lintian.log" || true
+    echo "deb: $(cd "$OUT" && ls ./*.deb | grep -vc dbgsym) packages in $OUT: lintian clean (no errors, no warnings)"
+}
+
+check() {
+    [ "$(id -u)" -eq 0 ] || { echo "check-deb: installs packages with dpkg: run as root"; exit 1; }
+    debs=""
+    for p in $PACKAGES; do
+        debs="$debs $(ls "$OUT/${p}_${VERSION}_"*.deb)"
+    done
+    # shellcheck disable=SC2086
+    dpkg -i $debs > "$OUT/install.log" 2>&1 || { cat "$OUT/install.log"; exit 1; }
+    tmp=$(mktemp -d)
+    trap 'dpkg -r $PACKAGES >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+    clean() { env -i PATH=/usr/bin:/bin HOME="$tmp" "$@"; }
+    # the command: the main job, on the sample
+    lines=$(clean bloomkit dedup --state "$tmp/seen.bkf" < examples/urls.txt | wc -l)
+    want=$(sort -u examples/urls.txt | wc -l)
+    [ "$lines" -eq "$want" ] || { echo "check-deb: dedup printed $lines lines, want $want"; exit 1; }
+    again=$(clean bloomkit dedup --state "$tmp/seen.bkf" < examples/urls.txt | wc -l)
+    [ "$again" -eq 0 ] || { echo "check-deb: a second dedup printed $again lines"; exit 1; }
+    clean man -w bloomkit >/dev/null
+    # the development files
+    flags=$(clean pkg-config --cflags --libs bloomkit)
+    rflags=$(clean pkg-config --cflags --libs bloomkit-redis)
+    clean cc -std=c11 -Wall -Wextra -Wpedantic -Werror examples/standard.c -o "$tmp/ex" $flags
+    clean "$tmp/ex" >/dev/null
+    printf '#include <bloomkit_redis.h>\nint main(void) { return bk_redis_drop(0) == BK_OK; }\n' \
+        > "$tmp/r.c"
+    clean cc -std=c11 -Wall -Werror "$tmp/r.c" -o "$tmp/rex" $rflags
+    clean "$tmp/rex"
+    clean cc -std=c11 examples/standard.c -o "$tmp/static" -static $(clean pkg-config --cflags --libs --static bloomkit)
+    clean "$tmp/static" >/dev/null
+    # the binding: the system's library, no variable pointing anywhere
+    (cd "$tmp" && clean python3 -c '
+import bloomkit
+from bloomkit._lib import lib
+f = bloomkit.BloomFilter("capacity=1000 fpr=0.001")
+assert f.add("a") and not f.add("a") and "a" in f
+assert bloomkit.canonical_url("HTTP://A.example:80/x#y") == "http://a.example/x"
+print("check-deb: python3 -c \"import bloomkit\": bloomkit", bloomkit.__version__, "on", lib._name)
+')
+    echo "check-deb: installed $PACKAGES; bloomkit dedup printed $lines of $(wc -l < examples/urls.txt) sample lines (then 0 from its state); pkg-config bloomkit: $flags; an example built against the installed headers (shared and static) and bloomkit-redis ran; removed again"
+}
+
+case "${1:-}" in
+build) build ;;
+check) check ;;
+*) echo "usage: tools/deb.sh build|check"; exit 2 ;;
+esac
