@@ -237,7 +237,7 @@ START_TEST(canonical_urls_decide_on_one_key_and_print_the_line)
                        "http://example.com:port/x\n"
                        "https://example.com/a?a=1&b=2\n";
     for (int threads = 1; threads <= 2; threads++) {
-        char t[8];
+        char t[16];
         snprintf(t, sizeof t, "%d", threads);
         run_result r = RUN(in, "dedup", "--canonical-urls", "--threads", t);
         ck_assert_int_eq(r.code, 0);

@@ -213,8 +213,7 @@ START_TEST(plan_capacity_is_the_calculators_third_question)
     ck_assert_double_le(plan.expected_fpr, p);
     const char *layouts[] = {"bits=1073741824", "variant=counting bits=1048576",
                              "layout=blocked bits=1048576",
-                             "variant=counting layout=blocked "
-                             "bits=1048576"};
+                             "variant=counting layout=blocked bits=1048576"};
     for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
         ck_assert_int_eq(bk_config_parse(&c, layouts[i], NULL, 0), BK_OK);
         c.fpr = p;

@@ -69,7 +69,10 @@ def _parse(config: ConfigLike) -> _lib.Config:
     if isinstance(config, Mapping):
         # each value is one value of one key (bk_config_set), never more text
         lib.bk_config_init(ctypes.byref(cfg))
-        for k, v in config.items():
+        # one value at a time, as text reads them whatever their order: the
+        # variant first (it decides which keys apply), bits before hashes
+        first = {"variant": 0, "bits": 1}
+        for k, v in sorted(config.items(), key=lambda kv: first.get(kv[0], 2)):
             value = bytes(v).hex() if isinstance(v, (bytes, bytearray)) else str(v)
             rc = lib.bk_config_set(ctypes.byref(cfg), k.encode(), value.encode(), err, len(err))
             if rc != _lib.BK_OK:

@@ -191,7 +191,8 @@ class BindingTest(unittest.TestCase):
 
     def test_pinned_bits_and_hashes(self):
         # the seed recipes' parameters: exactly m bits and k hashes
-        for config in ("bits=1048576 hashes=6", {"bits": 1048576, "hashes": 6}):
+        for config in ("bits=1048576 hashes=6", {"bits": 1048576, "hashes": 6},
+                       {"hashes": 6, "bits": 1048576}):
             f = BloomFilter(config)
             st = f.stats()
             self.assertEqual((st["bits"], st["k"]), (1 << 20, 6))
