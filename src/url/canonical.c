@@ -29,6 +29,31 @@
 /* Which part a byte belongs to: what normalisation keeps raw. */
 enum part { P_USER, P_HOST, P_PATH, P_QUERY };
 
+/* Byte classes: C_UNRESERVED (RFC 3986: ALPHA DIGIT - . _ ~, decoded
+ * wherever they appear encoded), C_ENCODE (bytes a URI never holds raw:
+ * controls, space, non-ASCII, and " < > \\ ^ ` { | }, which RFC 3986
+ * appendix A has no place for), C_HEX (a hex digit), C_PERCENT ('%'). One table lookup a
+ * byte: the canonical form of a URL costs about one pass over it. */
+enum { C_UNRESERVED = 1, C_ENCODE = 2, C_HEX = 4, C_PERCENT = 8 };
+static const unsigned char byte_class[256] = {
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 00 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 10 */
+    2, 0, 2, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, /* 20 */
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 0, 0, 2, 0, 2, 0, /* 30 */
+    0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 40 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 2, 1, /* 50 */
+    2, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 60 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 2, /* 70 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 80 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 90 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* a0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* b0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* c0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* d0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* e0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* f0 */
+};
+
 static int is_alpha(unsigned c)
 {
     return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
@@ -39,20 +64,15 @@ static int is_digit(unsigned c)
 }
 static int hex_of(unsigned c)
 {
-    return is_digit(c)                              ? (int)(c - '0')
-           : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (int)((c | 0x20) - 'a' + 10)
-                                                    : -1;
+    return !(byte_class[c] & C_HEX) ? -1 : c <= '9' ? (int)(c - '0') : (int)((c | 0x20) - 'a' + 10);
 }
-/* RFC 3986 unreserved: decoded wherever they appear encoded. */
 static int is_unreserved(unsigned c)
 {
-    return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
+    return byte_class[c] & C_UNRESERVED;
 }
-/* Bytes a URI never holds raw: controls, space, non-ASCII, and
- * " < > \ ^ ` { | } (RFC 3986 appendix A has no place for them). */
 static int must_encode(unsigned c)
 {
-    return c <= 0x20 || c >= 0x7f || strchr("\"<>\\^`{|}", (int)c) != NULL;
+    return byte_class[c] & C_ENCODE;
 }
 static unsigned lower(unsigned c)
 {
@@ -77,6 +97,10 @@ static char *normalise(char *w, const unsigned char *s, size_t n, enum part part
 {
     for (size_t i = 0; i < n; i++) {
         unsigned c = s[i];
+        if (!(byte_class[c] & (C_ENCODE | C_PERCENT)) && part != P_HOST) {
+            *w++ = (char)c; /* most bytes: as they are */
+            continue;
+        }
         if (c == '%' && i + 2 < n && hex_of(s[i + 1]) >= 0 && hex_of(s[i + 2]) >= 0) {
             c = (unsigned)(hex_of(s[i + 1]) << 4 | hex_of(s[i + 2]));
             i += 2;
@@ -103,6 +127,13 @@ static char *normalise(char *w, const unsigned char *s, size_t n, enum part part
  * outgrows what it has read). Returns the new length. */
 static size_t remove_dot_segments(char *p, size_t n)
 {
+    /* a dot segment is "." or ".." after a '/' or at the start: most paths
+     * have none, and are left as they are after one memchr-paced look */
+    int dots = n > 0 && p[0] == '.';
+    for (const char *d = p; !dots && (d = memchr(d, '.', (size_t)(p + n - d))) != NULL; d++)
+        dots = d > p && d[-1] == '/';
+    if (!dots)
+        return n;
     size_t r = 0, w = 0;
 #define AT(lit) (n - r >= sizeof lit - 1 && memcmp(p + r, lit, sizeof lit - 1) == 0)
 #define IS(lit) (n - r == sizeof lit - 1 && memcmp(p + r, lit, sizeof lit - 1) == 0)
