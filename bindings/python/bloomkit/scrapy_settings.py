@@ -159,7 +159,8 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
     given = _given(settings, "REDIS_HOST", "REDIS_PORT")
     if url and given:
         if ("REDIS_HOST" in given and str(given["REDIS_HOST"]) != str(host)) or (
-                "REDIS_PORT" in given and int(given["REDIS_PORT"]) != (port or REDIS_PORT)):
+                "REDIS_PORT" in given
+                and _int("REDIS_PORT", given["REDIS_PORT"], 1, 65535) != (port or REDIS_PORT)):
             raise ValueError("settings REDIS_URL and %s contradict each other (REDIS_URL=%r, %s): "
                              "give the server once" % (" and ".join(sorted(given)), url,
                                                        ", ".join("%s=%r" % kv for kv in
