@@ -15,6 +15,8 @@ typedef struct adder_batch {
     const size_t *lens;
     size_t n;
     int *results;
+    adder_prep_fn prep; /* NULL, or run on the adding thread before the add */
+    void *prep_ctx;
     int rc;
     char detail[256]; /* bk_last_error() when rc < 0 */
 } adder_batch;
@@ -50,8 +52,18 @@ static void *adder_main(void *p)
             b->rc = a->failed;
             snprintf(b->detail, sizeof b->detail, "not added after an earlier error");
         } else {
-            b->rc = bk_add_batch_mt(a->f, a->w, b->keys, b->lens, b->n, b->results);
-            snprintf(b->detail, sizeof b->detail, "%s", b->rc < 0 ? bk_last_error() : "");
+            const int prc = b->prep ? b->prep(b->prep_ctx) : BK_OK;
+            if (prc < 0) {
+                for (size_t i = 0; i < b->n; i++)
+                    b->results[i] = prc;
+                b->rc = prc;
+            } else {
+                b->rc = bk_add_batch_mt(a->f, a->w, b->keys, b->lens, b->n, b->results);
+            }
+            snprintf(b->detail, sizeof b->detail, "%s",
+                     prc < 0     ? bk_strerror(prc)
+                     : b->rc < 0 ? bk_last_error()
+                                 : "");
             if (b->rc < 0)
                 a->failed = b->rc;
         }
@@ -83,6 +95,12 @@ adder *adder_start(bk_filter *f, bk_workers *w)
 
 void adder_submit(adder *a, const void *const *keys, const size_t *lens, size_t n, int *results)
 {
+    adder_submit_prep(a, keys, lens, n, results, NULL, NULL);
+}
+
+void adder_submit_prep(adder *a, const void *const *keys, const size_t *lens, size_t n,
+                       int *results, adder_prep_fn prep, void *ctx)
+{
     pthread_mutex_lock(&a->mu);
     /* the caller waits for a batch before it submits past the depth */
     adder_batch *b = &a->slot[a->submitted % ADDER_DEPTH];
@@ -90,6 +108,8 @@ void adder_submit(adder *a, const void *const *keys, const size_t *lens, size_t 
     b->lens = lens;
     b->n = n;
     b->results = results;
+    b->prep = prep;
+    b->prep_ctx = ctx;
     a->submitted++;
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);

@@ -26,6 +26,17 @@ adder *adder_start(bk_filter *f, bk_workers *w);
  * is told of first. */
 void adder_submit(adder *a, const void *const *keys, const size_t *lens, size_t n, int *results);
 
+/* A step the adding thread runs on a batch before adding it (filling in
+ * keys the caller left to it): BK_OK, or an error code that fails the batch
+ * as a failed add would (nothing of it added; detail: bk_last_error() or
+ * bk_strerror of the code). */
+typedef int (*adder_prep_fn)(void *ctx);
+
+/* adder_submit with prep(ctx) run on the adding thread first; ctx stays
+ * valid until the batch's adder_wait returns. */
+void adder_submit_prep(adder *a, const void *const *keys, const size_t *lens, size_t n,
+                       int *results, adder_prep_fn prep, void *ctx);
+
 /* Lend the calling thread to the batch being added (bk_workers_help) until
  * none of its work is left to take, without waiting for it to end: 1 if it
  * took part, else 0. */

@@ -48,13 +48,33 @@ static const char usage[] =
     "--keep-query-order keeps its order) while printing the line as it is; a line\n"
     "that is not a URL is its own key (docs/urls.md).\n";
 
+/* --canonical-urls with a thread adding in the background: the part of a
+ * batch whose canonical URLs that thread makes before it adds them (the
+ * reader makes the rest), so the two share the work. */
+typedef struct canonical_rest {
+    unsigned flags;
+    key_arena arena;
+    const record *recs;
+    size_t n;
+    const void **keys;
+    size_t *lens;
+} canonical_rest;
+
 /* One batch's keys, lengths and answers (INPUT_BATCH_MT of each). */
 typedef struct batch_arrays {
     const void **keys;
     size_t *lens;
     int *results;
     key_arena canonical; /* --canonical-urls: the keys' bytes */
+    canonical_rest rest; /* ... and those the adding thread makes */
 } batch_arrays;
+
+/* adder_prep_fn: the canonical URLs of the rest of a batch. */
+static int canonicalise_rest(void *ctx)
+{
+    canonical_rest *r = ctx;
+    return cli_canonical_keys(r->flags, &r->arena, r->recs, r->n, r->keys, r->lens);
+}
 
 /* A batch handed to the adding thread and not yet written out. */
 typedef struct in_flight {
@@ -183,13 +203,22 @@ static int on_batch_bg(void *ctx, const record *recs, size_t n)
         if (j->dead)
             return erc;
         batch_arrays *a = &j->arr[j->next];
-        if ((erc = cli_record_keys(j->o, &a->canonical, recs, n, a->keys, a->lens)) != 0) {
+        /* canonical URLs: the reader makes the first half, the adding
+         * thread the rest (measured: docs/urls.md) */
+        const size_t mine = j->o->canonical_urls ? n / 2 : n;
+        if ((erc = cli_record_keys(j->o, &a->canonical, recs, mine, a->keys, a->lens)) != 0) {
             while (j->nflying > 0 && !j->dead) /* what is in flight is written out */
                 land(j);
             j->dead = j->failed = 1; /* nothing more is queued; the state is saved */
             return erc;
         }
-        adder_submit(j->bg, a->keys, a->lens, n, a->results);
+        a->rest.flags = cli_canonical_flags(j->o);
+        a->rest.recs = recs + mine;
+        a->rest.n = n - mine;
+        a->rest.keys = a->keys + mine;
+        a->rest.lens = a->lens + mine;
+        adder_submit_prep(j->bg, a->keys, a->lens, n, a->results,
+                          mine < n ? canonicalise_rest : NULL, &a->rest);
         j->flying[j->nflying++] = (in_flight){recs, n, j->next};
         j->next = (j->next + 1) % DEDUP_ARRAYS;
         j->seen += n;
@@ -339,6 +368,7 @@ static void stop_threads(dedup_job *j)
         free(j->arr[i].lens);
         free(j->arr[i].results);
         key_arena_free(&j->arr[i].canonical);
+        key_arena_free(&j->arr[i].rest.arena);
     }
 }
 

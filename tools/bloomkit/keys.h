@@ -20,6 +20,15 @@ typedef struct key_arena {
 int cli_record_keys(const cli_opts *o, key_arena *arena, const record *recs, size_t n,
                     const void **keys, size_t *lens);
 
+/* The canonical URLs of recs[0..n) (bk_url_canonical with flags) into
+ * *arena, their places into keys[] and lens[]: BK_OK or BK_ENOMEM (arena
+ * untouched), and nothing printed, so any thread may call it. */
+int cli_canonical_keys(unsigned flags, key_arena *arena, const record *recs, size_t n,
+                       const void **keys, size_t *lens);
+
+/* The bk_url_canonical flags o asks for. */
+unsigned cli_canonical_flags(const cli_opts *o);
+
 void key_arena_free(key_arena *arena);
 
 #endif
