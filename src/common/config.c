@@ -439,6 +439,14 @@ static const char *key_list(char *buf, size_t len)
     return buf;
 }
 
+/* The pinning rules, said once: fpr beside pinned bits, and hashes without
+ * bits. */
+static const char fpr_with_bits[] =
+    "fpr and bits contradict: a filter of pinned bits (and hashes) has the rate they and "
+    "capacity give; state fpr or bits, not both";
+static const char hashes_without_bits[] =
+    "hashes: needs bits (k is pinned only with m; without bits, capacity and fpr give both)";
+
 /* 1 when key k says nothing about c: a pinned filter's fpr (its rate follows
  * from bits, hashes and capacity), and bits and hashes left at 0 (sized).
  * Such a key is neither formatted nor compared. */
@@ -504,9 +512,7 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
         }
     }
     if (c->hashes && !c->bits) {
-        bk_errorf(err, errlen,
-                  "hashes: needs bits (k is pinned only with m; without bits, "
-                  "capacity and fpr give both)");
+        bk_errorf(err, errlen, "%s", hashes_without_bits);
         return BK_ECONFIG;
     }
     return BK_OK;
@@ -636,11 +642,9 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
     if (c.variant != base->variant)
         retarget_defaults(&c, (int)base->variant, seen);
     if (seen[key_named("fpr") - keys] && c.bits)
-        return fail(e, 0, "fpr",
-                    "fpr and bits contradict: a filter of pinned bits (and hashes) has the rate "
-                    "they and capacity give; state fpr or bits, not both");
+        return fail(e, 0, "fpr", "%s", fpr_with_bits);
     if (seen[key_named("hashes") - keys] && !c.bits)
-        return fail(e, 0, "hashes", "hashes: needs bits (k is pinned only with m)");
+        return fail(e, 0, "hashes", "%s", hashes_without_bits);
     for (size_t i = 0; i < NKEYS; i++)
         if (seen[i] && !applies(&keys[i], (int)c.variant))
             return fail(e, 0, keys[i].name, "%s: applies to %s only (this is variant=%s)",
@@ -714,10 +718,7 @@ int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
         return BK_ECONFIG;
     }
     if (k->off == FIELD(fpr) && cfg->bits) {
-        bk_errorf(err, errlen,
-                  "fpr and bits contradict: this filter's bits are pinned (%llu), "
-                  "and its rate follows from them, hashes and capacity",
-                  (unsigned long long)cfg->bits);
+        bk_errorf(err, errlen, "%s (bits=%llu)", fpr_with_bits, (unsigned long long)cfg->bits);
         return BK_ECONFIG;
     }
     bk_config c = *cfg;
