@@ -647,7 +647,7 @@ START_TEST(max_bytes_is_enforced_by_the_script)
         fprintf(fp, "https://example.org/page/%u\n", i);
     fclose(fp);
     const char *args[] = {
-        "dedup", "--redis", url, "--config", "variant=scalable capacity=100 max_bytes=8k", NULL};
+        "dedup", "--redis", url, "--config", "variant=scalable capacity=100 max_bytes=64k", NULL};
     scratch("full-err-%u.txt", 0, err, sizeof err);
     int st;
     const pid_t pid = spawn_cli(in, err, args);
