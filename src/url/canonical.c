@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../common/alloc.h"
+#include "../common/config.h"
 #include "bloomkit.h"
 
 /* Which part a byte belongs to: what normalisation keeps raw. */
@@ -32,17 +33,17 @@ enum part { P_USER, P_HOST, P_PATH, P_QUERY };
 /* Byte classes: C_UNRESERVED (RFC 3986: ALPHA DIGIT - . _ ~, decoded
  * wherever they appear encoded), C_ENCODE (bytes a URI never holds raw:
  * controls, space, non-ASCII, and " < > \\ ^ ` { | }, which RFC 3986
- * appendix A has no place for), C_HEX (a hex digit), C_PERCENT ('%'). One table lookup a
+ * appendix A has no place for), C_PERCENT ('%'). One table lookup a
  * byte: the canonical form of a URL costs about one pass over it. */
-enum { C_UNRESERVED = 1, C_ENCODE = 2, C_HEX = 4, C_PERCENT = 8 };
+enum { C_UNRESERVED = 1, C_ENCODE = 2, C_PERCENT = 8 };
 static const unsigned char byte_class[256] = {
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 00 */
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 10 */
     2, 0, 2, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, /* 20 */
-    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 0, 0, 2, 0, 2, 0, /* 30 */
-    0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 40 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 2, 0, 2, 0, /* 30 */
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 40 */
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 2, 1, /* 50 */
-    2, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 60 */
+    2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 60 */
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 2, /* 70 */
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 80 */
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 90 */
@@ -61,10 +62,6 @@ static int is_alpha(unsigned c)
 static int is_digit(unsigned c)
 {
     return c >= '0' && c <= '9';
-}
-static int hex_of(unsigned c)
-{
-    return !(byte_class[c] & C_HEX) ? -1 : c <= '9' ? (int)(c - '0') : (int)((c | 0x20) - 'a' + 10);
 }
 static int is_unreserved(unsigned c)
 {
@@ -101,8 +98,10 @@ static char *normalise(char *w, const unsigned char *s, size_t n, enum part part
             *w++ = (char)c; /* most bytes: as they are */
             continue;
         }
-        if (c == '%' && i + 2 < n && hex_of(s[i + 1]) >= 0 && hex_of(s[i + 2]) >= 0) {
-            c = (unsigned)(hex_of(s[i + 1]) << 4 | hex_of(s[i + 2]));
+        const int hi = c == '%' && i + 2 < n ? bk_hex_value((char)s[i + 1]) : -1;
+        const int lo = hi >= 0 ? bk_hex_value((char)s[i + 2]) : -1;
+        if (lo >= 0) {
+            c = (unsigned)(hi << 4 | lo);
             i += 2;
             if (is_unreserved(c))
                 *w++ = (char)(part == P_HOST ? lower(c) : c);
