@@ -379,9 +379,11 @@ typedef int64_t (*bk_clock_fn)(void *ctx);
 /* Replace the clock every window filter of this process reads (NULL
  * restores the system's real-time clock). Meant for tests and simulations
  * that move time by hand: a filter never acts on a time earlier than the
- * latest it has seen, so a clock that steps backwards freezes its time
- * instead of dropping or reviving anything. No error. Not thread-safe: set
- * it while no other thread uses a window filter. */
+ * latest it has seen, so a clock that steps backwards by up to a span
+ * freezes its time instead of dropping or reviving anything; a clock more
+ * than a span behind the filter's newest generation re-dates the filter
+ * (bk_filter_stats.redated_from_ms, docs/windows.md). No error. Not
+ * thread-safe: set it while no other thread uses a window filter. */
 BK_API void bk_set_clock(bk_clock_fn fn, void *ctx);
 
 /* The current time by that clock, in ms since the epoch. Thread-safe. */
@@ -549,6 +551,11 @@ typedef struct bk_filter_stats {
     uint64_t saturated;     /* counting: counters stuck at 15; else 0 */
     double model_fpr;       /* rate the sizing model predicts for the keys added:
                                per slice from its m, k, layout and keys, compounded */
+    int64_t redated_from_ms; /* window: when its newest generation was found more than a
+                                span ahead of the clock (written under a clock that ran
+                                ahead, or the clock stepped back), that span's start, ms */
+    int64_t redated_to_ms;   /* and the span's start it was moved back to, with every
+                                generation (docs/windows.md); both 0: never re-dated */
 } bk_filter_stats;
 
 /* Fill *st with f's figures. Errors: BK_EINVAL. Safe concurrently with

@@ -226,6 +226,8 @@ static const struct abi_entry {
     ABI_FIELD(bk_filter_stats, slices),
     ABI_FIELD(bk_filter_stats, saturated),
     ABI_FIELD(bk_filter_stats, model_fpr),
+    ABI_FIELD(bk_filter_stats, redated_from_ms),
+    ABI_FIELD(bk_filter_stats, redated_to_ms),
     ABI_TYPE(bk_slice_stats),
     ABI_FIELD(bk_slice_stats, bits),
     ABI_FIELD(bk_slice_stats, bytes),
@@ -298,6 +300,10 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
         st->fpr = sized_rate(f, &v);
     }
     st->slices = n;
+    if (f->cfg.variant == BK_VARIANT_WINDOW) /* what was asked: per window, not per generation */
+        st->capacity = f->cfg.capacity;
+    st->redated_from_ms = atomic_load(&f->redate_from_ms);
+    st->redated_to_ms = atomic_load(&f->redate_to_ms);
     st->fill = (double)st->set_bits / (double)st->bits;
     /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
     st->est_fpr = 0.0 - expm1(log_pass_none);

@@ -34,19 +34,40 @@
 #define BK_FAULT_SHIM "build/tests/fault_shim.so"
 #endif
 
+/* Every variant; the window's keys spread over three generations (the
+ * second of two slices), so a failure can strike between them. */
 static const char *const configs[] = {
     "variant=standard capacity=3000 fpr=0.01",
     "variant=counting capacity=3000 fpr=0.01 layout=blocked",
     "variant=scalable capacity=100 fpr=0.01",
+    "variant=window window=30s generations=3 capacity=600 fpr=0.01",
 };
+#define NCONFIGS ((int)(sizeof configs / sizeof *configs))
+
+static int64_t fault_now;
+
+static int64_t fault_clock(void *ctx)
+{
+    (void)ctx;
+    return fault_now;
+}
 
 static bk_filter *filled(const char *cfg)
 {
+    fault_now = INT64_C(1800000000000);
+    bk_set_clock(fault_clock, NULL); /* reset by teardown */
     bk_filter *f = tu_filter(cfg);
     char key[32];
-    for (uint64_t i = 0; i < 1500; i++)
+    for (uint64_t i = 0; i < 1500; i++) {
+        fault_now = INT64_C(1800000000000) + (int64_t)(i / 500) * 10000;
         ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "fault", i)), 0);
+    }
     return f;
+}
+
+static void teardown(void)
+{
+    bk_set_clock(NULL, NULL);
 }
 
 /* open(mode): 0 bk_load, 1 bk_open_mmap (verified), 2 mapped without verify */
@@ -60,9 +81,9 @@ static int open_as(int mode, const char *path, bk_filter **out)
 START_TEST(every_failing_call_while_loading_is_an_error)
 {
     char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
-    bk_filter *f = filled(configs[_i % 3]);
+    bk_filter *f = filled(configs[_i % NCONFIGS]);
     ck_assert_int_eq(bk_save(f, path), BK_OK);
-    const int mode = _i / 3;
+    const int mode = _i / NCONFIGS;
     long n = 1;
     for (; n < 1000; n++) {
         tu_io_fail(n);
@@ -86,7 +107,7 @@ START_TEST(every_failing_call_while_loading_is_an_error)
             mode == 0   ? "load"
             : mode == 1 ? "mmap"
                         : "mmap-noverify",
-            configs[_i % 3], n - 1);
+            configs[_i % NCONFIGS], n - 1);
     ck_assert_int_gt(n, 3);
     bk_free(f);
     free(path);
@@ -248,8 +269,9 @@ Suite *faults_suite(void)
     TCase *tc;
     Suite *s = tu_suite("faults", "faults", &tc);
     tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, every_failing_call_while_loading_is_an_error, 0, 9);
-    tcase_add_loop_test(tc, every_failing_allocation_in_save_and_load_is_clean, 0, 3);
+    tcase_add_checked_fixture(tc, NULL, teardown);
+    tcase_add_loop_test(tc, every_failing_call_while_loading_is_an_error, 0, 3 * NCONFIGS);
+    tcase_add_loop_test(tc, every_failing_allocation_in_save_and_load_is_clean, 0, NCONFIGS);
     tcase_add_test(tc, dedup_state_survives_every_failing_call);
     return s;
 }

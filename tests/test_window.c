@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdatomic.h>
 
+#include "io/format.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -94,17 +95,21 @@ START_TEST(a_sighting_renews_only_with_refresh)
 }
 END_TEST
 
-/* A clock that steps back freezes the filter's time: nothing is dropped
- * early, nothing revived; keys added meanwhile keep a whole window. */
+/* A clock that steps back by up to a span freezes the filter's time:
+ * nothing is dropped early, nothing revived; keys added meanwhile keep a
+ * whole window. */
 START_TEST(a_clock_stepping_back_drops_nothing)
 {
     bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
     at(T0 + 70000);
     ck_assert_uint_ge(tu_add_keys(f, "late", 0, 100), 98); /* (a false positive may hide one) */
-    at(T0 - 1000000);                                      /* back by more than a window */
+    at(T0 + 60500);                                        /* back by less than a span */
     ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
     ck_assert_uint_ge(tu_add_keys(f, "back", 0, 100), 98); /* at the frozen time, T0 + 70 s */
-    at(T0 + 70000 + 80000);                                /* the clock catches up */
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_int_eq(st.redated_from_ms, 0); /* not re-dated */
+    at(T0 + 70000 + 80000);                  /* the clock catches up */
     ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
     ck_assert_uint_eq(tu_count_present(f, "back", 0, 100), 100);
     at(T0 + 70000 + 90000);
@@ -129,7 +134,8 @@ START_TEST(a_jump_past_the_window_forgets_everything)
 END_TEST
 
 /* A model of the filter's promise (key -> time of its counted add) against
- * random adds, lookups and clock moves: forward, backward, past the window.
+ * random adds, lookups and clock moves: forward, backward (by less than a
+ * span: frozen; by more: re-dated), past the window.
  * No false negative inside the window, ever; forgotten keys answer present
  * at no more than the rate allows. */
 START_TEST(random_sequences_keep_the_promise)
@@ -150,6 +156,7 @@ START_TEST(random_sequences_keep_the_promise)
         for (int i = 0; i < KEYS; i++)
             asked[i] = INT64_MAX;
         int64_t clock = T0, seen = T0; /* the filter acts on the latest time it has seen */
+        int64_t newest = T0 / span;    /* its newest generation: the span of the last add */
         at(clock);
         uint64_t forgotten_checks = 0, forgotten_present = 0;
         char key[32];
@@ -166,9 +173,21 @@ START_TEST(random_sequences_keep_the_promise)
             }
             const int k = (int)((r >> 8) % KEYS);
             const size_t len = tu_key(key, sizeof key, "m", (uint64_t)k);
+            if (r % 100 < 50 && newest > clock / span + 1) {
+                /* the clock more than a span behind the newest generation: this
+                 * add re-dates every generation, and with them every add time */
+                const int64_t by = newest - clock / span;
+                for (int i = 0; i < KEYS; i++) {
+                    added[i] -= added[i] == INT64_MIN ? 0 : by * span;
+                    asked[i] -= asked[i] == INT64_MAX ? 0 : by * span;
+                }
+                newest -= by;
+                seen = clock;
+            }
             const int64_t age = added[k] == INT64_MIN ? INT64_MAX : seen - added[k];
             const int live = age <= window, forgotten = age >= window + span;
             if (r % 100 < 50) {
+                newest = seen / span > newest ? seen / span : newest;
                 const int rc = bk_add(f, key, len);
                 ck_assert_int_ge(rc, 0);
                 ck_assert_msg(!(live && rc == 1), "step %d: key %d new again after %lld ms", step,
@@ -401,6 +420,206 @@ START_TEST(generations_keep_within_what_a_file_holds)
 }
 END_TEST
 
+static uint8_t *saved(const bk_filter *f, const char *path, size_t *len)
+{
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    return tu_read_file(path, len);
+}
+
+/* The generation number of slice i of a window file image (version 3: the
+ * numbers follow the slice entries), and a way to set it. */
+static uint8_t *gen_field(uint8_t *buf, uint32_t i)
+{
+    uint32_t n;
+    memcpy(&n, buf + 20, 4); /* slices, little-endian (the tests run on x86 and arm64) */
+    return buf + 128 + 64 * n + 8 * i;
+}
+
+static void set_gen(uint8_t *buf, uint32_t i, int64_t g)
+{
+    memcpy(gen_field(buf, i), &g, 8);
+}
+
+/* Every way of opening a crafted image (resealed, so that its checksums
+ * pass and the checks behind them decide) must refuse it with
+ * BK_ECORRUPT and leave nothing behind; AddressSanitizer watches the
+ * frees. */
+static void assert_refused(const char *path, uint8_t *buf, size_t len, int sealed,
+                           const char *what)
+{
+    ck_assert_int_eq(bk_file_reseal(buf, len), sealed);
+    tu_write_file(path, buf, len);
+    bk_filter *g = (bk_filter *)buf;
+    ck_assert_msg(bk_load(path, &g) == BK_ECORRUPT, "%s: load", what);
+    ck_assert_ptr_null(g);
+    ck_assert_msg(strstr(bk_last_error(), "generation") != NULL, "%s: %s", what, bk_last_error());
+    g = (bk_filter *)buf;
+    ck_assert_msg(bk_load_buffer(buf, len, &g) == BK_ECORRUPT, "%s: load buffer", what);
+    ck_assert_ptr_null(g);
+    for (unsigned flags = BK_MAP_READONLY; flags <= BK_MAP_WRITE; flags++) {
+        g = (bk_filter *)buf;
+        ck_assert_msg(bk_open_mmap(path, flags, &g) == BK_ECORRUPT, "%s: mmap %u", what, flags);
+        ck_assert_ptr_null(g);
+    }
+}
+
+/* A generation out of range or out of order, wherever it stands among the
+ * generations: refused, whatever was adopted before it (a double free
+ * once: the adopted chains freed their payloads and the loader freed them
+ * again). */
+START_TEST(a_crafted_generation_is_refused_wherever_it_stands)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "w.bkf");
+    bk_filter *f = tu_filter("variant=window window=30s generations=3 capacity=1000 fpr=0.01");
+    for (int s = 0; s < 3; s++) {
+        at(T0 + s * 10000);
+        tu_add_keys(f, "g", (uint64_t)s * 100, (uint64_t)s * 100 + 100);
+    }
+    size_t len;
+    uint8_t *clean = saved(f, path, &len), *buf = malloc(len);
+    uint32_t n;
+    memcpy(&n, clean + 20, 4);
+    ck_assert_uint_eq(n, 3);
+    static const int64_t bad[] = {INT64_C(1) << 56, -(INT64_C(1) << 56), INT64_MAX, INT64_MIN};
+    for (uint32_t i = 0; i < n; i++)
+        for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+            memcpy(buf, clean, len);
+            set_gen(buf, i, bad[b]);
+            char what[64];
+            snprintf(what, sizeof what, "generation %u = %lld", i, (long long)bad[b]);
+            /* in order (the last one too high, the first too low): the
+             * format passes it, and the variant must refuse it after
+             * adopting the generations before it */
+            const int in_order = (i == n - 1 && bad[b] > 0) || (i == 0 && bad[b] < 0);
+            assert_refused(path, buf, len, in_order, what);
+        }
+    /* the middle generation equal to the first: two chains of one span */
+    memcpy(buf, clean, len);
+    int64_t first;
+    memcpy(&first, gen_field(buf, 0), 8);
+    set_gen(buf, 1, first);
+    ck_assert_int_eq(bk_file_reseal(buf, len), 1);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK); /* one generation of two slices */
+    ck_assert_uint_ge(tu_count_present(g, "g", 0, 300), 290);
+    bk_free(g);
+    free(buf);
+    free(clean);
+    bk_free(f);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* Every generation expired while stored, and no room for a new one: the
+ * newest is emptied and becomes the current span's (loading allocates
+ * nothing once the generations are adopted), so the load succeeds and the
+ * filter works within its ceiling. */
+START_TEST(a_file_whose_generations_all_expired_loads_without_room_for_more)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "w.bkf");
+    bk_filter *f = tu_filter("variant=window window=30s generations=3 capacity=1000 fpr=0.01");
+    for (int s = 0; s < 3; s++) {
+        at(T0 + s * 10000);
+        tu_add_keys(f, "x", (uint64_t)s * 100, (uint64_t)s * 100 + 100);
+    }
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    size_t len;
+    uint8_t *buf = saved(f, path, &len);
+    const uint64_t ceiling = st.bytes / 3 + 1; /* one generation's worth: not one more */
+    memcpy(buf + 104, &ceiling, 8);            /* max_bytes */
+    ck_assert_int_eq(bk_file_reseal(buf, len), 1);
+    at(T0 + 3600000);
+    for (int mode = 0; mode < 2; mode++) {
+        bk_filter *g = NULL;
+        ck_assert_int_eq(mode ? bk_load_buffer(buf, len, &g)
+                              : (tu_write_file(path, buf, len), bk_load(path, &g)),
+                         BK_OK);
+        ck_assert_uint_le(tu_count_present(g, "x", 0, 300), 3);
+        ck_assert_int_eq(bk_stats(g, &st), BK_OK);
+        ck_assert_uint_eq(st.keys, 0);
+        ck_assert_int_eq(bk_add(g, "after", 5), 1);
+        ck_assert_int_eq(bk_contains(g, "after", 5), 1);
+        bk_free(g);
+    }
+    free(buf);
+    bk_free(f);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* The clock's two errors, each more than a span: a file written under a
+ * clock ten years ahead, read by a right one; and a file written by a
+ * right clock, read under one ten years behind that is then put right.
+ * Either way the table is re-dated (bk_stats says from when to when), its
+ * keys are kept a window from the re-dating and forgotten after, and the
+ * filter never freezes. */
+START_TEST(a_clock_error_past_a_span_redates_instead_of_freezing)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "w.bkf");
+    const int64_t years = INT64_C(3650) * 86400000;
+    const char *cfg = "variant=window window=80s generations=8 capacity=1000 fpr=0.001";
+    for (int dir_ = 0; dir_ < 2; dir_++) {
+        const int64_t written = dir_ == 0 ? T0 + years : T0, read = dir_ == 0 ? T0 : T0 - years;
+        at(written);
+        bk_filter *f = tu_filter(cfg);
+        ck_assert_uint_ge(tu_add_keys(f, "skew", 0, 100), 98);
+        ck_assert_int_eq(bk_save(f, path), BK_OK);
+        bk_free(f);
+        at(read);
+        bk_filter *g = NULL;
+        ck_assert_int_eq(bk_load(path, &g), BK_OK);
+        bk_filter_stats st;
+        ck_assert_int_eq(bk_stats(g, &st), BK_OK);
+        ck_assert_int_eq(st.redated_from_ms, written);
+        ck_assert_int_eq(st.redated_to_ms, read);
+        ck_assert_uint_eq(tu_count_present(g, "skew", 0, 100), 100);
+        ck_assert_uint_ge(tu_add_keys(g, "fresh", 0, 100), 98);
+        at(read + 80000); /* a window later: all still there */
+        ck_assert_uint_eq(tu_count_present(g, "skew", 0, 100), 100);
+        ck_assert_uint_eq(tu_count_present(g, "fresh", 0, 100), 100);
+        at(read + 90000); /* a window and a span: forgotten, not frozen */
+        ck_assert_uint_le(tu_count_present(g, "skew", 0, 100) + tu_count_present(g, "fresh", 0, 100),
+                          3);
+        ck_assert_uint_ge(tu_add_keys(g, "skew", 0, 100), 97);
+        if (dir_ == 1) { /* the clock put right: the re-dated keys are long gone */
+            at(T0 + 1000);
+            ck_assert_uint_le(tu_count_present(g, "skew", 0, 100), 3);
+            ck_assert_uint_ge(tu_add_keys(g, "skew", 0, 100), 97);
+        }
+        bk_free(g);
+    }
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* In a running filter: a clock that steps back by less than a span
+ * freezes the filter's time (nothing dropped, nothing revived), one that
+ * steps back further re-dates it at the next add. */
+START_TEST(a_clock_stepping_back_past_a_span_redates_a_running_filter)
+{
+    bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
+    at(T0 + 70000);
+    ck_assert_uint_ge(tu_add_keys(f, "late", 0, 100), 98);
+    at(T0 - 1000000); /* back by more than a window */
+    ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100); /* lookups: frozen */
+    ck_assert_uint_ge(tu_add_keys(f, "back", 0, 100), 98);      /* re-dated to T0 - 1000 s */
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_int_eq(st.redated_from_ms, T0 + 70000);
+    ck_assert_int_eq(st.redated_to_ms, T0 - 1000000);
+    at(T0 - 1000000 + 80000);
+    ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100);
+    ck_assert_uint_eq(tu_count_present(f, "back", 0, 100), 100);
+    at(T0 - 1000000 + 90000);
+    ck_assert_uint_le(tu_count_present(f, "late", 0, 100) + tu_count_present(f, "back", 0, 100), 3);
+    bk_free(f);
+}
+END_TEST
+
 START_TEST(config_keys_and_their_errors)
 {
     bk_config c;
@@ -459,5 +678,9 @@ Suite *window_suite(void)
     tcase_add_test(tc, a_file_from_a_clock_ahead_answers_at_once);
     tcase_add_test(tc, generations_keep_within_what_a_file_holds);
     tcase_add_test(tc, config_keys_and_their_errors);
+    tcase_add_test(tc, a_crafted_generation_is_refused_wherever_it_stands);
+    tcase_add_test(tc, a_file_whose_generations_all_expired_loads_without_room_for_more);
+    tcase_add_test(tc, a_clock_error_past_a_span_redates_instead_of_freezing);
+    tcase_add_test(tc, a_clock_stepping_back_past_a_span_redates_a_running_filter);
     return s;
 }

@@ -132,6 +132,8 @@ struct bk_filter {
     bk_hashkey hkey;     /* cfg.key as each hash takes it */
     int readonly;        /* mapped read-only: every mutation is refused */
     bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
+    /* window: the last re-dating (bk_filter_stats.redated_from_ms, _to_ms) */
+    _Atomic int64_t redate_from_ms, redate_to_ms;
 };
 
 /* A key is (NULL, 0) or (non-NULL, any length). */
@@ -156,6 +158,8 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     bk_hashkey_init(&f->hkey, cfg->key);
     f->readonly = 0;
     f->mapping = NULL;
+    atomic_init(&f->redate_from_ms, 0);
+    atomic_init(&f->redate_to_ms, 0);
 }
 
 /* The ceilings on a filter's arrays, shared by all of them (a window's

@@ -476,3 +476,28 @@ int bk_file_verify_payloads(bk_file_header *h, uint8_t *const *data, int strict,
 {
     return bk_file_verify_from(h, from_memory, (void *)data, strict, a);
 }
+
+/* Only the checksums and counts are written; everything the fuzzer
+ * mutated stays as it is. */
+int bk_file_reseal(uint8_t *buf, size_t len)
+{
+    bk_file_header h;
+    const bk_allocator a = bk_current_allocator();
+    if (bk_file_decode_fixed(buf, len, &h) != BK_OK)
+        return 0;
+    put64(buf + H_HEADER_SUM, header_checksum(buf, h.header_size));
+    if (bk_file_decode(buf, len, &h) != BK_OK)
+        return 0;
+    uint8_t *data[BK_FILE_MAX_SLICES];
+    for (uint32_t i = 0; i < h.nslices; i++)
+        data[i] = buf + h.offsets[i];
+    if (bk_file_verify_payloads(&h, data, 0, &a) != BK_OK)
+        return 0;
+    for (uint32_t i = 0; i < h.nslices; i++) {
+        put64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i + S_SET, h.slices[i].set_bits);
+        put64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i + S_SATURATED, h.slices[i].saturated);
+    }
+    put64(buf + H_PAYLOAD_SUM, h.payload_checksum);
+    put64(buf + H_HEADER_SUM, header_checksum(buf, h.header_size));
+    return 1;
+}

@@ -103,6 +103,16 @@ typedef int64_t (*bk_payload_reader)(void *ctx, uint32_t i, uint64_t off, uint64
 int bk_file_verify_from(bk_file_header *h, bk_payload_reader read, void *ctx, int strict,
                         const bk_allocator *a);
 
+/* For tests and fuzzers, which must reach every check behind the
+ * checksums (anyone can recompute them: they catch accidents, not
+ * attacks): make the file image buf[0..len) pass them. The header
+ * checksum is recomputed; then, when the header decodes and the payloads
+ * end where it says, each slice's set and saturated counts and the payload
+ * checksum as the bytes give them, and the header checksum again. 1 when
+ * the whole image was sealed, 0 when only its header checksum (or nothing)
+ * could be. Changes nothing else. */
+int bk_file_reseal(uint8_t *buf, size_t len);
+
 /* 1 when p[0..n) is all zero. */
 int bk_file_is_zero(const uint8_t *p, uint64_t n);
 

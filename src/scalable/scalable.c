@@ -118,14 +118,29 @@ int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out
     return BK_OK;
 }
 
-static int add_slice(bk_scalable *sf, uint32_t i)
+int bk_scalable_first_init(const bk_config *cfg, bk_scalable_first *out)
+{
+    const int rc = bk_scalable_slice_shape(cfg, 0, &out->shape);
+    if (rc == BK_OK)
+        out->limit = bk_scalable_limit(&out->shape);
+    return rc;
+}
+
+/* Make slice i, of the shape and limit `sized` gives (NULL: sized here). */
+static int add_slice(bk_scalable *sf, uint32_t i, const bk_scalable_first *sized)
 {
     if (i >= BK_SCALABLE_MAX_SLICES)
         return BK_ERANGE;
-    bk_slice_view shape;
-    int rc = bk_scalable_slice_shape(&sf->base.cfg, i, &shape);
-    if (rc != BK_OK)
-        return rc;
+    bk_scalable_first own;
+    int rc = BK_OK;
+    if (!sized) {
+        rc = bk_scalable_slice_shape(&sf->base.cfg, i, &own.shape);
+        if (rc != BK_OK)
+            return rc;
+        own.limit = bk_scalable_limit(&own.shape);
+        sized = &own;
+    }
+    bk_slice_view shape = sized->shape;
     if (i > 0) /* a chain keeps one probe derivation (older files: BK_PROBES_DH) */
         shape.probes = sf->slices[0]->shape.probes;
     if ((rc = bk_budget_take(sf->budget, shape.nbytes)) != BK_OK)
@@ -138,7 +153,7 @@ static int add_slice(bk_scalable *sf, uint32_t i)
         return rc;
     }
     sf->slices[i] = s;
-    sf->full[i] = bk_scalable_limit(&shape);
+    sf->full[i] = sized->limit;
     atomic_store_explicit(&sf->count, i + 1, memory_order_release);
     return BK_OK;
 }
@@ -155,7 +170,7 @@ static int grow(bk_scalable *sf, uint32_t n)
     pthread_rwlock_wrlock(&sf->lock);
     int rc = BK_OK;
     if (slice_count(sf) == n && !has_room(sf->slices[n - 1], &sf->full[n - 1]))
-        rc = add_slice(sf, n);
+        rc = add_slice(sf, n, NULL);
     pthread_rwlock_unlock(&sf->lock);
     return rc;
 }
@@ -350,13 +365,13 @@ static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_budget *bud
 }
 
 int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
-                          bk_filter **out)
+                          const bk_scalable_first *first, bk_filter **out)
 {
     bk_scalable *sf;
     int rc = new_chain(cfg, a, budget, &sf);
     if (rc != BK_OK)
         return rc;
-    rc = add_slice(sf, 0);
+    rc = add_slice(sf, 0, first);
     if (rc != BK_OK) {
         scl_destroy(&sf->base);
         return rc;
@@ -367,11 +382,12 @@ int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget
 
 int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
-    return bk_scalable_create_in(cfg, a, NULL, out);
+    return bk_scalable_create_in(cfg, a, NULL, NULL, out);
 }
 
 int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
-                         const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out)
+                         const bk_scalable_first *first, const bk_slice_view *slices, uint32_t n,
+                         int borrowed, bk_filter **out)
 {
     if (n < 1 || n > BK_SCALABLE_MAX_SLICES)
         return BK_EINVAL;
@@ -392,7 +408,11 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
     }
     for (uint32_t i = 0; i < n; i++) { /* what it holds counts, even past max_bytes */
         bk_std_slice_adopt(sf->slices[i], &slices[i], borrowed);
-        sf->full[i] = bk_scalable_limit(&slices[i]);
+        sf->full[i] = first && bk_same_shape(&slices[i], &first->shape) &&
+                              slices[i].capacity == first->shape.capacity &&
+                              slices[i].fpr == first->shape.fpr
+                          ? first->limit
+                          : bk_scalable_limit(&slices[i]);
         bk_budget_count(sf->budget, slices[i].nbytes);
     }
     atomic_store(&sf->count, n);
@@ -403,7 +423,14 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
 int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
                       uint32_t n, int borrowed, bk_filter **out)
 {
-    return bk_scalable_adopt_in(cfg, a, NULL, slices, n, borrowed, out);
+    return bk_scalable_adopt_in(cfg, a, NULL, NULL, slices, n, borrowed, out);
+}
+
+void bk_scalable_own(bk_filter *chain)
+{
+    bk_scalable *sf = (bk_scalable *)chain;
+    for (uint32_t i = 0; i < slice_count(sf); i++)
+        sf->slices[i]->borrowed = 0;
 }
 
 /* The first slice: capacity n0, rate fpr * (1 - tightening). */

@@ -34,11 +34,17 @@
  * 1 - (1 - fpr / (G + 1))^(G + 1) <= fpr whatever the arrival rate.
  *
  * Time is read from bk_now_ms (replaceable for tests) and never acted on
- * backwards: the filter keeps the latest time it has seen and uses the later
- * of that and the clock, so a clock that steps back freezes the filter's time
- * (keys go on into the current generation, nothing is dropped early) until
- * the clock catches up. Numbering spans from the epoch, not from the filter's
- * creation, makes every copy of a filter (files, processes) agree on them.
+ * backwards by a span or less: the filter keeps the latest time it has seen
+ * and uses the later of that and the clock, so a clock that steps back a
+ * little freezes the filter's time (keys go on into the current generation,
+ * nothing is dropped) until the clock catches up. A clock more than a span
+ * behind the newest generation (it stepped back far, or a file or another
+ * machine was written under a clock that ran ahead) would freeze it for as
+ * long as the error: instead the whole table is re-dated, every generation
+ * moved back by the difference so that the newest is the clock's span
+ * (redate), and time runs on from there. Numbering spans from the epoch,
+ * not from the filter's creation, makes every copy of a filter (files,
+ * processes) agree on them.
  *
  * Concurrency: add and contains may run in any number of threads. The table
  * of generations changes only under the write lock (a new span's generation,
@@ -74,6 +80,7 @@ typedef struct bk_generation {
 typedef struct bk_window {
     bk_filter base; /* first: a bk_window* is a bk_filter* */
     bk_config chain_cfg;
+    bk_scalable_first first; /* every generation's first slice, sized once */
     int64_t span_ms;                        /* window / G, rounded up to a whole ms */
     int64_t live;                           /* G: generations number - G .. number are consulted */
     bk_generation gens[BK_WINDOW_MAX_LIVE]; /* oldest first */
@@ -100,9 +107,15 @@ int64_t bk_window_span_ms(const bk_config *cfg)
     return (int64_t)((cfg->window_ms + cfg->generations - 1) / cfg->generations); /* >= 1 s / 64 */
 }
 
+static int64_t span_of(const bk_window *w, int64_t t)
+{
+    return t >= 0 ? t / w->span_ms : -((-t + w->span_ms - 1) / w->span_ms);
+}
+
 /* The span the filter is in now: by the later of the clock and the latest
- * time it has seen (so time never runs back here). */
-static int64_t current_span(const bk_window *wc)
+ * time it has seen (so time never runs back here); the clock's own span in
+ * *clock. */
+static int64_t current_span(const bk_window *wc, int64_t *clock)
 {
     bk_window *w = (bk_window *)wc;
     const int64_t now = bk_now_ms();
@@ -110,8 +123,27 @@ static int64_t current_span(const bk_window *wc)
     while (now > seen && !atomic_compare_exchange_weak_explicit(
                              &w->latest, &seen, now, memory_order_relaxed, memory_order_relaxed))
         ;
-    const int64_t t = now > seen ? now : seen;
-    return t >= 0 ? t / w->span_ms : -((-t + w->span_ms - 1) / w->span_ms);
+    *clock = span_of(w, now);
+    return span_of(w, now > seen ? now : seen);
+}
+
+/* With the table held (the write lock, or before the filter is shared):
+ * when the newest generation lies more than a span ahead of the clock's
+ * span, move every generation back by the difference, so that the newest
+ * is the clock's span and the filter's time is the clock's again; its keys
+ * are then forgotten a window (and a span) from now. The generations keep
+ * their order and spacing. Records what it did for bk_stats. */
+static void redate(bk_window *w, int64_t clock)
+{
+    const int64_t newest = w->gens[w->n - 1].number;
+    if (newest <= clock + 1)
+        return;
+    const int64_t by = newest - clock;
+    for (uint32_t i = 0; i < w->n; i++)
+        w->gens[i].number -= by;
+    atomic_store(&w->latest, clock * w->span_ms);
+    atomic_store(&w->base.redate_from_ms, newest * w->span_ms);
+    atomic_store(&w->base.redate_to_ms, clock * w->span_ms);
 }
 
 /* 1 when generation g is consulted in span `now`. */
@@ -136,7 +168,8 @@ static int rotate(bk_window *w, int64_t now)
     if (w->n > 0 && w->gens[w->n - 1].number >= now)
         return BK_OK;
     bk_filter *chain;
-    const int rc = bk_scalable_create_in(&w->chain_cfg, &w->base.alloc, &w->budget, &chain);
+    const int rc =
+        bk_scalable_create_in(&w->chain_cfg, &w->base.alloc, &w->budget, &w->first, &chain);
     if (rc != BK_OK)
         return rc;
     w->gens[w->n].number = now;
@@ -158,7 +191,8 @@ static int64_t find(const bk_window *w, const bk_hash *h, int64_t now)
 static int win_contains(const bk_filter *f, const bk_hash *h)
 {
     bk_window *w = (bk_window *)f;
-    const int64_t now = current_span(w);
+    int64_t clock;
+    const int64_t now = current_span(w, &clock);
     pthread_rwlock_rdlock(&w->lock);
     const int found = find(w, h, now) >= 0;
     pthread_rwlock_unlock(&w->lock);
@@ -169,13 +203,19 @@ static int win_add(bk_filter *f, const bk_hash *h)
 {
     bk_window *w = (bk_window *)f;
     /* The span of this call, taken once: when making a generation takes
-     * longer than a span (a tiny window, a slow machine), a call must not
-     * chase the clock from one new generation to the next. */
-    const int64_t now = current_span(w);
+     * longer than a span (a slow machine), a call must not chase the clock
+     * from one new generation to the next. */
+    int64_t clock, now = current_span(w, &clock);
     pthread_rwlock_rdlock(&w->lock);
-    while (w->gens[w->n - 1].number < now) { /* a new span: its generation first */
+    while (w->gens[w->n - 1].number < now || w->gens[w->n - 1].number > clock + 1) {
+        /* a new span (its generation first), or a clock far behind */
         pthread_rwlock_unlock(&w->lock);
         pthread_rwlock_wrlock(&w->lock);
+        redate(w, clock);
+        int64_t c;
+        const int64_t fresh = current_span(w, &c);
+        if (fresh < now) /* re-dated meanwhile: the span taken before is gone */
+            now = fresh;
         const int rc = rotate(w, now);
         pthread_rwlock_unlock(&w->lock);
         if (rc != BK_OK)
@@ -223,7 +263,8 @@ static int win_clear(bk_filter *f)
     while (w->n > 1)
         drop(w, 0);
     const int rc = w->gens[0].chain->ops->clear(w->gens[0].chain);
-    w->gens[0].number = current_span(w);
+    int64_t clock;
+    w->gens[0].number = current_span(w, &clock);
     pthread_rwlock_unlock(&w->lock);
     return rc;
 }
@@ -302,10 +343,14 @@ static int win_merge(bk_filter *dst, const bk_filter *src)
 static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **out)
 {
     bk_window *w;
-    const int rc = bk_filter_new(sizeof *w, offsetof(bk_window, lock), &window_ops, cfg, a, &w);
+    int rc = bk_filter_new(sizeof *w, offsetof(bk_window, lock), &window_ops, cfg, a, &w);
     if (rc != BK_OK)
         return rc;
     bk_window_chain_config(cfg, &w->chain_cfg);
+    if ((rc = bk_scalable_first_init(&w->chain_cfg, &w->first)) != BK_OK) {
+        win_destroy(&w->base);
+        return rc;
+    }
     w->span_ms = bk_window_span_ms(cfg);
     w->live = (int64_t)cfg->generations;
     atomic_init(&w->latest, INT64_MIN);
@@ -319,13 +364,39 @@ int bk_window_create(const bk_config *cfg, const bk_allocator *a, bk_filter **ou
 {
     bk_window *w;
     int rc = new_window(cfg, a, &w);
-    if (rc == BK_OK && (rc = rotate(w, current_span(w))) != BK_OK)
+    int64_t clock;
+    if (rc == BK_OK && (rc = rotate(w, current_span(w, &clock))) != BK_OK)
         win_destroy(&w->base);
     if (rc == BK_OK)
         *out = &w->base;
     return rc;
 }
 
+/* The generations of n slices (oldest first, each naming its generation):
+ * in order, at most BK_WINDOW_MAX_LIVE of them, and numbers whose spans
+ * start far from overflow (2^62 ms: a hundred million years). Checked
+ * before anything is adopted. */
+static int check_generations(const bk_window *w, const bk_slice_view *slices, uint32_t n)
+{
+    const int64_t gen_max = (INT64_C(1) << 62) / w->span_ms;
+    uint32_t gens = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && slices[i].gen == slices[i - 1].gen)
+            continue;
+        if (++gens > BK_WINDOW_MAX_LIVE || (i > 0 && slices[i].gen < slices[i - 1].gen) ||
+            slices[i].gen > gen_max || slices[i].gen < -gen_max)
+            return bk_fail(BK_ECORRUPT, "window: generation %lld out of order or out of range",
+                           (long long)slices[i].gen);
+    }
+    return n ? BK_OK : bk_fail(BK_ECORRUPT, "window: no generation");
+}
+
+/* Every chain is adopted as borrowed and takes its payloads over only once
+ * nothing can fail any more: an error leaves them all with the caller, as
+ * bk_filter_adopt_fn promises, however far it got. Nothing is allocated
+ * after that: when every generation expired while stored, the newest is
+ * emptied and becomes the current span's (win_clear) instead of being
+ * replaced by a new one. */
 int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
                     uint32_t n, int borrowed, bk_filter **out)
 {
@@ -333,22 +404,17 @@ int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_
     int rc = new_window(cfg, a, &w);
     if (rc != BK_OK)
         return rc;
-    /* spans whose start in ms stays far from overflow (2^62 ms: a hundred
-     * million years) */
-    const int64_t gen_max = (INT64_C(1) << 62) / w->span_ms;
+    if ((rc = check_generations(w, slices, n)) != BK_OK) {
+        win_destroy(&w->base);
+        return rc;
+    }
     for (uint32_t i = 0; i < n && rc == BK_OK;) {
         uint32_t j = i + 1; /* slices i .. j-1: one generation */
         while (j < n && slices[j].gen == slices[i].gen)
             j++;
-        if (w->n == BK_WINDOW_MAX_LIVE || (w->n && slices[i].gen <= w->gens[w->n - 1].number) ||
-            slices[i].gen > gen_max || slices[i].gen < -gen_max) {
-            rc = bk_fail(BK_ECORRUPT, "window: generation %lld out of order or out of range",
-                         (long long)slices[i].gen);
-            break;
-        }
         bk_filter *chain;
-        rc =
-            bk_scalable_adopt_in(&w->chain_cfg, a, &w->budget, &slices[i], j - i, borrowed, &chain);
+        rc = bk_scalable_adopt_in(&w->chain_cfg, a, &w->budget, &w->first, &slices[i], j - i, 1,
+                                  &chain);
         if (rc == BK_OK) {
             w->gens[w->n].number = slices[i].gen;
             w->gens[w->n].chain = chain;
@@ -357,20 +423,26 @@ int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_
         i = j;
     }
     if (rc != BK_OK) {
-        win_destroy(&w->base);
+        win_destroy(&w->base); /* every chain borrowed: no payload is freed */
         return rc;
     }
+    for (uint32_t g = 0; g < w->n && !borrowed; g++)
+        bk_scalable_own(w->gens[g].chain);
+    int64_t clock;
+    const int64_t now = current_span(w, &clock);
+    redate(w, clock); /* a table from a clock far ahead starts at this clock's time */
     /* the filter's time starts no earlier than its newest generation: a file
-     * from a machine whose clock ran ahead is not in this one's future */
-    if (w->n)
-        atomic_store(&w->latest, w->gens[w->n - 1].number * w->span_ms);
-    const int64_t now = current_span(w);
-    if (!borrowed) /* what expired while stored goes now (a mapping's stays, unconsulted) */
-        while (w->n > 0 && w->gens[0].number < now - w->live)
+     * from a machine whose clock ran a little ahead is not in this one's
+     * future */
+    const int64_t newest = w->gens[w->n - 1].number;
+    if (newest > now)
+        atomic_store(&w->latest, newest * w->span_ms);
+    const int64_t at = newest > now ? newest : now;
+    if (!borrowed) { /* what expired while stored goes now (a mapping's stays, unconsulted) */
+        while (w->n > 1 && w->gens[0].number < at - w->live)
             drop(w, 0);
-    if (w->n == 0 && (rc = rotate(w, now)) != BK_OK) { /* all of it expired */
-        win_destroy(&w->base);
-        return rc;
+        if (w->gens[0].number < at - w->live) /* all of it expired */
+            win_clear(&w->base);
     }
     *out = &w->base;
     return BK_OK;

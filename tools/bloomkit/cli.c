@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile sig_atomic_t cli_stop = 0;
@@ -47,6 +48,40 @@ int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return code;
+}
+
+const char *cli_utc_time(int64_t ms, int iso, char *buf, size_t n)
+{
+    const int64_t secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+    const int frac = (int)(ms - secs * 1000);
+    const time_t t = (time_t)secs;
+    struct tm tm;
+    char whole[32];
+    if (!gmtime_r(&t, &tm) ||
+        strftime(whole, sizeof whole, iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(whole, sizeof whole, "%lld s", (long long)secs);
+    if (frac)
+        snprintf(buf, n, "%s.%03d%s", whole, frac, iso ? "Z" : "");
+    else
+        snprintf(buf, n, "%s%s", whole, iso ? "Z" : "");
+    return buf;
+}
+
+void cli_say_redated(const cli_opts *o, const bk_filter *f, const char *where)
+{
+    bk_filter_stats st;
+    if (bk_stats(f, &st) != BK_OK || !st.redated_from_ms)
+        return;
+    char from[48], to[48];
+    const double days = (double)(st.redated_from_ms - st.redated_to_ms) / 86400000.0;
+    fflush(stdout);
+    fprintf(stderr,
+            "bloomkit %s: warning: %s: its newest generation starts at %s UTC, %.1f days after "
+            "this clock's %s UTC (a clock ran ahead when it was written, or this one is "
+            "behind): every generation was re-dated to now, so its keys are forgotten a window "
+            "from now (docs/windows.md)\n",
+            o->cmd, where, cli_utc_time(st.redated_from_ms, 0, from, sizeof from), days,
+            cli_utc_time(st.redated_to_ms, 0, to, sizeof to));
 }
 
 int cli_out_fail(const cli_opts *o, int err)

@@ -138,6 +138,13 @@ int cli_exit_for(int rc);
 /* Report a library error about `what` (a file name or an argument) and
  * return its exit code. Uses bk_last_error() detail when there is some. */
 int cli_lib_fail(const cli_opts *o, int rc, const char *what);
+/* UTC time of ms since the epoch into buf: "2026-11-23 18:00:00", or with
+ * iso "2026-11-23T18:00:00Z" (RFC 3339); milliseconds when there are some. */
+const char *cli_utc_time(int64_t ms, int iso, char *buf, size_t n);
+/* After opening f (a file or a --redis name, `where`): a warning on stderr
+ * when it is a window filter whose generations lay in this clock's future
+ * and were re-dated on the way in (bk_filter_stats.redated_from_ms). */
+void cli_say_redated(const cli_opts *o, const bk_filter *f, const char *where);
 /* cli_lib_fail with the detail given (bk_last_error() of the thread where
  * the call failed; may be empty). */
 int cli_lib_fail_detail(const cli_opts *o, int rc, const char *what, const char *detail);

@@ -281,8 +281,10 @@ static int open_redis(const cli_opts *o, bk_filter **f)
                         "the server)");
     for (int attempt = 0; attempt < 2; attempt++) {
         int rc = bk_redis_open_existing(o->redis, f);
-        if (rc == BK_OK)
+        if (rc == BK_OK) {
+            cli_say_redated(o, *f, "--redis");
             return keep_if_agreeing(o, f, "--redis");
+        }
         if (rc != BK_ENOTFOUND)
             return cli_lib_fail(o, rc, "--redis");
         bk_config cfg;
@@ -307,6 +309,7 @@ static int open_filter(const cli_opts *o, bk_filter **f)
         const int rc = bk_load(o->state, f);
         if (rc != BK_OK)
             return cli_lib_fail(o, rc, o->state);
+        cli_say_redated(o, *f, o->state);
         return keep_if_agreeing(o, f, o->state);
     }
     if (o->state && errno != ENOENT)

@@ -183,6 +183,8 @@ static int combine(cli_opts *o, int (*op)(bk_filter *, const bk_filter *), const
     rc = bk_load(o->args[1], &dst);
     if (rc != BK_OK)
         rc = cli_lib_fail(o, rc, o->args[1]);
+    else
+        cli_say_redated(o, dst, o->args[1]);
     for (int i = 2; i < o->nargs && rc == 0; i++) {
         bk_filter *src;
         rc = bk_open_mmap(o->args[i], BK_MAP_READONLY, &src);
@@ -190,6 +192,7 @@ static int combine(cli_opts *o, int (*op)(bk_filter *, const bk_filter *), const
             rc = cli_lib_fail(o, rc, o->args[i]);
             break;
         }
+        cli_say_redated(o, src, o->args[i]);
         rc = op(dst, src);
         bk_free(src);
         if (rc != BK_OK)

@@ -121,6 +121,7 @@ static int run(cli_opts *o, int op)
         bk_unlock_file(lock);
         return cli_lib_fail(o, rc, path);
     }
+    cli_say_redated(o, j.f, path);
     if (op == 2) {
         bk_filter_stats st;
         bk_stats(j.f, &st);

@@ -182,25 +182,6 @@ int cmd_plan(cli_opts *o)
     return EXIT_OK;
 }
 
-/* UTC time of ms since the epoch: "2026-11-23 18:00:00", or with iso
- * "2026-11-23T18:00:00Z" (RFC 3339); milliseconds when there are some. */
-static const char *utc_time(int64_t ms, int iso, char *buf, size_t n)
-{
-    const int64_t secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
-    const int frac = (int)(ms - secs * 1000);
-    const time_t t = (time_t)secs;
-    struct tm tm;
-    char whole[32];
-    if (!gmtime_r(&t, &tm) ||
-        strftime(whole, sizeof whole, iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm) == 0)
-        snprintf(whole, sizeof whole, "%lld s", (long long)secs);
-    if (frac)
-        snprintf(buf, n, "%s.%03d%s", whole, frac, iso ? "Z" : "");
-    else
-        snprintf(buf, n, "%s%s", whole, iso ? "Z" : "");
-    return buf;
-}
-
 /* A window filter's generations, oldest first: the span each one's keys
  * were added in, its keys, fill and bytes, and whether lookups still
  * consult it (until a window after its span ends). */
@@ -226,8 +207,8 @@ static void print_generations(const bk_filter *f, const bk_config *cfg, uint32_t
         }
         const int live = now < s.span_end_ms + (int64_t)cfg->window_ms;
         char from[64], to[64], human[32];
-        utc_time(s.span_start_ms, json, from, sizeof from);
-        utc_time(s.span_end_ms, json, to, sizeof to);
+        cli_utc_time(s.span_start_ms, json, from, sizeof from);
+        cli_utc_time(s.span_end_ms, json, to, sizeof to);
         cli_human_bytes(bytes, human, sizeof human);
         if (json)
             printf("%s{\"start\":\"%s\",\"end\":\"%s\",\"start_ms\":%lld,\"end_ms\":%lld,"
@@ -264,6 +245,7 @@ int cmd_info(cli_opts *o)
     }
     if (rc != BK_OK)
         return cli_lib_fail(o, rc, o->redis ? "--redis" : o->args[0]);
+    cli_say_redated(o, f, where);
     bk_filter_stats st;
     bk_config cfg;
     rc = bk_stats(f, &st);
@@ -274,6 +256,13 @@ int cmd_info(cli_opts *o)
     bk_get_config(f, &cfg);
     char human[32], key[33] = "";
     cli_human_bytes(st.bytes, human, sizeof human);
+    /* a window's capacity is what was asked, per window; each generation's
+     * chain starts at capacity / G (and 1%) */
+    bk_slice_stats first;
+    const uint64_t gen_capacity =
+        cfg.variant == BK_VARIANT_WINDOW && bk_slice_info(f, 0, &first, sizeof first) == BK_OK
+            ? first.capacity
+            : 0;
     for (int i = 0; o->show_key && i < 16; i++)
         snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
     if (o->json) {
@@ -294,8 +283,9 @@ int cmd_info(cli_opts *o)
             printf(",\"key\":\"%s\"", key);
         if (cfg.variant == BK_VARIANT_WINDOW) {
             char w[32];
-            printf(",\"window\":\"%s\",\"refresh\":%llu",
-                   cli_human_duration(cfg.window_ms, w, sizeof w), (unsigned long long)cfg.refresh);
+            printf(",\"window\":\"%s\",\"refresh\":%llu,\"generation_capacity\":%llu",
+                   cli_human_duration(cfg.window_ms, w, sizeof w), (unsigned long long)cfg.refresh,
+                   (unsigned long long)gen_capacity);
             print_generations(f, &cfg, st.slices, 1);
         }
         printf("}\n");
@@ -311,7 +301,11 @@ int cmd_info(cli_opts *o)
         printf("est. distinct %.0f\n", st.est_cardinality);
         printf("fill          %.4f\n", st.fill);
         printf("est. fpr      %.3g (target %g)\n", st.est_fpr, st.fpr);
-        printf("capacity      %llu\n", (unsigned long long)st.capacity);
+        if (gen_capacity)
+            printf("capacity      %llu keys per window (a generation starts at %llu)\n",
+                   (unsigned long long)st.capacity, (unsigned long long)gen_capacity);
+        else
+            printf("capacity      %llu\n", (unsigned long long)st.capacity);
         printf("slices        %u\n", st.slices);
         printf("saturated     %llu\n", (unsigned long long)st.saturated);
         if (o->show_key)

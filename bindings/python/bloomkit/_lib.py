@@ -73,6 +73,8 @@ class Stats(ctypes.Structure):
         ("slices", ctypes.c_uint32),
         ("saturated", c_u64),
         ("model_fpr", ctypes.c_double),
+        ("redated_from_ms", ctypes.c_int64),
+        ("redated_to_ms", ctypes.c_int64),
     ]
 
 

@@ -3,8 +3,10 @@ mapped from a file, or shared in Redis) as a Python object."""
 from __future__ import annotations
 
 import ctypes
+import datetime
 import os
 import threading
+import warnings
 from typing import Iterable, List, Mapping, Optional, Union
 
 from . import _lib
@@ -142,6 +144,25 @@ class BloomFilter:
         obj._adopt(handle, remote)
         return obj
 
+    @classmethod
+    def _opened(cls, handle: ctypes.c_void_p, where: str, remote: bool = False) -> "BloomFilter":
+        """_wrap for a filter read from elsewhere (a file, bytes, a server):
+        a window whose generations lay in this clock's future was re-dated
+        on the way in, which a RuntimeWarning says (docs/windows.md)."""
+        obj = cls._wrap(handle, remote)
+        st = obj.stats()
+        if st["redated_from_ms"]:
+            def when(ms):
+                return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+            ahead = datetime.timedelta(milliseconds=st["redated_from_ms"] - st["redated_to_ms"])
+            warnings.warn(
+                f"bloomkit: {where}: its newest generation starts at "
+                f"{when(st['redated_from_ms']):%Y-%m-%d %H:%M:%S} UTC, {ahead} after this "
+                f"clock's ({when(st['redated_to_ms']):%Y-%m-%d %H:%M:%S} UTC): re-dated to now, "
+                "so its keys are forgotten a window from now (docs/windows.md)",
+                RuntimeWarning, stacklevel=3)
+        return obj
+
     # ---- constructors ------------------------------------------------------
 
     @classmethod
@@ -153,7 +174,7 @@ class BloomFilter:
         rc = lib.bk_load(os.fsencode(path), ctypes.byref(handle))
         if rc != _lib.BK_OK:
             raise error_for(rc, f"load {os.fsdecode(path)}", last_detail())
-        return cls._wrap(handle)
+        return cls._opened(handle, os.fsdecode(path))
 
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "BloomFilter":
@@ -165,7 +186,7 @@ class BloomFilter:
         rc = lib.bk_load_buffer(raw, len(raw), ctypes.byref(handle))
         if rc != _lib.BK_OK:
             raise error_for(rc, "from_bytes", last_detail())
-        return cls._wrap(handle)
+        return cls._opened(handle, "from_bytes")
 
     @classmethod
     def open_mmap(
@@ -182,7 +203,7 @@ class BloomFilter:
         rc = lib.bk_open_mmap(os.fsencode(path), flags, ctypes.byref(handle))
         if rc != _lib.BK_OK:
             raise error_for(rc, f"open_mmap {os.fsdecode(path)}", last_detail())
-        return cls._wrap(handle)
+        return cls._opened(handle, os.fsdecode(path))
 
     @classmethod
     def redis(cls, url: str, config: ConfigLike = None) -> "BloomFilter":
@@ -207,7 +228,7 @@ class BloomFilter:
         )
         if rc != _lib.BK_OK:
             raise error_for(rc, "redis", err.value.decode(errors="replace") or last_detail())
-        return cls._wrap(handle, remote=True)
+        return cls._opened(handle, url, remote=True)
 
     # ---- keys ----------------------------------------------------------------
 
@@ -287,7 +308,9 @@ class BloomFilter:
     def stats(self) -> dict:
         """The filter's figures: variant, hash, capacity, fpr, bits, bytes, k,
         keys (adds that were new; counting: minus removes), set_bits, fill,
-        est_cardinality, est_fpr, slices, saturated, model_fpr."""
+        est_cardinality, est_fpr, slices, saturated, model_fpr, and for a
+        window redated_from_ms and redated_to_ms (0 unless its generations
+        were found in this clock's future and moved back: docs/windows.md)."""
         st = _lib.Stats()
         self._check(
             self._call(lib.bk_stats_sized, ctypes.byref(st), ctypes.sizeof(st)), "stats"

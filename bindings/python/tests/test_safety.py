@@ -85,6 +85,33 @@ class CopyTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             BloomFilter.from_bytes(None)
 
+    def test_a_crafted_window_image_is_refused_in_a_child_interpreter(self):
+        # checksums that pass, a generation out of range after one already
+        # adopted (once a double free that killed the interpreter): a child
+        # interpreter runs from_bytes and pickle.loads on it and must live
+        image = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                             "tests", "fuzz", "regress", "load", "window-generation-out-of-range")
+        code = (
+            "import pickle, sys, bloomkit\n"
+            "raw = open(sys.argv[1], 'rb').read()\n"
+            "class Pickled:  # a pickle of a filter whose bytes are these\n"
+            "    def __reduce__(self):\n"
+            "        return (bloomkit.BloomFilter.from_bytes, (raw,))\n"
+            "for load in (lambda: bloomkit.BloomFilter.from_bytes(raw),\n"
+            "             lambda: pickle.loads(pickle.dumps(Pickled()))):\n"
+            "    try:\n"
+            "        load()\n"
+            "    except OSError as e:\n"
+            "        assert 'generation' in str(e), e\n"
+            "    else:\n"
+            "        raise SystemExit('accepted')\n"
+            "print('ok')\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code, image], capture_output=True, text=True,
+                             env=os.environ)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), "ok")
+
     def test_merge_and_intersect(self):
         key = "key=000102030405060708090a0b0c0d0e0f"
         with BloomFilter(f"capacity=10000 {key}") as a, \
