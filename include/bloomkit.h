@@ -118,7 +118,9 @@ typedef struct bk_plan {
 BK_API int bk_plan_size(uint64_t capacity, double fpr, bk_plan *out);
 
 /* Rate of a filter of m bits and k probes after n insertions:
- * (1 - e^(-k n / m))^k. Returns 1.0 when m or k is 0. Thread-safe. */
+ * (1 - e^(-k n / m))^k, and below 2^20 bits, where that asymptotic form
+ * drifts from the truth (one bit and one key: 0.632 for 1), the exact
+ * (1 - (1 - 1/m)^(k n))^k. Returns 1.0 when m or k is 0. Thread-safe. */
 BK_API double bk_rate_after(uint64_t m, unsigned k, uint64_t n);
 
 /* Rate of a blocked filter of m cells in blocks of `block` cells (512 bits,
@@ -631,7 +633,9 @@ BK_API int bk_intersect(bk_filter *dst, const bk_filter *src);
  * renamed over path, directory fsync'd. A crash at any moment leaves the old
  * file or the new one at path. On error nothing at path changes and no
  * temporary is left (except after a kill, where a ".NAME.tmp.XXXXXX" may
- * remain). Errors: BK_EINVAL, BK_ENOMEM, BK_ERANGE, BK_EIO (detail, including
+ * remain). A file at path with more than one hard link is not replaced
+ * (BK_EIO): the rename would give the new filter to that name only.
+ * Errors: BK_EINVAL, BK_ENOMEM, BK_ERANGE, BK_EIO (detail, including
  * the OS reason, in bk_last_error()). If the process has a file-size limit
  * (RLIMIT_FSIZE), ignore SIGXFSZ to get BK_EIO instead of being killed.
  * Safe concurrently with bk_add/bk_contains on standard and scalable filters
@@ -681,7 +685,10 @@ BK_API int bk_load_buffer(const void *buf, size_t len, bk_filter **out);
  * holder's pid. It is released (and the lock file removed) by
  * bk_unlock_file, and released by the holder's exit or death.
  * Advisory: a writer that does not call this is not stopped. On NFS it is
- * only as good as the server's flock emulation.
+ * only as good as the server's flock emulation. A file with more than one
+ * hard link is refused (BK_EIO, as bk_save refuses to replace one): its
+ * names would not share the lock, and a save, a rename, gives the new
+ * filter to one name only.
  *
  * flags: 0 waits for the lock; BK_LOCK_NOWAIT fails at once with BK_EBUSY
  * when another process holds it (bk_last_error() names its pid). Other

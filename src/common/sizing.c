@@ -21,12 +21,21 @@
 
 #define LN2 0.693147180559945309417232121458176568
 
+/* Below this many bits bk_rate_after uses the exact clear-bit chance. */
+#define BK_RATE_EXACT_BELOW (UINT64_C(1) << 20)
+
 double bk_rate_after(uint64_t m, unsigned k, uint64_t n)
 {
     if (m == 0 || k == 0)
         return 1.0;
-    /* 1 - e^(-x) computed as -expm1(-x): exact for the tiny x of large m. */
-    const double x = (double)k * (double)n / (double)m;
+    /* A bit stays clear with chance (1 - 1/m)^(kn), which the textbook
+     * writes e^(-kn/m): the two differ by a relative (kn/m)/(2m) at most,
+     * nothing from 2^20 bits on (where the textbook's form is kept, as users
+     * check it), but a lot at tiny m (one bit, one key: 0.632 for a rate of
+     * exactly 1), where the exact form is used. 1 - e^(-x) computed as
+     * -expm1(-x): exact for the tiny x of large m. */
+    const double x = m < BK_RATE_EXACT_BELOW ? -(double)k * (double)n * log1p(-1.0 / (double)m)
+                                              : (double)k * (double)n / (double)m;
     return pow(-expm1(-x), (double)k);
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -176,4 +177,16 @@ int bk_sibling_name(const char *path, const char *prefix, const char *suffix, co
     bk_mem_free(a, target);
     *out = name;
     return BK_OK;
+}
+
+int bk_refuse_hard_links(const char *what, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink <= 1)
+        return BK_OK;
+    return bk_fail(BK_EIO,
+                   "%s %s: the file has %ju hard links; a save replaces it by rename, which "
+                   "would leave its other names holding the old filter (two filters from then "
+                   "on): remove the other links (or write to a copy)",
+                   what, path, (uintmax_t)st.st_nlink);
 }

@@ -30,6 +30,15 @@ int bk_open_regular(const char *path, int write, int *fd, uint64_t *size, uint64
  * an unreadable link) or BK_ENOMEM, with detail. */
 int bk_resolve_target(const char *path, const bk_allocator *a, char **out);
 
+/* BK_OK unless the file path names has more than one hard link: then
+ * BK_EIO naming `what` (the operation) and the remedy. A writer replaces a
+ * filter file by rename, which gives one of its names the new file and
+ * leaves the others the old one, so two names of one file would silently
+ * become two filters; and a lock, named after the path, would not make
+ * writers through different names take turns. Refused instead, before
+ * anything is written. An absent file passes. */
+int bk_refuse_hard_links(const char *what, const char *path);
+
 /* "<dir>/<prefix><base><suffix>" for the target of path (bk_resolve_target):
  * a name beside the file that no rename of it replaces. BK_EINVAL when path
  * ends in '/'; as bk_resolve_target. */

@@ -8,7 +8,9 @@
  * with the old inode while a second writer waits on it. The lock file holds
  * the holder's pid (for the message of a writer that does not wait), is
  * created 0600 without following a symbolic link, and is removed by the
- * holder on release, so none is left behind. Removal is safe by the usual
+ * holder on release, so none is left behind. A file with several hard
+ * links is refused (bk_refuse_hard_links): its names would not share the
+ * lock, and the first save would split them into two filters. Removal is safe by the usual
  * protocol: a writer that obtains the lock checks that the name still
  * refers to the inode it locked, and starts again when it does not (it
  * waited on a file its holder removed). flock locks belong to the open file
@@ -56,9 +58,12 @@ int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
         *out = NULL;
     if (!path || !*path || !out || (flags & ~BK_LOCK_NOWAIT))
         return bk_fail(BK_EINVAL, "lock: no path, no result pointer or unknown flags");
+    int rc = bk_refuse_hard_links("lock", path);
+    if (rc != BK_OK)
+        return rc;
     const bk_allocator a = bk_current_allocator();
     char *name = NULL;
-    int rc = bk_sibling_name(path, ".", ".lock", &a, &name);
+    rc = bk_sibling_name(path, ".", ".lock", &a, &name);
     if (rc != BK_OK)
         return rc;
     char why[128];

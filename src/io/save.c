@@ -106,7 +106,7 @@ static int check_target(save_job *j, struct stat *st, int *had)
                        : S_ISSOCK(st->st_mode)                        ? "a socket"
                                                                       : "something else");
     *had = 1;
-    return BK_OK;
+    return st->st_nlink > 1 ? bk_refuse_hard_links("save", j->target) : BK_OK;
 }
 
 /* Remove the temporaries of this target that writers which died left

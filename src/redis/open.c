@@ -44,6 +44,19 @@ enum {
     F_BITS = 17
 };
 
+int bk_redis_field_ours(const char *f, size_t n)
+{
+    for (int i = 0; i < NFIELDS; i++)
+        if (strlen(meta_fields[i]) == n && memcmp(meta_fields[i], f, n) == 0)
+            return 1;
+    static const char *const counts[] = {"slices", "gen", "pushing"};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        if (strlen(counts[i]) == n && memcmp(counts[i], f, n) == 0)
+            return 1;
+    return bk_rfilter_count_slice(f, n, "bits.") >= 0 || bk_rfilter_count_slice(f, n, "keys.") >= 0 ||
+           bk_rfilter_count_slice(f, n, "sat.") >= 0;
+}
+
 typedef struct meta {
     char v[NFIELDS][80];
     unsigned present; /* bit i: field i was in the hash */
@@ -392,6 +405,29 @@ static const bk_filter_ops *ops_for(bk_variant v)
  * configuration to create with (NULL: defaults); text: when not NULL, the
  * explicit config text to check an existing filter against (applied over its
  * configuration); strict: compare want itself against an existing filter. */
+/* With counts=blocks every block past the first keeps its counts in a hash
+ * of its own, in its own slot: each gets the field format (if it lacks it:
+ * a filter made before the field was written) so that the scripts writing
+ * that block can tell the filter still exists (scripts.c, WHOLE). */
+static int mark_block_counts(bk_rfilter *rf)
+{
+    if (rf->counts_in_meta || bk_rfilter_chained(rf))
+        return BK_OK;
+    int rc = BK_OK;
+    for (uint64_t b = 1; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++) {
+        char key[BK_REDIS_KEY_MAX];
+        bk_rfilter_count_key(rf, b, key, sizeof key);
+        redisReply *r;
+        rc = bk_rconn_callf(rf->conn, key, &r, "HSETNX %s format %s", key, META_FORMAT);
+        if (rc != BK_OK)
+            break;
+        if (r->type == REDIS_REPLY_ERROR)
+            rc = bk_fail(BK_ESERVER, "redis filter %s: HSETNX %s: %.200s", rf->name, key, r->str);
+        freeReplyObject(r);
+    }
+    return rc;
+}
+
 int bk_redis_open_impl(const char *url, const bk_config *want, const char *text, int strict,
                        unsigned flags, char *err, size_t errlen, bk_filter **out)
 {
@@ -494,6 +530,8 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     }
     if (rc == BK_OK && rf->base.cfg.variant == BK_VARIANT_WINDOW)
         rf->span_ms = bk_window_span_ms(&rf->base.cfg);
+    if (rc == BK_OK)
+        rc = mark_block_counts(rf);
     if (rc == BK_OK && !create_pushing)
         rc = bk_rfilter_refresh(rf);
     if (rc == BK_OK && !create_pushing)

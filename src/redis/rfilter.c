@@ -320,6 +320,7 @@ static int build_window(bk_rfilter *rf, rop op, const bk_hash *h)
         const uint64_t b = block_of(rf, j, h);
         rc = args_u64(rf, "", s->v.k);
         rc = rc ? rc : args_u64(rf, "", b);
+        rc = rc ? rc : args_u64(rf, "", bk_rfilter_blocks(rf, j));
         rc = rc ? rc : args_u64(rf, "", s->v.nbytes);
         rc = rc ? rc : args_u64(rf, "", s->full.set);
         rc = rc ? rc : args_u64(rf, "", s->full.keys);
@@ -353,6 +354,8 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
             return R_LOADING; /* not applied: asked again once the server is ready */
         if (strstr(r->str, BK_RS_MAX))
             return bk_rfilter_max_error(rf, strstr(r->str, BK_RS_MAX));
+        if (strstr(r->str, BK_RS_GONE))
+            return bk_rfilter_gone(rf);
         if (strncmp(r->str, BK_RS_FULL, sizeof BK_RS_FULL - 1) == 0 || strstr(r->str, BK_RS_FULL))
             return bk_fail(BK_ERANGE,
                            "redis filter %s: the chain is full and its next slice cannot be "
@@ -726,7 +729,8 @@ static int r_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int
 /* Run the clear script on one count hash and the data keys under its tag
  * (EVAL with the text: clears are rare, and a flushed script cache does not
  * matter to them). */
-static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, uint64_t b1)
+static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, uint64_t b1,
+                       int drop)
 {
     char name[BK_REDIS_KEY_MAX];
     args_reset(rf);
@@ -743,6 +747,7 @@ static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, ui
             bk_rfilter_data_key(rf, j, b, name, sizeof name);
             rc = args_str(rf, name);
         }
+    rc = rc ? rc : args_str(rf, drop ? "drop" : "clear");
     for (size_t i = 0; rc == BK_OK && i < rf->argc; i++)
         rf->argv[i] = rf->text + rf->offs[i];
     redisReply *r = NULL;
@@ -750,7 +755,8 @@ static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, ui
         rc = bk_rconn_call(rf->conn, rf->argv[3], rf->lens[3], &r, (int)rf->argc, rf->argv,
                            rf->lens);
     if (rc == BK_OK && r->type == REDIS_REPLY_ERROR)
-        rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
+        rc = bk_fail(BK_ESERVER, "redis filter %s: %s: %.200s", rf->name, drop ? "drop" : "clear",
+                     r->str);
     if (r)
         freeReplyObject(r);
     return rc;
@@ -759,28 +765,48 @@ static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, ui
 /* Scalable: every slice's cells and the chain's counts, one script (all
  * under the tag {NAME}). Standard and counting: with counts=meta one script
  * for every block too; with counts=blocks (a cluster) block 0 with the
- * metadata's counts, then each further block with its own count hash. */
-static int r_clear(bk_filter *f)
+ * metadata's counts, then each further block with its own count hash. A
+ * drop deletes the count hashes too, the metadata's group first: every
+ * writer's script fails from that moment on (scripts.c, WHOLE). */
+static int wipe(bk_rfilter *rf, int drop)
 {
-    bk_rfilter *rf = (bk_rfilter *)f;
+    const bk_config *c = &rf->base.cfg;
     int rc = bk_rfilter_refresh(rf); /* learn every slice the chain has */
     if (rc != BK_OK)
         return rc;
-    if (f->cfg.variant == BK_VARIANT_WINDOW)
-        return bk_rwindow_clear(rf);
-    if (f->cfg.variant == BK_VARIANT_SCALABLE) {
-        rc = clear_group(rf, 0, rf->nslices, 0, 0);
+    if (c->variant == BK_VARIANT_WINDOW)
+        return bk_rwindow_clear(rf, drop);
+    if (c->variant == BK_VARIANT_SCALABLE) {
+        rc = clear_group(rf, 0, rf->nslices, 0, 0, drop);
         if (rc == BK_OK)
             rc = bk_rfilter_set_slices(rf, 1);
     } else if (rf->counts_in_meta) { /* a single server: one script for all */
-        rc = clear_group(rf, 0, 1, 0, 0);
+        rc = clear_group(rf, 0, 1, 0, 0, drop);
     } else {
         for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++)
-            rc = clear_group(rf, 0, 1, b, b + 1);
+            rc = clear_group(rf, 0, 1, b, b + 1, drop);
     }
     for (uint32_t j = 0; j < rf->nslices; j++)
         rf->s[j].v.set_bits = rf->s[j].v.keys = rf->s[j].v.saturated = 0;
     return rc;
+}
+
+static int r_clear(bk_filter *f)
+{
+    return wipe((bk_rfilter *)f, 0);
+}
+
+int bk_rfilter_drop(bk_rfilter *rf)
+{
+    return wipe(rf, 1);
+}
+
+int bk_rfilter_gone(const bk_rfilter *rf)
+{
+    return bk_fail(BK_ENOTFOUND,
+                   "redis filter %s was dropped (or damaged) while in use: nothing more was "
+                   "written to it",
+                   rf->name);
 }
 
 static void r_destroy(bk_filter *f)

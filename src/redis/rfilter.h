@@ -82,7 +82,12 @@ static inline int bk_rfilter_chained(const bk_rfilter *rf)
 /* The window store (rwindow.c): read the live generations' counts (the
  * server's TIME says which are live), and clear every generation. */
 int bk_rwindow_refresh(bk_rfilter *rf);
-int bk_rwindow_clear(bk_rfilter *rf);
+int bk_rwindow_clear(bk_rfilter *rf, int drop);
+/* Delete every key of the filter, its count hashes and metadata included
+ * (bk_redis_drop), so that a writer still using it fails (BK_RS_GONE). */
+int bk_rfilter_drop(bk_rfilter *rf);
+/* The error of an operation whose script found the filter gone. */
+int bk_rfilter_gone(const bk_rfilter *rf);
 /* A count field of a reply: absent is 0, anything but a non-negative
  * decimal integer is BK_ESERVER. */
 int bk_rfilter_count_value(const bk_rfilter *rf, const redisReply *r, long long *out);
@@ -116,6 +121,10 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
  * the pipeline does: 0 done (*result set), 1 NOSCRIPT, 2 stale chain, or a
  * negative error. For the reply fuzzer (tests/fuzz). */
 int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *result);
+/* 1 when f (n bytes) is a field bloomkit writes into a filter's metadata
+ * hash (a metadata field, or a count: slices, bits.J, keys.J, sat.J, gen,
+ * pushing). */
+int bk_redis_field_ours(const char *f, size_t n);
 /* Check a metadata reply (HGETALL of NAME) as an opener does: BK_OK or the
  * error an opener would report. For the reply fuzzer. */
 int bk_redis_meta_check(const char *name, const redisReply *r);

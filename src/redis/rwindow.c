@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,11 @@ int bk_rwindow_refresh(bk_rfilter *rf)
     if (rc != BK_OK)
         return rc;
     int64_t cur = now / rf->span_ms;
-    if (newest > cur) /* the server's clock stepped back: the scripts keep to gen */
+    if (newest > cur + 1) { /* more than a span ahead: the next script re-dates it to now */
+        atomic_store(&rf->base.redate_from_ms, newest * rf->span_ms);
+        atomic_store(&rf->base.redate_to_ms, cur * rf->span_ms);
+    }
+    if (newest > cur) /* (the generations read as they are until then) */
         cur = newest;
     rf->nwin = 0;
     for (int64_t g = cur - (int64_t)rf->base.cfg.generations; g <= cur && rc == BK_OK; g++)
@@ -135,9 +140,9 @@ int bk_rwindow_refresh(bk_rfilter *rf)
     return rc;
 }
 
-int bk_rwindow_clear(bk_rfilter *rf)
+int bk_rwindow_clear(bk_rfilter *rf, int drop)
 {
-    enum { FIXED = 5 };
+    enum { FIXED = 6 };
     const char *argv[FIXED + BK_SCALABLE_MAX_SLICES];
     char nums[1 + BK_SCALABLE_MAX_SLICES][24];
     int argc = 0;
@@ -145,6 +150,7 @@ int bk_rwindow_clear(bk_rfilter *rf)
     argv[argc++] = bk_redis_script(BK_RS_WIN_CLEAR);
     argv[argc++] = "1";
     argv[argc++] = rf->name;
+    argv[argc++] = drop ? "drop" : "clear";
     snprintf(nums[0], sizeof nums[0], "%" PRIu64, rf->base.cfg.generations);
     argv[argc++] = nums[0];
     for (uint32_t j = 0; j < rf->nslices; j++) { /* blocks of each slice shape */
@@ -156,7 +162,8 @@ int bk_rwindow_clear(bk_rfilter *rf)
     if (rc != BK_OK)
         return rc;
     if (r->type == REDIS_REPLY_ERROR)
-        rc = bk_fail(BK_ESERVER, "redis filter %s: clear: %.200s", rf->name, r->str);
+        rc = bk_fail(BK_ESERVER, "redis filter %s: %s: %.200s", rf->name, drop ? "drop" : "clear",
+                     r->str);
     freeReplyObject(r);
-    return rc ? rc : bk_rwindow_refresh(rf);
+    return rc || drop ? rc : bk_rwindow_refresh(rf);
 }

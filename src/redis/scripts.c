@@ -2,6 +2,16 @@
  * indivisible check-and-set, and the client does all the hashing. */
 #include "scripts.h"
 
+/* First line of every script that writes or reads a filter's cells: the
+ * hash holding its counts (KEYS[k]: the metadata, or a block's count hash)
+ * must still carry the field format, which every filter's count hashes get
+ * when it is made and lose only with it. Otherwise the filter was dropped
+ * (or is damaged) while a client used it, and nothing is written: a writer
+ * racing `drop` must not make half a filter again. */
+#define WHOLE(k)                                                                                   \
+    "if redis.call('HEXISTS', KEYS[" #k "], 'format') == 0 then return "                           \
+    "redis.error_reply('" BK_RS_GONE "') end\n"
+
 /* Create the metadata hash unless the name exists: {1} when this call
  * created it, {0, field, value, ...} with the existing fields otherwise. */
 static const char create_lua[] =
@@ -31,7 +41,7 @@ static const char create_lua[] =
  * for BITFIELD, which returns each bit's old value in order; calls of at
  * most 1,500 probes (Lua's unpack takes about 8,000 values). */
 static const char std_add_many_lua[] =
-    "local k = tonumber(ARGV[1])\n"
+    WHOLE(2) "local k = tonumber(ARGV[1])\n"
     "local old = {}\n"
     "for from = 2, #ARGV, 6000 do\n"
     "  local r = redis.call('BITFIELD', KEYS[1], unpack(ARGV, from, math.min(from + 5999, "
@@ -60,7 +70,7 @@ static const char std_add_many_lua[] =
  * written back whole with SETRANGE only when a bit was clear: two commands a
  * key instead of k bit operations. */
 static const char std_add_lines_lua[] =
-    "local out, set, keys = {}, 0, 0\n"
+    WHOLE(2) "local out, set, keys = {}, 0, 0\n"
     "for i = 1, #ARGV, 3 do\n"
     "  local at, probes = ARGV[i], ARGV[i + 2]\n"
     "  local bytes = {string.byte(redis.call('GETRANGE', KEYS[1], at, ARGV[i + 1]), 1, -1)}\n"
@@ -90,7 +100,7 @@ static const char std_add_lines_lua[] =
  * earlier increment, as in src/counting), write them back with one BITFIELD.
  * Saturation at 15 is sticky. */
 #define CNT_READ                                                                                   \
-    "local get = {}\n"                                                                             \
+    WHOLE(2) "local get = {}\n"                                                                             \
     "for i = 1, #ARGV do\n"                                                                        \
     "  get[#get + 1] = 'GET'; get[#get + 1] = 'u4'; get[#get + 1] = '#' .. ARGV[i]\n"              \
     "end\n"                                                                                        \
@@ -145,7 +155,7 @@ static const char cnt_remove_lua[] = CNT_READ
  * the slice count goes up and the key goes into the new slice, as
  * src/scalable does. */
 #define SCL_PARSE                                                                                  \
-    "local have = tonumber(redis.call('HGET', KEYS[1], 'slices') or '1')\n"                        \
+    WHOLE(1) "local have = tonumber(redis.call('HGET', KEYS[1], 'slices') or '1')\n"                        \
     "if have ~= n then return -have end\n"                                                         \
     "local probes, at = {}, first\n"                                                               \
     "for j = 1, #KEYS - 1 do\n"                                                                    \
@@ -196,12 +206,14 @@ static const char scl_contains_lua[] =
 /* Clear: KEYS[1] is the hash holding counts (the metadata hash, or the
  * count hash of a block past the first), KEYS[2..] the data keys under its
  * tag. The counts go (only the fields bloomkit counts in: the metadata's
- * own fields stay) and the data keys are deleted, in one indivisible step.
- * The hash is read first, so a key of the wrong type fails before anything
- * is deleted. */
+ * own fields stay) and the data keys are deleted, in one indivisible step;
+ * with ARGV[1] 'drop' the hash goes whole (the metadata last of all:
+ * writers fail from then on). The hash is read first, so a key of the
+ * wrong type fails before anything is deleted. */
 static const char clear_lua[] =
     "local fields = redis.call('HKEYS', KEYS[1])\n"
     "for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end\n"
+    "if ARGV[1] == 'drop' then redis.call('DEL', KEYS[1]); return 1 end\n"
     "for _, f in ipairs(fields) do\n"
     "  if f == 'slices' or string.match(f, '^bits%.%d+$') or string.match(f, '^keys%.%d+$')\n"
     "      or string.match(f, '^sat%.%d+$') then\n"
@@ -218,16 +230,18 @@ static const char clear_lua[] =
  * Every key of generation g expires (PEXPIREAT) when g leaves the window, at
  * (g + G + 1) * span ms: Redis frees old generations, no client sweeps. The
  * newest generation made is NAME's field gen: a server clock that steps
- * back goes on adding into it (nothing is dropped early).
+ * back by up to a span goes on adding into it (nothing is dropped early);
+ * one that is further behind re-dates every generation (src/window's rule).
  * ARGV: op ('a' add, 'c' lookup), span ms, G, refresh, max_bytes (0: none),
  * max_slices, has_next, n, then for each of the n slice shapes the client
- * sent: k, block of the key, bytes, max_set, max_keys, k offsets. A
+ * sent: k, block of the key, blocks of the slice, bytes, max_set,
+ * max_keys, k offsets. A
  * generation with more slices than the client knows (n, less the next one
  * when has_next) answers -(its slices): the client resends. */
 static const char win_lua[] =
     /* TIME before writes: effects replication, the default since Redis 5
      * and the only mode of Redis 7; asked for on an older server */
-    "if redis.replicate_commands then redis.replicate_commands() end\n"
+    "if redis.replicate_commands then redis.replicate_commands() end\n" WHOLE(1)
     "local meta = KEYS[1]\n"
     "local op, span, G, refresh = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]\n"
     "local max_bytes, max_slices = tonumber(ARGV[5]), tonumber(ARGV[6])\n"
@@ -237,21 +251,50 @@ static const char win_lua[] =
     "local t = redis.call('TIME')\n"
     "local now = math.floor((tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) / span)\n"
     "local newest = tonumber(redis.call('HGET', meta, 'gen') or '')\n"
-    "if newest and newest > now then now = newest end\n"
     "local sl, at = {}, 9\n"
     "for j = 1, n do\n"
     "  local k = tonumber(ARGV[at])\n"
-    "  local s = {b = ARGV[at + 1], bytes = tonumber(ARGV[at + 2]),\n"
-    "             set = tonumber(ARGV[at + 3]), keys = tonumber(ARGV[at + 4]), p = {}}\n"
-    "  for i = 1, k do s.p[i] = ARGV[at + 4 + i] end\n"
+    "  local s = {b = ARGV[at + 1], blocks = tonumber(ARGV[at + 2]), bytes = tonumber(ARGV[at + 3]),\n"
+    "             set = tonumber(ARGV[at + 4]), keys = tonumber(ARGV[at + 5]), p = {}}\n"
+    "  for i = 1, k do s.p[i] = ARGV[at + 5 + i] end\n"
     "  sl[j] = s\n"
-    "  at = at + 5 + k\n"
+    "  at = at + 6 + k\n"
     "end\n"
     "local prefix = meta .. ':{' .. meta .. '}:w'\n"
     "local function gkey(g) return prefix .. string.format('%d', g) end\n"
-    "local function dkey(g, j)\n"
-    "  return gkey(g) .. ':' .. (j - 1) .. '/' .. sl[j].b .. ':data'\n"
+    "local function bkey(g, j, b) return gkey(g) .. ':' .. (j - 1) .. '/' .. b .. ':data' end\n"
+    "local function dkey(g, j) return bkey(g, j, sl[j].b) end\n"
+    /* the server's clock more than a span behind the newest generation (it
+     * stepped back, or ran ahead when they were made): every generation is
+     * re-dated, its keys renamed by the difference (oldest first, so no
+     * name is taken before it is moved) and set to expire by the new
+     * number, so that the newest is now's; otherwise the clock's error
+     * would freeze the filter for as long as it lasts */
+    "if newest and newest > now + 1 then\n"
+    "  local by = newest - now\n"
+    "  for g = newest - G, newest do\n"
+    "    local c = tonumber(redis.call('HGET', gkey(g), 'slices') or '0') or 0\n"
+    "    if c > known then return -c end\n"
+    "    local t, expire = g - by, string.format('%d', (g - by + G + 1) * span)\n"
+    "    redis.call('DEL', gkey(t))\n"
+    "    for j = 1, n do\n"
+    "      for b = 0, sl[j].blocks - 1 do\n"
+    "        redis.call('DEL', bkey(t, j, b))\n"
+    "        if j <= c and redis.call('EXISTS', bkey(g, j, b)) == 1 then\n"
+    "          redis.call('RENAME', bkey(g, j, b), bkey(t, j, b))\n"
+    "          redis.call('PEXPIREAT', bkey(t, j, b), expire)\n"
+    "        end\n"
+    "      end\n"
+    "    end\n"
+    "    if c > 0 then\n"
+    "      redis.call('RENAME', gkey(g), gkey(t))\n"
+    "      redis.call('PEXPIREAT', gkey(t), expire)\n"
+    "    end\n"
+    "  end\n"
+    "  newest = now\n"
+    "  redis.call('HSET', meta, 'gen', string.format('%d', now))\n"
     "end\n"
+    "if newest and newest > now then now = newest end\n"
     "local function holds(g, j)\n"
     "  for _, off in ipairs(sl[j].p) do\n"
     "    if redis.call('GETBIT', dkey(g, j), off) == 0 then return false end\n"
@@ -306,19 +349,21 @@ static const char win_lua[] =
     "return 1\n";
 
 /* Window clear: every generation from gen - G to gen (older ones have
- * expired), its cells and counts, and the field gen. ARGV: G, then the
+ * expired), its cells and counts, and the field gen; with ARGV[1] 'drop'
+ * the metadata too, in the same step. ARGV: 'clear' or 'drop', G, then the
  * number of blocks of each slice shape j = 0, 1, ... */
 static const char win_clear_lua[] =
     "local meta = KEYS[1]\n"
     "local newest = tonumber(redis.call('HGET', meta, 'gen') or '')\n"
+    "if ARGV[1] == 'drop' then redis.call('DEL', meta) end\n"
     "if not newest then return 0 end\n"
-    "local G = tonumber(ARGV[1])\n"
+    "local G = tonumber(ARGV[2])\n"
     "local prefix = meta .. ':{' .. meta .. '}:w'\n"
     "for g = newest - G, newest do\n"
     "  local gk = prefix .. string.format('%d', g)\n"
     "  local c = tonumber(redis.call('HGET', gk, 'slices') or '0') or 0\n"
     "  for j = 1, c do\n"
-    "    local blocks = tonumber(ARGV[1 + j] or '1')\n"
+    "    local blocks = tonumber(ARGV[2 + j] or '1')\n"
     "    for b = 0, blocks - 1 do redis.call('DEL', gk .. ':' .. (j - 1) .. '/' .. b .. ':data') "
     "end\n"
     "  end\n"

@@ -25,10 +25,11 @@ enum {
     BK_RS_CNT_REMOVE,    /* KEYS data count; ARGV counter indexes */
     BK_RS_SCL_ADD,       /* KEYS count data...; ARGV n grow_at has_next {k offsets}... */
     BK_RS_SCL_CONTAINS,  /* KEYS count data...; ARGV n {k offsets}... */
-    BK_RS_CLEAR,         /* KEYS count data...: counts and cells gone */
+    BK_RS_CLEAR,         /* KEYS count data...; ARGV clear|drop: counts and cells gone */
     BK_RS_WIN,           /* KEYS meta; ARGV op span G refresh max_bytes max_slices has_next n
                           * {k block bytes max_set max_keys offsets}...: window add/lookup */
-    BK_RS_WIN_CLEAR,     /* KEYS meta; ARGV G {blocks of slice j}...: every generation gone */
+    BK_RS_WIN_CLEAR,     /* KEYS meta; ARGV clear|drop G {blocks of slice j}...: every
+                          * generation gone (and with drop the metadata) */
     BK_RS_COUNT
 };
 
@@ -41,6 +42,9 @@ const char *bk_redis_script(int i);
 /* Error reply of an add that would pass the filter's max_bytes (or the
  * slices a file holds): "BKMAX bytes_after used" or "BKMAX slices". */
 #define BK_RS_MAX "BKMAX"
+/* Error reply of a script whose filter is gone: its count hash lacks the
+ * field format (dropped while in use, or damaged). Nothing was written. */
+#define BK_RS_GONE "BKGONE"
 /* Error reply of the create script when the name holds something else. */
 #define BK_RS_WRONGTYPE "BKWRONGTYPE"
 

@@ -127,13 +127,6 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
     return rc;
 }
 
-/* Delete the filter's cells, counts and metadata. */
-static int drop_keys(bk_rfilter *rf)
-{
-    const int rc = rf->base.ops->clear(&rf->base);
-    return rc != BK_OK ? rc : write_int(rf, rf->name, "DEL", "DEL %s", rf->name);
-}
-
 int bk_redis_push(const bk_filter *f, const char *url)
 {
     if (!f || !url)
@@ -163,7 +156,7 @@ int bk_redis_push(const bk_filter *f, const char *url)
         snprintf(detail, sizeof detail, "%s", bk_last_error());
         if (bk_rconn_broken(bk_rfilter_conn(rf)) == 0 ||
             bk_rconn_reconnect(bk_rfilter_conn(rf)) == BK_OK)
-            drop_keys(rf); /* best effort: the name is ours (we created it) */
+            bk_rfilter_drop(rf); /* best effort: the name is ours (we created it) */
         bk_fail(rc, "%s", detail);
     }
     bk_free(out);
@@ -243,6 +236,81 @@ int bk_redis_pull(const char *url, bk_filter **out)
     return rc;
 }
 
+/* "NAME:{NAME*" with NAME's glob characters escaped: every key of a
+ * filter in NAME's slot (its metadata's) and of its further blocks. */
+static void key_pattern(const char *name, char *buf, size_t len)
+{
+    size_t o = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (const char *p = name; *p && o + 3 < len; p++) {
+            if (strchr("*?[]\\", *p))
+                buf[o++] = '\\';
+            buf[o++] = *p;
+        }
+        const char *sep = pass == 0 ? ":{" : "*";
+        for (; *sep && o + 1 < len; sep++)
+            buf[o++] = *sep;
+    }
+    buf[o] = '\0';
+}
+
+/* A name that is not a whole filter (a metadata hash holding only counts,
+ * left by a writer that raced a drop of an older bloomkit, or a half-made
+ * one): removed when every field of its hash is one bloomkit writes, with
+ * every key under its prefix on its server (SCAN, a cursor at a time, so
+ * the server is never held); anything else at the name is not ours and
+ * stays. */
+static int drop_damaged(const char *url, const char *why)
+{
+    bk_redis_url u;
+    int rc = bk_redis_url_parse(url, &u);
+    bk_rconn *c = NULL;
+    if (rc == BK_OK)
+        rc = bk_rconn_open(&u, &c);
+    redisReply *r = NULL;
+    if (rc == BK_OK)
+        rc = bk_rconn_callf(c, u.name, &r, "HGETALL %s", u.name);
+    if (rc == BK_OK && (r->type != REDIS_REPLY_ARRAY || r->elements % 2))
+        rc = bk_fail(BK_ESERVER, "%s; the key is not a hash, so it is not bloomkit's: left alone",
+                     why);
+    for (size_t i = 0; rc == BK_OK && i < r->elements; i += 2)
+        if (r->element[i]->type != REDIS_REPLY_STRING ||
+            !bk_redis_field_ours(r->element[i]->str, r->element[i]->len))
+            rc = bk_fail(BK_ESERVER,
+                         "%s; its hash holds fields bloomkit does not write, so it is not "
+                         "bloomkit's: left alone",
+                         why);
+    if (r)
+        freeReplyObject(r);
+    char pattern[2 * BK_REDIS_KEY_MAX + 8], cursor[32] = "0";
+    key_pattern(u.name, pattern, sizeof pattern);
+    do {
+        if (rc != BK_OK)
+            break;
+        rc = bk_rconn_callf(c, u.name, &r, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
+        if (rc != BK_OK)
+            break;
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+            r->element[0]->type != REDIS_REPLY_STRING || r->element[1]->type != REDIS_REPLY_ARRAY)
+            rc = bk_fail(BK_ESERVER, "drop %s: SCAN sent an unexpected reply", u.name);
+        else
+            snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+        for (size_t i = 0; rc == BK_OK && i < r->element[1]->elements; i++) {
+            const redisReply *k = r->element[1]->element[i];
+            redisReply *d;
+            if (k->type == REDIS_REPLY_STRING &&
+                (rc = bk_rconn_callf(c, k->str, &d, "DEL %b", k->str, k->len)) == BK_OK)
+                freeReplyObject(d);
+        }
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0") != 0);
+    if (rc == BK_OK && (rc = bk_rconn_callf(c, u.name, &r, "DEL %s", u.name)) == BK_OK)
+        freeReplyObject(r);
+    bk_rconn_close(c);
+    bk_redis_url_free(&u);
+    return rc;
+}
+
 int bk_redis_drop(const char *url)
 {
     bk_filter *f;
@@ -250,9 +318,14 @@ int bk_redis_drop(const char *url)
         bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
     if (rc == BK_ENOTFOUND)
         return BK_OK;
+    if (rc == BK_ESERVER && strstr(bk_last_error(), "metadata")) { /* unreadable: damaged */
+        char why[512];
+        snprintf(why, sizeof why, "%s", bk_last_error());
+        return drop_damaged(url, why);
+    }
     if (rc != BK_OK)
         return rc;
-    rc = drop_keys((bk_rfilter *)f);
+    rc = bk_rfilter_drop((bk_rfilter *)f);
     bk_free(f);
     return rc;
 }

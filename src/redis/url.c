@@ -238,6 +238,10 @@ int bk_redis_url_parse(const char *text, bk_redis_url *u)
         return fail(u, "redis URL: %s", "missing");
     if (strlen(text) > 4096)
         return fail(u, "redis URL: %s", "longer than 4096 bytes");
+    if (strchr(text, '#'))
+        return fail(u, "redis URL: %s",
+                    "has a fragment ('#...'), which is no part of a server's address or a "
+                    "filter's name: remove it (a '#' in a name or password is written %23)");
     const char *q = strchr(text, '?');
     const size_t body_len = q ? (size_t)(q - text) : strlen(text);
     const int is_unix = strncmp(text, "unix://", 7) == 0;

@@ -318,11 +318,17 @@ static int win_merge(bk_filter *dst, const bk_filter *src)
 {
     bk_window *d = (bk_window *)dst;
     const bk_window *s = (const bk_window *)src;
-    if (d->n != s->n || d->span_ms != s->span_ms)
-        return BK_EINCOMPAT;
-    for (uint32_t i = 0; i < d->n; i++)
-        if (d->gens[i].number != s->gens[i].number)
-            return BK_EINCOMPAT;
+    if (d->span_ms != s->span_ms)
+        return bk_fail(BK_EINCOMPAT,
+                       "the windows' spans differ (%lld ms vs %lld ms: window / generations)",
+                       (long long)d->span_ms, (long long)s->span_ms);
+    for (uint32_t i = 0; i < d->n || i < s->n; i++)
+        if (i >= d->n || i >= s->n || d->gens[i].number != s->gens[i].number)
+            return bk_fail(BK_EINCOMPAT,
+                           "the windows hold different generations (%u from span %lld vs %u from "
+                           "span %lld): only filters that saw the same spans merge",
+                           d->n, (long long)d->gens[0].number, s->n,
+                           (long long)s->gens[0].number);
     for (uint32_t i = 0; i < d->n; i++) { /* shapes first: nothing changes on a mismatch */
         const bk_filter *a = d->gens[i].chain, *b = s->gens[i].chain;
         if (a->ops->slice_count(a) != b->ops->slice_count(b))

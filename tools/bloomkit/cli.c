@@ -78,7 +78,7 @@ void cli_say_redated(const cli_opts *o, const bk_filter *f, const char *where)
     fprintf(stderr,
             "bloomkit %s: warning: %s: its newest generation starts at %s UTC, %.1f days after "
             "this clock's %s UTC (a clock ran ahead when it was written, or this one is "
-            "behind): every generation was re-dated to now, so its keys are forgotten a window "
+            "behind): every generation is re-dated to now, so its keys are forgotten a window "
             "from now (docs/windows.md)\n",
             o->cmd, where, cli_utc_time(st.redated_from_ms, 0, from, sizeof from), days,
             cli_utc_time(st.redated_to_ms, 0, to, sizeof to));
@@ -206,7 +206,7 @@ static int parse_options(int argc, char **argv, const char *cmd, cli_optset allo
 
 int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
 {
-    const cli_optset allowed = spec->allowed | OPT(HELP);
+    const cli_optset allowed = spec->allowed | OPT(HELP) | OPT(QUIET); /* every command */
     int rc = parse_options(argc, argv, spec->name, allowed, o);
     if (rc != 0)
         return rc;
@@ -416,6 +416,7 @@ void cli_install_signals(void)
     sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns EINTR */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a closed terminal: saved as INT and TERM are */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN); /* a file-size limit is a write error, not a kill */
 }

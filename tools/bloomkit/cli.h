@@ -99,7 +99,7 @@ typedef struct cli_opts {
 typedef struct cli_spec {
     const char *name;       /* "dedup" */
     const char *usage;      /* its --help text */
-    cli_optset allowed;     /* options it accepts (--help always) */
+    cli_optset allowed;     /* options it accepts (--help and --quiet always) */
     cli_optset required;    /* options it cannot run without */
     int min_args, max_args; /* positional arguments; max_args -1: no limit */
     const char *give;       /* the usage error when required or the counts fail */

@@ -5,8 +5,8 @@
  * the filter plus fixed buffers, whatever the input size. With --state FILE
  * the filter survives runs: loaded if FILE exists (its parameters win; an
  * explicit config that differs is an error), created otherwise, and saved
- * atomically at the end, every --checkpoint N records and on SIGINT/SIGTERM
- * (after the current record; exit 130/143).
+ * atomically at the end, every --checkpoint N records and on SIGINT/SIGTERM/SIGHUP
+ * (after the current record; exit 130/143/129).
  *
  * Ordering invariant: stdout is flushed before every save, so a saved state
  * never holds a record that was not written out. If stdout fails (the reader
@@ -34,7 +34,7 @@ static const char usage[] =
     "fpr=0.0001 capacity=1000000 layout=blocked, in memory. --state FILE keeps the\n"
     "filter across runs: loaded if FILE exists (its parameters win), created otherwise,\n"
     "saved atomically at the end, every N records with --checkpoint N, and on\n"
-    "SIGINT/SIGTERM. --redis URL deduplicates against a shared filter in Redis\n"
+    "SIGINT/SIGTERM/SIGHUP. --redis URL deduplicates against a shared filter in Redis\n"
     "(created with the config if it does not exist), so that several processes on\n"
     "several machines emit each record once between them. Runs sharing one --state\n"
     "FILE take turns (a lock beside it; --no-wait: exit 3 at once instead).\n"

@@ -2,7 +2,7 @@
  * cmd_filter.c - add, check and remove: stream records against a filter file.
  *
  * add and remove load the file, apply every record and save atomically at the
- * end (or when SIGINT/SIGTERM stops them after the current record), so the
+ * end (or when SIGINT/SIGTERM/SIGHUP stops them after the current record), so the
  * file is always the old filter or the new one. check maps the file read-only
  * (verified), which opens even huge filters without reading them whole.
  */

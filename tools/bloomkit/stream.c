@@ -31,7 +31,7 @@ void lr_free(line_reader *lr)
 }
 
 /* Wait until lr->fd is readable (at once for regular files) or *lr->stop
- * is raised: -1 when stopping. SIGINT/SIGTERM stay blocked from the test of
+ * is raised: -1 when stopping. SIGINT/SIGTERM/SIGHUP stay blocked from the test of
  * the flag until pselect unblocks them atomically for the wait. */
 static int wait_readable(line_reader *lr)
 {
@@ -41,6 +41,7 @@ static int wait_readable(line_reader *lr)
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT);
     sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
     if (sigprocmask(SIG_BLOCK, &stops, &before) != 0)
         return *lr->stop ? -1 : 0;
     int stopping = *lr->stop != 0;

@@ -11,6 +11,8 @@ filter other than the one asked for.
 """
 from __future__ import annotations
 
+import ipaddress
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -95,9 +97,11 @@ def _one(found: Dict[str, Any], what: str, norm=lambda v: v):
 
 
 def _int(name: str, value, lo: int, hi: int) -> int:
-    """value (an int, or a str of digits) as an int in lo .. hi."""
+    """value (an int, or a str of ASCII digits: str.isdigit() also takes
+    '²', which int() refuses) as an int in lo .. hi."""
     if isinstance(value, bool) or not (
-            isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit())):
+            isinstance(value, int)
+            or (isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value))):
         raise ValueError("%s=%r is not a whole number" % (name, value))
     v = int(value)
     if not lo <= v <= hi:
@@ -133,6 +137,11 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
     if url:
         u = urlsplit(url)
         scheme = u.scheme
+        try:
+            u.port
+        except ValueError:
+            raise ValueError("REDIS_URL=%r: its port is not a number in 1 .. 65535" % url) \
+                from None
         if scheme not in ("redis", "unix"):
             raise ValueError("REDIS_URL=%r: bloomkit connects to redis:// and unix:// (a %s:// "
                              "server needs TLS, which its client does not speak)" % (url, scheme))
@@ -151,7 +160,7 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
             elif k == "password":
                 pw_found["REDIS_URL (password=)"] = v[-1]
             elif k in ("socket_timeout", "socket_connect_timeout"):
-                options[k] = v[-1]
+                options[k] = (v[-1], "REDIS_URL (%s=)" % k)
             else:
                 raise ValueError("REDIS_URL=%r: option %s is not one bloomkit can apply "
                                  "(db, password, socket_timeout, socket_connect_timeout)"
@@ -166,7 +175,7 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
                                                        ", ".join("%s=%r" % kv for kv in
                                                                  sorted(given.items()))))
     if not url:
-        host = given.get("REDIS_HOST", REDIS_HOST)
+        host = _host(given.get("REDIS_HOST", REDIS_HOST))
         port = _int("REDIS_PORT", given["REDIS_PORT"], 1, 65535) if "REDIS_PORT" in given \
             else REDIS_PORT
         scheme = "redis"
@@ -179,7 +188,7 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
         elif k == "username":
             user = str(v)
         elif k in ("socket_timeout", "socket_connect_timeout"):
-            options.setdefault(k, v)
+            options.setdefault(k, (v, "REDIS_PARAMS['%s']" % k))
         elif k not in PARAMS_CLIENT_ONLY:
             raise ValueError("REDIS_PARAMS['%s'] is not a parameter bloomkit can apply (it "
                              "applies %s; %s concern only the redis-py client)"
@@ -192,11 +201,16 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
     if db is not None:
         query["db"] = _int("the database", db, 0, 65535)
     for k, opt in (("socket_timeout", "timeout"), ("socket_connect_timeout", "connect_timeout")):
-        if k in options and options[k] is not None:
+        value, where = options.get(k, (None, k))
+        if value is not None:
             try:
-                query[opt] = max(1, int(round(float(options[k]) * 1000)))
+                seconds = float(value)
             except (TypeError, ValueError):
-                raise ValueError("%s=%r is not a number of seconds" % (k, options[k])) from None
+                raise ValueError("%s=%r is not a number of seconds" % (where, value)) from None
+            if not (math.isfinite(seconds) and 0.001 <= seconds <= 3600):
+                raise ValueError("%s=%r: bloomkit waits 0.001 .. 3600 seconds (a timeout of 0, "
+                                 "below 0 or infinite is not one it can apply)" % (where, value))
+            query[opt] = int(round(seconds * 1000))
     if block_bytes:
         query["block_bytes"] = block_bytes
     cred = ""
@@ -208,6 +222,24 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
     hostpart = "[%s]" % host if ":" in str(host) else str(host)
     return "redis://%s%s:%d/%s%s" % (cred, hostpart, port or REDIS_PORT, quote(name, safe=":"),
                                      "?" + q if q else "")
+
+
+def _host(host) -> str:
+    """REDIS_HOST as given, when it is a host name or an IP address: the
+    port, a password or a path belong to other settings (or REDIS_URL), and
+    would otherwise make another URL than the one meant."""
+    h = str(host).strip()
+    if h.startswith("[") and h.endswith("]"):
+        h = h[1:-1]
+    try:
+        return str(ipaddress.ip_address(h))
+    except ValueError:
+        pass
+    if not re.fullmatch(r"[A-Za-z0-9_]([A-Za-z0-9_.-]{0,252})", h):
+        raise ValueError("REDIS_HOST=%r is not a host name or an IP address: give the port as "
+                         "REDIS_PORT, a password in REDIS_PARAMS, or the whole server as "
+                         "REDIS_URL" % (host,))
+    return h
 
 
 def _recipe_pins(settings) -> Optional[tuple]:
@@ -233,6 +265,18 @@ def _stated_keys(config: str, keys) -> list:
     from .filter import config_states
 
     return [k for k in keys if config_states(config, k)]
+
+
+def _fill_key(setting: str, value, spider_name: Optional[str]) -> str:
+    """A key setting with %(spider)s filled in (when the spider's name is
+    known); any other placeholder, or a stray %, names the setting."""
+    text = str(value)
+    try:
+        text % {"spider": "x"}  # every placeholder checked, with or without a name
+    except (KeyError, ValueError, TypeError) as e:
+        raise ValueError("%s=%r: %s is not a placeholder bloomkit fills (only %%(spider)s; "
+                         "write %%%% for a %%)" % (setting, text, e)) from None
+    return text % {"spider": spider_name} if spider_name is not None and "%(" in text else text
 
 
 def resolve(settings, spider_name: Optional[str] = None) -> Plan:
@@ -265,8 +309,11 @@ def resolve(settings, spider_name: Optional[str] = None) -> Plan:
     bloomkit_redis = settings.get("BLOOMKIT_REDIS") if _user_set(settings, "BLOOMKIT_REDIS") \
         else None
     state = settings.get("BLOOMKIT_STATE") if _user_set(settings, "BLOOMKIT_STATE") else None
+    save_every = settings.get("BLOOMKIT_SAVE_EVERY") \
+        if _user_set(settings, "BLOOMKIT_SAVE_EVERY") else None
     plan = Plan(config=config, config_stated=bool(stated) or bool(pins),
-                save_every=settings.getint("BLOOMKIT_SAVE_EVERY", 10000),
+                save_every=10000 if save_every is None
+                else _int("BLOOMKIT_SAVE_EVERY", save_every, 0, 2 ** 62),
                 debug=settings.getbool("DUPEFILTER_DEBUG"))
     dupefilter_redis = {n: v for n, v in redis_given.items() if n.startswith("REDIS_DUP")}
     if bloomkit_redis and (key_given or dupefilter_redis or (pins and blocks and blocks > 1)):
@@ -286,8 +333,7 @@ def resolve(settings, spider_name: Optional[str] = None) -> Plan:
     if bloomkit_redis:
         plan.redis_url = bloomkit_redis
     elif shared:
-        keys = {n: (v % {"spider": spider_name} if spider_name is not None and "%(" in str(v)
-                    else v) for n, v in key_given.items()}
+        keys = {n: _fill_key(n, v, spider_name) for n, v in key_given.items()}
         name = _one(keys, "the filter's Redis key") if keys else SCRAPY_REDIS_KEY
         if "%(spider)s" in name:
             if spider_name is None:

@@ -81,6 +81,39 @@ class RefusedSettingsTest(unittest.TestCase):
         self.refused(["BLOOMFILTER_BIT"], BLOOMFILTER_BIT=40)
         self.refused(["BLOOMFILTER_HASH_NUMBER"], BLOOMFILTER_HASH_NUMBER="six")
 
+    def test_odd_values_stop_the_crawl_naming_the_setting(self):
+        # each once gave a bare traceback or a silent change
+        cases = [
+            (["REDIS_PORT"], dict(REDIS_PORT="\u00b2")),  # '²': str.isdigit() says yes
+            (["BLOOMFILTER_BIT"], dict(BLOOMFILTER_BIT="\u00b2")),
+            (["REDIS_PARAMS['socket_timeout']"],
+             dict(REDIS_HOST="h", REDIS_PARAMS={"socket_timeout": float("inf")})),
+            (["REDIS_PARAMS['socket_timeout']"],
+             dict(REDIS_HOST="h", REDIS_PARAMS={"socket_timeout": 0})),
+            (["REDIS_PARAMS['socket_connect_timeout']"],
+             dict(REDIS_HOST="h", REDIS_PARAMS={"socket_connect_timeout": -5})),
+            (["REDIS_URL (socket_timeout=)"], dict(REDIS_URL="redis://h:1?socket_timeout=nan")),
+            (["SCHEDULER_DUPEFILTER_KEY", "%(spider)s"],
+             dict(SCHEDULER_DUPEFILTER_KEY="%(x)s:dupefilter")),
+            (["BLOOMFILTER_REDIS_KEY"], dict(BLOOMFILTER_REDIS_KEY="50% off")),
+            (["BLOOMKIT_SAVE_EVERY"], dict(BLOOMKIT_SAVE_EVERY="abc")),
+            (["REDIS_HOST"], dict(REDIS_HOST="127.0.0.1/other")),
+            (["REDIS_HOST"], dict(REDIS_HOST="evil@127.0.0.1")),
+            (["REDIS_HOST", "REDIS_PORT"], dict(REDIS_HOST="127.0.0.1:7000")),
+            (["REDIS_URL"], dict(REDIS_URL="redis://h:99999")),
+        ]
+        for names, values in cases:
+            with self.subTest(values=values):
+                self.refused(names, **values)
+        # what is right passes as given
+        from bloomkit.scrapy_settings import resolve
+
+        for host, url in (("::1", "redis://[::1]:6379/s:dupefilter"),
+                          ("[::1]", "redis://[::1]:6379/s:dupefilter"),
+                          ("redis-1.example", "redis://redis-1.example:6379/s:dupefilter")):
+            self.assertEqual(resolve(settings_of(REDIS_HOST=host), "s").redis_url, url)
+        self.assertEqual(resolve(settings_of(BLOOMKIT_SAVE_EVERY="25"), "s").save_every, 25)
+
     def test_a_spider_key_without_a_spider_is_refused(self):
         from bloomkit.scrapy import BloomDupeFilter
 
