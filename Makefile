@@ -268,18 +268,24 @@ $(BUILD)/bench/bench_hash: bench/bench_hash.c bench/keys.h bench/textbook_siphas
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(BENCH_PEERS) -o $@ $< $(STATIC_LIB) $(BENCH_LIBS) $(LDLIBS)
 
+$(BUILD)/bench/bench_window: bench/bench_window.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
 # Filter operations against Debian's libbloom, same keys, same run (BENCH_KEYS=...),
 # then SipHash against libsodium's. bench-smoke: the same programs on small
 # inputs, a few seconds, nothing asserted (run by `make check`, so they never rot).
 BENCH_KEYS ?= 10000000
-bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash
+bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/bench_window
 	$(BUILD)/bench/bench_filter -n $(BENCH_KEYS) $(BENCH_ARGS)
 	$(BUILD)/bench/bench_hash
+	$(BUILD)/bench/bench_window
 
-bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/bench_redis
+bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/bench_redis \
+  $(BUILD)/bench/bench_window
 	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
-	$(BUILD)/bench/bench_redis --smoke >/dev/null && \
-	echo "bench-smoke: bench_filter, bench_hash and bench_redis ran"
+	$(BUILD)/bench/bench_redis --smoke >/dev/null && $(BUILD)/bench/bench_window --smoke >/dev/null && \
+	echo "bench-smoke: bench_filter, bench_hash, bench_redis and bench_window ran"
 
 # ns per operation against n (10^4 .. BENCH_SWEEP_MAX) for every variant and
 # libbloom, drawn with gnuplot into docs/performance-sweep.png.

@@ -115,6 +115,12 @@ static void expect_code(run_result r, int code, const char *what)
     done(&r);
 }
 
+/* A clock for bk_set_clock: the time *ctx holds. */
+static int64_t fixed_clock(void *ctx)
+{
+    return *(const int64_t *)ctx;
+}
+
 START_TEST(every_command_has_help)
 {
     const char *cmds[] = {"plan",  "create", "add",   "check",    "remove",
@@ -509,9 +515,9 @@ END_TEST
  * flushes stdout after every line, so the test knows what was processed. */
 START_TEST(dedup_saves_on_signals)
 {
-    const int sigs[] = {SIGTERM, SIGINT};
-    for (int s = 0; s < 2; s++) {
-        char *state = in_dir(s ? "int.bkf" : "term.bkf");
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP}; /* HUP: a closed terminal */
+    for (int s = 0; s < 3; s++) {
+        char *state = in_dir(s == 0 ? "term.bkf" : s == 1 ? "int.bkf" : "hup.bkf");
         int to_child[2], from_child[2];
         ck_assert_int_eq(pipe(to_child), 0);
         ck_assert_int_eq(pipe(from_child), 0);
@@ -685,6 +691,120 @@ START_TEST(errors_and_exit_codes)
     ck_assert_int_eq(access(f, F_OK), -1);
     ck_assert_int_eq(access(in_dir("x.bkf"), F_OK), -1);
     ck_assert_int_eq(tu_count_files(g_dir), 3);
+    /* a directory is named as one, not met with advice to --force */
+    for (int force = 0; force < 2; force++) {
+        r = force ? RUN(NULL, "create", g_dir, "--force") : RUN(NULL, "create", g_dir);
+        ck_assert_msg(strstr(r.err, "is a directory") && !strstr(r.err, "--force"), "%s", r.err);
+        expect_code(r, 2, "create on a directory");
+    }
+    /* -q is taken by every command */
+    expect_code(RUN(NULL, "create", "-q", f, "--capacity", "100"), 0, "create -q");
+    expect_code(RUN(NULL, "plan", "-q", "--capacity", "100", "--fpr", "0.01"), 0, "plan -q");
+    expect_code(RUN(NULL, "info", "--quiet", f), 0, "info --quiet");
+    /* tiny pinned filters get their exact rate (one bit, one key: 1, not 0.632) */
+    r = RUN(NULL, "plan", "--bits", "1", "--capacity", "1");
+    ck_assert_msg(strstr(r.out, "expected fpr  1 (after 1 keys)") != NULL, "%s", r.out);
+    expect_code(r, 0, "plan --bits 1");
+    /* windows whose spans differ: merge names the spans */
+    expect_code(RUN(NULL, "create", in_dir("w10.bkf"), "--window", "10s", "--config",
+                    "key=000102030405060708090a0b0c0d0e0f"),
+                0, "create w10");
+    expect_code(RUN(NULL, "create", in_dir("w20.bkf"), "--window", "20s", "--config",
+                    "key=000102030405060708090a0b0c0d0e0f"),
+                0, "create w20");
+    r = RUN(NULL, "merge", in_dir("w.bkf"), in_dir("w10.bkf"), in_dir("w20.bkf"));
+    ck_assert_msg(strstr(r.err, "spans differ (1250 ms vs 2500 ms") != NULL, "%s", r.err);
+    expect_code(r, 2, "merge windows of other spans");
+    /* a URL's #fragment is no part of a name */
+    r = RUN(NULL, "info", "--redis", "redis://127.0.0.1:1/name#frag");
+    ck_assert_msg(strstr(r.err, "fragment") != NULL, "%s", r.err);
+    expect_code(r, 2, "a URL with a fragment");
+}
+END_TEST
+
+/* Two names of one file (a hard link) would become two filters at the first
+ * save (a rename gives the new file to one name): every writer refuses it,
+ * naming the links, and nothing is written; readers go on. */
+START_TEST(hard_links_are_refused_by_every_writer)
+{
+    char *a = in_dir("a.bkf"), *b = in_dir("b.bkf");
+    expect_code(RUN(NULL, "create", a, "--capacity", "1000"), 0, "create");
+    expect_code(RUN("k1\n", "add", a), 0, "add");
+    ck_assert_int_eq(link(a, b), 0);
+    size_t len0;
+    uint8_t *before = tu_read_file(a, &len0);
+    const char *writers[][5] = {{"add", "B", NULL}, {"remove", "B", NULL},
+                                {"dedup", "--state", "B", NULL}, {"create", "B", "--force", NULL},
+                                {"merge", "B", "A", NULL}};
+    for (size_t w = 0; w < sizeof writers / sizeof *writers; w++) {
+        char *argv[6] = {NULL};
+        for (int i = 0; writers[w][i]; i++)
+            argv[i] = strcmp(writers[w][i], "B") == 0   ? b
+                      : strcmp(writers[w][i], "A") == 0 ? a
+                                                        : (char *)writers[w][i];
+        run_result r = run_limited("k2\n", 3, 0, argv);
+        ck_assert_msg(strstr(r.err, "2 hard links") != NULL, "%s: %s", writers[w][0], r.err);
+        expect_code(r, 3, writers[w][0]);
+        size_t len;
+        uint8_t *now = tu_read_file(a, &len);
+        ck_assert_msg(len == len0 && memcmp(now, before, len) == 0, "%s changed the file",
+                      writers[w][0]);
+        free(now);
+    }
+    run_result r = RUN("k1\n", "check", b); /* reading is fine */
+    ck_assert_str_eq(r.out, "k1\n");
+    done(&r);
+    bk_filter *f = tu_filter("capacity=10");
+    ck_assert_int_eq(bk_save(f, b), BK_EIO);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "hard links"));
+    bk_file_lock *lock = NULL;
+    ck_assert_int_eq(bk_lock_file(a, 0, &lock), BK_EIO);
+    ck_assert_ptr_null(lock);
+    bk_free(f);
+    free(before);
+}
+END_TEST
+
+/* A state file written under a clock ten years ahead: the next run under
+ * the right clock says so (both times) and re-dates it, and the window runs
+ * on: a line is forgotten a window later instead of for ten years. */
+START_TEST(a_window_state_from_a_clock_ahead_is_redated_with_a_warning)
+{
+    char *state = in_dir("w.bkf");
+    bk_config c;
+    char err[128];
+    ck_assert_int_eq(bk_config_parse(&c, "variant=window window=2s generations=2", err, sizeof err),
+                     BK_OK);
+    const int64_t ahead = INT64_C(3650) * 86400000;
+    bk_set_clock(NULL, NULL);
+    const int64_t real = bk_now_ms();
+    bk_filter *f = NULL;
+    ck_assert_int_eq(bk_new(&c, &f), BK_OK);
+    bk_free(f); /* the same filter the command would make, written from the future: */
+    static int64_t at_ms;
+    at_ms = real + ahead;
+    bk_set_clock(fixed_clock, &at_ms);
+    ck_assert_int_eq(bk_new(&c, &f), BK_OK);
+    ck_assert_int_eq(bk_add(f, "y", 1), 1);
+    ck_assert_int_eq(bk_save(f, state), BK_OK);
+    bk_free(f);
+    bk_set_clock(NULL, NULL);
+    run_result r = RUN("y\nz\n", "dedup", "--state", state);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "z\n");
+    ck_assert_msg(strstr(r.err, "warning") && strstr(r.err, "3650.0 days") &&
+                      strstr(r.err, "re-dated"),
+                  "%s", r.err);
+    done(&r);
+    r = RUN("y\nz\n", "dedup", "--state", state); /* re-dated once: no more warning */
+    ck_assert_str_eq(r.out, "");
+    ck_assert_str_eq(r.err, "");
+    done(&r);
+    /* forgotten a window and a span (2 s + 1 s) after, not ten years */
+    usleep(3100 * 1000);
+    r = RUN("y\nz\n", "dedup", "--state", state);
+    ck_assert_str_eq(r.out, "y\nz\n");
+    done(&r);
 }
 END_TEST
 
@@ -821,6 +941,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, dedup_saves_on_signals);
     tcase_add_test(tc, create_add_check_remove_info_merge_intersect);
     tcase_add_test(tc, errors_and_exit_codes);
+    tcase_add_test(tc, hard_links_are_refused_by_every_writer);
+    tcase_add_test(tc, a_window_state_from_a_clock_ahead_is_redated_with_a_warning);
     tcase_add_test(tc, full_disk_during_add);
     tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);
     tcase_add_test(tc, options_are_values_never_config_text);

@@ -1257,6 +1257,128 @@ START_TEST(creation_writes_nothing_and_drop_clears_a_stuck_name)
 }
 END_TEST
 
+/* A writer that races `drop` fails (nothing written, the error says the
+ * filter was dropped) instead of making half a filter that nothing can open
+ * or drop; every variant, and a standard filter over several blocks. */
+START_TEST(drop_racing_a_writer_leaves_nothing_behind)
+{
+    static const char *const configs[] = {
+        "variant=standard capacity=1000", "variant=counting capacity=1000",
+        "variant=scalable capacity=100", "variant=window window=1h capacity=1000",
+        "variant=standard layout=blocked capacity=20000"};
+    redisContext *c = admin();
+    for (size_t i = 0; i < sizeof configs / sizeof *configs; i++) {
+        char url[256], name[16], err[512];
+        snprintf(name, sizeof name, "dr%zu", i);
+        test_redis_url(&srv, name, i == 4 ? "block_bytes=4096" : NULL, url, sizeof url);
+        bk_filter *w = NULL;
+        ck_assert_int_eq(bk_redis_open_config(url, configs[i], err, sizeof err, &w), BK_OK);
+        ck_assert_int_eq(tu_add_keys(w, "before", 0, 50), 50);
+        ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+        char key[32];
+        const int rc = bk_add(w, key, tu_key(key, sizeof key, "after", 0));
+        ck_assert_msg(rc == BK_ENOTFOUND, "%s: add after drop gave %d", configs[i], rc);
+        ck_assert_msg(strstr(bk_last_error(), "dropped") != NULL, "%s", bk_last_error());
+        int results[64];
+        const char *keys[64];
+        size_t lens[64];
+        char buf[64][24];
+        for (int k = 0; k < 64; k++) {
+            lens[k] = tu_key(buf[k], sizeof buf[k], "batch", (uint64_t)k);
+            keys[k] = buf[k];
+        }
+        ck_assert_int_eq(bk_add_batch(w, (const void *const *)keys, lens, 64, results), BK_ENOTFOUND);
+        redisReply *r = redisCommand(c, "KEYS %s*", name);
+        ck_assert_msg(r->elements == 0, "%s: %zu keys left after the racing adds", configs[i],
+                      r->elements);
+        freeReplyObject(r);
+        bk_filter *g = NULL;
+        ck_assert_int_eq(bk_redis_open_existing(url, &g), BK_ENOTFOUND);
+        ck_assert_int_eq(bk_redis_open_config(url, configs[i], err, sizeof err, &g), BK_OK);
+        bk_free(g);
+        ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+        bk_free(w);
+    }
+    /* a name an older release left damaged (a hash of counts only, cells
+     * beside it) is dropped whole; a hash that is not bloomkit's is not */
+    redisReply *r = redisCommand(c, "HSET dmg bits.0 5 keys.0 3 gen 12");
+    freeReplyObject(r);
+    r = redisCommand(c, "MSET dmg:{dmg}:data x dmg:{dmg/1}:data y dmgx:{dmgx}:data z");
+    freeReplyObject(r);
+    r = redisCommand(c, "HSET notours name bob");
+    freeReplyObject(r);
+    char url[256];
+    bk_filter *g;
+    ck_assert_int_eq(bk_redis_open_existing(test_redis_url(&srv, "dmg", NULL, url, sizeof url), &g),
+                     BK_ESERVER);
+    ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+    r = redisCommand(c, "KEYS dmg*");
+    ck_assert_uint_eq(r->elements, 1); /* dmgx's key only: another name */
+    ck_assert_str_eq(r->element[0]->str, "dmgx:{dmgx}:data");
+    freeReplyObject(r);
+    ck_assert_int_eq(bk_redis_drop(test_redis_url(&srv, "notours", NULL, url, sizeof url)),
+                     BK_ESERVER);
+    r = redisCommand(c, "HGET notours name");
+    ck_assert_str_eq(r->str, "bob");
+    freeReplyObject(r);
+    r = redisCommand(c, "DEL notours dmgx:{dmgx}:data");
+    freeReplyObject(r);
+    redisFree(c);
+}
+END_TEST
+
+/* A window whose server clock is more than a span behind its newest
+ * generation (the server's clock ran ahead when it was made, here by 1,000
+ * spans): opening says so, and the next script re-dates every generation
+ * (keys renamed, expiry by the new number) instead of freezing it. */
+START_TEST(a_window_from_a_server_clock_ahead_is_redated)
+{
+    char url[256], err[512];
+    test_redis_url(&srv, "wskew", NULL, url, sizeof url);
+    bk_filter *f = NULL;
+    ck_assert_int_eq(
+        bk_redis_open_config(url, "variant=window window=20s generations=2", err, sizeof err, &f),
+        BK_OK);
+    ck_assert_uint_ge(tu_add_keys(f, "skew", 0, 100), 99);
+    bk_free(f);
+    redisContext *c = admin();
+    redisReply *r = redisCommand(c, "HGET wskew gen");
+    const long long g = atoll(r->str), ahead = g + 1000;
+    freeReplyObject(r);
+    char from[128], to[128];
+    snprintf(from, sizeof from, "wskew:{wskew}:w%lld", g);
+    snprintf(to, sizeof to, "wskew:{wskew}:w%lld", ahead);
+    r = redisCommand(c, "RENAME %s %s", from, to);
+    freeReplyObject(r);
+    r = redisCommand(c, "RENAME %s:0/0:data %s:0/0:data", from, to);
+    freeReplyObject(r);
+    r = redisCommand(c, "HSET wskew gen %lld", ahead);
+    freeReplyObject(r);
+    ck_assert_int_eq(bk_redis_open_existing(url, &f), BK_OK);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_int_eq(st.redated_from_ms, ahead * 10000);
+    ck_assert_int_ge(st.redated_to_ms, g * 10000);
+    ck_assert_uint_eq(tu_count_present(f, "skew", 0, 100), 100); /* re-dated, not lost */
+    r = redisCommand(c, "HGET wskew gen");
+    const long long now = atoll(r->str);
+    freeReplyObject(r);
+    ck_assert_int_lt(now, ahead);
+    ck_assert_int_ge(now, g);
+    r = redisCommand(c, "PTTL wskew:{wskew}:w%lld:0/0:data", now);
+    ck_assert_int_gt(r->integer, 0);
+    ck_assert_int_le(r->integer, 30000); /* (now + G + 1) spans: within a window and a span */
+    freeReplyObject(r);
+    r = redisCommand(c, "EXISTS %s", to);
+    ck_assert_int_eq(r->integer, 0);
+    freeReplyObject(r);
+    ck_assert_int_eq(bk_add(f, "fresh", 5), 1);
+    bk_redis_drop(url);
+    bk_free(f);
+    redisFree(c);
+}
+END_TEST
+
 /* A server that restarts answers -LOADING until its data set is in memory;
  * `bloomkit check` right then waits it out (bounded) instead of failing.
  * The loading is made slow on purpose (key-load-delay), and the test checks
@@ -1639,6 +1761,8 @@ Suite *redis_suite(void)
     tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
     tcase_add_loop_test(tc, dedup_prints_every_confirmed_line_before_an_error, 0, 2);
     tcase_add_test(tc, creation_writes_nothing_and_drop_clears_a_stuck_name);
+    tcase_add_test(tc, drop_racing_a_writer_leaves_nothing_behind);
+    tcase_add_test(tc, a_window_from_a_server_clock_ahead_is_redated);
     tcase_add_test(tc, a_restarting_server_is_waited_for);
     tcase_add_test(tc, password_from_environment_or_file);
     tcase_add_test(tc, redis_options_are_never_ignored);

@@ -37,6 +37,16 @@ START_TEST(rate_table_matches_closed_form)
     /* The two figures quoted in the design notes, to three significant digits. */
     ck_assert_double_eq_tol(bk_rate_after(20 * n, 10, n), 8.89e-05, 0.005e-05);
     ck_assert_double_eq_tol(bk_rate_after(32 * n, 24, n), 2.17e-07, 0.005e-07);
+    /* Tiny m: the exact (1 - (1 - 1/m)^(kn))^k, where the asymptotic form is
+     * off (one bit, one key: certain, not 1 - 1/e) */
+    ck_assert_double_eq(bk_rate_after(1, 1, 1), 1.0);
+    ck_assert_double_eq_tol(bk_rate_after(2, 1, 1), 0.5, 1e-15);
+    ck_assert_double_eq_tol(bk_rate_after(4, 2, 1), pow(1.0 - pow(0.75, 2.0), 2.0), 1e-15);
+    for (uint64_t m = 1000; m < (UINT64_C(1) << 22); m *= 4) { /* both sides of 2^20 */
+        const double exact = pow(1.0 - pow(1.0 - 1.0 / (double)m, 7.0 * (double)(m / 10)), 7.0);
+        ck_assert_msg(fabs(bk_rate_after(m, 7, m / 10) - exact) <= 1e-4 * exact, "m=%llu",
+                      (unsigned long long)m);
+    }
 }
 END_TEST
 

@@ -64,6 +64,7 @@ typedef struct bk_scalable {
     pthread_rwlock_t lock;                       /* adds: read; growth: write */
     bk_budget own;                               /* max_bytes of a chain on its own */
     bk_budget *budget; /* own, or the one of the filter this chain is part of (a window) */
+    bk_scalable_sizes *sizes; /* that filter's slice sizes, or NULL: sized here */
 } bk_scalable;
 
 _Static_assert(offsetof(bk_scalable, base) == 0, "bk_filter must be the first member");
@@ -118,28 +119,56 @@ int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out
     return BK_OK;
 }
 
-int bk_scalable_first_init(const bk_config *cfg, bk_scalable_first *out)
+static int size_slice(const bk_config *cfg, uint32_t i, bk_slice_size *out)
 {
-    const int rc = bk_scalable_slice_shape(cfg, 0, &out->shape);
+    const int rc = bk_scalable_slice_shape(cfg, i, &out->shape);
     if (rc == BK_OK)
         out->limit = bk_scalable_limit(&out->shape);
     return rc;
 }
 
-/* Make slice i, of the shape and limit `sized` gives (NULL: sized here). */
-static int add_slice(bk_scalable *sf, uint32_t i, const bk_scalable_first *sized)
+int bk_scalable_sizes_init(bk_scalable_sizes *z, const bk_config *cfg)
+{
+    z->cfg = *cfg;
+    atomic_init(&z->ready, 0);
+    const int rc = size_slice(cfg, 0, &z->slice[0]);
+    if (rc != BK_OK)
+        return rc;
+    atomic_init(&z->ready, 1);
+    return pthread_mutex_init(&z->lock, NULL) == 0 ? BK_OK : BK_ESYS;
+}
+
+void bk_scalable_sizes_free(bk_scalable_sizes *z)
+{
+    pthread_mutex_destroy(&z->lock);
+}
+
+/* Slice i of z's chains, sized now if no chain needed it before. */
+static int sizes_get(bk_scalable_sizes *z, uint32_t i, const bk_slice_size **out)
+{
+    int rc = BK_OK;
+    if (i >= atomic_load_explicit(&z->ready, memory_order_acquire)) {
+        pthread_mutex_lock(&z->lock);
+        for (uint32_t j = atomic_load_explicit(&z->ready, memory_order_relaxed);
+             j <= i && rc == BK_OK; j++)
+            if ((rc = size_slice(&z->cfg, j, &z->slice[j])) == BK_OK)
+                atomic_store_explicit(&z->ready, j + 1, memory_order_release);
+        pthread_mutex_unlock(&z->lock);
+    }
+    *out = &z->slice[i];
+    return rc;
+}
+
+/* Make slice i, sized by sf->sizes (or here, for a chain on its own). */
+static int add_slice(bk_scalable *sf, uint32_t i)
 {
     if (i >= BK_SCALABLE_MAX_SLICES)
         return BK_ERANGE;
-    bk_scalable_first own;
-    int rc = BK_OK;
-    if (!sized) {
-        rc = bk_scalable_slice_shape(&sf->base.cfg, i, &own.shape);
-        if (rc != BK_OK)
-            return rc;
-        own.limit = bk_scalable_limit(&own.shape);
-        sized = &own;
-    }
+    bk_slice_size own;
+    const bk_slice_size *sized = &own;
+    int rc = sf->sizes ? sizes_get(sf->sizes, i, &sized) : size_slice(&sf->base.cfg, i, &own);
+    if (rc != BK_OK)
+        return rc;
     bk_slice_view shape = sized->shape;
     if (i > 0) /* a chain keeps one probe derivation (older files: BK_PROBES_DH) */
         shape.probes = sf->slices[0]->shape.probes;
@@ -170,7 +199,7 @@ static int grow(bk_scalable *sf, uint32_t n)
     pthread_rwlock_wrlock(&sf->lock);
     int rc = BK_OK;
     if (slice_count(sf) == n && !has_room(sf->slices[n - 1], &sf->full[n - 1]))
-        rc = add_slice(sf, n, NULL);
+        rc = add_slice(sf, n);
     pthread_rwlock_unlock(&sf->lock);
     return rc;
 }
@@ -350,7 +379,7 @@ static const bk_filter_ops scalable_ops = {
 /* An empty chain (no slices yet), drawing on budget (NULL: its own, of
  * cfg->max_bytes). */
 static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
-                     bk_scalable **out)
+                     bk_scalable_sizes *sizes, bk_scalable **out)
 {
     bk_scalable *sf;
     const int rc =
@@ -359,19 +388,20 @@ static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_budget *bud
         atomic_init(&sf->count, 0);
         sf->own.max = cfg->max_bytes;
         sf->budget = budget ? budget : &sf->own;
+        sf->sizes = sizes;
         *out = sf;
     }
     return rc;
 }
 
 int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
-                          const bk_scalable_first *first, bk_filter **out)
+                          bk_scalable_sizes *sizes, bk_filter **out)
 {
     bk_scalable *sf;
-    int rc = new_chain(cfg, a, budget, &sf);
+    int rc = new_chain(cfg, a, budget, sizes, &sf);
     if (rc != BK_OK)
         return rc;
-    rc = add_slice(sf, 0, first);
+    rc = add_slice(sf, 0);
     if (rc != BK_OK) {
         scl_destroy(&sf->base);
         return rc;
@@ -386,13 +416,13 @@ int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
 }
 
 int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
-                         const bk_scalable_first *first, const bk_slice_view *slices, uint32_t n,
+                         bk_scalable_sizes *sizes, const bk_slice_view *slices, uint32_t n,
                          int borrowed, bk_filter **out)
 {
     if (n < 1 || n > BK_SCALABLE_MAX_SLICES)
         return BK_EINVAL;
     bk_scalable *sf;
-    int rc = new_chain(cfg, a, budget, &sf);
+    int rc = new_chain(cfg, a, budget, sizes, &sf);
     if (rc != BK_OK)
         return rc;
     /* Allocate every slice header first, so a failure takes no payload. */
@@ -408,11 +438,11 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
     }
     for (uint32_t i = 0; i < n; i++) { /* what it holds counts, even past max_bytes */
         bk_std_slice_adopt(sf->slices[i], &slices[i], borrowed);
-        sf->full[i] = first && bk_same_shape(&slices[i], &first->shape) &&
-                              slices[i].capacity == first->shape.capacity &&
-                              slices[i].fpr == first->shape.fpr
-                          ? first->limit
-                          : bk_scalable_limit(&slices[i]);
+        const bk_slice_size *z = NULL; /* the size a chain of sizes gives slice i */
+        if (!sizes || sizes_get(sizes, i, &z) != BK_OK || !bk_same_shape(&slices[i], &z->shape) ||
+            slices[i].capacity != z->shape.capacity || slices[i].fpr != z->shape.fpr)
+            z = NULL;
+        sf->full[i] = z ? z->limit : bk_scalable_limit(&slices[i]);
         bk_budget_count(sf->budget, slices[i].nbytes);
     }
     atomic_store(&sf->count, n);

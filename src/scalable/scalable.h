@@ -5,6 +5,9 @@
 #ifndef BK_SCALABLE_SCALABLE_H
 #define BK_SCALABLE_SCALABLE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "../common/export.h"
 
 #include "../common/filter_impl.h"
@@ -31,27 +34,41 @@ typedef struct bk_slice_limit {
     uint64_t keys;
 } bk_slice_limit;
 
-/* A chain's first slice, sized once for a filter that makes chains of one
- * configuration over and over (a window's generations, one a span): sizing
- * a blocked slice and its limit costs milliseconds, far more than
- * allocating it. Immutable once made, so any thread may read it. */
-typedef struct bk_scalable_first {
+/* One slice's shape and limit, as a chain of a configuration sizes it. */
+typedef struct bk_slice_size {
     bk_slice_view shape; /* data NULL, counts 0 */
     bk_slice_limit limit;
-} bk_scalable_first;
+} bk_slice_size;
 
-/* Size slice 0 of chains configured by cfg. BK_OK or BK_ERANGE. */
-int bk_scalable_first_init(const bk_config *cfg, bk_scalable_first *out);
+/* The slices of chains of one configuration, each sized once, for a filter
+ * that makes such chains over and over (a window's generations, one a
+ * span, each growing like the last): sizing a blocked slice and its limit
+ * costs milliseconds, far more than allocating it. Slice i is sized on
+ * first use (under the mutex, slices in order) and never changes after:
+ * readers take it lock-free once `ready` says it is there. */
+typedef struct bk_scalable_sizes {
+    bk_config cfg;          /* the chains' configuration */
+    pthread_mutex_t lock;   /* sizing more */
+    _Atomic uint32_t ready; /* slices 0 .. ready - 1 are sized */
+    bk_slice_size slice[BK_SCALABLE_MAX_SLICES];
+} bk_scalable_sizes;
+
+/* Set up *z for chains configured by cfg, slice 0 sized at once (so a
+ * configuration that cannot be sized fails here). BK_OK, BK_ERANGE,
+ * BK_ESYS; bk_scalable_sizes_free releases it. */
+int bk_scalable_sizes_init(bk_scalable_sizes *z, const bk_config *cfg);
+void bk_scalable_sizes_free(bk_scalable_sizes *z);
 
 /* create and adopt for a chain that is part of another filter: its slices'
  * bytes drawn on budget (window's generations share the window's
  * max_bytes: growth past it is BK_EFULL) instead of a budget of its own (of
- * cfg->max_bytes), and its first slice as `first` says (NULL: sized here),
- * the adopted slices of that shape taking its limit. */
+ * cfg->max_bytes), and its slices sized by `sizes` (NULL: each sized
+ * itself), the adopted ones of a shape it knows taking its limit. sizes
+ * must outlive the chain. */
 int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
-                          const bk_scalable_first *first, bk_filter **out);
+                          bk_scalable_sizes *sizes, bk_filter **out);
 int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget *budget,
-                         const bk_scalable_first *first, const bk_slice_view *slices, uint32_t n,
+                         bk_scalable_sizes *sizes, const bk_slice_view *slices, uint32_t n,
                          int borrowed, bk_filter **out);
 
 /* Hand the payloads of a chain adopted as borrowed over to it: from now on

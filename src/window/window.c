@@ -80,7 +80,7 @@ typedef struct bk_generation {
 typedef struct bk_window {
     bk_filter base; /* first: a bk_window* is a bk_filter* */
     bk_config chain_cfg;
-    bk_scalable_first first; /* every generation's first slice, sized once */
+    bk_scalable_sizes sizes; /* every generation's slices, each sized once */
     int64_t span_ms;                        /* window / G, rounded up to a whole ms */
     int64_t live;                           /* G: generations number - G .. number are consulted */
     bk_generation gens[BK_WINDOW_MAX_LIVE]; /* oldest first */
@@ -169,7 +169,7 @@ static int rotate(bk_window *w, int64_t now)
         return BK_OK;
     bk_filter *chain;
     const int rc =
-        bk_scalable_create_in(&w->chain_cfg, &w->base.alloc, &w->budget, &w->first, &chain);
+        bk_scalable_create_in(&w->chain_cfg, &w->base.alloc, &w->budget, &w->sizes, &chain);
     if (rc != BK_OK)
         return rc;
     w->gens[w->n].number = now;
@@ -275,6 +275,7 @@ static void win_destroy(bk_filter *f)
     const bk_allocator a = f->alloc;
     while (w->n > 0)
         drop(w, w->n - 1);
+    bk_scalable_sizes_free(&w->sizes);
     pthread_rwlock_destroy(&w->lock);
     bk_mem_free(&a, w);
 }
@@ -353,8 +354,9 @@ static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **o
     if (rc != BK_OK)
         return rc;
     bk_window_chain_config(cfg, &w->chain_cfg);
-    if ((rc = bk_scalable_first_init(&w->chain_cfg, &w->first)) != BK_OK) {
-        win_destroy(&w->base);
+    if ((rc = bk_scalable_sizes_init(&w->sizes, &w->chain_cfg)) != BK_OK) {
+        pthread_rwlock_destroy(&w->lock);
+        bk_mem_free(a, w);
         return rc;
     }
     w->span_ms = bk_window_span_ms(cfg);
@@ -419,7 +421,7 @@ int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_
         while (j < n && slices[j].gen == slices[i].gen)
             j++;
         bk_filter *chain;
-        rc = bk_scalable_adopt_in(&w->chain_cfg, a, &w->budget, &w->first, &slices[i], j - i, 1,
+        rc = bk_scalable_adopt_in(&w->chain_cfg, a, &w->budget, &w->sizes, &slices[i], j - i, 1,
                                   &chain);
         if (rc == BK_OK) {
             w->gens[w->n].number = slices[i].gen;
