@@ -391,11 +391,16 @@ check-flags:
 VALGRIND_CLI := valgrind -q --error-exitcode=97 --leak-check=full \
                 --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
 check-valgrind: $(TEST_BIN)
-	BK_CLI_WRAP="$(VALGRIND_CLI)" CK_RUN_SUITE=cli $(TEST_BIN)
+	BK_CLI_WRAP="$(VALGRIND_CLI)" CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) CK_RUN_SUITE=cli $(TEST_BIN)
 
 SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Sanitizers and valgrind run the same work several times slower, and the
+# README's test command runs two such builds side by side: every test's
+# timeout is scaled for them (Check's CK_TIMEOUT_MULTIPLIER), so that a
+# busy machine slows the run down without failing it.
+SLOW_TIMEOUTS := 4
 # LeakSanitizer ignores only Check's own allocations (tests/lsan.supp).
-ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS)
 # The multi-gigabyte file tests run once, in the plain gcc build (make check);
 # under the sanitizers the same code runs at small sizes.
 check-asan:
@@ -420,12 +425,12 @@ check-clang-asan:
 	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang-asan OPT=-O1 \
 	  SAN="$(SAN_ASAN) -DBK_DEBUG" run-tests
 check-clang-tsan:
-	CK_RUN_SUITE=threads CK_FORK=no $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
+	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
 	  OPT=-O1 SAN=-fsanitize=thread run-tests
 
 # The thread suite without Check's fork per test, so TSan sees the whole run.
 check-tsan:
-	CK_RUN_SUITE=threads CK_FORK=no $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
+	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
 
 install: install-lib install-headers install-pc install-cli
 

@@ -177,9 +177,9 @@ START_TEST(random_sequences_keep_the_promise)
                 /* the clock more than a span behind the newest generation: this
                  * add re-dates every generation, and with them every add time */
                 const int64_t by = newest - clock / span;
-                for (int i = 0; i < KEYS; i++) {
+                for (int i = 0; i < KEYS; i++) { /* (INT64_MIN, INT64_MAX: no time) */
                     added[i] -= added[i] == INT64_MIN ? 0 : by * span;
-                    asked[i] -= asked[i] == INT64_MAX ? 0 : by * span;
+                    asked[i] -= asked[i] == INT64_MIN || asked[i] == INT64_MAX ? 0 : by * span;
                 }
                 newest -= by;
                 seen = clock;
