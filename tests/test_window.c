@@ -420,6 +420,18 @@ START_TEST(generations_keep_within_what_a_file_holds)
 }
 END_TEST
 
+/* A window of three spans of 10 s, a generation each, holding keys 0 .. 299
+ * of a family (100 a span). */
+static bk_filter *three_generations(const char *family)
+{
+    bk_filter *f = tu_filter("variant=window window=30s generations=3 capacity=1000 fpr=0.01");
+    for (int s = 0; s < 3; s++) {
+        at(T0 + s * 10000);
+        tu_add_keys(f, family, (uint64_t)s * 100, (uint64_t)s * 100 + 100);
+    }
+    return f;
+}
+
 static uint8_t *saved(const bk_filter *f, const char *path, size_t *len)
 {
     ck_assert_int_eq(bk_save(f, path), BK_OK);
@@ -470,11 +482,7 @@ static void assert_refused(const char *path, uint8_t *buf, size_t len, int seale
 START_TEST(a_crafted_generation_is_refused_wherever_it_stands)
 {
     char *dir = tu_tmpdir(), *path = tu_path(dir, "w.bkf");
-    bk_filter *f = tu_filter("variant=window window=30s generations=3 capacity=1000 fpr=0.01");
-    for (int s = 0; s < 3; s++) {
-        at(T0 + s * 10000);
-        tu_add_keys(f, "g", (uint64_t)s * 100, (uint64_t)s * 100 + 100);
-    }
+    bk_filter *f = three_generations("g");
     size_t len;
     uint8_t *clean = saved(f, path, &len), *buf = malloc(len);
     uint32_t n;
@@ -518,11 +526,7 @@ END_TEST
 START_TEST(a_file_whose_generations_all_expired_loads_without_room_for_more)
 {
     char *dir = tu_tmpdir(), *path = tu_path(dir, "w.bkf");
-    bk_filter *f = tu_filter("variant=window window=30s generations=3 capacity=1000 fpr=0.01");
-    for (int s = 0; s < 3; s++) {
-        at(T0 + s * 10000);
-        tu_add_keys(f, "x", (uint64_t)s * 100, (uint64_t)s * 100 + 100);
-    }
+    bk_filter *f = three_generations("x");
     bk_filter_stats st;
     ck_assert_int_eq(bk_stats(f, &st), BK_OK);
     size_t len;
