@@ -232,7 +232,9 @@ END_TEST
 
 /* variant=window: adders race each other and the clock, which a fourth
  * thread moves across eight spans meanwhile (new generations made, none yet
- * expired): every key is told new at most once, and all are present after. */
+ * expired), stepping it back five spans half-way (the table re-dated by
+ * whichever add comes first): every key is told new at most once, and all
+ * are present after. */
 static _Atomic int64_t window_now = INT64_C(1800000000000);
 
 static int64_t window_clock(void *ctx)
@@ -277,8 +279,11 @@ static void *window_add_batches(void *p)
 static void *window_tick(void *p)
 {
     (void)p;
-    for (int i = 0; i < 8000; i++) /* 1 ms a step: 8 s, 8 spans of a 64 s window */
+    for (int i = 0; i < 8000; i++) { /* 1 ms a step: 8 s, 8 spans of a 64 s window */
         atomic_fetch_add(&window_now, 1);
+        if (i == 4000)
+            atomic_fetch_sub(&window_now, 40000); /* back five spans of 8 s */
+    }
     return NULL;
 }
 
@@ -308,6 +313,7 @@ START_TEST(window_adds_race_the_clock)
     ck_assert_uint_le(news, 20000);
     ck_assert_uint_ge(news, 20000 - 60); /* keys a false positive hid */
     ck_assert_uint_eq(tu_count_present(f, "w", 0, 20000), 20000);
+    ck_assert_int_ne(st.redated_from_ms, 0); /* the step back re-dated it */
     bk_free(f);
     bk_set_clock(NULL, NULL);
 }

@@ -211,10 +211,11 @@ static int win_add(bk_filter *f, const bk_hash *h)
         /* a new span (its generation first), or a clock far behind */
         pthread_rwlock_unlock(&w->lock);
         pthread_rwlock_wrlock(&w->lock);
+        current_span(w, &clock); /* the clock now: another call may have re-dated */
         redate(w, clock);
         int64_t c;
         const int64_t fresh = current_span(w, &c);
-        if (fresh < now) /* re-dated meanwhile: the span taken before is gone */
+        if (fresh < now) /* re-dated (here or meanwhile): the span taken before is gone */
             now = fresh;
         const int rc = rotate(w, now);
         pthread_rwlock_unlock(&w->lock);
