@@ -236,8 +236,9 @@ int bk_redis_pull(const char *url, bk_filter **out)
     return rc;
 }
 
-/* "NAME:{NAME*" with NAME's glob characters escaped: every key of a
- * filter in NAME's slot (its metadata's) and of its further blocks. */
+/* "NAME:{NAME[}/]*" with NAME's glob characters escaped: every key of a
+ * filter, in NAME's slot (tag {NAME}) and of its further blocks ({NAME/b}),
+ * and no other name's. */
 static void key_pattern(const char *name, char *buf, size_t len)
 {
     size_t o = 0;
@@ -247,7 +248,7 @@ static void key_pattern(const char *name, char *buf, size_t len)
                 buf[o++] = '\\';
             buf[o++] = *p;
         }
-        const char *sep = pass == 0 ? ":{" : "*";
+        const char *sep = pass == 0 ? ":{" : "[}/]*";
         for (; *sep && o + 1 < len; sep++)
             buf[o++] = *sep;
     }
