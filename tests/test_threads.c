@@ -231,7 +231,7 @@ START_TEST(scalable_concurrent_growth)
 END_TEST
 
 /* variant=window: adders race each other and the clock, which a fourth
- * thread moves across eight spans meanwhile (new generations made, none yet
+ * thread moves across a span (8 s) meanwhile (new generations made, none yet
  * expired), stepping it back five spans half-way (the table re-dated by
  * whichever add comes first): every key is told new at most once, and all
  * are present after. */
@@ -279,7 +279,7 @@ static void *window_add_batches(void *p)
 static void *window_tick(void *p)
 {
     (void)p;
-    for (int i = 0; i < 8000; i++) { /* 1 ms a step: 8 s, 8 spans of a 64 s window */
+    for (int i = 0; i < 8000; i++) { /* 1 ms a step: 8 s, a span of a 64 s window (G = 8) */
         atomic_fetch_add(&window_now, 1);
         if (i == 4000)
             atomic_fetch_sub(&window_now, 40000); /* back five spans of 8 s */
@@ -308,7 +308,7 @@ START_TEST(window_adds_race_the_clock)
     bk_filter_stats st;
     ck_assert_int_eq(bk_stats(f, &st), BK_OK);
     fprintf(stderr,
-            "[window race] %d adders, clock moved 8 spans: %llu new of 20000 keys, %u slices\n",
+            "[window race] %d adders, clock moved a span and back five: %llu new of 20000 keys, %u slices\n",
             ADDERS, (unsigned long long)news, st.slices);
     ck_assert_uint_le(news, 20000);
     ck_assert_uint_ge(news, 20000 - 60); /* keys a false positive hid */
