@@ -285,6 +285,7 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     const uint32_t n = f->ops->slice_count(f);
     double log_pass_none = 0.0; /* sum of log(1 - rate_i): exact for tiny rates */
     double log_model_none = 0.0;
+    uint64_t steps = BK_RATE_STEPS_FILTER; /* every slice's rates together */
     for (uint32_t i = 0; i < n; i++) {
         bk_slice_view v;
         f->ops->slice_view(f, i, &v);
@@ -295,8 +296,8 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
         st->set_bits += v.set_bits;
         st->saturated += v.saturated;
         st->est_cardinality += bk_cardinality_of_fill(v.m, v.k, v.set_bits, v.block);
-        log_pass_none += log1p(-bk_rate_of_fill(v.m, v.k, v.set_bits, v.block));
-        log_model_none += log1p(-bk_rate_for(v.m, v.k, v.keys, v.block));
+        log_pass_none += log1p(-bk_rate_of_fill_within(v.m, v.k, v.set_bits, v.block, &steps));
+        log_model_none += log1p(-bk_rate_for_within(v.m, v.k, v.keys, v.block, &steps));
         st->k = v.k;
         st->fpr = sized_rate(f, &v);
     }

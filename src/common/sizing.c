@@ -48,7 +48,8 @@ double bk_rate_from_fill(double fill, unsigned k)
     return pow(fill, (double)k);
 }
 
-double bk_rate_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned block)
+double bk_rate_of_fill_within(uint64_t m, unsigned k, uint64_t set, unsigned block,
+                              uint64_t *steps)
 {
     if (m == 0)
         return 1.0;
@@ -57,7 +58,13 @@ double bk_rate_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned block)
     const double n = bk_cardinality_of_fill(m, k, set, block);
     if (!(n < 0x1p63))
         return 1.0;
-    return bk_rate_blocked(m, k, (uint64_t)llround(n), block);
+    return bk_rate_blocked_within(m, k, (uint64_t)llround(n), block, steps);
+}
+
+double bk_rate_of_fill(uint64_t m, unsigned k, uint64_t set, unsigned block)
+{
+    uint64_t steps = BK_RATE_STEPS;
+    return bk_rate_of_fill_within(m, k, set, block, &steps);
 }
 
 double bk_estimate_cardinality(uint64_t m, unsigned k, uint64_t set_bits)
@@ -182,33 +189,51 @@ static unsigned jmax_for(double lambda)
 }
 
 /* The rate at lambda keys per block from a table of jmax + 1 rates (NULL
- * or too short: computed here). */
-static double rate_at(double lambda, unsigned k, unsigned block, const double *rates, unsigned jmax)
+ * or too short: computed here, for at most *steps steps of the chain, which
+ * it spends; past them, or saturated, the loads are taken to concentrate at
+ * lambda: exact enough once the block is all but full, which is where the
+ * chain costs most, and the bound a crafted file's figures cannot pass). */
+static double rate_at(double lambda, unsigned k, unsigned block, const double *rates, unsigned jmax,
+                      uint64_t *steps)
 {
-    if (lambda > BK_LAMBDA_EXACT) /* saturated: the loads concentrate at lambda */
+    const unsigned need = lambda > BK_LAMBDA_EXACT ? 0 : jmax_for(lambda);
+    const uint64_t cost = (uint64_t)need * k * block;
+    if (lambda > BK_LAMBDA_EXACT || ((!rates || jmax < need) && cost > *steps))
         return pow(-expm1((double)k * lambda * log1p(-1.0 / (double)block)), (double)k);
-    const unsigned need = jmax_for(lambda);
     double own[BK_JMAX + 1];
     if (!rates || jmax < need) {
         block_rates(block, k, need, own);
+        *steps -= cost;
         rates = own;
         jmax = need;
     }
     return poisson_average(lambda, rates, jmax);
 }
 
-double bk_rate_blocked(uint64_t m, unsigned k, uint64_t n, unsigned block)
+double bk_rate_blocked_within(uint64_t m, unsigned k, uint64_t n, unsigned block, uint64_t *steps)
 {
     if (m < block || k == 0 || block > 512)
         return 1.0;
     if (n == 0)
         return 0.0;
-    return rate_at((double)n * (double)block / (double)m, k, block, NULL, 0);
+    return rate_at((double)n * (double)block / (double)m, k, block, NULL, 0, steps);
+}
+
+double bk_rate_blocked(uint64_t m, unsigned k, uint64_t n, unsigned block)
+{
+    uint64_t steps = BK_RATE_STEPS;
+    return bk_rate_blocked_within(m, k, n, block, &steps);
+}
+
+double bk_rate_for_within(uint64_t m, unsigned k, uint64_t n, unsigned block, uint64_t *steps)
+{
+    return block ? bk_rate_blocked_within(m, k, n, block, steps) : bk_rate_after(m, k, n);
 }
 
 double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block)
 {
-    return block ? bk_rate_blocked(m, k, n, block) : bk_rate_after(m, k, n);
+    uint64_t steps = BK_RATE_STEPS;
+    return bk_rate_for_within(m, k, n, block, &steps);
 }
 
 uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t capacity)
@@ -216,6 +241,7 @@ uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t
     /* one table of per-load rates covers every fill up to twice the
      * capacity's (rate_at computes its own beyond that) */
     double rates[BK_JMAX + 1];
+    uint64_t unbounded = UINT64_MAX; /* sizing is exact, whatever it costs */
     const double lambda_hi =
         fmin(2.0 * (double)capacity * (double)block / (double)m, BK_LAMBDA_EXACT);
     const unsigned jmax = block && block <= 512 ? jmax_for(lambda_hi) : 0;
@@ -231,7 +257,8 @@ uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t
             const double n = bk_cardinality_of_fill(m, k, mid, block);
             r = !(n < 0x1p63) ? 1.0
                 : n == 0      ? 0.0
-                              : rate_at(n * block / (double)m, k, block, jmax ? rates : NULL, jmax);
+                              : rate_at(n * block / (double)m, k, block, jmax ? rates : NULL, jmax,
+                                        &unbounded);
         }
         if (r <= p)
             lo = mid;
@@ -248,10 +275,11 @@ static uint64_t blocks_for(uint64_t n, double p, unsigned block, unsigned k, uin
 {
     const uint64_t max = BK_BITS_MAX / block;
     double rates[BK_JMAX + 1];
+    uint64_t unbounded = UINT64_MAX; /* sizing is exact, whatever it costs */
     const double lambda_max = fmin((double)n / (double)start, BK_LAMBDA_EXACT);
     const unsigned jmax = jmax_for(lambda_max);
     block_rates(block, k, jmax, rates);
-#define RATE(nb) (rate_at((double)n / (double)(nb), k, block, rates, jmax))
+#define RATE(nb) (rate_at((double)n / (double)(nb), k, block, rates, jmax, &unbounded))
     uint64_t lo = start, hi = start;
     while (RATE(hi) > p) {
         if (hi == max)

@@ -73,6 +73,22 @@ int bk_capacity_fit(uint64_t m, double p, unsigned block, uint64_t *n);
  * bk_rate_after. */
 double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block);
 
+/* Steps of the blocked model's Markov chain (cells x probes) one rate may
+ * take: about 4 ms. A rate that would take more is the closed form of a
+ * saturated block (bk_rate_blocked), so no figure of a filter, however its
+ * file was crafted, costs more. Every real filter's slice takes far fewer
+ * (10^6 at 30 probes and 10 keys a block). */
+#define BK_RATE_STEPS (UINT64_C(1) << 22)
+/* A whole filter's figures share one budget (bk_stats): 4x one rate's. */
+#define BK_RATE_STEPS_FILTER (UINT64_C(1) << 24)
+
+/* bk_rate_for, bk_rate_blocked and bk_rate_of_fill spending at most *steps
+ * of the chain (less what they spend), for a caller that computes many. */
+double bk_rate_for_within(uint64_t m, unsigned k, uint64_t n, unsigned block, uint64_t *steps);
+double bk_rate_blocked_within(uint64_t m, unsigned k, uint64_t n, unsigned block, uint64_t *steps);
+double bk_rate_of_fill_within(uint64_t m, unsigned k, uint64_t set, unsigned block,
+                              uint64_t *steps);
+
 /* Rate of a filter whose fraction `fill` of bits is set: fill^k, the chance
  * that k independent probes all land on set bits. */
 double bk_rate_from_fill(double fill, unsigned k);
