@@ -445,15 +445,13 @@ static int combine(bk_filter *dst, const bk_filter *src, int intersect)
     int (*op)(bk_filter *, const bk_filter *) = intersect ? dst->ops->intersect : dst->ops->merge;
     if (!op)
         return bk_fail(BK_ENOTSUP, "%s: not defined for %s filters", what, dst->ops->name);
-    bk_fail(BK_OK, "%s", ""); /* the variant may say why */
+    bk_detail_clear(); /* the variant may say why */
     const int rc = op(dst, src);
-    if (rc == BK_EINCOMPAT) {
-        char why[256];
-        snprintf(why, sizeof why, "%s",
-                 bk_last_error()[0] ? bk_last_error() : "sizes differ (bits, probes or slices)");
-        return bk_fail(rc, "%s: %s", what, why);
-    }
-    return rc;
+    char why[256];
+    return rc != BK_EINCOMPAT ? rc
+                              : bk_fail(rc, "%s: %s", what,
+                                        bk_detail_or("sizes differ (bits, probes or slices)", why,
+                                                     sizeof why));
 }
 
 int bk_merge(bk_filter *dst, const bk_filter *src)

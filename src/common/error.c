@@ -27,6 +27,17 @@ int bk_fail(int code, const char *fmt, ...)
     return code;
 }
 
+void bk_detail_clear(void)
+{
+    g_detail[0] = '\0';
+}
+
+const char *bk_detail_or(const char *fallback, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", g_detail[0] ? g_detail : fallback);
+    return buf;
+}
+
 const char *bk_strerror(int code)
 {
     switch (code) {

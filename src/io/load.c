@@ -11,7 +11,6 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -109,13 +108,11 @@ static int load_from(source *src, bk_filter **out)
     if (rc == BK_OK) {
         for (uint32_t i = 0; i < h.nslices; i++)
             h.slices[i].data = data[i];
-        bk_fail(BK_OK, "%s", ""); /* the variant says why, or nothing */
+        bk_detail_clear(); /* the variant says why, or nothing */
         rc = bk_variant_impl_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 0, out);
-        if (rc != BK_OK) {
-            char why[256];
-            snprintf(why, sizeof why, "%s", bk_last_error()[0] ? bk_last_error() : bk_strerror(rc));
-            rc = bk_fail(rc, "load %s: %s", path, why);
-        }
+        char why[256];
+        if (rc != BK_OK)
+            rc = bk_fail(rc, "load %s: %s", path, bk_detail_or(bk_strerror(rc), why, sizeof why));
     }
     if (rc != BK_OK)
         for (uint32_t i = 0; i < h.nslices; i++)
