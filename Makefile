@@ -84,15 +84,27 @@ CLI_SRCS := $(wildcard tools/bloomkit/*.c tools/bloomkit/*/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+# The Redis module (module/): the core linked in statically, so redis-server
+# loads one file; it exports RedisModule_OnLoad and nothing else.
+MODULE_SRCS := $(wildcard module/*.c)
+MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
+MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: module deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
-all: lib cli
+all: lib cli module
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(REDIS_STATIC) $(REDIS_SHARED)
 
 cli: $(CLI_BIN)
+
+module: $(MODULE)
+
+$(MODULE): $(MODULE_OBJS) $(STATIC_LIB)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ \
+	  $(MODULE_OBJS) $(STATIC_LIB) \
+	  $(CORE_LIBS)
 
 $(CLI_BIN): $(CLI_OBJS) $(ALL_STATIC)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $(CLI_OBJS) $(ALL_STATIC) $(LDLIBS)

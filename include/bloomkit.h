@@ -371,6 +371,17 @@ typedef struct bk_allocator {
  * Not thread-safe: call it while no other thread creates filters. */
 BK_API int bk_set_allocator(const bk_allocator *a);
 
+/* bk_set_allocator with a zeroing allocation beside it: zalloc(opaque, size)
+ * returns size zeroed bytes (NULL on failure), freed with a->free. Filters
+ * made with a (the same alloc, free and opaque) take their arrays from
+ * zalloc, so an allocator whose zeroed memory comes lazily (calloc, a
+ * server's own calloc) spares a large filter's creation from writing every
+ * page; without it, a caller allocator's memory is zeroed with memset.
+ * zalloc NULL: exactly bk_set_allocator(a). Errors and thread-safety as
+ * bk_set_allocator. */
+BK_API int bk_set_allocator_zeroed(const bk_allocator *a,
+                                   void *(*zalloc)(void *opaque, size_t size));
+
 /* ------------------------------------------------------------------ time -- */
 
 /* The clock of the window variant: milliseconds since the Unix epoch
@@ -672,6 +683,15 @@ BK_API int bk_save_buffer(const bk_filter *f, void *buf, size_t cap, size_t *len
  * the new filter (bk_free). Errors: BK_EINVAL, BK_ENOMEM, BK_ECORRUPT
  * (detail in bk_last_error()); on error *out is NULL. Thread-safe. */
 BK_API int bk_load_buffer(const void *buf, size_t len, bk_filter **out);
+
+/* The whole size of the image (file) that begins with head[0..len), as its
+ * fixed header declares it, from the first 128 bytes on: for a reader that
+ * receives an image in pieces (the Redis module's BF.LOADCHUNK) and must
+ * know when it is whole, and refuse a wrong one early. Only the framing is
+ * checked here (magic, version, header size); bk_load_buffer checks the
+ * rest. Errors: BK_EINVAL (NULL, or len < 128), BK_ECORRUPT (detail in
+ * bk_last_error()). Thread-safe. */
+BK_API int bk_image_size(const void *head, size_t len, uint64_t *size);
 
 /* One writer at a time. A read-modify-write of a filter file (load or map,
  * change, save or sync) by two processes at once loses one side's keys: the

@@ -28,6 +28,8 @@ static void default_free(void *opaque, void *p)
 }
 
 static bk_allocator g_allocator = {default_alloc, default_free, NULL};
+/* The zeroing allocation of g_allocator (bk_set_allocator_zeroed), or NULL. */
+static void *(*g_zalloc)(void *opaque, size_t size);
 
 int bk_set_allocator(const bk_allocator *a)
 {
@@ -40,7 +42,26 @@ int bk_set_allocator(const bk_allocator *a)
     if (!a->alloc || !a->free)
         return BK_EINVAL;
     g_allocator = *a;
+    g_zalloc = NULL;
     return BK_OK;
+}
+
+int bk_set_allocator_zeroed(const bk_allocator *a, void *(*zalloc)(void *opaque, size_t size))
+{
+    const int rc = bk_set_allocator(a);
+    if (rc == BK_OK && a)
+        g_zalloc = zalloc;
+    return rc;
+}
+
+/* The zeroing allocation that goes with a: g_zalloc when a is the allocator it
+ * was installed with. */
+static void *(*zalloc_of(const bk_allocator *a))(void *, size_t)
+{
+    if (g_zalloc && a->alloc == g_allocator.alloc && a->free == g_allocator.free &&
+        a->opaque == g_allocator.opaque)
+        return g_zalloc;
+    return NULL;
 }
 
 bk_allocator bk_current_allocator(void)
@@ -61,6 +82,9 @@ void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size)
         return NULL;
     if (a->alloc == default_alloc)
         return calloc(n, size);
+    void *(*zalloc)(void *, size_t) = zalloc_of(a);
+    if (zalloc)
+        return zalloc(a->opaque, n * size);
     void *p = a->alloc(a->opaque, n * size);
     if (p)
         memset(p, 0, n * size);

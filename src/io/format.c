@@ -232,6 +232,11 @@ int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *
     return BK_OK;
 }
 
+uint64_t bk_file_declared_size(const uint8_t *buf)
+{
+    return get64(buf + H_FILE_SIZE);
+}
+
 /* Fields of one slice entry; the layout is checked by the caller. */
 static int decode_slice(const uint8_t *e, uint32_t i, bk_slice_view *s, uint64_t *offset)
 {

@@ -68,6 +68,11 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf);
  * BK_ECORRUPT with bk_last_error() detail. */
 int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *h);
 
+/* The file size the fixed header in buf[0..BK_FILE_FIXED) declares (read
+ * after bk_file_decode_fixed accepted it; checked against the rest by
+ * bk_file_decode). */
+uint64_t bk_file_declared_size(const uint8_t *buf);
+
 /* Decode and validate the whole header (buf holds h->header_size bytes):
  * checksum, every field's range, and consistency with each other and with a
  * file of file_len bytes. BK_ECORRUPT with detail. */

@@ -146,3 +146,20 @@ int bk_load_buffer(const void *buf, size_t len, bk_filter **out)
     source src = {.fd = -1, .mem = buf, .len = len, .name = "buffer"};
     return load_from(&src, out);
 }
+
+int bk_image_size(const void *head, size_t len, uint64_t *size)
+{
+    if (!head || !size || len < BK_FILE_FIXED)
+        return bk_fail(BK_EINVAL, "image size: %s",
+                       !head || !size ? "no buffer or no output" : "fewer than 128 bytes");
+    bk_file_header h;
+    const int rc = bk_file_decode_fixed(head, UINT64_MAX, &h);
+    if (rc != BK_OK)
+        return rc;
+    const uint64_t declared = bk_file_declared_size(head);
+    if (declared < h.header_size)
+        return bk_fail(BK_ECORRUPT, "image declares %llu bytes, fewer than its %u-byte header",
+                       (unsigned long long)declared, h.header_size);
+    *size = declared;
+    return BK_OK;
+}

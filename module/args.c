@@ -1,0 +1,271 @@
+/*
+ * args.c - module arguments and BF.* options (args.h).
+ */
+#include "args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
+
+/* A NUL-terminated copy of a short argument for strto*: refuses NUL bytes,
+ * spaces and anything longer than a number can be. */
+static int number_text(bkm_arg a, char *buf, size_t cap)
+{
+    if (a.n == 0 || a.n >= cap)
+        return -1;
+    for (size_t i = 0; i < a.n; i++)
+        if (a.p[i] == '\0' || a.p[i] == ' ' || a.p[i] == '\t' || a.p[i] == '\n' ||
+            a.p[i] == '\r' || a.p[i] == '\f' || a.p[i] == '\v')
+            return -1;
+    memcpy(buf, a.p, a.n);
+    buf[a.n] = '\0';
+    return 0;
+}
+
+int bkm_parse_i64(bkm_arg a, int64_t *out)
+{
+    char buf[32], *end;
+    if (number_text(a, buf, sizeof buf) != 0)
+        return -1;
+    errno = 0;
+    const long long v = strtoll(buf, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int bkm_parse_u64(bkm_arg a, uint64_t *out)
+{
+    int64_t v;
+    if (bkm_parse_i64(a, &v) != 0 || v < 0)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int bkm_parse_double(bkm_arg a, double *out)
+{
+    char buf[64], *end;
+    if (number_text(a, buf, sizeof buf) != 0)
+        return -1;
+    errno = 0;
+    const double v = strtod(buf, &end);
+    if (*end || !isfinite(v) || (errno == ERANGE && v != 0.0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int bkm_arg_is(bkm_arg a, const char *word)
+{
+    const size_t n = strlen(word);
+    if (a.n != n)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = a.p[i];
+        if (c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        if (c != word[i])
+            return 0;
+    }
+    return 1;
+}
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+    snprintf(err, errlen, "%s", msg);
+    return BKM_ARGS_ERROR;
+}
+
+/* A config value as text, so that bk_config_set checks it against the one
+ * table of ranges. */
+static int set_key(bk_config *cfg, const char *key, bkm_arg v, char *err, size_t errlen)
+{
+    char buf[256];
+    if (v.n >= sizeof buf || memchr(v.p, '\0', v.n))
+        return snprintf(err, errlen, "a value of %s is at most %zu bytes, with no NUL byte", key,
+                        sizeof buf - 1),
+               -1;
+    memcpy(buf, v.p, v.n);
+    buf[v.n] = '\0';
+    return bk_config_set(cfg, key, buf, err, errlen) == BK_OK ? 0 : -1;
+}
+
+int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err, size_t errlen)
+{
+    s->error_rate = 0.01;
+    s->capacity = 100;
+    s->expansion = 2;
+    s->max_bytes = DEFAULT_MAX_BYTES;
+    bk_config_init(&s->bf_base);
+    if (n % 2)
+        return snprintf(err, errlen,
+                        "module arguments come in pairs NAME VALUE (ERROR_RATE, INITIAL_SIZE, "
+                        "EXPANSION, MAX_BYTES, BF_CONFIG); %zu given",
+                        n),
+               -1;
+    for (size_t i = 0; i < n; i += 2) {
+        const bkm_arg name = args[i], v = args[i + 1];
+        if (bkm_arg_is(name, "ERROR_RATE")) {
+            if (bkm_parse_double(v, &s->error_rate) != 0 || !(s->error_rate > 0) ||
+                s->error_rate > 0.5)
+                return snprintf(err, errlen, "ERROR_RATE: a number in (0, 0.5]"), -1;
+        } else if (bkm_arg_is(name, "INITIAL_SIZE")) {
+            if (bkm_parse_u64(v, &s->capacity) != 0 || s->capacity < 1 ||
+                s->capacity > (uint64_t)1 << 48)
+                return snprintf(err, errlen, "INITIAL_SIZE: an integer in 1 .. 2^48"), -1;
+        } else if (bkm_arg_is(name, "EXPANSION")) {
+            if (bkm_parse_u64(v, &s->expansion) != 0 || s->expansion < 2 || s->expansion > 16)
+                return snprintf(err, errlen, "EXPANSION: an integer in 2 .. 16"), -1;
+        } else if (bkm_arg_is(name, "MAX_BYTES")) {
+            bk_config probe;
+            bk_config_init(&probe);
+            probe.variant = BK_VARIANT_SCALABLE;
+            char why[200];
+            if (set_key(&probe, "max_bytes", v, why, sizeof why) != 0 || probe.max_bytes == 0)
+                return snprintf(err, errlen, "MAX_BYTES: a size in bytes, with k, M or G (%s)",
+                                probe.max_bytes == 0 ? "0 is no filter at all" : why),
+                       -1;
+            s->max_bytes = probe.max_bytes;
+        } else if (bkm_arg_is(name, "BF_CONFIG")) {
+            char text[1024], why[200];
+            if (v.n >= sizeof text || memchr(v.p, '\0', v.n))
+                return snprintf(err, errlen, "BF_CONFIG: config text of at most %zu bytes",
+                                sizeof text - 1),
+                       -1;
+            memcpy(text, v.p, v.n);
+            text[v.n] = '\0';
+            bk_config_init(&s->bf_base);
+            if (bk_config_parse(&s->bf_base, text, why, sizeof why) != BK_OK)
+                return snprintf(err, errlen, "BF_CONFIG: %s", why), -1;
+        } else {
+            return snprintf(err, errlen,
+                            "unknown module argument '%.*s' (known: ERROR_RATE, INITIAL_SIZE, "
+                            "EXPANSION, MAX_BYTES, BF_CONFIG)",
+                            (int)(name.n > 40 ? 40 : name.n), name.p),
+                   -1;
+        }
+    }
+    return 0;
+}
+
+static void defaults(const bkm_settings *s, bkm_bf_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->error_rate = s->error_rate;
+    o->capacity = s->capacity;
+    o->expansion = s->expansion;
+}
+
+static int error_rate(bkm_arg a, double *out, char *err, size_t errlen)
+{
+    if (bkm_parse_double(a, out) != 0 || !(*out > 0) || !(*out < 1))
+        return fail(err, errlen, "ERR bad error rate (0 < error rate < 1)");
+    return BKM_ARGS_OK;
+}
+
+static int capacity(bkm_arg a, uint64_t *out, char *err, size_t errlen)
+{
+    if (bkm_parse_u64(a, out) != 0 || *out < 1)
+        return fail(err, errlen, "ERR bad capacity (an integer > 0)");
+    return BKM_ARGS_OK;
+}
+
+static int expansion(bkm_arg a, bkm_bf_opts *o, char *err, size_t errlen)
+{
+    if (bkm_parse_u64(a, &o->expansion) != 0 || o->expansion < 1)
+        return fail(err, errlen, "ERR bad expansion (an integer >= 1)");
+    o->has_expansion = 1;
+    return BKM_ARGS_OK;
+}
+
+int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
+                      char *err, size_t errlen)
+{
+    defaults(s, o);
+    if (n < 2 || n > 5)
+        return BKM_ARGS_ARITY;
+    int rc;
+    if ((rc = error_rate(args[0], &o->error_rate, err, errlen)) != BKM_ARGS_OK ||
+        (rc = capacity(args[1], &o->capacity, err, errlen)) != BKM_ARGS_OK)
+        return rc;
+    for (size_t i = 2; i < n; i++) {
+        if (bkm_arg_is(args[i], "NONSCALING")) {
+            o->nonscaling = 1;
+        } else if (bkm_arg_is(args[i], "EXPANSION")) {
+            if (++i == n)
+                return fail(err, errlen, "ERR no expansion");
+            if ((rc = expansion(args[i], o, err, errlen)) != BKM_ARGS_OK)
+                return rc;
+        } else {
+            return fail(err, errlen, "ERR unknown argument received");
+        }
+    }
+    if (o->nonscaling && o->has_expansion)
+        return fail(err, errlen, "ERR nonscaling filters cannot expand");
+    return BKM_ARGS_OK;
+}
+
+int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
+                     char *err, size_t errlen)
+{
+    defaults(s, o);
+    int rc;
+    for (size_t i = 0; i < n; i++) {
+        const bkm_arg a = args[i];
+        if (bkm_arg_is(a, "ITEMS")) {
+            if (i + 1 == n)
+                return BKM_ARGS_ARITY;
+            o->items = i + 1;
+            if (o->nonscaling && o->has_expansion)
+                return fail(err, errlen, "ERR nonscaling filters cannot expand");
+            return BKM_ARGS_OK;
+        } else if (bkm_arg_is(a, "NOCREATE")) {
+            o->nocreate = 1;
+        } else if (bkm_arg_is(a, "NONSCALING")) {
+            o->nonscaling = 1;
+        } else if (bkm_arg_is(a, "CAPACITY") || bkm_arg_is(a, "ERROR") ||
+                   bkm_arg_is(a, "EXPANSION")) {
+            if (i + 1 == n)
+                return BKM_ARGS_ARITY;
+            const bkm_arg v = args[++i];
+            rc = bkm_arg_is(a, "CAPACITY") ? capacity(v, &o->capacity, err, errlen)
+                 : bkm_arg_is(a, "ERROR")  ? error_rate(v, &o->error_rate, err, errlen)
+                                           : expansion(v, o, err, errlen);
+            if (rc != BKM_ARGS_OK)
+                return rc;
+        } else {
+            return fail(err, errlen, "ERR unknown argument received");
+        }
+    }
+    return BKM_ARGS_ARITY; /* no ITEMS */
+}
+
+int bkm_bf_config(const bkm_settings *s, const bkm_bf_opts *o, bk_config *cfg, char *err,
+                  size_t errlen)
+{
+    *cfg = s->bf_base;
+    cfg->variant = o->nonscaling ? BK_VARIANT_STANDARD : BK_VARIANT_SCALABLE;
+    cfg->bits = 0;
+    cfg->hashes = 0;
+    char v[64], why[200];
+    snprintf(v, sizeof v, "%llu", (unsigned long long)o->capacity);
+    if (bk_config_set(cfg, "capacity", v, why, sizeof why) != BK_OK)
+        return snprintf(err, errlen, "ERR bad capacity: %s", why), -1;
+    snprintf(v, sizeof v, "%.17g", o->error_rate);
+    if (bk_config_set(cfg, "fpr", v, why, sizeof why) != BK_OK)
+        return snprintf(err, errlen, "ERR bad error rate: %s", why), -1;
+    if (!o->nonscaling) {
+        snprintf(v, sizeof v, "%llu", (unsigned long long)o->expansion);
+        if (bk_config_set(cfg, "growth", v, why, sizeof why) != BK_OK)
+            return snprintf(err, errlen, "ERR bad expansion: %s", why), -1;
+    } else {
+        cfg->max_bytes = 0;
+    }
+    return 0;
+}

@@ -1,0 +1,318 @@
+/*
+ * bf.c - RedisBloom's BF.* commands, with its replies and error texts, on
+ * any bloomkit filter. A filter BF.* creates is a scalable chain (its
+ * EXPANSION is the chain's growth; the compound rate stays under
+ * error_rate however long the chain gets), or with NONSCALING a standard
+ * filter that refuses new items past its capacity.
+ */
+#include <string.h>
+
+#include "module.h"
+#include "payload.h"
+
+static bkm_arg arg_of(RedisModuleString *s)
+{
+    bkm_arg a;
+    a.p = RedisModule_StringPtrLen(s, &a.n);
+    return a;
+}
+
+/* args of argv[from..argc) as bkm_arg (at most 16: options only). */
+static size_t args_of(RedisModuleString **argv, int from, int argc, bkm_arg *out, size_t cap)
+{
+    size_t n = 0;
+    for (int i = from; i < argc && n < cap; i++)
+        out[n++] = arg_of(argv[i]);
+    return n;
+}
+
+static int reply_parse(RedisModuleCtx *ctx, int rc, const char *err)
+{
+    return rc == BKM_ARGS_ARITY ? RedisModule_WrongArity(ctx)
+                                : RedisModule_ReplyWithError(ctx, err);
+}
+
+/* Create a BF filter under the empty key with o, replicate its creation. */
+static bkm_value *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                         const bkm_bf_opts *o)
+{
+    bk_config cfg;
+    char err[400];
+    bkm_value *v;
+    if (bkm_bf_config(&bkm_conf, o, &cfg, err, sizeof err) != 0 ||
+        bkm_create(key, &cfg, &v, err, sizeof err) != BK_OK) {
+        RedisModule_ReplyWithError(ctx, err);
+        return NULL;
+    }
+    bkm_replicate_create(ctx, name, v->f);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.reserve", name);
+    return v;
+}
+
+static int reserve_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_arg args[8];
+    bkm_bf_opts o;
+    char err[300];
+    const size_t n = args_of(argv, 2, argc, args, 8);
+    const int rc = argc - 2 > 8 ? BKM_ARGS_ARITY
+                                : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
+    if (rc != BKM_ARGS_OK)
+        return reply_parse(ctx, rc, err);
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    if (v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    if (create(ctx, key, argv[1], &o))
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* Add argv[first..argc) to the filter under argv[1], creating it with o
+ * when missing (unless o->nocreate); replies as BF.ADD (one integer) or as
+ * BF.MADD / BF.INSERT (an array). */
+static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,
+                      const bkm_bf_opts *o, int array)
+{
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    if (!v) {
+        if (o->nocreate) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR not found");
+        }
+        if (!(v = create(ctx, key, argv[1], o))) {
+            RedisModule_CloseKey(key);
+            return REDISMODULE_OK;
+        }
+    }
+    const size_t n = (size_t)(argc - first);
+    int *results = bkm_results(n);
+    if (!results) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    int changed = 0;
+    bkm_add_items(v, argv + first, n, 1, results, &changed);
+    bkm_reply_results(ctx, results, n, array, 1);
+    bkm_free(results);
+    if (changed) {
+        bkm_replicate(ctx, argv, argc);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.add", argv[1]);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static void defaults(bkm_bf_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->error_rate = bkm_conf.error_rate;
+    o->capacity = bkm_conf.capacity;
+    o->expansion = bkm_conf.expansion;
+}
+
+static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_bf_opts o;
+    defaults(&o);
+    return add_common(ctx, argv, argc, 2, &o, 0);
+}
+
+static int madd_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_bf_opts o;
+    defaults(&o);
+    return add_common(ctx, argv, argc, 2, &o, 1);
+}
+
+static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    /* options come before ITEMS: at most 9 arguments of them */
+    bkm_arg args[12];
+    int opts_end = 2;
+    while (opts_end < argc && opts_end - 2 < 11 &&
+           !bkm_arg_is(arg_of(argv[opts_end]), "ITEMS"))
+        opts_end++;
+    const size_t n = args_of(argv, 2, opts_end < argc ? opts_end + 2 : argc, args, 12);
+    bkm_bf_opts o;
+    char err[300];
+    const int rc = bkm_parse_insert(&bkm_conf, args, n, &o, err, sizeof err);
+    if (rc != BKM_ARGS_OK)
+        return reply_parse(ctx, rc, err);
+    return add_common(ctx, argv, argc, 2 + (int)o.items, &o, 1);
+}
+
+static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
+{
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    const size_t n = (size_t)(argc - 2);
+    int *results = bkm_results(n);
+    if (!results) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    int rc = BK_OK;
+    if (v)
+        rc = bkm_contains_items(v, argv + 2, n, results);
+    else
+        memset(results, 0, n * sizeof *results); /* a missing filter holds nothing */
+    if (rc != BK_OK)
+        bkm_reply_code(ctx, rc);
+    else
+        bkm_reply_results(ctx, results, n, array, 1);
+    bkm_free(results);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int exists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    return exists_common(ctx, argv, argc, 0);
+}
+
+static int mexists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    return exists_common(ctx, argv, argc, 1);
+}
+
+static size_t value_size(const bkm_value *v)
+{
+    uint64_t size = 0;
+    bk_save_size(v->f, &size);
+    return sizeof *v + (size_t)size;
+}
+
+static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2 && argc != 3)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    if (!v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    bk_filter_stats st;
+    bk_config cfg;
+    int rc = bk_stats(v->f, &st);
+    if (rc != BK_OK || (rc = bk_get_config(v->f, &cfg)) != BK_OK) {
+        RedisModule_CloseKey(key);
+        return bkm_reply_code(ctx, rc);
+    }
+    const int scales = cfg.variant == BK_VARIANT_SCALABLE || cfg.variant == BK_VARIANT_WINDOW;
+    static const char *const names[] = {"Capacity", "Size", "Number of filters",
+                                        "Number of items inserted", "Expansion rate"};
+    static const char *const fields[] = {"CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"};
+    const long long values[] = {(long long)st.capacity, (long long)value_size(v),
+                                (long long)st.slices, (long long)st.keys, (long long)cfg.growth};
+    int only = -1;
+    if (argc == 3) {
+        const bkm_arg a = arg_of(argv[2]);
+        for (int i = 0; i < 5; i++)
+            if (bkm_arg_is(a, fields[i]))
+                only = i;
+        if (only < 0) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR invalid information value");
+        }
+        RedisModule_ReplyWithArray(ctx, 1);
+    } else {
+        RedisModule_ReplyWithMap(ctx, 5);
+    }
+    for (int i = 0; i < 5; i++) {
+        if (only >= 0 && i != only)
+            continue;
+        if (only < 0)
+            RedisModule_ReplyWithSimpleString(ctx, names[i]);
+        if (i == 4 && !scales)
+            RedisModule_ReplyWithNull(ctx);
+        else
+            RedisModule_ReplyWithLongLong(ctx, values[i]);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int card_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    bk_filter_stats st;
+    int rc = BK_OK;
+    if (v)
+        rc = bk_stats(v->f, &st);
+    RedisModule_CloseKey(key);
+    if (rc != BK_OK)
+        return bkm_reply_code(ctx, rc);
+    return RedisModule_ReplyWithLongLong(ctx, v ? (long long)st.keys : 0);
+}
+
+static const struct {
+    const char *name;
+    RedisModuleCmdFunc fn;
+    const char *flags;
+} commands[] = {
+    {"BF.RESERVE", reserve_cmd, "write deny-oom"},
+    {"BF.ADD", add_cmd, "write deny-oom"},
+    {"BF.MADD", madd_cmd, "write deny-oom"},
+    {"BF.INSERT", insert_cmd, "write deny-oom"},
+    {"BF.EXISTS", exists_cmd, "readonly fast"},
+    {"BF.MEXISTS", mexists_cmd, "readonly"},
+    {"BF.INFO", info_cmd, "readonly fast"},
+    {"BF.CARD", card_cmd, "readonly fast"},
+};
+
+int bkm_register_bf(RedisModuleCtx *ctx)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (RedisModule_CreateCommand(ctx, commands[i].name, commands[i].fn, commands[i].flags, 1,
+                                      1, 1) != REDISMODULE_OK)
+            return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
+
+RedisModuleCmdFunc bkm_bf_write_command(const char *name, size_t len);
+RedisModuleCmdFunc bkm_bf_write_command(const char *name, size_t len)
+{
+    const bkm_arg a = {name, len};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strncmp(commands[i].flags, "write", 5) == 0 && bkm_arg_is(a, commands[i].name))
+            return commands[i].fn;
+    return NULL;
+}

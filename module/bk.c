@@ -1,0 +1,302 @@
+/*
+ * bk.c - bloomkit's own commands: every variant and option, the local
+ * filter's semantics and errors.
+ *
+ *   BK.CREATE key [config text]...   (the words are joined: as --config takes it)
+ *   BK.ADD key item...               array of 1 (new) / 0 (present)
+ *   BK.EXISTS key item...            array of 1 (maybe) / 0 (absent)
+ *   BK.REMOVE key item...            counting: array of 1 (removed) / 0 (not there)
+ *   BK.INFO key                      the figures of `bloomkit info --json`
+ *   BK.AT ms command args...         replication and AOF only (time.c)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "module.h"
+#include "payload.h"
+
+#define MAX_CONFIG_TEXT 4096
+
+static int create_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 2)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    char text[MAX_CONFIG_TEXT];
+    size_t used = 0;
+    for (int i = 2; i < argc; i++) {
+        size_t n;
+        const char *p = RedisModule_StringPtrLen(argv[i], &n);
+        if (memchr(p, '\0', n) || used + n + 2 > sizeof text)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR bad config: config text is at most 4095 bytes, with no NUL byte");
+        memcpy(text + used, p, n);
+        used += n;
+        text[used++] = ' ';
+    }
+    text[used] = '\0';
+    bk_config cfg;
+    char err[400], why[300];
+    bk_config_init(&cfg);
+    if (bk_config_parse(&cfg, text, why, sizeof why) != BK_OK) {
+        snprintf(err, sizeof err, "ERR bad config: %s", why);
+        return RedisModule_ReplyWithError(ctx, err);
+    }
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    if (v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    if (bkm_create(key, &cfg, &v, err, sizeof err) != BK_OK) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, err);
+    }
+    bkm_replicate_create(ctx, argv[1], v->f);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bk.create", argv[1]);
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+/* Open argv[1] as an existing filter for an items command; replies and
+ * returns NULL when it is not one. */
+static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString **argv, int mode,
+                                     bkm_value **v)
+{
+    RedisModuleKey *key = bkm_open(ctx, argv[1], mode, v);
+    if (key && !*v) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+        return NULL;
+    }
+    return key;
+}
+
+static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key = open_existing(ctx, argv, REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    const size_t n = (size_t)(argc - 2);
+    int *results = bkm_results(n);
+    if (!results) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    int changed = 0;
+    bkm_add_items(v, argv + 2, n, 0, results, &changed);
+    bkm_reply_results(ctx, results, n, 1, 0);
+    bkm_free(results);
+    if (changed) {
+        bkm_replicate(ctx, argv, argc);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bk.add", argv[1]);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int exists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    const size_t n = (size_t)(argc - 2);
+    int *results = bkm_results(n);
+    if (!results) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    int rc = BK_OK;
+    if (v)
+        rc = bkm_contains_items(v, argv + 2, n, results);
+    else
+        memset(results, 0, n * sizeof *results);
+    if (rc != BK_OK)
+        bkm_reply_code(ctx, rc);
+    else
+        bkm_reply_results(ctx, results, n, 1, 0);
+    bkm_free(results);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int remove_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key = open_existing(ctx, argv, REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    bk_config cfg;
+    bk_get_config(v->f, &cfg);
+    if (!bk_variant_removes(cfg.variant)) {
+        RedisModule_CloseKey(key);
+        char err[200];
+        snprintf(err, sizeof err, "ERR %s: a %s filter cannot remove keys (counting can)",
+                 bk_strerror(BK_ENOTSUP), bk_variant_name(cfg.variant));
+        return RedisModule_ReplyWithError(ctx, err);
+    }
+    const size_t n = (size_t)(argc - 2);
+    RedisModule_ReplyWithArray(ctx, (long)n);
+    int changed = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *p = RedisModule_StringPtrLen(argv[2 + i], &len);
+        const int rc = bk_remove(v->f, p, len);
+        if (rc == BK_OK) {
+            changed = 1;
+            RedisModule_ReplyWithLongLong(ctx, 1);
+        } else if (rc == BK_ENOTFOUND) {
+            RedisModule_ReplyWithLongLong(ctx, 0);
+        } else {
+            bkm_reply_code(ctx, rc);
+        }
+    }
+    if (changed) {
+        v->keys_known = 0;
+        bkm_value_changed(v);
+        bkm_replicate(ctx, argv, argc);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bk.remove", argv[1]);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static void field_int(RedisModuleCtx *ctx, const char *name, long long v)
+{
+    RedisModule_ReplyWithSimpleString(ctx, name);
+    RedisModule_ReplyWithLongLong(ctx, v);
+}
+
+static void field_double(RedisModuleCtx *ctx, const char *name, double v)
+{
+    RedisModule_ReplyWithSimpleString(ctx, name);
+    RedisModule_ReplyWithDouble(ctx, v);
+}
+
+static void field_text(RedisModuleCtx *ctx, const char *name, const char *v)
+{
+    RedisModule_ReplyWithSimpleString(ctx, name);
+    RedisModule_ReplyWithStringBuffer(ctx, v, strlen(v));
+}
+
+static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key = open_existing(ctx, argv, REDISMODULE_READ, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    bk_filter_stats st;
+    bk_config cfg;
+    int rc = bk_stats(v->f, &st);
+    if (rc != BK_OK || (rc = bk_get_config(v->f, &cfg)) != BK_OK) {
+        RedisModule_CloseKey(key);
+        return bkm_reply_code(ctx, rc);
+    }
+    char text[2048];
+    const int tn = bk_config_format(&cfg, 0, text, sizeof text);
+    if (tn < 0 || tn >= (int)sizeof text)
+        text[0] = '\0';
+    const int window = cfg.variant == BK_VARIANT_WINDOW;
+    RedisModule_ReplyWithMap(ctx, 17 + 2 * window);
+    field_text(ctx, "variant", st.variant);
+    field_text(ctx, "hash", st.hash);
+    field_text(ctx, "layout", bk_layout_name(cfg.layout));
+    field_int(ctx, "bits", (long long)st.bits);
+    field_int(ctx, "m", (long long)st.bits);
+    field_int(ctx, "bytes", (long long)st.bytes);
+    field_int(ctx, "k", st.k);
+    field_int(ctx, "keys", (long long)st.keys);
+    field_double(ctx, "est_cardinality", st.est_cardinality);
+    field_double(ctx, "fill", st.fill);
+    field_double(ctx, "est_fpr", st.est_fpr);
+    field_double(ctx, "model_fpr", st.model_fpr);
+    field_double(ctx, "target_fpr", st.fpr);
+    field_int(ctx, "capacity", (long long)st.capacity);
+    field_int(ctx, "slices", st.slices);
+    field_int(ctx, "saturated", (long long)st.saturated);
+    field_text(ctx, "config", text);
+    if (window) {
+        field_int(ctx, "window_ms", (long long)cfg.window_ms);
+        field_int(ctx, "now_ms", (long long)bkm_clock_now());
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* BK.AT ms command args...: a write as the master made it, at its time. */
+static int at_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    const int flags = RedisModule_GetContextFlags(ctx);
+    if (!(flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)))
+        return RedisModule_ReplyWithError(
+            ctx, "ERR BK.AT carries the master's writes to replicas and the AOF; clients use "
+                 "the commands themselves");
+    long long ms;
+    size_t n;
+    const char *name = RedisModule_StringPtrLen(argv[2], &n);
+    RedisModuleCmdFunc fn = bkm_write_command(name, n);
+    if (RedisModule_StringToLongLong(argv[1], &ms) != REDISMODULE_OK || !fn)
+        return RedisModule_ReplyWithError(ctx, "ERR BK.AT: bad time or not a write command");
+    bkm_clock_pin((int64_t)ms);
+    bkm_replaying = 1;
+    const int rc = fn(ctx, argv + 2, argc - 2);
+    bkm_replaying = 0;
+    bkm_clock_unpin();
+    return rc;
+}
+
+static const struct {
+    const char *name;
+    RedisModuleCmdFunc fn;
+    const char *flags;
+    int first, last;
+} commands[] = {
+    {"BK.CREATE", create_cmd, "write deny-oom", 1, 1},
+    {"BK.ADD", add_cmd, "write deny-oom", 1, 1},
+    {"BK.REMOVE", remove_cmd, "write", 1, 1},
+    {"BK.EXISTS", exists_cmd, "readonly", 1, 1},
+    {"BK.INFO", info_cmd, "readonly", 1, 1},
+    {"BK.AT", at_cmd, "write", 3, 3},
+};
+
+int bkm_register_bk(RedisModuleCtx *ctx)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (RedisModule_CreateCommand(ctx, commands[i].name, commands[i].fn, commands[i].flags,
+                                      commands[i].first, commands[i].last, 1) != REDISMODULE_OK)
+            return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
+
+RedisModuleCmdFunc bkm_bf_write_command(const char *name, size_t len);
+RedisModuleCmdFunc bkm_dump_write_command(const char *name, size_t len);
+
+RedisModuleCmdFunc bkm_write_command(const char *name, size_t len)
+{
+    const bkm_arg a = {name, len};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (commands[i].fn != at_cmd && strncmp(commands[i].flags, "write", 5) == 0 &&
+            bkm_arg_is(a, commands[i].name))
+            return commands[i].fn;
+    RedisModuleCmdFunc fn = bkm_bf_write_command(name, len);
+    return fn ? fn : bkm_dump_write_command(name, len);
+}

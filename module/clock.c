@@ -1,0 +1,58 @@
+/*
+ * clock.c - the time every filter of the module reads (no server calls).
+ *
+ * Window filters read bk_now_ms(); in the module that is this clock, set
+ * before each command (time.c): the master's own time on a master, the
+ * master's time carried by BK.AT on a replica or in an AOF replay, and a
+ * payload's save time while it loads. So a replica and a replay act at
+ * exactly the times the master did and reach the same bytes.
+ */
+#include "clock.h"
+
+#include <stddef.h>
+
+#include "bloomkit.h"
+
+static int64_t g_now;   /* the time commands act at, ms */
+static int64_t g_saved; /* the clock before a pin */
+static int g_pinned;
+
+static int64_t module_clock(void *ctx)
+{
+    (void)ctx;
+    return g_now;
+}
+
+void bkm_clock_init(int64_t now)
+{
+    g_now = now;
+    g_pinned = 0;
+    bk_set_clock(module_clock, NULL);
+}
+
+void bkm_clock_set(int64_t now)
+{
+    if (!g_pinned && now > g_now) /* never back: time on a master only moves on */
+        g_now = now;
+}
+
+void bkm_clock_pin(int64_t ms)
+{
+    if (!g_pinned)
+        g_saved = g_now;
+    g_pinned = 1;
+    g_now = ms;
+}
+
+void bkm_clock_unpin(void)
+{
+    if (g_pinned) {
+        g_pinned = 0;
+        g_now = g_saved > g_now ? g_saved : g_now;
+    }
+}
+
+int64_t bkm_clock_now(void)
+{
+    return g_now;
+}

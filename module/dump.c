@@ -1,0 +1,263 @@
+/*
+ * dump.c - BF.SCANDUMP and BF.LOADCHUNK over bloomkit's own image (the file
+ * format: a RedisBloom dump cannot be loaded, nor the other way round).
+ *
+ * SCANDUMP key 0 takes a snapshot of the image and hands out its first
+ * chunk; each later call the next, until [0, ""]. The iterator of a chunk
+ * is the offset where it ends. A write to the filter between calls drops
+ * the snapshot, and the next call says so (start again at 0) rather than
+ * hand out a mix of two states.
+ *
+ * LOADCHUNK key iter data takes the chunks in order: the first (iterator =
+ * its length) must hold the image's 128-byte header, which says the whole
+ * size; the filter is made, with every check of bk_load_buffer, when the
+ * last byte arrives, and only then does the key exist. Loads in progress
+ * live in the module's memory, not in the keyspace (at most MAX_LOADS at
+ * once: the oldest is dropped for a new one); they are not saved, so a
+ * restart in the middle means starting again. A finished load reaches
+ * replicas and the AOF as the whole image, in chunks, in one transaction.
+ */
+#include "dump.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "module.h"
+#include "payload.h"
+
+#define MAX_LOADS 16
+
+typedef struct pending {
+    int db;
+    char *name; /* key name (bkm_alloc) */
+    size_t name_len;
+    uint8_t *buf;
+    size_t total, filled;
+    uint64_t started; /* load order, for dropping the oldest */
+} pending;
+
+static pending loads[MAX_LOADS];
+static uint64_t load_clock;
+
+size_t bkm_loading_bytes(void)
+{
+    size_t n = 0;
+    for (int i = 0; i < MAX_LOADS; i++)
+        n += loads[i].buf ? loads[i].total : 0;
+    return n;
+}
+
+static void drop(pending *p)
+{
+    bkm_free(p->name);
+    bkm_free(p->buf);
+    memset(p, 0, sizeof *p);
+}
+
+static pending *find(int db, const char *name, size_t len)
+{
+    for (int i = 0; i < MAX_LOADS; i++)
+        if (loads[i].buf && loads[i].db == db && loads[i].name_len == len &&
+            memcmp(loads[i].name, name, len) == 0)
+            return &loads[i];
+    return NULL;
+}
+
+static pending *slot(void)
+{
+    pending *oldest = &loads[0];
+    for (int i = 0; i < MAX_LOADS; i++) {
+        if (!loads[i].buf)
+            return &loads[i];
+        if (loads[i].started < oldest->started)
+            oldest = &loads[i];
+    }
+    drop(oldest);
+    return oldest;
+}
+
+static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    long long iter;
+    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter < 0)
+        return RedisModule_ReplyWithError(ctx, "ERR second argument must be numeric");
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    RedisModule_CloseKey(key);
+    if (!v)
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    if (iter == 0 || !v->dump || v->dump_writes != v->writes) {
+        if (iter != 0)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR the filter changed during BF.SCANDUMP (or was never dumped): start "
+                     "again at iterator 0");
+        if (v->dump)
+            bkm_free(v->dump);
+        v->dump = NULL;
+        const int rc = bkm_image(v->f, &v->dump, &v->dump_len);
+        if (rc != BK_OK)
+            return bkm_reply_code(ctx, rc);
+        v->dump_writes = v->writes;
+    }
+    RedisModule_ReplyWithArray(ctx, 2);
+    if ((size_t)iter >= v->dump_len) {
+        bkm_free(v->dump);
+        v->dump = NULL;
+        RedisModule_ReplyWithLongLong(ctx, 0);
+        return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
+    }
+    const size_t n = v->dump_len - (size_t)iter < BKM_CHUNK ? v->dump_len - (size_t)iter : BKM_CHUNK;
+    RedisModule_ReplyWithLongLong(ctx, iter + (long long)n);
+    return RedisModule_ReplyWithStringBuffer(ctx, (const char *)v->dump + iter, n);
+}
+
+/* The whole image to replicas and the AOF, in chunks. */
+static void replicate_image(RedisModuleCtx *ctx, RedisModuleString *name, const uint8_t *buf,
+                            size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        const size_t n = len - off < BKM_CHUNK ? len - off : BKM_CHUNK;
+        RedisModule_Replicate(ctx, "BK.AT", "lcslb", (long long)bkm_clock_now(), "BF.LOADCHUNK",
+                              name, (long long)(off + n), (const char *)buf + off, n);
+        off += n;
+    }
+}
+
+/* Make the filter of a whole image under the (empty) key. */
+static int finish(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                  const uint8_t *buf, size_t len)
+{
+    bk_filter *f;
+    char err[400], msg[500];
+    const int rc = bkm_image_load(buf, len, bkm_clock_now(),
+                                  bkm_replaying ? UINT64_MAX : bkm_conf.max_bytes, &f, err,
+                                  sizeof err);
+    if (rc != BK_OK) {
+        snprintf(msg, sizeof msg, "ERR invalid filter image: %s", err);
+        for (char *p = msg; *p; p++)
+            if (*p == '\r' || *p == '\n')
+                *p = ' ';
+        return RedisModule_ReplyWithError(ctx, msg);
+    }
+    bkm_value *v = bkm_value_new(f);
+    if (!v)
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    RedisModule_ModuleTypeSetValue(key, bkm_type, v);
+    replicate_image(ctx, name, buf, len);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.loadchunk", name);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 4)
+        return RedisModule_WrongArity(ctx);
+    bkm_time_begin(ctx);
+    long long iter;
+    size_t len, nlen;
+    const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
+    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter <= 0 ||
+        len == 0 || (unsigned long long)iter < len)
+        return RedisModule_ReplyWithError(
+            ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
+                 "BF.SCANDUMP gave it) and the chunk is not empty");
+    bkm_value *v;
+    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    if (!key)
+        return REDISMODULE_OK;
+    if (v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    const char *name = RedisModule_StringPtrLen(argv[1], &nlen);
+    const int db = RedisModule_GetSelectedDb(ctx);
+    const size_t off = (size_t)iter - len;
+    pending *p = find(db, name, nlen);
+    int rc = REDISMODULE_OK;
+    if (off == 0) {
+        if (p)
+            drop(p); /* a new load replaces an unfinished one */
+        uint64_t total;
+        if (bk_image_size(data, len, &total) != BK_OK) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "ERR invalid chunk: %s",
+                     len < 128 ? "the first chunk holds the image's 128-byte header"
+                               : bk_last_error());
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, msg);
+        }
+        if (total < len || (!bkm_replaying && total > bkm_conf.max_bytes + ((uint64_t)1 << 20))) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(
+                ctx, total < len ? "ERR invalid chunk: longer than the image it begins"
+                                 : "ERR invalid chunk: the image is over the module's MAX_BYTES");
+        }
+        if (total == len) {
+            rc = finish(ctx, key, argv[1], data, len);
+            RedisModule_CloseKey(key);
+            return rc;
+        }
+        p = slot();
+        p->buf = bkm_alloc((size_t)total);
+        p->name = bkm_alloc(nlen ? nlen : 1);
+        if (!p->buf || !p->name) {
+            drop(p);
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+        }
+        memcpy(p->name, name, nlen);
+        p->name_len = nlen;
+        p->db = db;
+        p->total = (size_t)total;
+        p->started = ++load_clock;
+        memcpy(p->buf, data, len);
+        p->filled = len;
+    } else {
+        if (!p || p->filled != off || p->total - p->filled < len) {
+            char msg[200];
+            if (p && p->filled != off)
+                snprintf(msg, sizeof msg, "ERR chunk out of order: the next begins at %zu",
+                         p->filled);
+            else
+                snprintf(msg, sizeof msg, "ERR %s",
+                         p ? "invalid chunk: past the end of the image"
+                           : "no load in progress for this key: send the chunk of iterator "
+                             "1.. first");
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, msg);
+        }
+        memcpy(p->buf + p->filled, data, len);
+        p->filled += len;
+    }
+    if (p->filled == p->total) {
+        rc = finish(ctx, key, argv[1], p->buf, p->total);
+        drop(p);
+    } else {
+        rc = RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    RedisModule_CloseKey(key);
+    return rc;
+}
+
+int bkm_register_dump(RedisModuleCtx *ctx)
+{
+    if (RedisModule_CreateCommand(ctx, "BF.SCANDUMP", scandump_cmd, "readonly", 1, 1, 1) !=
+            REDISMODULE_OK ||
+        RedisModule_CreateCommand(ctx, "BF.LOADCHUNK", loadchunk_cmd, "write deny-oom", 1, 1,
+                                  1) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
+
+RedisModuleCmdFunc bkm_dump_write_command(const char *name, size_t len);
+RedisModuleCmdFunc bkm_dump_write_command(const char *name, size_t len)
+{
+    const bkm_arg a = {name, len};
+    return bkm_arg_is(a, "BF.LOADCHUNK") ? loadchunk_cmd : NULL;
+}

@@ -1,0 +1,139 @@
+/*
+ * items.c - a command's items against a filter: added or looked up a batch
+ * at a time through bloomkit's batch calls (their hashing and prefetching
+ * overlap the cache misses of many items), and the replies.
+ */
+#include <string.h>
+
+#include "module.h"
+#include "payload.h"
+
+#define BATCH 1024               /* items hashed and prefetched together */
+#define NONSCALING_FULL (-1000) /* results[]: a BF standard filter at its capacity */
+
+int *bkm_results(size_t n)
+{
+    if (n > SIZE_MAX / sizeof(int))
+        return NULL;
+    return bkm_alloc((n ? n : 1) * sizeof(int));
+}
+
+/* Pointers and lengths of items[0..n) (n <= BATCH). */
+static void gather(RedisModuleString **items, size_t n, const void **keys, size_t *lens)
+{
+    for (size_t i = 0; i < n; i++)
+        keys[i] = RedisModule_StringPtrLen(items[i], &lens[i]);
+}
+
+static int keys_of(bkm_value *v)
+{
+    if (!v->keys_known) {
+        bk_filter_stats st;
+        const int rc = bk_stats(v->f, &st);
+        if (rc != BK_OK)
+            return rc;
+        v->keys = st.keys;
+        v->keys_known = 1;
+    }
+    return BK_OK;
+}
+
+/* One item into a BF standard (non-scaling) filter: full at its capacity. */
+static int add_capped(bkm_value *v, const bk_config *cfg, RedisModuleString *item)
+{
+    size_t len;
+    const char *p = RedisModule_StringPtrLen(item, &len);
+    int rc = keys_of(v);
+    if (rc != BK_OK)
+        return rc;
+    if (v->keys >= cfg->capacity) {
+        rc = bk_contains(v->f, p, len);
+        return rc == 1 ? 0 : rc < 0 ? rc : NONSCALING_FULL;
+    }
+    rc = bk_add(v->f, p, len);
+    if (rc == 1)
+        v->keys++;
+    return rc;
+}
+
+int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int *results,
+                  int *changed)
+{
+    bk_config cfg;
+    bk_get_config(v->f, &cfg);
+    const int capped = bf && cfg.variant == BK_VARIANT_STANDARD;
+    const int counts = cfg.variant == BK_VARIANT_COUNTING; /* adds always change counters */
+    const void *keys[BATCH];
+    size_t lens[BATCH];
+    int first = BK_OK;
+    for (size_t at = 0; at < n; at += BATCH) {
+        const size_t m = n - at < BATCH ? n - at : BATCH;
+        if (first != BK_OK) {
+            for (size_t i = 0; i < m; i++)
+                results[at + i] = first;
+            continue;
+        }
+        if (capped) {
+            for (size_t i = 0; i < m && first == BK_OK; i++) {
+                const int r = add_capped(v, &cfg, items[at + i]);
+                results[at + i] = r;
+                if (r < 0) {
+                    first = r;
+                    for (size_t j = i + 1; j < m; j++)
+                        results[at + j] = r;
+                }
+            }
+        } else {
+            gather(items + at, m, keys, lens);
+            const int rc = bk_add_batch(v->f, keys, lens, m, results + at);
+            if (rc != BK_OK)
+                first = rc;
+        }
+        for (size_t i = 0; i < m; i++) {
+            if (results[at + i] == 1 || (counts && results[at + i] == 0))
+                *changed = 1;
+            if (results[at + i] == 1 && !capped && v->keys_known)
+                v->keys++;
+        }
+    }
+    if (*changed)
+        bkm_value_changed(v);
+    return first;
+}
+
+int bkm_contains_items(const bkm_value *v, RedisModuleString **items, size_t n, int *results)
+{
+    const void *keys[BATCH];
+    size_t lens[BATCH];
+    for (size_t at = 0; at < n; at += BATCH) {
+        const size_t m = n - at < BATCH ? n - at : BATCH;
+        gather(items + at, m, keys, lens);
+        const int rc = bk_contains_batch(v->f, keys, lens, m, results + at);
+        if (rc != BK_OK)
+            return rc;
+    }
+    return BK_OK;
+}
+
+static void reply_one(RedisModuleCtx *ctx, int r, int bf)
+{
+    if (r >= 0)
+        RedisModule_ReplyWithLongLong(ctx, r);
+    else if (r == NONSCALING_FULL)
+        RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+    else if (r == BK_EFULL && bf)
+        RedisModule_ReplyWithError(ctx, "ERR filter is full: it reached the module's MAX_BYTES");
+    else
+        bkm_reply_code(ctx, r);
+}
+
+void bkm_reply_results(RedisModuleCtx *ctx, const int *results, size_t n, int array, int bf)
+{
+    if (!array) {
+        reply_one(ctx, results[0], bf);
+        return;
+    }
+    RedisModule_ReplyWithArray(ctx, (long)n);
+    for (size_t i = 0; i < n; i++)
+        reply_one(ctx, results[i], bf);
+}

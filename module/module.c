@@ -1,0 +1,203 @@
+/*
+ * module.c - bloomkit's Redis module: loading, settings, the shared helpers
+ * of the commands.
+ *
+ *   redis-server --loadmodule bloomkit-redis-module.so [NAME VALUE]...
+ *
+ * Every filter lives in a key of type "bloomkit0" and is a bk_filter made and
+ * run through bloomkit.h, the same code as a local filter. Memory comes from
+ * the server's allocator (reported in INFO memory, counted by maxmemory);
+ * arrays from its calloc, so a large filter's pages are taken as they are
+ * written, never zeroed up front while the server waits.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "dump.h"
+#include "module.h"
+#include "payload.h"
+
+bkm_settings bkm_conf;
+RedisModuleType *bkm_type;
+
+void *bkm_alloc(size_t n)
+{
+    return RedisModule_TryAlloc(n);
+}
+
+void bkm_free(void *p)
+{
+    RedisModule_Free(p);
+}
+
+static void *server_alloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return RedisModule_TryAlloc(n);
+}
+
+static void *server_zalloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return RedisModule_Calloc(1, n);
+}
+
+static void server_free(void *opaque, void *p)
+{
+    (void)opaque;
+    RedisModule_Free(p);
+}
+
+bkm_value *bkm_value_new(bk_filter *f)
+{
+    bkm_value *v = RedisModule_TryAlloc(sizeof *v);
+    if (!v) {
+        bk_free(f);
+        return NULL;
+    }
+    memset(v, 0, sizeof *v);
+    v->f = f;
+    return v;
+}
+
+void bkm_value_changed(bkm_value *v)
+{
+    v->writes++;
+    if (v->dump) {
+        RedisModule_Free(v->dump);
+        v->dump = NULL;
+    }
+}
+
+void bkm_value_free(void *value)
+{
+    bkm_value *v = value;
+    if (!v)
+        return;
+    bk_free(v->f);
+    if (v->dump)
+        RedisModule_Free(v->dump);
+    RedisModule_Free(v);
+}
+
+RedisModuleKey *bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkm_value **v)
+{
+    *v = NULL;
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, mode);
+    const int type = RedisModule_KeyType(key);
+    if (type == REDISMODULE_KEYTYPE_EMPTY)
+        return key;
+    if (type != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(key) != bkm_type) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+        return NULL;
+    }
+    *v = RedisModule_ModuleTypeGetValue(key);
+    return key;
+}
+
+int bkm_reply_code(RedisModuleCtx *ctx, int rc)
+{
+    char msg[512];
+    const char *detail = bk_last_error();
+    if (rc == BK_EFULL)
+        snprintf(msg, sizeof msg, "ERR filter is full: %s", detail && *detail ? detail : bk_strerror(rc));
+    else if (detail && *detail)
+        snprintf(msg, sizeof msg, "ERR %s: %s", bk_strerror(rc), detail);
+    else
+        snprintf(msg, sizeof msg, "ERR %s", bk_strerror(rc));
+    for (char *p = msg; *p; p++) /* an error reply is one line */
+        if (*p == '\r' || *p == '\n')
+            *p = ' ';
+    return RedisModule_ReplyWithError(ctx, msg);
+}
+
+int bkm_create(RedisModuleKey *key, const bk_config *want, bkm_value **out, char *err,
+               size_t errlen)
+{
+    *out = NULL;
+    bk_config cfg = *want;
+    /* a growing filter stops at MAX_BYTES; a fixed one is refused above it */
+    if ((cfg.variant == BK_VARIANT_SCALABLE || cfg.variant == BK_VARIANT_WINDOW) &&
+        (cfg.max_bytes == 0 || cfg.max_bytes > bkm_conf.max_bytes) && !bkm_replaying)
+        cfg.max_bytes = bkm_conf.max_bytes;
+    bk_plan plan;
+    int rc = bk_plan_config(&cfg, &plan);
+    if (rc != BK_OK) {
+        snprintf(err, errlen, "ERR bad config: %s", bk_last_error());
+        return rc;
+    }
+    if (plan.bytes > bkm_conf.max_bytes && !bkm_replaying) {
+        snprintf(err, errlen,
+                 "ERR filter of %llu bytes is over the module's MAX_BYTES (%llu): lower "
+                 "capacity or raise MAX_BYTES",
+                 (unsigned long long)plan.bytes, (unsigned long long)bkm_conf.max_bytes);
+        return BK_ERANGE;
+    }
+    bk_filter *f;
+    if ((rc = bk_new(&cfg, &f)) != BK_OK) {
+        snprintf(err, errlen, "ERR could not create filter: %s", bk_strerror(rc));
+        return rc;
+    }
+    bkm_value *v = bkm_value_new(f);
+    if (!v) {
+        snprintf(err, errlen, "ERR could not create filter: out of memory");
+        return BK_ENOMEM;
+    }
+    RedisModule_ModuleTypeSetValue(key, bkm_type, v);
+    *out = v;
+    return BK_OK;
+}
+
+static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
+{
+    (void)for_crash_report;
+    RedisModule_InfoAddSection(ctx, "settings");
+    RedisModule_InfoAddFieldULongLong(ctx, "max_bytes", bkm_conf.max_bytes);
+    RedisModule_InfoAddFieldULongLong(ctx, "initial_size", bkm_conf.capacity);
+    RedisModule_InfoAddFieldULongLong(ctx, "expansion", bkm_conf.expansion);
+    RedisModule_InfoAddFieldULongLong(ctx, "loading_bytes", bkm_loading_bytes());
+}
+
+int bkm_register_type(RedisModuleCtx *ctx);
+
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+__attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ctx,
+                                                                RedisModuleString **argv, int argc)
+{
+    const char *missing;
+    if (rm_init(ctx, BKM_NAME, BK_VERSION_MAJOR * 10000 + BK_VERSION_MINOR * 100 + BK_VERSION_PATCH,
+                &missing) != REDISMODULE_OK) {
+        if (missing && RedisModule_Log)
+            RedisModule_Log(ctx, "warning",
+                            "bloomkit: this server lacks %s (Redis 7.0 or later is needed)",
+                            missing);
+        return REDISMODULE_ERR;
+    }
+    bkm_arg args[64];
+    if (argc > (int)(sizeof args / sizeof *args)) {
+        RedisModule_Log(ctx, "warning", "bloomkit: too many module arguments (%d)", argc);
+        return REDISMODULE_ERR;
+    }
+    for (int i = 0; i < argc; i++)
+        args[i].p = RedisModule_StringPtrLen(argv[i], &args[i].n);
+    char err[300];
+    if (bkm_settings_parse(&bkm_conf, args, (size_t)argc, err, sizeof err) != 0) {
+        RedisModule_Log(ctx, "warning", "bloomkit: %s", err);
+        return REDISMODULE_ERR;
+    }
+    const bk_allocator a = {server_alloc, server_free, NULL};
+    if (bk_set_allocator_zeroed(&a, server_zalloc) != BK_OK)
+        return REDISMODULE_ERR;
+    bkm_clock_init(RedisModule_Milliseconds());
+    /* a damaged payload is refused (NULL from rdb_load), never a crash */
+    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
+    if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_bf(ctx) != REDISMODULE_OK ||
+        bkm_register_bk(ctx) != REDISMODULE_OK || bkm_register_dump(ctx) != REDISMODULE_OK ||
+        RedisModule_RegisterInfoFunc(ctx, info) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    RedisModule_Log(ctx, "notice", "bloomkit %s: BF.* and BK.* commands, filters up to %llu bytes",
+                    BK_VERSION_STRING, (unsigned long long)bkm_conf.max_bytes);
+    return REDISMODULE_OK;
+}

@@ -1,0 +1,106 @@
+/*
+ * module.h - bloomkit's Redis module: what its files share (internal).
+ *
+ * A key of the module's type ("bloomkit0" in TYPE, encoding version
+ * BKM_ENCVER) holds one bkm_value: a bk_filter of any variant, made and run
+ * through bloomkit.h like a local filter. The files:
+ *   module.c   OnLoad: arguments, the allocator and clock, type, commands, INFO
+ *   value.c    the type's callbacks: RDB, AOF rewrite, MEMORY USAGE, COPY, free
+ *   time.c     the clock the filters read and the replication of writes with it
+ *   bf.c       RedisBloom's BF.* commands
+ *   bk.c       bloomkit's BK.* commands and BK.AT (replication and AOF)
+ *   dump.c     BF.SCANDUMP / BF.LOADCHUNK
+ *   args.c     argument parsing (no server calls: fuzzed on its own)
+ *   payload.c  the RDB payload and dump images (no server calls: fuzzed)
+ */
+#ifndef BKM_MODULE_H
+#define BKM_MODULE_H
+
+#include <stdint.h>
+
+#include "bloomkit.h"
+#include "args.h"
+#include "rm_api.h"
+
+#define BKM_NAME     "bloomkit"
+#define BKM_TYPENAME "bloomkit0" /* 9 characters, as the type API requires */
+#define BKM_ENCVER   1
+
+typedef struct bkm_value {
+    bk_filter *f;
+    uint64_t writes;      /* bumped by every change: dates the dump snapshot */
+    uint8_t *dump;        /* BF.SCANDUMP's snapshot of the image, or NULL */
+    size_t dump_len;
+    uint64_t dump_writes; /* writes when it was taken */
+    uint64_t keys;        /* a standard filter's keys, once keys_known (BF's capacity check) */
+    int keys_known;
+} bkm_value;
+
+/* The module's settings (module arguments; args.h). */
+extern bkm_settings bkm_conf;
+extern RedisModuleType *bkm_type;
+
+/* A new value owning f (NULL when out of memory: f is then freed). */
+bkm_value *bkm_value_new(bk_filter *f);
+void bkm_value_free(void *value);
+/* Forget any dump snapshot: call after every change. */
+void bkm_value_changed(bkm_value *v);
+
+/* Open argv key for a command: *v the filter or NULL when the key is empty.
+ * Replies WRONGTYPE (and returns NULL) for a key of another type; the caller
+ * closes the key it gets back. */
+RedisModuleKey *bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkm_value **v);
+
+/* Reply with the error of a bloomkit code, as "ERR <text>" with
+ * bk_last_error()'s detail where there is one. */
+int bkm_reply_code(RedisModuleCtx *ctx, int rc);
+
+/* Create a filter for cfg under an empty key (the reservation limit is
+ * checked before any memory is taken); BK_OK or a code, detail in err. */
+int bkm_create(RedisModuleKey *key, const bk_config *cfg, bkm_value **out, char *err,
+               size_t errlen);
+
+/* ---- time.c: the clock and replication ---- */
+
+/* Set the clock for the command now running: the server's clock on a
+ * master; BK.AT's on a command from the master or the AOF; on a replica
+ * (reads), the latest master time replicated. */
+void bkm_time_begin(RedisModuleCtx *ctx);
+/* Replicate a write as BK.AT <now> argv... (argv[0] the command's name). */
+void bkm_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* Replicate the creation of the filter under key: BK.AT <now> BK.CREATE key <config with its
+ * hash key>, so that replicas and the AOF make the same filter. */
+void bkm_replicate_create(RedisModuleCtx *ctx, RedisModuleString *key, const bk_filter *f);
+/* 1 while BK.AT runs a command for the master or the AOF: it then makes
+ * exactly what the master made (no local limits applied). */
+extern int bkm_replaying;
+
+/* ---- items.c: items of a command against a filter ---- */
+
+/* Add items[0..n): results[i] 1 (new), 0 (present), or a negative code for
+ * an item not applied (those after the first error). With `bf`, a
+ * standard filter refuses new items past its capacity (BK_EFULL: RedisBloom's
+ * NONSCALING). *changed is set when the filter changed. Returns BK_OK or
+ * the first error. */
+int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int *results,
+                  int *changed);
+/* Look items up: results[i] 1 or 0. BK_OK or BK_ENOMEM. */
+int bkm_contains_items(const bkm_value *v, RedisModuleString **items, size_t n, int *results);
+/* Reply with results as an array (a negative result is an error element:
+ * "ERR non scaling filter is full" for BK_EFULL on a BF filter), or as one
+ * integer (or error) when !array. */
+void bkm_reply_results(RedisModuleCtx *ctx, const int *results, size_t n, int array, int bf);
+/* results[] scratch for n items (bkm_free), NULL when out of memory (the
+ * caller replies). */
+int *bkm_results(size_t n);
+
+/* ---- commands ---- */
+int bkm_register_bf(RedisModuleCtx *ctx);
+int bkm_register_bk(RedisModuleCtx *ctx);
+int bkm_register_dump(RedisModuleCtx *ctx);
+
+/* The command function of a module command by name (BK.AT dispatches
+ * through it): NULL for a name that is not a write command of ours. */
+RedisModuleCmdFunc bkm_write_command(const char *name, size_t len);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * payload.c - images of filters (payload.h).
+ */
+#include "payload.h"
+
+#include <stdio.h>
+
+#include "clock.h"
+
+int bkm_image(const bk_filter *f, uint8_t **buf, size_t *len)
+{
+    uint64_t size;
+    int rc = bk_save_size(f, &size);
+    if (rc != BK_OK)
+        return rc;
+    if (size > SIZE_MAX)
+        return BK_ERANGE;
+    uint8_t *p = bkm_alloc((size_t)size);
+    if (!p)
+        return BK_ENOMEM;
+    if ((rc = bk_save_buffer(f, p, (size_t)size, len)) != BK_OK) {
+        bkm_free(p);
+        return rc;
+    }
+    *buf = p;
+    return BK_OK;
+}
+
+int bkm_image_load(const void *buf, size_t len, int64_t saved_ms, uint64_t max_bytes,
+                   bk_filter **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (len > max_bytes + ((uint64_t)1 << 20)) { /* payload + the largest header, roughly */
+        snprintf(err, errlen, "an image of %zu bytes is over the module's MAX_BYTES (%llu)", len,
+                 (unsigned long long)max_bytes);
+        return BK_ERANGE;
+    }
+    bkm_clock_pin(saved_ms);
+    bk_filter *f;
+    int rc = bk_load_buffer(buf, len, &f);
+    bkm_clock_unpin();
+    if (rc != BK_OK) {
+        snprintf(err, errlen, "%s", bk_last_error());
+        return rc;
+    }
+    *out = f;
+    return BK_OK;
+}

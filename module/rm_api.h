@@ -1,0 +1,147 @@
+/*
+ * rm_api.h - the part of Redis's module API this module uses, declared from
+ * the API's published reference (the "Modules API reference" of Redis 7.0:
+ * names, signatures, constants and the RedisModuleTypeMethods layout).
+ * Debian ships no module header, so we write our own and declare nothing we
+ * do not call. The tests load the module into the real redis-server, which
+ * proves every declaration: a name the server does not export makes
+ * rm_init fail with the name in the log; a wrong signature or constant fails
+ * the command suites.
+ *
+ * How the API is reached (the reference's RedisModule_Init): the server
+ * passes OnLoad a context whose first word is a function
+ * `int GetApi(const char *name, void *out)`; each API function is looked up
+ * by its name ("RedisModule_" + short name) and stored in a pointer.
+ */
+#ifndef BKM_RM_API_H
+#define BKM_RM_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Opaque types of the server. */
+typedef struct RedisModuleCtx RedisModuleCtx;
+typedef struct RedisModuleString RedisModuleString;
+typedef struct RedisModuleKey RedisModuleKey;
+typedef struct RedisModuleType RedisModuleType;
+typedef struct RedisModuleIO RedisModuleIO;
+typedef struct RedisModuleDigest RedisModuleDigest;
+typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
+typedef uint64_t RedisModuleTimerID;
+
+#define REDISMODULE_OK         0
+#define REDISMODULE_ERR        1
+#define REDISMODULE_APIVER_1   1
+#define REDISMODULE_READ       (1 << 0)
+#define REDISMODULE_WRITE      (1 << 1)
+#define REDISMODULE_KEYTYPE_EMPTY  0
+#define REDISMODULE_KEYTYPE_MODULE 6
+#define REDISMODULE_POSTPONED_LEN  (-1L)
+#define REDISMODULE_NOTIFY_GENERIC (1 << 2)
+#define REDISMODULE_NOTIFY_MODULE  (1 << 13)
+#define REDISMODULE_CTX_FLAGS_SLAVE      (1 << 3)
+#define REDISMODULE_CTX_FLAGS_OOM        (1 << 10)
+#define REDISMODULE_CTX_FLAGS_REPLICATED (1 << 12)
+#define REDISMODULE_CTX_FLAGS_LOADING    (1 << 13)
+#define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
+#define REDISMODULE_ERRORMSG_WRONGTYPE \
+    "WRONGTYPE Operation against a key holding the wrong kind of value"
+
+typedef int (*RedisModuleCmdFunc)(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+typedef void *(*RedisModuleTypeLoadFunc)(RedisModuleIO *io, int encver);
+typedef void (*RedisModuleTypeSaveFunc)(RedisModuleIO *io, void *value);
+typedef void (*RedisModuleTypeRewriteFunc)(RedisModuleIO *aof, RedisModuleString *key,
+                                           void *value);
+typedef size_t (*RedisModuleTypeMemUsageFunc)(const void *value);
+typedef void (*RedisModuleTypeDigestFunc)(RedisModuleDigest *digest, void *value);
+typedef void (*RedisModuleTypeFreeFunc)(void *value);
+typedef size_t (*RedisModuleTypeFreeEffortFunc)(RedisModuleString *key, const void *value);
+typedef void *(*RedisModuleTypeCopyFunc)(RedisModuleString *fromkey, RedisModuleString *tokey,
+                                         const void *value);
+typedef void (*RedisModuleTimerProc)(RedisModuleCtx *ctx, void *data);
+typedef void (*RedisModuleInfoFunc)(RedisModuleInfoCtx *ctx, int for_crash_report);
+
+/* The layout of RedisModuleTypeMethods up to the last field of version 3
+ * (Redis 6.0 on; 7.0 reads it as it reads version 4, whose fields follow). */
+#define BKM_TYPE_METHOD_VERSION 3
+typedef struct RedisModuleTypeMethods {
+    uint64_t version;
+    RedisModuleTypeLoadFunc rdb_load;
+    RedisModuleTypeSaveFunc rdb_save;
+    RedisModuleTypeRewriteFunc aof_rewrite;
+    RedisModuleTypeMemUsageFunc mem_usage;
+    RedisModuleTypeDigestFunc digest;
+    RedisModuleTypeFreeFunc free;
+    void *aux_load; /* unused: NULL */
+    void *aux_save; /* unused: NULL */
+    int aux_save_triggers;
+    RedisModuleTypeFreeEffortFunc free_effort;
+    void *unlink; /* unused: NULL */
+    RedisModuleTypeCopyFunc copy;
+    void *defrag; /* unused: NULL */
+} RedisModuleTypeMethods;
+
+/* Every API function used: X(return type, short name, parameters). */
+#define BKM_RM_FUNCTIONS(X)                                                                        \
+    X(void *, TryAlloc, (size_t bytes))                                                            \
+    X(void *, Calloc, (size_t nmemb, size_t size))                                                 \
+    X(void, Free, (void *ptr))                                                                     \
+    X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char *name, int ver, int apiver))       \
+    X(int, IsModuleNameBusy, (const char *name))                                                   \
+    X(int, CreateCommand,                                                                          \
+      (RedisModuleCtx * ctx, const char *name, RedisModuleCmdFunc f, const char *flags,            \
+       int firstkey, int lastkey, int keystep))                                                    \
+    X(RedisModuleType *, CreateDataType,                                                           \
+      (RedisModuleCtx * ctx, const char *name, int encver, RedisModuleTypeMethods *methods))       \
+    X(void, SetModuleOptions, (RedisModuleCtx * ctx, int options))                                 \
+    X(int, WrongArity, (RedisModuleCtx * ctx))                                                     \
+    X(int, ReplyWithLongLong, (RedisModuleCtx * ctx, long long ll))                                \
+    X(int, ReplyWithError, (RedisModuleCtx * ctx, const char *err))                                \
+    X(int, ReplyWithSimpleString, (RedisModuleCtx * ctx, const char *msg))                         \
+    X(int, ReplyWithArray, (RedisModuleCtx * ctx, long len))                                       \
+    X(void, ReplySetArrayLength, (RedisModuleCtx * ctx, long len))                                 \
+    X(int, ReplyWithMap, (RedisModuleCtx * ctx, long len))                                         \
+    X(int, ReplyWithStringBuffer, (RedisModuleCtx * ctx, const char *buf, size_t len))             \
+    X(int, ReplyWithNull, (RedisModuleCtx * ctx))                                                  \
+    X(int, ReplyWithDouble, (RedisModuleCtx * ctx, double d))                                      \
+    X(const char *, StringPtrLen, (const RedisModuleString *str, size_t *len))                     \
+    X(int, StringToLongLong, (const RedisModuleString *str, long long *ll))                        \
+    X(RedisModuleString *, CreateString, (RedisModuleCtx * ctx, const char *ptr, size_t len))      \
+    X(void, FreeString, (RedisModuleCtx * ctx, RedisModuleString *str))                            \
+    X(RedisModuleKey *, OpenKey, (RedisModuleCtx * ctx, RedisModuleString *name, int mode))        \
+    X(void, CloseKey, (RedisModuleKey * key))                                                      \
+    X(int, KeyType, (RedisModuleKey * key))                                                        \
+    X(RedisModuleType *, ModuleTypeGetType, (RedisModuleKey * key))                                \
+    X(void *, ModuleTypeGetValue, (RedisModuleKey * key))                                          \
+    X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType *mt, void *value))           \
+    X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value))                                    \
+    X(uint64_t, LoadUnsigned, (RedisModuleIO * io))                                                \
+    X(void, SaveStringBuffer, (RedisModuleIO * io, const char *str, size_t len))                   \
+    X(char *, LoadStringBuffer, (RedisModuleIO * io, size_t *lenptr))                              \
+    X(int, IsIOError, (RedisModuleIO * io))                                                        \
+    X(const RedisModuleString *, GetKeyNameFromIO, (RedisModuleIO * io))                           \
+    X(void, EmitAOF, (RedisModuleIO * io, const char *cmdname, const char *fmt, ...))              \
+    X(void, Log, (RedisModuleCtx * ctx, const char *level, const char *fmt, ...))                  \
+    X(void, LogIOError, (RedisModuleIO * io, const char *level, const char *fmt, ...))             \
+    X(int, Replicate, (RedisModuleCtx * ctx, const char *cmdname, const char *fmt, ...))           \
+    X(long long, Milliseconds, (void))                                                             \
+    X(int, GetContextFlags, (RedisModuleCtx * ctx))                                                \
+    X(int, GetSelectedDb, (RedisModuleCtx * ctx))                                                  \
+    X(int, NotifyKeyspaceEvent,                                                                    \
+      (RedisModuleCtx * ctx, int type, const char *event, RedisModuleString *key))                 \
+    X(int, RegisterInfoFunc, (RedisModuleCtx * ctx, RedisModuleInfoFunc cb))                       \
+    X(int, InfoAddSection, (RedisModuleInfoCtx * ctx, const char *name))                           \
+    X(int, InfoAddFieldULongLong,                                                                  \
+      (RedisModuleInfoCtx * ctx, const char *field, unsigned long long value))
+
+#define BKM_RM_DECLARE(rt, name, params) extern rt(*RedisModule_##name) params;
+BKM_RM_FUNCTIONS(BKM_RM_DECLARE)
+#undef BKM_RM_DECLARE
+
+/* Look every function up through the server's GetApi (the first word of
+ * ctx) and register the module as `name`. REDISMODULE_ERR when a function
+ * is missing (the server is too old: *missing names it) or the name is
+ * taken. */
+int rm_init(RedisModuleCtx *ctx, const char *name, int ver, const char **missing);
+
+#endif

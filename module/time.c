@@ -1,0 +1,45 @@
+/*
+ * time.c - which time a command acts at, and how writes reach replicas and
+ * the AOF with it.
+ *
+ * Every write is propagated as `BK.AT <ms> <command> <args>...`: the command
+ * as the client sent it, with the master's time. A replica (and an AOF
+ * replay) runs it at that time, never by its own clock, so a window filter
+ * rotates there exactly as on the master and the bytes agree. A filter
+ * created on the master (BF.RESERVE, BF.ADD on a missing key, BK.CREATE...)
+ * is propagated first as `BK.AT <ms> BK.CREATE <key> <config>` with its
+ * whole config, random hash key included: a replica must not draw its own.
+ */
+#include <stdio.h>
+
+#include "clock.h"
+#include "module.h"
+
+int bkm_replaying;
+
+void bkm_time_begin(RedisModuleCtx *ctx)
+{
+    const int flags = RedisModule_GetContextFlags(ctx);
+    if (flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING |
+                 REDISMODULE_CTX_FLAGS_SLAVE))
+        return; /* BK.AT sets the time; a replica's reads act at the master's latest */
+    bkm_clock_set(RedisModule_Milliseconds());
+}
+
+void bkm_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    RedisModule_Replicate(ctx, "BK.AT", "lv", (long long)bkm_clock_now(), argv, (size_t)argc);
+}
+
+void bkm_replicate_create(RedisModuleCtx *ctx, RedisModuleString *key, const bk_filter *f)
+{
+    bk_config cfg;
+    char text[2048];
+    if (bk_get_config(f, &cfg) != BK_OK)
+        return;
+    const int n = bk_config_format(&cfg, 1, text, sizeof text);
+    if (n < 0 || n >= (int)sizeof text)
+        return; /* cannot happen: a config's text is a few hundred bytes */
+    RedisModule_Replicate(ctx, "BK.AT", "lcsc", (long long)bkm_clock_now(), "BK.CREATE", key,
+                          text);
+}

@@ -1,0 +1,121 @@
+/*
+ * value.c - the module type's callbacks: RDB save and load, AOF rewrite,
+ * MEMORY USAGE, COPY, free. A value's persistent form is its image in
+ * bloomkit's file format (payload.h) and the master's time it was taken at.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "dump.h"
+#include "module.h"
+#include "payload.h"
+
+static void rdb_save(RedisModuleIO *io, void *value)
+{
+    const bkm_value *v = value;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    const int rc = bkm_image(v->f, &buf, &len);
+    RedisModule_SaveUnsigned(io, (uint64_t)bkm_clock_now());
+    if (rc != BK_OK) {
+        /* only out of memory in the saving child: the payload then loads as
+         * refused, and the log says which key */
+        RedisModule_LogIOError(io, "warning", "bloomkit: could not save a filter: %s",
+                               bk_strerror(rc));
+        RedisModule_SaveStringBuffer(io, "", 0);
+        return;
+    }
+    RedisModule_SaveStringBuffer(io, (const char *)buf, len);
+    RedisModule_Free(buf);
+}
+
+static void *rdb_load(RedisModuleIO *io, int encver)
+{
+    const RedisModuleString *name = RedisModule_GetKeyNameFromIO(io);
+    size_t nlen = 0;
+    const char *kname = name ? RedisModule_StringPtrLen(name, &nlen) : "?";
+    if (encver != BKM_ENCVER) {
+        RedisModule_LogIOError(io, "warning",
+                               "bloomkit: key '%.*s': encoding version %d is not this module's "
+                               "(%d): refused",
+                               (int)(nlen > 200 ? 200 : nlen), kname, encver, BKM_ENCVER);
+        return NULL;
+    }
+    const uint64_t saved = RedisModule_LoadUnsigned(io);
+    size_t len = 0;
+    char *buf = RedisModule_LoadStringBuffer(io, &len);
+    if (RedisModule_IsIOError(io) || !buf) {
+        if (buf)
+            RedisModule_Free(buf);
+        return NULL;
+    }
+    bk_filter *f;
+    char err[300];
+    const int rc = bkm_image_load(buf, len, (int64_t)saved, UINT64_MAX, &f, err, sizeof err);
+    RedisModule_Free(buf);
+    if (rc != BK_OK) {
+        RedisModule_LogIOError(io, "warning", "bloomkit: key '%.*s': damaged filter refused: %s",
+                               (int)(nlen > 200 ? 200 : nlen), kname, err);
+        return NULL;
+    }
+    return bkm_value_new(f);
+}
+
+static void aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
+{
+    const bkm_value *v = value;
+    uint8_t *buf;
+    size_t len;
+    const int rc = bkm_image(v->f, &buf, &len);
+    if (rc != BK_OK) {
+        RedisModule_LogIOError(aof, "warning", "bloomkit: could not rewrite a filter: %s",
+                               bk_strerror(rc));
+        return;
+    }
+    /* The image in BF.LOADCHUNK pieces, at the time it was taken. */
+    const long long now = (long long)bkm_clock_now();
+    for (size_t off = 0; off < len;) {
+        const size_t n = len - off < BKM_CHUNK ? len - off : BKM_CHUNK;
+        RedisModule_EmitAOF(aof, "BK.AT", "lcslb", now, "BF.LOADCHUNK", key,
+                            (long long)(off + n), (const char *)buf + off, n);
+        off += n;
+    }
+    RedisModule_Free(buf);
+}
+
+static size_t mem_usage(const void *value)
+{
+    const bkm_value *v = value;
+    uint64_t size = 0;
+    if (bk_save_size(v->f, &size) != BK_OK)
+        size = 0;
+    return sizeof *v + (size_t)size + (v->dump ? v->dump_len : 0);
+}
+
+static void *copy(RedisModuleString *from, RedisModuleString *to, const void *value)
+{
+    (void)from;
+    (void)to;
+    const bkm_value *v = value;
+    bk_filter *f;
+    if (bk_copy(v->f, &f) != BK_OK)
+        return NULL; /* COPY then fails, the source unchanged */
+    return bkm_value_new(f);
+}
+
+int bkm_register_type(RedisModuleCtx *ctx);
+int bkm_register_type(RedisModuleCtx *ctx)
+{
+    RedisModuleTypeMethods tm;
+    memset(&tm, 0, sizeof tm);
+    tm.version = BKM_TYPE_METHOD_VERSION;
+    tm.rdb_load = rdb_load;
+    tm.rdb_save = rdb_save;
+    tm.aof_rewrite = aof_rewrite;
+    tm.mem_usage = mem_usage;
+    tm.free = bkm_value_free;
+    tm.copy = copy;
+    bkm_type = RedisModule_CreateDataType(ctx, BKM_TYPENAME, BKM_ENCVER, &tm);
+    return bkm_type ? REDISMODULE_OK : REDISMODULE_ERR;
+}
