@@ -63,8 +63,8 @@ static int reserve_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (rc != BKM_ARGS_OK)
         return reply_parse(ctx, rc, err);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
         return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
@@ -83,8 +83,8 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
                       const bkm_bf_opts *o, int array)
 {
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
         return REDISMODULE_OK;
     if (!v) {
         if (o->nocreate) {
@@ -166,8 +166,8 @@ static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
 {
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
         return REDISMODULE_OK;
     const size_t n = (size_t)(argc - 2);
     int *results = bkm_results(n);
@@ -216,8 +216,8 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
         return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
@@ -270,8 +270,8 @@ static int card_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
         return REDISMODULE_OK;
     bk_filter_stats st;
     int rc = BK_OK;

@@ -44,8 +44,8 @@ static int create_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_ReplyWithError(ctx, err);
     }
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
         return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
@@ -66,8 +66,10 @@ static int create_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString **argv, int mode,
                                      bkm_value **v)
 {
-    RedisModuleKey *key = bkm_open(ctx, argv[1], mode, v);
-    if (key && !*v) {
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], mode, &key, v) != 0)
+        return NULL;
+    if (!*v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "ERR not found");
         return NULL;
@@ -108,8 +110,8 @@ static int exists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
         return REDISMODULE_OK;
     const size_t n = (size_t)(argc - 2);
     int *results = bkm_results(n);

@@ -86,8 +86,8 @@ static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter < 0)
         return RedisModule_ReplyWithError(ctx, "ERR second argument must be numeric");
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
         return REDISMODULE_OK;
     RedisModule_CloseKey(key);
     if (!v)
@@ -168,8 +168,8 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
             ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
                  "BF.SCANDUMP gave it) and the chunk is not empty");
     bkm_value *v;
-    RedisModuleKey *key = bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
-    if (!key)
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
         return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);

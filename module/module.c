@@ -81,20 +81,22 @@ void bkm_value_free(void *value)
     RedisModule_Free(v);
 }
 
-RedisModuleKey *bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkm_value **v)
+int bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
+             bkm_value **v)
 {
     *v = NULL;
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, mode);
-    const int type = RedisModule_KeyType(key);
+    *key = RedisModule_OpenKey(ctx, name, mode); /* NULL for a missing key opened to read */
+    const int type = RedisModule_KeyType(*key);
     if (type == REDISMODULE_KEYTYPE_EMPTY)
-        return key;
-    if (type != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(key) != bkm_type) {
-        RedisModule_CloseKey(key);
+        return 0;
+    if (type != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(*key) != bkm_type) {
+        RedisModule_CloseKey(*key);
+        *key = NULL;
         RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-        return NULL;
+        return -1;
     }
-    *v = RedisModule_ModuleTypeGetValue(key);
-    return key;
+    *v = RedisModule_ModuleTypeGetValue(*key);
+    return 0;
 }
 
 int bkm_reply_code(RedisModuleCtx *ctx, int rc)

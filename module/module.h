@@ -46,10 +46,12 @@ void bkm_value_free(void *value);
 /* Forget any dump snapshot: call after every change. */
 void bkm_value_changed(bkm_value *v);
 
-/* Open argv key for a command: *v the filter or NULL when the key is empty.
- * Replies WRONGTYPE (and returns NULL) for a key of another type; the caller
- * closes the key it gets back. */
-RedisModuleKey *bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkm_value **v);
+/* Open key `name` for a command: *v the filter, or NULL when the key is
+ * empty (*key may then be NULL: a missing key opened to read). 0, or -1
+ * after replying WRONGTYPE for a key of another type. The caller closes
+ * *key (RedisModule_CloseKey accepts NULL). */
+int bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
+             bkm_value **v);
 
 /* Reply with the error of a bloomkit code, as "ERR <text>" with
  * bk_last_error()'s detail where there is one. */

@@ -1,0 +1,291 @@
+"""bloomkit's Redis module in a real redis-server, driven by redis-py (Debian's
+python3-redis) as RedisBloom's users drive it: BF.* replies and errors, every
+variant through BK.*, persistence (RDB, AOF), replication, the generic key
+commands, hostile input. Run by `make check-module`."""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import redis
+
+sys.path.insert(0, os.path.dirname(__file__))
+from server import Server  # noqa: E402
+
+VARIANTS = {
+    "standard": "variant=standard capacity=5000 fpr=0.01",
+    "blocked": "variant=standard capacity=5000 fpr=0.01 layout=blocked hash=xxh3",
+    "pinned": "variant=standard bits=65536 hashes=5 capacity=5000 hash=siphash13",
+    "counting": "variant=counting capacity=5000 fpr=0.01",
+    "scalable": "variant=scalable capacity=500 fpr=0.01",
+    "window": "variant=window window=1h capacity=5000 fpr=0.01",
+}
+
+
+def crc64_jones(data: bytes) -> int:
+    """CRC-64/Jones (reflected, polynomial 0xad93d23594c935a9), the checksum
+    of a DUMP payload, written from its published parameters."""
+    poly = 0x95AC9329AC4BC9B5  # the polynomial, bit-reflected
+    crc = 0
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
+    return crc
+
+
+def dump(r, key) -> bytes:
+    """The filter's image by BF.SCANDUMP, chunk after chunk."""
+    out, it = b"", 0
+    while True:
+        it, data = r.bf().scandump(key, it)
+        if it == 0:
+            return out
+        out += data
+
+
+def card(r, key):
+    return r.execute_command("BF.CARD", key)  # redis-py 4.3 has no bf().card
+
+
+def absent(r, key, tag="absent"):
+    """An item the filter says it does not hold (skipping its false positives)."""
+    i = 0
+    while r.execute_command("BF.EXISTS", key, "%s-%d" % (tag, i)):
+        i += 1
+    return "%s-%d" % (tag, i)
+
+
+def items(tag, n):
+    return [("%s-%d" % (tag, i)).encode() for i in range(n)]
+
+
+class ModuleTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bkmod-")
+        self.servers = []
+
+    def tearDown(self):
+        codes = [s.stop() for s in self.servers]
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        for c in codes:  # under valgrind (BLOOMKIT_MODULE_WRAP) its error exit code
+            self.assertNotEqual(c, 99, "valgrind found errors in the module")
+
+    def server(self, name="a", **kw) -> Server:
+        s = Server(os.path.join(self.tmp, name), **kw)
+        self.servers.append(s)
+        return s
+
+    def assertError(self, text, fn, *args):
+        with self.assertRaises(redis.ResponseError) as cm:
+            fn(*args)
+        self.assertIn(text, str(cm.exception))
+
+
+class BFTest(ModuleTest):
+    """RedisBloom's commands through redis-py's r.bf()."""
+
+    def test_module_listed_and_commands_known(self):
+        r = self.server().client()
+        mods = r.execute_command("MODULE", "LIST")
+        names = [dict(zip(m[::2], m[1::2]))[b"name"] for m in mods]
+        self.assertIn(b"bloomkit", names)
+        info = r.execute_command("COMMAND", "INFO", "BF.ADD", "BF.EXISTS", "BK.ADD")
+        self.assertIn("write", info["BF.ADD"]["flags"])
+        self.assertIn("denyoom", info["BF.ADD"]["flags"])
+        self.assertIn("readonly", info["BF.EXISTS"]["flags"])
+        self.assertIn("denyoom", info["BK.ADD"]["flags"])
+        self.assertEqual(info["BF.ADD"]["first_key_pos"], 1)
+
+    def test_reserve_add_exists_info_card(self):
+        s = self.server()
+        r, raw = s.client(), s.client()  # raw: no bf() reply parsing
+        bf = r.bf()
+        self.assertTrue(bf.create("f", 0.001, 1000))
+        self.assertEqual(bf.add("f", "a"), 1)
+        self.assertEqual(bf.add("f", "a"), 0)
+        self.assertEqual(bf.madd("f", "a", "b", "c"), [0, 1, 1])
+        self.assertEqual(bf.exists("f", "b"), 1)
+        self.assertEqual(bf.exists("f", "zz"), 0)
+        self.assertEqual(bf.mexists("f", "a", "zz", "c"), [1, 0, 1])
+        self.assertEqual(card(r, "f"), 3)
+        self.assertEqual(card(r, "missing"), 0)
+        self.assertEqual(bf.exists("missing", "a"), 0)
+        info = bf.info("f")
+        self.assertEqual(info.capacity, 1000)
+        self.assertEqual(info.filterNum, 1)
+        self.assertEqual(info.insertedNum, 3)
+        self.assertEqual(info.expansionRate, 2)
+        self.assertGreater(info.size, 1000 * 14 // 8)
+        for field, want in (("CAPACITY", 1000), ("FILTERS", 1), ("ITEMS", 3), ("EXPANSION", 2)):
+            self.assertEqual(raw.execute_command("BF.INFO", "f", field), [want])
+        self.assertEqual(raw.execute_command("BF.INFO", "f", "SIZE"), [info.size])
+
+    def test_add_on_missing_key_uses_defaults(self):
+        r = self.server().client()
+        self.assertEqual(r.bf().add("d", "x"), 1)
+        info = r.bf().info("d")
+        self.assertEqual((info.capacity, info.expansionRate), (100, 2))
+        cfg = dict(zip(*[iter(r.execute_command("BK.INFO", "d"))] * 2))
+        self.assertEqual(cfg[b"target_fpr"], b"0.01")
+        self.assertEqual(cfg[b"variant"], b"scalable")
+
+    def test_module_arguments_set_defaults(self):
+        r = self.server(module_args=["ERROR_RATE", "0.001", "INITIAL_SIZE", "500",
+                                     "EXPANSION", "4"]).client()
+        r.bf().add("d", "x")
+        info = r.bf().info("d")
+        self.assertEqual((info.capacity, info.expansionRate), (500, 4))
+        cfg = dict(zip(*[iter(r.execute_command("BK.INFO", "d"))] * 2))
+        self.assertEqual(float(cfg[b"target_fpr"]), 0.001)
+
+    def test_bad_module_arguments_refuse_to_load(self):
+        for args in (["ERROR_RATE", "2"], ["INITIAL_SIZE", "-1"], ["NOPE", "1"], ["EXPANSION"],
+                     ["MAX_BYTES", "lots"], ["BF_CONFIG", "variant=nope"]):
+            with self.assertRaises(RuntimeError, msg=args) as cm:
+                Server(os.path.join(self.tmp, "bad"), module_args=args)
+            self.assertIn("bloomkit", str(cm.exception))
+
+    def test_insert_options(self):
+        r = self.server().client()
+        bf = r.bf()
+        self.assertEqual(bf.insert("i", ["a", "b"], capacity=1000, error=0.001, expansion=4),
+                         [1, 1])
+        info = bf.info("i")
+        self.assertEqual((info.capacity, info.expansionRate), (1000, 4))
+        self.assertEqual(bf.insert("i", ["b", "c"], capacity=5), [0, 1])  # options ignored
+        self.assertEqual(bf.info("i").capacity, 1000)
+        self.assertError("not found", r.execute_command, "BF.INSERT", "nope", "NOCREATE",
+                         "ITEMS", "a")
+        self.assertEqual(r.exists("nope"), 0)
+        self.assertEqual(bf.insert("ns", ["a", "b"], capacity=2, noScale=True), [1, 1])
+        self.assertIsNone(bf.info("ns").expansionRate)
+        self.assertEqual(bf.info("ns").capacity, 2)
+
+    def test_nonscaling_is_full_at_capacity(self):
+        r = self.server().client()
+        bf = r.bf()
+        bf.create("n", 0.01, 3, noScale=True)
+        self.assertIsNone(bf.info("n").expansionRate)
+        self.assertEqual(bf.madd("n", "a", "b", "c"), [1, 1, 1])
+        self.assertEqual(bf.add("n", "a"), 0)  # present: still answered
+        self.assertError("non scaling filter is full", bf.add, "n", absent(r, "n"))
+        res = r.execute_command("BF.MADD", "n", "a", absent(r, "n"))
+        self.assertEqual(res[0], 0)
+        self.assertIsInstance(res[1], redis.ResponseError)
+        self.assertIn("non scaling filter is full", str(res[1]))
+        self.assertEqual(card(r, "n"), 3)
+        out = r.execute_command("BF.INSERT", "m", "CAPACITY", "2", "NONSCALING", "ITEMS",
+                                "a", "b")
+        self.assertEqual(out, [1, 1])
+        out = r.execute_command("BF.INSERT", "m", "ITEMS", "a", absent(r, "m"))
+        self.assertEqual(out[0], 0)
+        self.assertIn("non scaling filter is full", str(out[1]))
+
+    def test_error_texts(self):
+        r = self.server().client()
+        bf = r.bf()
+        bf.create("f", 0.01, 100)
+        r.set("s", "1")
+        self.assertError("item exists", bf.create, "f", 0.01, 100)
+        self.assertError("not found", bf.info, "nope")
+        self.assertError("not found", bf.scandump, "nope", 0)
+        for bad in ("0", "1", "-0.1", "x", "nan", "inf", "1e308"):
+            self.assertError("bad error rate", bf.create, "g", bad, 100)
+        for bad in ("0", "-1", "1.5", "x", "1e308"):
+            self.assertError("bad capacity", bf.create, "g", 0.01, bad)
+        for bad in ("0", "-2", "x", "1000"):
+            self.assertError("bad expansion", r.execute_command, "BF.RESERVE", "g", "0.01", "100",
+                             "EXPANSION", bad)
+        self.assertError("cannot expand", r.execute_command, "BF.RESERVE", "g", "0.01", "100",
+                         "EXPANSION", "2", "NONSCALING")
+        self.assertError("unknown argument", r.execute_command, "BF.RESERVE", "g", "0.01",
+                         "100", "FOO")
+        self.assertError("unknown argument", r.execute_command, "BF.INSERT", "g", "FOO",
+                         "ITEMS", "a")
+        self.assertEqual(r.exists("g"), 0)
+        for cmd in (("BF.ADD", "s", "x"), ("BF.MADD", "s", "x"), ("BF.EXISTS", "s", "x"),
+                    ("BF.MEXISTS", "s", "x"), ("BF.INFO", "s"), ("BF.CARD", "s"),
+                    ("BF.RESERVE", "s", "0.01", "10"), ("BF.INSERT", "s", "ITEMS", "x"),
+                    ("BF.SCANDUMP", "s", "0"), ("BK.ADD", "s", "x"), ("BK.EXISTS", "s", "x"),
+                    ("BK.REMOVE", "s", "x"), ("BK.INFO", "s"), ("BK.CREATE", "s")):
+            self.assertError("WRONGTYPE", r.execute_command, *cmd)
+        for cmd in (("BF.ADD", "f"), ("BF.ADD", "f", "a", "b"), ("BF.EXISTS", "f"),
+                    ("BF.MADD", "f"), ("BF.RESERVE", "f", "0.1"), ("BF.INFO",),
+                    ("BF.CARD",), ("BF.INSERT", "f", "ITEMS"), ("BF.SCANDUMP", "f"),
+                    ("BF.LOADCHUNK", "f", "1"), ("BK.ADD", "f"), ("BK.CREATE",)):
+            self.assertError("wrong number of arguments", r.execute_command, *cmd)
+        self.assertError("invalid information value", r.execute_command, "BF.INFO", "f", "X")
+
+    def test_scandump_loadchunk_round_trip(self):
+        r = self.server(module_args=["MAX_BYTES", "64M"]).client()
+        bf = r.bf()
+        bf.create("big", 0.001, 2_000_000)  # 3.4 MiB: one chunk
+        bf.madd("big", *items("k", 5000))
+        chunks, it = [], 0
+        while True:
+            it, data = bf.scandump("big", it)
+            if it == 0:
+                break
+            chunks.append((it, data))
+        for it, data in chunks:
+            self.assertTrue(bf.loadchunk("copy", it, data))
+        self.assertEqual(dump(r, "copy"), dump(r, "big"))
+        self.assertEqual(bf.mexists("copy", *items("k", 5000)), [1] * 5000)
+        self.assertEqual(bf.info("copy").insertedNum, 5000)
+        self.assertError("item exists", bf.loadchunk, "copy", chunks[0][0], chunks[0][1])
+
+    def test_loadchunk_in_pieces_and_refusals(self):
+        r = self.server().client()
+        r.execute_command("BK.CREATE", "src", "variant=scalable capacity=20000")
+        r.execute_command("BK.ADD", "src", *items("p", 3000))
+        image = dump(r, "src")
+        cut = [0, 200, 1000, len(image) // 2, len(image)]
+        for a, b in zip(cut, cut[1:]):
+            r.execute_command("BF.LOADCHUNK", "dst", b, image[a:b])
+            self.assertEqual(r.exists("dst"), 1 if b == len(image) else 0)
+        self.assertEqual(dump(r, "dst"), image)
+        self.assertError("out of order", lambda: (
+            r.execute_command("BF.LOADCHUNK", "d2", 200, image[:200]),
+            r.execute_command("BF.LOADCHUNK", "d2", 2000, image[1000:2000])))
+        bad = bytearray(image)
+        bad[len(bad) // 2] ^= 0x40
+        self.assertError("invalid filter image", r.execute_command, "BF.LOADCHUNK", "d3",
+                         len(bad), bytes(bad))
+        self.assertError("invalid chunk", r.execute_command, "BF.LOADCHUNK", "d3", 10,
+                         b"0123456789")
+        self.assertError("invalid chunk", r.execute_command, "BF.LOADCHUNK", "d3", 5000,
+                         b"x" * 5000)
+        self.assertError("invalid chunk", r.execute_command, "BF.LOADCHUNK", "d3", -1, b"x")
+        self.assertEqual(r.exists("d3"), 0)
+
+    def test_scandump_refuses_a_changed_filter(self):
+        r = self.server().client()
+        r.bf().create("f", 0.01, 1000)
+        it, _ = r.bf().scandump("f", 0)
+        r.bf().add("f", "new")
+        self.assertError("changed during BF.SCANDUMP", r.bf().scandump, "f", it)
+
+
+class NodeTest(ModuleTest):
+    """node-redis (Debian's node-redis) through client.bf."""
+
+    def test_node_redis_bf(self):
+        node = shutil.which("node") or shutil.which("nodejs")
+        if not node or not os.path.isdir("/usr/share/nodejs/redis"):
+            self.skipTest("node-redis (Debian's node-redis) is not installed")
+        s = self.server()
+        script = os.path.join(os.path.dirname(__file__), "node_bf.js")
+        env = dict(os.environ, NODE_PATH="/usr/share/nodejs", REDIS_PORT=str(s.port))
+        out = subprocess.run([node, script], env=env, capture_output=True, text=True,
+                             timeout=120)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("node-redis bf: ok", out.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
