@@ -90,7 +90,7 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: module deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli module
@@ -181,7 +181,7 @@ run-examples: $(EXAMPLES)
 # The tests. The Python suite (check-python) and the benchmarks' smoke run
 # (bench-smoke) are targets of their own; the README's test command names
 # them beside this one.
-check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install check-flags
+check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install check-flags check-module
 
 # The Python binding and its Scrapy crawls (bindings/python), run with
 # Debian's own interpreter: its python3-* packages (python3-scrapy) install
@@ -221,17 +221,19 @@ check-pip: $(CLI_BIN)
 # scratch corpus under build/fuzz. `make check` replays every seed and every
 # regression input (tests/fuzz/regress/T: a crash found by a fuzzer goes there
 # first, then gets fixed) through the same targets with the normal compiler.
-FUZZ_TARGETS := config load mmap lines redis_reply plot url
+FUZZ_TARGETS := config load mmap lines redis_reply plot url module_args module_payload
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),tools/bloomkit/stream.c) \
-           $(if $(filter plot,$(1)),tools/bloomkit/experiment/exp_plot.c tools/bloomkit/experiment/exp_output.c)
+           $(if $(filter plot,$(1)),tools/bloomkit/experiment/exp_plot.c tools/bloomkit/experiment/exp_output.c) \
+           $(if $(filter module_args,$(1)),module/args.c) \
+           $(if $(filter module_payload,$(1)),module/payload.c module/clock.c)
 fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
-FUZZ_INC := -Iinclude -Isrc -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS)
+FUZZ_INC := -Iinclude -Isrc -Imodule -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS)
 
-$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch]) $(ALL_STATIC)
+$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(ALL_STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(ALL_STATIC) $(LDLIBS)
 
@@ -256,7 +258,7 @@ fuzz:
 	  grep -E '^Done' $(FUZZ_BUILD)/fuzz_$$t.log; \
 	done
 
-$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a \
+$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a \
   $(FUZZ_BUILD)/libbloomkit-redis.a
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ \
 	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit-redis.a $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
@@ -415,6 +417,20 @@ SLOW_TIMEOUTS := 4
 ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS)
 # The multi-gigabyte file tests run once, in the plain gcc build (make check);
 # under the sanitizers the same code runs at small sizes.
+# The Redis module in a real redis-server (Debian's), driven by redis-py and
+# node-redis (tests/module); check-module-asan: the same with the module
+# built under ASan+UBSan, their runtime preloaded into the server.
+MODULE_TEST_ENV = PYTHONPATH=bindings/python BLOOMKIT_LIB=$(SHARED_LIB)
+check-module: $(MODULE) $(SHARED_LIB)
+	$(MODULE_TEST_ENV) BLOOMKIT_MODULE=$(MODULE) $(PYTHON) -m unittest discover -s tests/module -p 'test_*.py'
+
+check-module-asan: $(SHARED_LIB)
+	$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN)" build/asan/bloomkit-redis-module.so
+	$(MODULE_TEST_ENV) BLOOMKIT_MODULE=build/asan/bloomkit-redis-module.so \
+	  BLOOMKIT_MODULE_PRELOAD="$$($(CC) -print-file-name=libasan.so)" \
+	  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(PYTHON) -m unittest discover -s tests/module -p 'test_*.py'
+
 check-asan:
 	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN) -DBK_DEBUG" \
 	  run-tests

@@ -11,6 +11,7 @@ import redis
 
 MODULE = os.environ.get("BLOOMKIT_MODULE", "build/bloomkit-redis-module.so")
 WRAP = os.environ.get("BLOOMKIT_MODULE_WRAP", "")  # e.g. "valgrind --error-exitcode=99 ..."
+PRELOAD = os.environ.get("BLOOMKIT_MODULE_PRELOAD", "")  # a sanitizer's runtime (check-module-asan)
 
 
 def free_port() -> int:
@@ -37,8 +38,12 @@ class Server:
             "--loadmodule", os.path.abspath(MODULE), *self.module_args] + self.args
 
     def start(self):
-        self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        env = dict(os.environ)
+        if PRELOAD:
+            env["LD_PRELOAD"] = PRELOAD
+        with open(os.path.join(self.dir, "stderr"), "ab") as err:
+            self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=err,
+                                         env=env)
         deadline = time.time() + (120 if WRAP else 20)
         while True:
             try:
@@ -61,6 +66,15 @@ class Server:
                 return f.read()
         except OSError:
             return ""
+
+    def sanitizer_report(self) -> str:
+        """What a sanitizer printed (the server's stderr), or ''."""
+        try:
+            with open(os.path.join(self.dir, "stderr"), encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError:
+            return ""
+        return text if ("Sanitizer" in text or "runtime error" in text) else ""
 
     def stop(self) -> int:
         """Stop (SHUTDOWN NOSAVE); the exit status (valgrind's error code under WRAP)."""

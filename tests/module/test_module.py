@@ -71,9 +71,12 @@ class ModuleTest(unittest.TestCase):
 
     def tearDown(self):
         codes = [s.stop() for s in self.servers]
+        reports = [s.sanitizer_report() for s in self.servers]
         shutil.rmtree(self.tmp, ignore_errors=True)
         for c in codes:  # under valgrind (BLOOMKIT_MODULE_WRAP) its error exit code
             self.assertNotEqual(c, 99, "valgrind found errors in the module")
+        for rep in reports:  # check-module-asan
+            self.assertEqual(rep, "", "a sanitizer found errors in the module")
 
     def server(self, name="a", **kw) -> Server:
         s = Server(os.path.join(self.tmp, name), **kw)
@@ -269,6 +272,256 @@ class BFTest(ModuleTest):
         it, _ = r.bf().scandump("f", 0)
         r.bf().add("f", "new")
         self.assertError("changed during BF.SCANDUMP", r.bf().scandump, "f", it)
+
+
+class VariantTest(ModuleTest):
+    """Every variant through BK.*, and BF.* on them where it makes sense."""
+
+    def test_every_variant(self):
+        r = self.server().client()
+        for name, cfg in VARIANTS.items():
+            self.assertTrue(r.execute_command("BK.CREATE", name, *cfg.split()), name)
+            keys = items(name, 2000)
+            added = r.execute_command("BK.ADD", name, *keys)
+            self.assertGreater(sum(added), 1900, name)  # 0: a false positive at the add
+            self.assertEqual(r.execute_command("BK.EXISTS", name, *keys), [1] * 2000, name)
+            self.assertEqual(r.execute_command("BF.MEXISTS", name, *keys), [1] * 2000, name)
+            self.assertEqual(r.execute_command("BF.EXISTS", name, keys[0]), 1)
+            absent_hits = sum(r.execute_command("BK.EXISTS", name, *items("no-" + name, 2000)))
+            self.assertLess(absent_hits, 100, name)  # fpr 0.01 (pinned: ~0.02) of 2000
+            info = dict(zip(*[iter(r.execute_command("BK.INFO", name))] * 2))
+            want = cfg.split()[0].split("=")[1]
+            self.assertEqual(info[b"variant"], want.encode(), name)
+            self.assertGreater(int(info[b"keys"]), 1900, name)
+            self.assertEqual(r.execute_command("BF.CARD", name), int(info[b"keys"]))
+        self.assertError("not supported", r.execute_command, "BK.REMOVE", "standard", "x")
+        self.assertEqual(r.execute_command("BK.REMOVE", "counting", "counting-1", absent(
+            r, "counting")), [1, 0])
+        self.assertEqual(r.execute_command("BK.EXISTS", "counting", "counting-1"), [0])
+        self.assertError("not found", r.execute_command, "BK.ADD", "nope", "x")
+        self.assertEqual(r.execute_command("BK.EXISTS", "nope", "x", "y"), [0, 0])
+        self.assertError("bad config", r.execute_command, "BK.CREATE", "x", "variant=nope")
+        self.assertError("bad config", r.execute_command, "BK.CREATE", "x", "capacity=0")
+        self.assertError("item exists", r.execute_command, "BK.CREATE", "standard")
+
+    def test_same_bytes_as_a_local_filter(self):
+        """The module runs the library's own code: a filter made with a fixed
+        hash key holds, after the same adds, exactly the image the Python
+        binding (libbloomkit) makes locally."""
+        try:
+            import bloomkit
+        except ImportError:
+            self.skipTest("the bloomkit Python binding is not on the path")
+        r = self.server().client()
+        for cfg in ("variant=standard capacity=1000 layout=blocked",
+                    "variant=counting capacity=1000 hash=xxh3",
+                    "variant=scalable capacity=100 hash=siphash13 max_bytes=512M"):
+            text = cfg + " key=000102030405060708090a0b0c0d0e0f"
+            r.execute_command("BK.CREATE", "same", *text.split())
+            local = bloomkit.BloomFilter(text)
+            keys = items("same", 700)
+            r.execute_command("BK.ADD", "same", *keys)
+            for k in keys:
+                local.add(k)
+            self.assertEqual(dump(r, "same"), local.to_bytes(), cfg)
+            r.delete("same")
+
+    def test_window_forgets_with_no_client_sweeping(self):
+        r = self.server().client()
+        r.execute_command("BK.CREATE", "w", "variant=window", "window=2s", "generations=2",
+                          "capacity=1000")
+        r.execute_command("BK.ADD", "w", "old")
+        self.assertEqual(r.execute_command("BF.EXISTS", "w", "old"), 1)
+        time.sleep(3.2)  # a 2 s window of 2 spans: forgotten by 3 s after the add
+        self.assertEqual(r.execute_command("BF.EXISTS", "w", "old"), 0)
+        self.assertEqual(r.execute_command("BK.ADD", "w", "old", "new"), [1, 1])
+
+
+class PersistenceTest(ModuleTest):
+    """RDB, AOF, replication, and the generic key commands."""
+
+    def fill(self, r, seed):
+        for name, cfg in VARIANTS.items():
+            if not r.exists(name):
+                r.execute_command("BK.CREATE", name, *cfg.split())
+            r.execute_command("BK.ADD", name, *items(seed + name, 700))
+        r.execute_command("BK.REMOVE", "counting", seed + "counting-1")
+        r.bf().madd("bf-" + seed, *items(seed, 300))
+
+    def answers(self, r):
+        out = {}
+        for k in sorted(r.keys("*")):
+            out[k] = dump(r, k)
+        return out
+
+    def test_rdb_restart(self):
+        s = self.server()
+        r = s.client()
+        self.fill(r, "x")
+        before = self.answers(r)
+        r.save()
+        s.restart()
+        self.assertEqual(self.answers(s.client()), before)
+
+    def test_aof_restart_and_rewrite(self):
+        s = self.server(args=["--appendonly", "yes", "--appendfsync", "always"])
+        r = s.client()
+        self.fill(r, "a")
+        before = self.answers(r)
+        s.restart()
+        self.assertEqual(self.answers(s.client()), before)
+        r = s.client()
+        r.bgrewriteaof()
+        for _ in range(200):
+            if r.info("persistence")["aof_rewrite_in_progress"] == 0 and \
+               r.info("persistence")["aof_rewrite_scheduled"] == 0:
+                break
+            time.sleep(0.05)
+        self.fill(r, "b")  # writes after the rewrite go to the new increment
+        before = self.answers(r)
+        s.restart()
+        self.assertEqual(self.answers(s.client()), before)
+
+    def test_replica_has_the_same_bytes(self):
+        m = self.server("master")
+        rep = self.server("replica", args=["--replicaof", "127.0.0.1", str(m.port)])
+        rm, rr = m.client(), rep.client()
+        self.fill(rm, "r1")  # before and after the replica's first sync
+        for _ in range(200):
+            if rr.info("replication").get("master_link_status") == "up":
+                break
+            time.sleep(0.05)
+        self.fill(rm, "r2")
+        rm.execute_command("BK.CREATE", "w2", "variant=window", "window=2s", "generations=2")
+        rm.execute_command("BK.ADD", "w2", *items("w", 100))
+        time.sleep(2.2)  # rotate: the next add drops a generation on the master
+        rm.execute_command("BK.ADD", "w2", *items("w2", 100))
+        self.assertGreaterEqual(rm.execute_command("WAIT", 1, 5000), 1)
+        self.assertEqual(self.answers(rr), self.answers(rm))
+        self.assertError("BK.AT carries", rm.execute_command, "BK.AT", "1", "BF.ADD", "x", "y")
+
+    def test_generic_key_commands(self):
+        r = self.server(args=["--notify-keyspace-events", "KEA"]).client()
+        p = r.pubsub()
+        p.psubscribe("__keyspace@0__:*")
+        r.bf().madd("f", *items("g", 100))
+        image = dump(r, "f")
+        self.assertGreater(r.memory_usage("f"), len(image) - 200)
+        r.rename("f", "g")
+        self.assertEqual(dump(r, "g"), image)
+        self.assertTrue(r.copy("g", "h"))
+        self.assertEqual(dump(r, "h"), image)
+        r.bf().add("h", "only-in-h")
+        self.assertEqual(dump(r, "g"), image)  # a deep copy
+        payload = r.dump("g")
+        r.restore("i", 0, payload)
+        self.assertEqual(dump(r, "i"), image)
+        self.assertEqual(r.delete("g"), 1)
+        self.assertEqual(r.unlink("h"), 1)
+        self.assertEqual(r.type("i"), b"bloomkit0")
+        events = []
+        deadline = time.time() + 5
+        while time.time() < deadline and b"del" not in events:
+            msg = p.get_message(timeout=0.5)
+            if msg and msg["type"] == "pmessage":
+                events.append(msg["data"])
+        self.assertIn(b"bf.reserve", events)
+        self.assertIn(b"bf.add", events)
+        self.assertIn(b"rename_from", events)
+        self.assertIn(b"del", events)
+
+    def test_damaged_payload_is_refused_and_the_server_lives(self):
+        s = self.server()
+        r = s.client()
+        r.bf().madd("f", *items("d", 100))
+        payload = r.dump("f")
+        body = bytearray(payload[:-8])
+        at = body.index(b"\x89BKF")  # the filter's image inside the payload
+        body[at + 200] ^= 0x10  # in its first slice's bits
+        crafted = bytes(body) + struct.pack("<Q", crc64_jones(bytes(body)))
+        self.assertError("Bad data format", r.restore, "g", 0, crafted)
+        self.assertEqual(r.exists("g"), 0)
+        self.assertTrue(r.ping())
+        self.assertIn("damaged filter refused", s.log())
+        r.restore("ok", 0, payload)  # the intact payload still loads
+        self.assertEqual(dump(r, "ok"), dump(r, "f"))
+
+
+class SafetyTest(ModuleTest):
+    """Hostile input: the server answers and lives."""
+
+    def test_hostile_arguments(self):
+        s = self.server(module_args=["MAX_BYTES", "8M"])
+        r = s.client()
+        for name, cfg in VARIANTS.items():
+            r.execute_command("BK.CREATE", name, *cfg.split())
+        r.set("str", "x")
+        r.lpush("list", "x")
+        numbers = ["0", "-1", "1e308", "-1e308", "NaN", "nan", "inf", "-inf", "1e-320",
+                   "18446744073709551616", "9223372036854775807", "0x10", " 1", "1 ", "",
+                   "\x00", "1\x002"]
+        targets = list(VARIANTS) + ["str", "list", "missing"]
+        commands = [["BF.RESERVE", None, "N", "N"], ["BF.RESERVE", None, "0.1", "N"],
+                    ["BF.RESERVE", None, "0.1", "10", "EXPANSION", "N"],
+                    ["BF.INSERT", None, "CAPACITY", "N", "ITEMS", "a"],
+                    ["BF.INSERT", None, "ERROR", "N", "ITEMS", "a"],
+                    ["BF.INSERT", None, "EXPANSION", "N", "NONSCALING", "ITEMS", "a"],
+                    ["BF.SCANDUMP", None, "N"], ["BF.LOADCHUNK", None, "N", "data"],
+                    ["BF.INFO", None, "N"], ["BK.CREATE", None, "capacity=N"],
+                    ["BK.CREATE", None, "bits=N", "hashes=N"]]
+        for cmd in commands:
+            for t in targets:
+                for n in numbers:
+                    args = [t if a is None else (n if a == "N" else a) for a in cmd]
+                    try:
+                        r.execute_command(*args)
+                    except redis.ResponseError:
+                        pass
+        plain = [["BF.ADD", None, "\x00a\x00"], ["BF.MADD", None, "", "\x00"],
+                 ["BF.EXISTS", None, ""], ["BF.MEXISTS", None, "x"], ["BF.CARD", None],
+                 ["BF.INFO", None], ["BF.INFO", None, "ITEMS"], ["BK.ADD", None, "\x00"],
+                 ["BK.EXISTS", None, "x"], ["BK.REMOVE", None, "x"], ["BK.INFO", None],
+                 ["BF.INSERT", None, "NOCREATE", "ITEMS", "x"], ["BF.INSERT", None, "BOGUS"],
+                 ["BF.RESERVE", None, "0.01", "100", "BOGUS"], ["BK.CREATE", None, "\x00"]]
+        for cmd in plain:
+            for t in targets:
+                try:
+                    r.execute_command(*[t if a is None else a for a in cmd])
+                except redis.ResponseError:
+                    pass
+        self.assertTrue(r.ping())
+        # an item of 100 MB and a million items in one BF.MADD
+        big = b"x" * (100 << 20)
+        self.assertEqual(r.execute_command("BF.ADD", "scalable", big), 1)
+        self.assertEqual(r.execute_command("BF.EXISTS", "scalable", big), 1)
+        del big
+        many = items("m", 1_000_000)
+        res = r.execute_command("BF.MADD", "huge", *many)
+        self.assertEqual(len(res), 1_000_000)
+        self.assertTrue(all(x == 1 or x == 0 or isinstance(x, redis.ResponseError) for x in res))
+        self.assertTrue(r.ping())
+
+    def test_reservation_limit_and_maxmemory(self):
+        s = self.server(module_args=["MAX_BYTES", "1M"])
+        r = s.client()
+        used = r.info("memory")["used_memory"]
+        self.assertError("MAX_BYTES", r.bf().create, "big", 0.0001, 10_000_000_000)
+        self.assertError("MAX_BYTES", r.execute_command, "BK.CREATE", "big",
+                         "variant=counting", "capacity=100000000")
+        self.assertLess(r.info("memory")["used_memory"], used + (1 << 20))
+        self.assertEqual(r.exists("big"), 0)
+        # a growing filter stops at MAX_BYTES: "full", nothing lost before
+        r.bf().create("grow", 0.01, 1000)
+        keys = items("grow", 400_000)
+        res = r.execute_command("BF.MADD", "grow", *keys)
+        errors = [x for x in res if isinstance(x, redis.ResponseError)]
+        self.assertTrue(errors and "full" in str(errors[0]))
+        taken = [k for k, x in zip(keys, res) if x == 1]
+        self.assertEqual(set(r.execute_command("BF.MEXISTS", "grow", *taken)), {1})
+        r.config_set("maxmemory", str(r.info("memory")["used_memory"]))
+        r.config_set("maxmemory-policy", "noeviction")
+        self.assertError("OOM", r.execute_command, "BF.RESERVE", "more", "0.01", "1000")
+        self.assertEqual(r.execute_command("BF.EXISTS", "grow", taken[0]), 1)  # reads go on
 
 
 class NodeTest(ModuleTest):

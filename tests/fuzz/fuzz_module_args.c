@@ -1,0 +1,55 @@
+/* fuzz_module_args.c - libFuzzer target: the Redis module's argument parsing
+ * (module/args.c): module arguments and BF.RESERVE / BF.INSERT options.
+ * Input: a selector byte, then arguments separated by 0xFF (any other byte,
+ * NUL included, is part of an argument). Every parse succeeds or gives an
+ * error text; what succeeds gives options in range, and a config that is
+ * valid or refused with a text. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+
+#define MAX_ARGS 64
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    const uint8_t which = data[0] % 3;
+    bkm_arg args[MAX_ARGS];
+    size_t n = 0, start = 1;
+    for (size_t i = 1; i <= size && n < MAX_ARGS; i++)
+        if (i == size || data[i] == 0xFF) {
+            args[n].p = (const char *)data + start;
+            args[n].n = i - start;
+            n++;
+            start = i + 1;
+        }
+    bkm_settings s;
+    char err[400];
+    err[0] = '\0';
+    if (which == 0) {
+        if (bkm_settings_parse(&s, args, n, err, sizeof err) != 0 && err[0] == '\0')
+            abort(); /* refused without a message */
+        return 0;
+    }
+    bkm_arg none = {"", 0};
+    (void)none;
+    if (bkm_settings_parse(&s, NULL, 0, err, sizeof err) != 0)
+        abort(); /* the defaults always hold */
+    bkm_bf_opts o;
+    const int rc = which == 1 ? bkm_parse_reserve(&s, args, n, &o, err, sizeof err)
+                              : bkm_parse_insert(&s, args, n, &o, err, sizeof err);
+    if (rc == BKM_ARGS_ERROR && strncmp(err, "ERR ", 4) != 0)
+        abort(); /* an error reply must be one */
+    if (rc != BKM_ARGS_OK)
+        return 0;
+    if (!(o.error_rate > 0 && o.error_rate < 1) || o.capacity < 1 || o.expansion < 1 ||
+        (which == 2 && (o.items < 1 || o.items >= n)))
+        abort(); /* accepted out of range */
+    bk_config cfg;
+    if (bkm_bf_config(&s, &o, &cfg, err, sizeof err) != 0 && strncmp(err, "ERR ", 4) != 0)
+        abort();
+    return 0;
+}
