@@ -30,7 +30,8 @@ int bkm_image_load(const void *buf, size_t len, int64_t saved_ms, uint64_t max_b
                    bk_filter **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (len > max_bytes + ((uint64_t)1 << 20)) { /* payload + the largest header, roughly */
+    const uint64_t slack = (uint64_t)1 << 20; /* the largest header, and then some */
+    if (max_bytes < UINT64_MAX - slack && len > max_bytes + slack) {
         snprintf(err, errlen, "an image of %zu bytes is over the module's MAX_BYTES (%llu)", len,
                  (unsigned long long)max_bytes);
         return BK_ERANGE;
@@ -42,6 +43,20 @@ int bkm_image_load(const void *buf, size_t len, int64_t saved_ms, uint64_t max_b
     if (rc != BK_OK) {
         snprintf(err, errlen, "%s", bk_last_error());
         return rc;
+    }
+    bk_config cfg;
+    bk_get_config(f, &cfg);
+    if (max_bytes != UINT64_MAX &&
+        (cfg.variant == BK_VARIANT_SCALABLE || cfg.variant == BK_VARIANT_WINDOW) &&
+        (cfg.max_bytes == 0 || cfg.max_bytes > max_bytes)) {
+        /* it would grow past the limit on a later add: say so now */
+        snprintf(err, errlen,
+                 "a %s filter that may grow to %s; this module takes growing filters with "
+                 "max_bytes of at most %llu (its MAX_BYTES)",
+                 bk_variant_name(cfg.variant), cfg.max_bytes ? "more than that" : "any size",
+                 (unsigned long long)max_bytes);
+        bk_free(f);
+        return BK_ERANGE;
     }
     *out = f;
     return BK_OK;
