@@ -40,6 +40,8 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BINDIR ?= $(PREFIX)/bin
+# Where Redis modules live (redis-server --loadmodule $(MODULEDIR)/bloomkit.so)
+MODULEDIR ?= $(PREFIX)/lib/redis/modules
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
@@ -90,7 +92,7 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli module
@@ -460,7 +462,11 @@ check-clang-tsan:
 check-tsan:
 	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
 
-install: install-lib install-headers install-pc install-cli
+install: install-lib install-headers install-pc install-cli install-module
+
+install-module: module
+	install -d $(DESTDIR)$(MODULEDIR)
+	install -m 644 $(MODULE) $(DESTDIR)$(MODULEDIR)/bloomkit.so
 
 install-cli: cli
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -495,7 +501,8 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libbloomkit-redis.a $(DESTDIR)$(LIBDIR)/libbloomkit-redis.so* \
 	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/bloomkit_redis.h \
 	      $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc $(DESTDIR)$(PKGCONFIGDIR)/bloomkit-redis.pc \
-	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1
+	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1 \
+	      $(DESTDIR)$(MODULEDIR)/bloomkit.so
 
 FORMAT_FILES := $(shell find include src tests examples tools bench -name '*.[ch]' 2>/dev/null)
 format:

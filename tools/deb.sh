@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 VERSION=$(sed -n 's/^#define BK_VERSION_STRING *"\(.*\)".*/\1/p' include/bloomkit.h)
 OUT=build/deb
-PACKAGES="libbloomkit0 libbloomkit-redis0 libbloomkit-dev bloomkit python3-bloomkit"
+PACKAGES="libbloomkit0 libbloomkit-redis0 libbloomkit-dev bloomkit python3-bloomkit redis-bloomkit"
 
 build() {
     for tool in dpkg-buildpackage dh lintian git; do
@@ -100,7 +100,17 @@ assert f.add("a") and not f.add("a") and "a" in f
 assert bloomkit.canonical_url("HTTP://A.example:80/x#y") == "http://a.example/x"
 print("check-deb: python3 -c \"import bloomkit\": bloomkit", bloomkit.__version__, "on", lib._name)
 ')
-    echo "check-deb: $PACKAGES installed $where; bloomkit dedup printed $lines of $(wc -l < examples/urls.txt) sample lines (then 0 from its state); pkg-config bloomkit: $flags; an example built against the installed headers (shared and static) and one of bloomkit-redis ran; removed again"
+    # the module: loaded into Debian's redis-server, a BF.ADD answered
+    module=/usr/lib/redis/modules/bloomkit.so
+    [ -z "${root:-}" ] || module="$root$module"
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    redis-server --port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" --daemonize yes \
+        --pidfile "$tmp/redis.pid" --logfile "$tmp/redis.log" --loadmodule "$module"
+    for _ in 1 2 3 4 5 6 7 8 9 10; do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
+    added=$(redis-cli -p "$port" BF.ADD k x)
+    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    [ "$added" = "1" ] || { echo "check-deb: the module's BF.ADD answered '$added'"; cat "$tmp/redis.log"; exit 1; }
+    echo "check-deb: $PACKAGES installed $where; bloomkit dedup printed $lines of $(wc -l < examples/urls.txt) sample lines (then 0 from its state); pkg-config bloomkit: $flags; an example built against the installed headers (shared and static) and one of bloomkit-redis ran; redis-server loaded the module and BF.ADD answered 1; removed again"
 }
 
 case "${1:-}" in
