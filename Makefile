@@ -466,7 +466,7 @@ install: install-lib install-headers install-pc install-cli install-module
 
 install-module: module
 	install -d $(DESTDIR)$(MODULEDIR)
-	install -m 644 $(MODULE) $(DESTDIR)$(MODULEDIR)/bloomkit.so
+	install -m 755 $(MODULE) $(DESTDIR)$(MODULEDIR)/bloomkit.so
 
 install-cli: cli
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
