@@ -192,7 +192,9 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
     const bk_allocator a = {server_alloc, server_free, NULL};
     if (bk_set_allocator_zeroed(&a, server_zalloc) != BK_OK)
         return REDISMODULE_ERR;
-    bkm_clock_init(RedisModule_Milliseconds());
+    /* 0 until a command sets it: a master from its own clock, a replica only from
+     * the master's times (a replica must never read ahead of its master) */
+    bkm_clock_init(0);
     /* a damaged payload is refused (NULL from rdb_load), never a crash */
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
     if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_bf(ctx) != REDISMODULE_OK ||
