@@ -44,8 +44,11 @@ extern "C" {
  * when cfg is NULL. The first creator wins; every later opener adopts the
  * stored parameters and hash key. An opener passing cfg must agree with an
  * existing filter on every value of cfg (the key only when cfg->has_key):
- * otherwise BK_EINCOMPAT naming the value. Errors as above, plus BK_EINVAL
- * (bad URL, out NULL) and BK_ECONFIG. On error *out is NULL. Thread-safe. */
+ * otherwise BK_EINCOMPAT naming the value. A NAME kept by bloomkit's Redis
+ * module (docs/redis.md) is not opened: BK_EINCOMPAT saying so (reach it with
+ * its BF.* and BK.* commands, or copy it with bk_redis_pull). Errors as
+ * above, plus BK_EINVAL (bad URL, out NULL) and BK_ECONFIG. On error *out is
+ * NULL. Thread-safe. */
 BK_API int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out);
 
 /* Open the existing filter at url, adopting its configuration: BK_ENOTFOUND
@@ -71,12 +74,15 @@ BK_API int bk_redis_push(const bk_filter *f, const char *url);
  * same configuration, hash key, cells and counts, so it answers every key as
  * the shared one did, and bk_save writes the file a local filter with the
  * same history would. Writers should pause meanwhile (cells and counts are
- * read block by block). Errors as bk_redis_open (the filter must exist:
- * BK_ENOTFOUND otherwise), plus BK_ENOMEM. */
+ * read block by block). A filter kept by bloomkit's Redis module (TYPE
+ * bloomkit0) is copied through BF.SCANDUMP, as a consistent snapshot, with
+ * every check of bk_load_buffer. Errors as bk_redis_open (the filter must
+ * exist: BK_ENOTFOUND otherwise), plus BK_ENOMEM. */
 BK_API int bk_redis_pull(const char *url, bk_filter **out);
 
 /* Delete the filter NAME at url: its metadata and every key of its cells
- * and counts (and nothing else). BK_OK also when it did not exist. */
+ * and counts (and nothing else); a module filter's one key. BK_OK also when
+ * it did not exist. */
 BK_API int bk_redis_drop(const char *url);
 
 #ifdef __cplusplus

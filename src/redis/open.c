@@ -18,6 +18,7 @@
 #include "../common/config.h"
 #include "../common/error.h"
 #include "../common/random.h"
+#include "modkey.h"
 #include "rfilter.h"
 #include "url.h"
 
@@ -466,6 +467,8 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     rf->name = bk_mem_strdup(&a, u.name);
     rc = rf->name ? bk_rconn_open(&u, &rf->conn) : BK_ENOMEM;
     bk_redis_url_free(&u);
+    if (rc == BK_OK && (rc = bk_rmod_is(rf->conn, rf->name)) >= 0)
+        rc = rc == 1 ? bk_rmod_refuse(rf->name) : BK_OK;
     if (rc == BK_OK)
         rc = bk_rfilter_load_scripts(rf);
     meta m;

@@ -17,6 +17,7 @@
 #include "../common/alloc.h"
 #include "../common/bits.h"
 #include "../common/error.h"
+#include "modkey.h"
 #include "rfilter.h"
 
 #define CHUNK ((uint64_t)1 << 20)
@@ -196,8 +197,11 @@ int bk_redis_pull(const char *url, bk_filter **out)
     if (!out)
         return bk_fail(BK_EINVAL, "pull: no output");
     *out = NULL;
+    int rc = bk_rmod_try(url, BK_RMOD_PULL, out); /* a module filter: BF.SCANDUMP */
+    if (rc != BK_RMOD_NOT)
+        return rc;
     bk_filter *src;
-    int rc = bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, &src);
+    rc = bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, &src);
     if (rc != BK_OK)
         return rc;
     bk_rfilter *rf = (bk_rfilter *)src;
@@ -314,9 +318,11 @@ static int drop_damaged(const char *url, const char *why)
 
 int bk_redis_drop(const char *url)
 {
+    int rc = bk_rmod_try(url, BK_RMOD_DROP, NULL); /* a module filter: UNLINK */
+    if (rc != BK_RMOD_NOT)
+        return rc;
     bk_filter *f;
-    int rc =
-        bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
+    rc = bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
     if (rc == BK_ENOTFOUND)
         return BK_OK;
     if (rc == BK_ESERVER && strstr(bk_last_error(), "metadata")) { /* unreadable: damaged */

@@ -447,6 +447,42 @@ class PersistenceTest(ModuleTest):
         self.assertEqual(dump(r, "ok"), dump(r, "f"))
 
 
+class CommandTest(ModuleTest):
+    """The bloomkit command on a module filter: pull, info and drop work;
+    the Lua-mode writers say what the name is."""
+
+    def test_pull_info_drop_and_refusals(self):
+        cli = os.environ.get("BLOOMKIT_CLI", "build/bloomkit")
+        s = self.server()
+        r = s.client()
+        r.execute_command("BK.CREATE", "m", "variant=counting", "capacity=1000")
+        r.execute_command("BK.ADD", "m", "a", "b")
+        url = "redis://127.0.0.1:%d/m" % s.port
+        out = os.path.join(self.tmp, "m.bkf")
+
+        def run(*args, stdin=""):
+            return subprocess.run([cli, *args], input=stdin, capture_output=True, text=True,
+                                  timeout=60)
+        p = run("pull", "--redis", url, out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), dump(r, "m"))
+        p = run("check", out, stdin="a\nb\nnever-added\n")
+        self.assertEqual(p.stdout.split(), ["a", "b"])
+        p = run("info", "--redis", url, "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('"variant":"counting"', p.stdout)
+        for args in (("add", "--redis", url), ("dedup", "--redis", url),
+                     ("push", out, "--redis", url)):
+            p = run(*args, stdin="x\n")
+            self.assertNotEqual(p.returncode, 0, args)
+            self.assertIn("kept by bloomkit's Redis module", p.stderr)
+        self.assertEqual(r.execute_command("BK.EXISTS", "m", "x"), [0])  # nothing written
+        p = run("drop", "--redis", url)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(r.exists("m"), 0)
+
+
 class SafetyTest(ModuleTest):
     """Hostile input: the server answers and lives."""
 
