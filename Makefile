@@ -424,11 +424,12 @@ ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp CK_TIMEOUT_MULTI
 # The Redis module in a real redis-server (Debian's), driven by redis-py and
 # node-redis (tests/module); check-module-asan: the same with the module
 # built under ASan+UBSan, their runtime preloaded into the server.
-MODULE_TEST_ENV = PYTHONPATH=bindings/python BLOOMKIT_LIB=$(SHARED_LIB)
-check-module: $(MODULE) $(SHARED_LIB)
+MODULE_TEST_ENV = PYTHONPATH=bindings/python BLOOMKIT_LIB=$(SHARED_LIB) BLOOMKIT_REDIS_LIB=$(REDIS_SHARED) \
+  BLOOMKIT_CLI=$(CLI_BIN)
+check-module: $(MODULE) $(SHARED_LIB) $(REDIS_SHARED) $(CLI_BIN)
 	$(MODULE_TEST_ENV) BLOOMKIT_MODULE=$(MODULE) $(PYTHON) -m unittest discover -s tests/module -p 'test_*.py'
 
-check-module-asan: $(SHARED_LIB)
+check-module-asan: $(SHARED_LIB) $(REDIS_SHARED) $(CLI_BIN)
 	$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN)" build/asan/bloomkit-redis-module.so
 	$(MODULE_TEST_ENV) BLOOMKIT_MODULE=build/asan/bloomkit-redis-module.so \
 	  BLOOMKIT_MODULE_PRELOAD="$$($(CC) -print-file-name=libasan.so)" \

@@ -233,6 +233,8 @@ int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size
         rc = BK_EREADONLY;
     if (rc != BK_OK)
         return rc;
+    if (f->ops->keys_op)
+        return f->ops->keys_op(f, BK_KEYS_ADD, keys, lens, n, results);
     if (has_store_batch(f, 0))
         return run_store_batch(f, keys, lens, n, results, 0);
     return add_in_order(f, keys, lens, n, results);
@@ -245,6 +247,8 @@ int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t 
     if (rc != BK_OK)
         return rc;
     /* contains never writes: the casts only let both calls share the paths. */
+    if (f->ops->keys_op)
+        return f->ops->keys_op((bk_filter *)f, BK_KEYS_CONTAINS, keys, lens, n, results);
     if (has_store_batch(f, 1))
         return run_store_batch((bk_filter *)f, keys, lens, n, results, 1);
     return run_batch((bk_filter *)f, keys, lens, n, results, contains_one, NULL);
@@ -500,7 +504,7 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
                     size_t n, int *results)
 {
     const unsigned nt = bk_workers_threads(w);
-    if (!w || (f && has_store_batch(f, 0)))
+    if (!w || (f && (has_store_batch(f, 0) || f->ops->keys_op)))
         return bk_add_batch(f, keys, lens, n, results);
     int rc = check_args(f, keys, lens, n, results);
     if (rc == BK_OK && f->readonly)
@@ -572,7 +576,7 @@ static int lookup_job(void *ctx, unsigned t, unsigned nt)
 int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *keys,
                          const size_t *lens, size_t n, int *results)
 {
-    if (!w || (f && has_store_batch(f, 1)))
+    if (!w || (f && (has_store_batch(f, 1) || f->ops->keys_op)))
         return bk_contains_batch(f, keys, lens, n, results);
     const int rc = check_args(f, keys, lens, n, results);
     if (rc != BK_OK)

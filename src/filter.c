@@ -137,9 +137,19 @@ static int key_call(const bk_filter *f, const void *key, size_t len, int writes,
     return BK_OK;
 }
 
+/* One key through a store that takes keys (ops->keys_op). */
+static int one_key(const bk_filter *f, int op, const void *key, size_t len)
+{
+    int result;
+    const int rc = f->ops->keys_op((bk_filter *)f, op, &key, &len, 1, &result);
+    return rc < 0 ? rc : result;
+}
+
 int bk_add(bk_filter *f, const void *key, size_t len)
 {
     bk_hash h;
+    if (f && f->ops->keys_op && bk_key_valid(key, len) && !f->readonly)
+        return one_key(f, BK_KEYS_ADD, key, len);
     const int rc = key_call(f, key, len, 1, &h);
     return rc != BK_OK ? rc : f->ops->add(f, &h);
 }
@@ -147,6 +157,8 @@ int bk_add(bk_filter *f, const void *key, size_t len)
 int bk_contains(const bk_filter *f, const void *key, size_t len)
 {
     bk_hash h;
+    if (f && f->ops->keys_op && bk_key_valid(key, len))
+        return one_key(f, BK_KEYS_CONTAINS, key, len);
     const int rc = key_call(f, key, len, 0, &h);
     return rc != BK_OK ? rc : f->ops->contains(f, &h);
 }
@@ -161,7 +173,9 @@ int bk_remove(bk_filter *f, const void *key, size_t len)
         return rc;
     if (!f->ops->remove)
         return BK_ENOTSUP;
-    return f->readonly ? BK_EREADONLY : f->ops->remove(f, &h);
+    if (f->readonly)
+        return BK_EREADONLY;
+    return f->ops->keys_op ? one_key(f, BK_KEYS_REMOVE, key, len) : f->ops->remove(f, &h);
 }
 
 int bk_clear(bk_filter *f)

@@ -123,7 +123,19 @@ typedef struct bk_filter_ops {
     uint64_t (*shard_of)(const bk_filter *f, const bk_hash *h);
     int (*shard_add)(bk_filter *f, const bk_hash *h, bk_tally *t);
     void (*shard_end)(bk_filter *f, const bk_tally *t);
+    /* Optional, for a store that hashes keys itself (a filter kept by the
+     * Redis module is sent the keys): op BK_KEYS_ADD, BK_KEYS_CONTAINS or
+     * BK_KEYS_REMOVE on keys[0 .. n), results[i] what add, contains or remove
+     * give for key i, in order. BK_OK or a negative code (results of keys
+     * not applied hold it). When set, src/filter.c and src/batch.c hand the
+     * keys here instead of digests to add/contains/remove. */
+    int (*keys_op)(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
+                   int *results);
 } bk_filter_ops;
+
+#define BK_KEYS_ADD      0
+#define BK_KEYS_CONTAINS 1
+#define BK_KEYS_REMOVE   2
 
 struct bk_filter {
     const bk_filter_ops *ops;

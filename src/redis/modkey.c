@@ -20,18 +20,12 @@ int bk_rmod_is(bk_rconn *c, const char *name)
     const int rc = bk_rconn_callf(c, name, &r, "TYPE %s", name);
     if (rc != BK_OK)
         return rc;
-    const int is = r->type == REDIS_REPLY_STATUS && strcmp(r->str, BK_RMOD_TYPE) == 0;
+    const int is = r->type != REDIS_REPLY_STATUS       ? BK_RMOD_OTHER
+                   : strcmp(r->str, BK_RMOD_TYPE) == 0 ? BK_RMOD_MODULE
+                   : strcmp(r->str, "none") == 0       ? BK_RMOD_NONE
+                                                       : BK_RMOD_OTHER;
     freeReplyObject(r);
     return is;
-}
-
-int bk_rmod_refuse(const char *name)
-{
-    return bk_fail(BK_EINCOMPAT,
-                   "redis filter %s is kept by bloomkit's Redis module (BF.* and BK.* commands); "
-                   "this Lua-mode opener cannot use it: use those commands, or bloomkit pull to "
-                   "copy it (docs/redis.md)",
-                   name);
 }
 
 int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out)
@@ -135,9 +129,9 @@ int bk_rmod_try(const char *url, int what, bk_filter **out)
     if (rc != BK_OK)
         return rc == BK_EINVAL ? BK_RMOD_NOT : rc; /* a bad URL: the caller's own path says so */
     rc = bk_rmod_is(c, name);
-    if (rc == 1)
+    if (rc == BK_RMOD_MODULE)
         rc = what == BK_RMOD_PULL ? bk_rmod_pull(c, name, out) : bk_rmod_drop(c, name);
-    else if (rc == 0)
+    else if (rc >= 0)
         rc = BK_RMOD_NOT;
     const bk_allocator a = bk_current_allocator();
     bk_mem_free(&a, name);

@@ -11,11 +11,21 @@
 /* The TYPE of a key that bloomkit's Redis module keeps. */
 #define BK_RMOD_TYPE "bloomkit0"
 
-/* 1 when name holds a module filter, 0 when not (missing, or another type),
- * or a negative error of the connection. */
+/* What name holds: BK_RMOD_NONE (nothing), BK_RMOD_MODULE (a module
+ * filter), BK_RMOD_OTHER (another type), or a negative error. */
+#define BK_RMOD_NONE   0
+#define BK_RMOD_MODULE 1
+#define BK_RMOD_OTHER  2
 int bk_rmod_is(bk_rconn *c, const char *name);
-/* The error an opener reports for a module filter (BK_EINCOMPAT, detail set). */
-int bk_rmod_refuse(const char *name);
+/* 1 when the server has bloomkit's module (its BK.CREATE), 0 when not, or a
+ * negative error. name routes the question (a cluster node). */
+int bk_rmod_available(bk_rconn *c, const char *name);
+/* A filter on the module filter name (modfilter.c), taking over c: made
+ * with want when !exists (BK.CREATE; a creator that loses the race adopts
+ * the winner's), checked against text (config text over the filter's own)
+ * or, when strict, against want. On error c is left to the caller. */
+int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const char *text,
+                 int strict, int exists, bk_filter **out);
 /* A local copy of the module filter name (BF.SCANDUMP). */
 int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out);
 /* Delete it. */

@@ -467,8 +467,36 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     rf->name = bk_mem_strdup(&a, u.name);
     rc = rf->name ? bk_rconn_open(&u, &rf->conn) : BK_ENOMEM;
     bk_redis_url_free(&u);
-    if (rc == BK_OK && (rc = bk_rmod_is(rf->conn, rf->name)) >= 0)
-        rc = rc == 1 ? bk_rmod_refuse(rf->name) : BK_OK;
+    /* a module filter, or none yet on a server with the module (except for
+     * push, which lays out the Lua mode's keys): the module's commands */
+    int kind = BK_RMOD_OTHER;
+    if (rc == BK_OK && (kind = bk_rmod_is(rf->conn, rf->name)) < 0)
+        rc = kind;
+    if (rc == BK_OK && kind == BK_RMOD_NONE && !(flags & BK_ROPEN_PUSH)) {
+        const int has = bk_rmod_available(rf->conn, rf->name);
+        if (has < 0)
+            rc = has;
+        else if (has && (flags & BK_ROPEN_EXISTING)) /* not the Lua path: it would race a */
+            rc = bk_fail(BK_ENOTFOUND, "redis filter %s does not exist", rf->name); /* creator */
+        else if (has)
+            kind = BK_RMOD_MODULE + 10; /* to create */
+    }
+    if (rc == BK_OK && kind >= BK_RMOD_MODULE && kind != BK_RMOD_OTHER) {
+        if (flags & BK_ROPEN_PUSH) {
+            rc = bk_fail(BK_EINCOMPAT,
+                         "redis filter %s already exists (kept by bloomkit's Redis module); "
+                         "push needs a new name",
+                         rf->name);
+        } else {
+            rc = bk_rmod_open(rf->conn, rf->name, &c, text, strict, kind == BK_RMOD_MODULE, out);
+            if (rc == BK_OK)
+                rf->conn = NULL; /* the module filter holds it now */
+        }
+        if (rc != BK_OK && err && errlen)
+            bk_errorf(err, errlen, "%s", bk_last_error());
+        bk_rfilter_free(rf);
+        return rc;
+    }
     if (rc == BK_OK)
         rc = bk_rfilter_load_scripts(rf);
     meta m;

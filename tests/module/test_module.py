@@ -448,39 +448,105 @@ class PersistenceTest(ModuleTest):
 
 
 class CommandTest(ModuleTest):
-    """The bloomkit command on a module filter: pull, info and drop work;
-    the Lua-mode writers say what the name is."""
+    """The bloomkit command (libbloomkit-redis) on a server with the module:
+    --redis uses the module's commands (a new name is made there), pull, info
+    and drop work on module filters, and eight processes racing over the
+    same lines print each line once."""
 
-    def test_pull_info_drop_and_refusals(self):
+    def run_cli(self, *args, stdin=""):
         cli = os.environ.get("BLOOMKIT_CLI", "build/bloomkit")
+        return subprocess.run([cli, *args], input=stdin, capture_output=True, text=True,
+                              timeout=120)
+
+    def test_redis_option_uses_the_module(self):
+        s = self.server()
+        r = s.client()
+        url = "redis://127.0.0.1:%d/seen" % s.port
+        p = self.run_cli("dedup", "--redis", url, stdin="a\nb\na\nc\n")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(), ["a", "b", "c"])
+        self.assertEqual(r.type("seen"), b"bloomkit0")  # made by the module, no Lua keys
+        self.assertEqual(r.keys("*"), [b"seen"])
+        self.assertEqual(r.execute_command("BF.MEXISTS", "seen", "a", "b", "c"), [1, 1, 1])
+        p = self.run_cli("check", "--redis", url, stdin="a\nnever-added\n")
+        self.assertEqual(p.stdout.split(), ["a"])
+        r.execute_command("BK.CREATE", "cnt", "variant=counting", "capacity=1000")
+        curl = "redis://127.0.0.1:%d/cnt" % s.port
+        self.assertEqual(self.run_cli("add", "--redis", curl, stdin="x\ny\n").returncode, 0)
+        p = self.run_cli("remove", "--redis", curl, stdin="x\n")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(r.execute_command("BK.EXISTS", "cnt", "x", "y"), [0, 1])
+        p = self.run_cli("dedup", "--redis", url, "--config", "variant=counting", stdin="q\n")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("different variant", p.stderr)
+
+    def test_python_binding_uses_the_module(self):
+        try:
+            import bloomkit
+        except ImportError:
+            self.skipTest("the bloomkit Python binding is not on the path")
+        if not os.environ.get("BLOOMKIT_REDIS_LIB") and not os.path.exists(
+                "build/libbloomkit-redis.so"):
+            self.skipTest("libbloomkit-redis is not built")
+        s = self.server()
+        r = s.client()
+        f = bloomkit.BloomFilter.redis("redis://127.0.0.1:%d/py" % s.port,
+                                       "variant=window window=1h")
+        self.assertTrue(f.add(b"k1"))
+        self.assertFalse(f.add(b"k1"))
+        self.assertIn(b"k1", f)
+        self.assertNotIn(b"never-added", f)
+        self.assertEqual(r.type("py"), b"bloomkit0")
+        self.assertEqual(r.execute_command("BF.EXISTS", "py", "k1"), 1)
+        self.assertEqual(f.stats()["keys"], 1)  # figures from a copy of the image
+
+    def test_pull_info_drop(self):
         s = self.server()
         r = s.client()
         r.execute_command("BK.CREATE", "m", "variant=counting", "capacity=1000")
         r.execute_command("BK.ADD", "m", "a", "b")
         url = "redis://127.0.0.1:%d/m" % s.port
         out = os.path.join(self.tmp, "m.bkf")
-
-        def run(*args, stdin=""):
-            return subprocess.run([cli, *args], input=stdin, capture_output=True, text=True,
-                                  timeout=60)
-        p = run("pull", "--redis", url, out)
+        p = self.run_cli("pull", "--redis", url, out)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(out, "rb") as f:
             self.assertEqual(f.read(), dump(r, "m"))
-        p = run("check", out, stdin="a\nb\nnever-added\n")
+        p = self.run_cli("check", out, stdin="a\nb\nnever-added\n")
         self.assertEqual(p.stdout.split(), ["a", "b"])
-        p = run("info", "--redis", url, "--json")
+        p = self.run_cli("info", "--redis", url, "--json")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('"variant":"counting"', p.stdout)
-        for args in (("add", "--redis", url), ("dedup", "--redis", url),
-                     ("push", out, "--redis", url)):
-            p = run(*args, stdin="x\n")
-            self.assertNotEqual(p.returncode, 0, args)
-            self.assertIn("kept by bloomkit's Redis module", p.stderr)
-        self.assertEqual(r.execute_command("BK.EXISTS", "m", "x"), [0])  # nothing written
-        p = run("drop", "--redis", url)
+        self.assertIn('"keys":2', p.stdout)
+        p = self.run_cli("push", out, "--redis", url)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("push needs a new name", p.stderr)
+        p = self.run_cli("drop", "--redis", url)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(r.exists("m"), 0)
+
+    def test_eight_processes_race(self):
+        """Eight dedup processes over the same lines: each line printed once
+        in all (exactly one process is told it is new)."""
+        s = self.server()
+        url = "redis://127.0.0.1:%d/race" % s.port
+        lines = "".join("https://race.example/%d\n" % i for i in range(20000))
+        cli = os.environ.get("BLOOMKIT_CLI", "build/bloomkit")
+        src = os.path.join(self.tmp, "lines")
+        with open(src, "w") as f:
+            f.write(lines)
+        procs = []
+        for i in range(8):
+            with open(src) as inp, open(os.path.join(self.tmp, "out%d" % i), "w") as out:
+                procs.append(subprocess.Popen([cli, "dedup", "--redis", url], stdin=inp,
+                                              stdout=out, stderr=subprocess.PIPE, text=True))
+        outs = []
+        for i, p in enumerate(procs):
+            _, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+            with open(os.path.join(self.tmp, "out%d" % i)) as f:
+                outs.extend(f.read().split())
+        self.assertEqual(len(outs), len(set(outs)))  # nobody printed a line another did
+        self.assertGreater(len(outs), 20000 - 10)  # and almost all got out (fpr 1e-4)
 
 
 class SafetyTest(ModuleTest):
