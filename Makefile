@@ -298,10 +298,11 @@ bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/benc
 	$(BUILD)/bench/bench_window
 
 bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/bench_redis \
-  $(BUILD)/bench/bench_window $(MODULE)
+  $(BUILD)/bench/bench_window $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls
 	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
 	$(BUILD)/bench/bench_redis --smoke >/dev/null && $(BUILD)/bench/bench_window --smoke >/dev/null && \
 	sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
+	sh bench/bench_module_dedup.sh $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls 20000 >/dev/null 2>&1 && \
 	echo "bench-smoke: bench_filter, bench_hash, bench_redis, bench_window and bench_module ran"
 
 # ns per operation against n (10^4 .. BENCH_SWEEP_MAX) for every variant and
@@ -330,9 +331,10 @@ $(BUILD)/bench/bench_redis: bench/bench_redis.c bench/keys.h tests/redis_server.
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(HIREDIS_CFLAGS) -o $@ $< tests/redis_server.c $(ALL_STATIC) $(LDLIBS)
 
-bench-redis: $(BUILD)/bench/bench_redis $(MODULE)
+bench-redis: $(BUILD)/bench/bench_redis $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls
 	$(BUILD)/bench/bench_redis -n $(BENCH_REDIS_KEYS)
 	sh bench/bench_module.sh $(MODULE) 1000000 16
+	sh bench/bench_module_dedup.sh $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls 1000000
 
 # bloomkit dedup against awk on 10^7 synthetic crawler URLs (BENCH_LINES=...).
 BENCH_LINES ?= 10000000
