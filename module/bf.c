@@ -62,14 +62,9 @@ static int reserve_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                                 : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
     if (rc != BKM_ARGS_OK)
         return reply_parse(ctx, rc, err);
-    bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
+    RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
+    if (!key)
         return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    }
     if (create(ctx, key, argv[1], &o))
         RedisModule_ReplyWithSimpleString(ctx, "OK");
     RedisModule_CloseKey(key);
@@ -96,50 +91,30 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
             return REDISMODULE_OK;
         }
     }
-    const size_t n = (size_t)(argc - first);
-    int *results = bkm_results(n);
-    if (!results) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    }
-    int changed = 0;
-    bkm_add_items(v, argv + first, n, 1, results, &changed);
-    bkm_reply_results(ctx, results, n, array, 1);
-    bkm_free(results);
-    if (changed) {
-        bkm_replicate(ctx, argv, argc);
-        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.add", argv[1]);
-    }
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
+    return bkm_add_command(ctx, key, v, argv, argc, first, array, 1, "bf.add");
 }
 
-static void defaults(bkm_bf_opts *o)
+/* BF.ADD (array 0) and BF.MADD (1): a missing filter made with the
+ * module's defaults. */
+static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
 {
-    memset(o, 0, sizeof *o);
-    o->error_rate = bkm_conf.error_rate;
-    o->capacity = bkm_conf.capacity;
-    o->expansion = bkm_conf.expansion;
+    bkm_time_begin(ctx);
+    bkm_bf_opts o;
+    memset(&o, 0, sizeof o);
+    o.error_rate = bkm_conf.error_rate;
+    o.capacity = bkm_conf.capacity;
+    o.expansion = bkm_conf.expansion;
+    return add_common(ctx, argv, argc, 2, &o, array);
 }
 
 static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 3)
-        return RedisModule_WrongArity(ctx);
-    bkm_time_begin(ctx);
-    bkm_bf_opts o;
-    defaults(&o);
-    return add_common(ctx, argv, argc, 2, &o, 0);
+    return argc != 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 0);
 }
 
 static int madd_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc < 3)
-        return RedisModule_WrongArity(ctx);
-    bkm_time_begin(ctx);
-    bkm_bf_opts o;
-    defaults(&o);
-    return add_common(ctx, argv, argc, 2, &o, 1);
+    return argc < 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 1);
 }
 
 static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
@@ -162,45 +137,18 @@ static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return add_common(ctx, argv, argc, 2 + (int)o.items, &o, 1);
 }
 
-static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
-{
-    bkm_time_begin(ctx);
-    bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
-        return REDISMODULE_OK;
-    const size_t n = (size_t)(argc - 2);
-    int *results = bkm_results(n);
-    if (!results) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    }
-    int rc = BK_OK;
-    if (v)
-        rc = bkm_contains_items(v, argv + 2, n, results);
-    else
-        memset(results, 0, n * sizeof *results); /* a missing filter holds nothing */
-    if (rc != BK_OK)
-        bkm_reply_code(ctx, rc);
-    else
-        bkm_reply_results(ctx, results, n, array, 1);
-    bkm_free(results);
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
-}
-
 static int exists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
-    return exists_common(ctx, argv, argc, 0);
+    return bkm_exists_command(ctx, argv, argc, 0, 1);
 }
 
 static int mexists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3)
         return RedisModule_WrongArity(ctx);
-    return exists_common(ctx, argv, argc, 1);
+    return bkm_exists_command(ctx, argv, argc, 1, 1);
 }
 
 static size_t value_size(const bkm_value *v)
@@ -216,13 +164,9 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
+    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
+    if (!key)
         return REDISMODULE_OK;
-    if (!v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
     bk_filter_stats st;
     bk_config cfg;
     int rc = bk_stats(v->f, &st);

@@ -44,13 +44,9 @@ static int create_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_ReplyWithError(ctx, err);
     }
     bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
+    RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
+    if (!key)
         return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    }
     if (bkm_create(key, &cfg, &v, err, sizeof err) != BK_OK) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, err);
@@ -61,76 +57,22 @@ static int create_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
-/* Open argv[1] as an existing filter for an items command; replies and
- * returns NULL when it is not one. */
-static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString **argv, int mode,
-                                     bkm_value **v)
-{
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], mode, &key, v) != 0)
-        return NULL;
-    if (!*v) {
-        RedisModule_CloseKey(key);
-        RedisModule_ReplyWithError(ctx, "ERR not found");
-        return NULL;
-    }
-    return key;
-}
-
 static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = open_existing(ctx, argv, REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    RedisModuleKey *key =
+        bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
     if (!key)
         return REDISMODULE_OK;
-    const size_t n = (size_t)(argc - 2);
-    int *results = bkm_results(n);
-    if (!results) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    }
-    int changed = 0;
-    bkm_add_items(v, argv + 2, n, 0, results, &changed);
-    bkm_reply_results(ctx, results, n, 1, 0);
-    bkm_free(results);
-    if (changed) {
-        bkm_replicate(ctx, argv, argc);
-        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bk.add", argv[1]);
-    }
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
+    return bkm_add_command(ctx, key, v, argv, argc, 2, 1, 0, "bk.add");
 }
 
 static int exists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc < 3)
-        return RedisModule_WrongArity(ctx);
-    bkm_time_begin(ctx);
-    bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
-        return REDISMODULE_OK;
-    const size_t n = (size_t)(argc - 2);
-    int *results = bkm_results(n);
-    if (!results) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    }
-    int rc = BK_OK;
-    if (v)
-        rc = bkm_contains_items(v, argv + 2, n, results);
-    else
-        memset(results, 0, n * sizeof *results);
-    if (rc != BK_OK)
-        bkm_reply_code(ctx, rc);
-    else
-        bkm_reply_results(ctx, results, n, 1, 0);
-    bkm_free(results);
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
+    return argc < 3 ? RedisModule_WrongArity(ctx) : bkm_exists_command(ctx, argv, argc, 1, 0);
 }
 
 static int remove_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
@@ -139,7 +81,8 @@ static int remove_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = open_existing(ctx, argv, REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    RedisModuleKey *key =
+        bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
     if (!key)
         return REDISMODULE_OK;
     bk_config cfg;
@@ -201,7 +144,7 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = open_existing(ctx, argv, REDISMODULE_READ, &v);
+    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
     if (!key)
         return REDISMODULE_OK;
     bk_filter_stats st;

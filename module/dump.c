@@ -86,12 +86,10 @@ static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter < 0)
         return RedisModule_ReplyWithError(ctx, "ERR second argument must be numeric");
     bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
+    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
+    if (!key)
         return REDISMODULE_OK;
     RedisModule_CloseKey(key);
-    if (!v)
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
     if (iter == 0 || !v->dump || v->dump_writes != v->writes) {
         if (iter != 0)
             return RedisModule_ReplyWithError(
@@ -112,7 +110,8 @@ static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_ReplyWithLongLong(ctx, 0);
         return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
     }
-    const size_t n = v->dump_len - (size_t)iter < BKM_CHUNK ? v->dump_len - (size_t)iter : BKM_CHUNK;
+    const size_t left = v->dump_len - (size_t)iter;
+    const size_t n = left < BKM_CHUNK ? left : BKM_CHUNK;
     RedisModule_ReplyWithLongLong(ctx, iter + (long long)n);
     return RedisModule_ReplyWithStringBuffer(ctx, (const char *)v->dump + iter, n);
 }
@@ -167,14 +166,9 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         return RedisModule_ReplyWithError(
             ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
                  "BF.SCANDUMP gave it) and the chunk is not empty");
-    bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
+    RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
+    if (!key)
         return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    }
     const char *name = RedisModule_StringPtrLen(argv[1], &nlen);
     const int db = RedisModule_GetSelectedDb(ctx);
     const size_t off = (size_t)iter - len;

@@ -137,3 +137,53 @@ void bkm_reply_results(RedisModuleCtx *ctx, const int *results, size_t n, int ar
     for (size_t i = 0; i < n; i++)
         reply_one(ctx, results[i], bf);
 }
+
+int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
+                    RedisModuleString **argv, int argc, int first, int array, int bf,
+                    const char *event)
+{
+    const size_t n = (size_t)(argc - first);
+    int *results = bkm_results(n);
+    if (!results) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    int changed = 0;
+    bkm_add_items(v, argv + first, n, bf, results, &changed);
+    bkm_reply_results(ctx, results, n, array, bf);
+    bkm_free(results);
+    if (changed) {
+        bkm_replicate(ctx, argv, argc);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, argv[1]);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array,
+                       int bf)
+{
+    bkm_time_begin(ctx);
+    bkm_value *v;
+    RedisModuleKey *key;
+    if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
+        return REDISMODULE_OK;
+    const size_t n = (size_t)(argc - 2);
+    int *results = bkm_results(n);
+    if (!results) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    int rc = BK_OK;
+    if (v)
+        rc = bkm_contains_items(v, argv + 2, n, results);
+    else
+        memset(results, 0, n * sizeof *results); /* a missing filter holds nothing */
+    if (rc != BK_OK)
+        bkm_reply_code(ctx, rc);
+    else
+        bkm_reply_results(ctx, results, n, array, bf);
+    bkm_free(results);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}

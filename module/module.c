@@ -99,12 +99,41 @@ int bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModule
     return 0;
 }
 
+RedisModuleKey *bkm_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                                  bkm_value **v)
+{
+    RedisModuleKey *key;
+    if (bkm_open(ctx, name, mode, &key, v) != 0)
+        return NULL;
+    if (!*v) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+        return NULL;
+    }
+    return key;
+}
+
+RedisModuleKey *bkm_open_empty(RedisModuleCtx *ctx, RedisModuleString *name)
+{
+    RedisModuleKey *key;
+    bkm_value *v;
+    if (bkm_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
+        return NULL;
+    if (v) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, "ERR item exists");
+        return NULL;
+    }
+    return key;
+}
+
 int bkm_reply_code(RedisModuleCtx *ctx, int rc)
 {
     char msg[512];
     const char *detail = bk_last_error();
     if (rc == BK_EFULL)
-        snprintf(msg, sizeof msg, "ERR filter is full: %s", detail && *detail ? detail : bk_strerror(rc));
+        snprintf(msg, sizeof msg, "ERR filter is full: %s",
+                 detail && *detail ? detail : bk_strerror(rc));
     else if (detail && *detail)
         snprintf(msg, sizeof msg, "ERR %s: %s", bk_strerror(rc), detail);
     else

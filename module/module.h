@@ -53,6 +53,14 @@ void bkm_value_changed(bkm_value *v);
 int bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
              bkm_value **v);
 
+/* bkm_open for a command that needs the filter: NULL after replying (not
+ * found, WRONGTYPE), else the key to close, with *v the filter. */
+RedisModuleKey *bkm_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                                  bkm_value **v);
+/* bkm_open for a command that makes a filter: NULL after replying
+ * (WRONGTYPE, "ERR item exists"), else the empty key to close. */
+RedisModuleKey *bkm_open_empty(RedisModuleCtx *ctx, RedisModuleString *name);
+
 /* Reply with the error of a bloomkit code, as "ERR <text>" with
  * bk_last_error()'s detail where there is one. */
 int bkm_reply_code(RedisModuleCtx *ctx, int rc);
@@ -95,6 +103,16 @@ void bkm_reply_results(RedisModuleCtx *ctx, const int *results, size_t n, int ar
 /* results[] scratch for n items (bkm_free), NULL when out of memory (the
  * caller replies). */
 int *bkm_results(size_t n);
+/* The add of BF.ADD / MADD / INSERT and BK.ADD: argv[first..argc) into v
+ * (open under key), the reply (one integer or an array), and when the
+ * filter changed, the replication and the keyspace event. Closes key. */
+int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
+                    RedisModuleString **argv, int argc, int first, int array, int bf,
+                    const char *event);
+/* BF.EXISTS / MEXISTS and BK.EXISTS: argv[2..argc) against the filter under
+ * argv[1] (a missing key holds nothing). */
+int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array,
+                       int bf);
 
 /* ---- commands ---- */
 int bkm_register_bf(RedisModuleCtx *ctx);
