@@ -2,7 +2,8 @@
 # bench_module_dedup.sh - `bloomkit dedup --redis` into the default
 # (scalable) filter, through the Redis module and through the Lua mode, in
 # one run on local redis-servers (one with the module, one without), from one
-# process and from eight (each a share of the lines), with the same command
+# process and from eight (each a share of the lines), one filter split into
+# four shards (shards=4, on one server: the routing's cost), with the same command
 # into a local file as the reference.
 # Usage: bench_module_dedup.sh MODULE BLOOMKIT GEN_URLS [LINES]
 set -eu
@@ -53,6 +54,7 @@ eight() { # label url
 echo "bench-redis dedup: $n generated crawler URLs, default (scalable) filter"
 one "file (reference)" --state "$tmp/seen.bkf"
 one "module, 1 process" --redis "redis://127.0.0.1:$mport/one"
+one "module, 4 shards, 1 process" --redis "redis://127.0.0.1:$mport/sharded?shards=4"
 one "Lua mode, 1 process" --redis "redis://127.0.0.1:$lport/one"
 eight "module, 8 processes" "redis://127.0.0.1:$mport/eight"
 eight "Lua mode, 8 processes" "redis://127.0.0.1:$lport/eight"

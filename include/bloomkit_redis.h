@@ -20,7 +20,11 @@ extern "C" {
  *      unix://[[user]:password@]/path/to/socket?name=NAME[&options]
  * options: connect_timeout=MS, timeout=MS (per command), retries=N
  * (reconnects after a lost connection, default 5), db=N, block_bytes=B (bytes
- * of cells per Redis key, a multiple of 64, default and maximum 512 MiB).
+ * of cells per Redis key, a multiple of 64, default and maximum 512 MiB),
+ * shards=S (1 .. 1024: a new filter kept by bloomkit's Redis module split
+ * over S keys, an item routed to one by a keyed hash, so that a Redis
+ * Cluster spreads it over its masters; an existing filter must agree;
+ * refused where the server has no module).
  *
  * The filter is a bk_filter like any other: bk_add, bk_contains, bk_remove
  * (counting), the batch calls (pipelined: one round trip per 512 keys),
@@ -65,9 +69,13 @@ BK_API int bk_redis_open_config(const char *url, const char *config_text, char *
 
 /* Copy a local filter f into Redis under a new NAME (BK_EINCOMPAT when the
  * name exists): same configuration and hash key, cells and counts, so the
- * shared filter answers every key as f does. While the copy runs the name
- * carries a "pushing" mark that makes openers refuse it; on failure the keys
- * written are deleted. f must not be written meanwhile. */
+ * shared filter answers every key as f does. Where the server has bloomkit's
+ * module the copy is a module filter, sent as f's image (BF.LOADCHUNK): the
+ * name appears with the last chunk, or not at all. Otherwise a Lua-mode
+ * filter: while the copy runs the name carries a "pushing" mark that makes
+ * openers refuse it; on failure the keys written are deleted. shards=S > 1
+ * is refused (BK_ENOTSUP: cells cannot be split by key). f must not be
+ * written meanwhile. */
 BK_API int bk_redis_push(const bk_filter *f, const char *url);
 
 /* Copy the filter at url into a new local filter (*out, free with bk_free):
@@ -76,13 +84,14 @@ BK_API int bk_redis_push(const bk_filter *f, const char *url);
  * same history would. Writers should pause meanwhile (cells and counts are
  * read block by block). A filter kept by bloomkit's Redis module (TYPE
  * bloomkit0) is copied through BF.SCANDUMP, as a consistent snapshot, with
- * every check of bk_load_buffer. Errors as bk_redis_open (the filter must
- * exist: BK_ENOTFOUND otherwise), plus BK_ENOMEM. */
+ * every check of bk_load_buffer; a sharded one has no one image (BK_ENOTSUP).
+ * Errors as bk_redis_open (the filter must exist: BK_ENOTFOUND otherwise),
+ * plus BK_ENOMEM. */
 BK_API int bk_redis_pull(const char *url, bk_filter **out);
 
 /* Delete the filter NAME at url: its metadata and every key of its cells
- * and counts (and nothing else); a module filter's one key. BK_OK also when
- * it did not exist. */
+ * and counts (and nothing else); a module filter's one key; a sharded one's
+ * shards, then its descriptor. BK_OK also when it did not exist. */
 BK_API int bk_redis_drop(const char *url);
 
 #ifdef __cplusplus

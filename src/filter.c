@@ -297,12 +297,23 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     st->variant = f->ops->name;
     st->hash = bk_hash_name(f->cfg.hash);
     const uint32_t n = f->ops->slice_count(f);
-    double log_pass_none = 0.0; /* sum of log(1 - rate_i): exact for tiny rates */
+    double log_pass_none = 0.0; /* sum of log(1 - rate_i) over a group: exact for tiny rates */
     double log_model_none = 0.0;
+    double rate_sum = 0.0, model_sum = 0.0; /* of the groups' rates */
+    uint32_t groups = 0;
     uint64_t steps = BK_RATE_STEPS_FILTER; /* every slice's rates together */
     for (uint32_t i = 0; i < n; i++) {
         bk_slice_view v;
+        memset(&v, 0, sizeof v);
         f->ops->slice_view(f, i, &v);
+        if (i == 0 || v.group != groups - 1) { /* a key meets one group: their mean rate */
+            if (i) {
+                rate_sum += 0.0 - expm1(log_pass_none);
+                model_sum += 0.0 - expm1(log_model_none);
+            }
+            log_pass_none = log_model_none = 0.0;
+            groups++;
+        }
         st->capacity += v.capacity;
         st->bits += v.m;
         st->bytes += v.nbytes;
@@ -322,8 +333,12 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     st->redated_to_ms = atomic_load(&f->redate_to_ms);
     st->fill = (double)st->set_bits / (double)st->bits;
     /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
-    st->est_fpr = 0.0 - expm1(log_pass_none);
-    st->model_fpr = 0.0 - expm1(log_model_none);
+    if (groups) {
+        rate_sum += 0.0 - expm1(log_pass_none);
+        model_sum += 0.0 - expm1(log_model_none);
+    }
+    st->est_fpr = groups ? rate_sum / groups : 0.0;
+    st->model_fpr = groups ? model_sum / groups : 0.0;
     /* the caller's struct, of its own size: the known prefix, zero after */
     memcpy(out, st, size < sizeof *st ? size : sizeof *st);
     if (size > sizeof *st)

@@ -1505,6 +1505,31 @@ START_TEST(redis_options_are_never_ignored)
     test_redis_url(&srv, "opts", "block_bytes=8192", other, sizeof other);
     ck_assert_int_eq(bk_redis_open_existing(other, &f), BK_EINCOMPAT);
     ck_assert_ptr_nonnull(strstr(bk_last_error(), "block_bytes=4096"));
+    /* shards=S: 1 .. 1024, and only where the module runs (this server has
+     * none): refused with nothing created, never a Lua filter instead */
+    static const char *const bad_shards[] = {"shards=0", "shards=1025", "shards=x"};
+    for (size_t i = 0; i < sizeof bad_shards / sizeof *bad_shards; i++) {
+        test_redis_url(&srv, "opts-sh", bad_shards[i], other, sizeof other);
+        ck_assert_int_eq(bk_redis_open_config(other, NULL, NULL, 0, &f), BK_EINVAL);
+        ck_assert_ptr_nonnull(strstr(bk_last_error(), "shards must be 1 .. 1024"));
+    }
+    test_redis_url(&srv, "opts-sh", "shards=4", other, sizeof other);
+    ck_assert_int_eq(bk_redis_open_config(other, NULL, NULL, 0, &f), BK_ENOTSUP);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "needs bloomkit's Redis module"));
+    test_redis_url(&srv, "opts", "shards=4", other, sizeof other); /* a Lua filter: not split */
+    ck_assert_int_eq(bk_redis_open_existing(other, &f), BK_EINCOMPAT);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "is not split into shards"));
+    bk_filter *local;
+    ck_assert_int_eq(bk_new(NULL, &local), BK_OK);
+    test_redis_url(&srv, "opts-sh", "shards=4", other, sizeof other);
+    ck_assert_int_eq(bk_redis_push(local, other), BK_ENOTSUP);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "cannot be split into shards"));
+    bk_free(local);
+    redisContext *adm = admin();
+    redisReply *keys = redisCommand(adm, "KEYS opts-sh*");
+    ck_assert_uint_eq(keys->elements, 0);
+    freeReplyObject(keys);
+    redisFree(adm);
     const struct {
         const char *args[8];
         int code;

@@ -43,6 +43,9 @@ typedef struct bk_slice_view {
     int64_t gen;        /* window: the slice's generation, by number: it spans
                          * [gen * span, (gen + 1) * span) ms; 0 for other variants */
     int64_t span;       /* window: that span's length in ms; 0 for other variants */
+    uint32_t group;     /* slices of one group are a chain that every key meets; groups
+                         * are alternatives a key meets one of (the shards of a module
+                         * filter, 0, 1, ... in order); 0 for every local filter */
 } bk_slice_view;
 
 /* 1 when two arrays are laid out alike (m, k, block and probe derivation), so

@@ -7,6 +7,11 @@
  * of a batch pipelined before the first reply is read. Figures (bk_stats)
  * come from a copy of the image (BF.SCANDUMP), taken by refresh; the views
  * it hands out carry no cells, so the filter counts as remote everywhere.
+ *
+ * A sharded filter (shards.h) is the same with n module keys: each item
+ * goes to the shard its route hash names, the items of a batch grouped by
+ * shard (each command one shard's), and its views are every shard's in
+ * turn, one group a shard.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,14 +21,19 @@
 #include "../common/filter_impl.h"
 #include "../common/random.h"
 #include "modkey.h"
+#include "shards.h"
 
 #define BATCH 1000 /* keys a command */
 
 typedef struct bk_mfilter {
     bk_filter base;
     bk_rconn *conn;
-    char *name;
-    bk_filter *copy; /* the image last read (refresh), or NULL */
+    char *name;          /* the filter's name (its descriptor's, when sharded) */
+    unsigned nshards;    /* 1: the module key name itself */
+    char **keys;         /* each shard's module key */
+    bk_rshards route;    /* sharded: the descriptor (its route key) */
+    bk_filter **copies;  /* each shard's image last read (refresh), or NULL */
+    size_t *first;       /* sharded, during keys_op: where each shard's items begin */
     const char **argv;
     size_t *lens;
 } bk_mfilter;
@@ -70,56 +80,98 @@ static int element_result(const bk_mfilter *mf, int op, const redisReply *e)
 
 static const char *const op_command[] = {"BK.ADD", "BK.EXISTS", "BK.REMOVE"};
 
+/* The end of the command that starts at position p of the shard-major
+ * order: BATCH items, or fewer where p's shard ends. */
+static size_t chunk_end(const bk_mfilter *mf, size_t p, size_t n, unsigned *shard)
+{
+    unsigned s = 0;
+    size_t end = n;
+    if (mf->nshards > 1) {
+        while (mf->first[s + 1] <= p)
+            s++;
+        end = mf->first[s + 1];
+    }
+    *shard = s;
+    return end - p < BATCH ? end : p + BATCH;
+}
+
 static int m_keys_op(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
                      int *results)
 {
     bk_mfilter *mf = (bk_mfilter *)f;
-    const size_t nlen = strlen(mf->name);
+    size_t *order = NULL; /* sharded: the items' indices, shard by shard */
+    if (mf->nshards > 1) {
+        order = bk_mem_alloc(&f->alloc, (n ? n : 1) * (sizeof *order + sizeof(unsigned)));
+        if (!order)
+            return bk_fail(BK_ENOMEM, "redis filter %s: out of memory routing %zu keys", mf->name,
+                           n);
+        unsigned *shard = (unsigned *)(void *)(order + n);
+        memset(mf->first, 0, (mf->nshards + 1) * sizeof *mf->first);
+        for (size_t i = 0; i < n; i++) {
+            shard[i] = bk_rshards_route(&mf->route, keys[i] ? keys[i] : "", lens[i]);
+            mf->first[shard[i] + 1]++;
+        }
+        for (unsigned s = 0; s < mf->nshards; s++)
+            mf->first[s + 1] += mf->first[s];
+        size_t next[BK_REDIS_SHARDS_MAX];
+        memcpy(next, mf->first, mf->nshards * sizeof *next);
+        for (size_t i = 0; i < n; i++)
+            order[next[shard[i]]++] = i;
+    }
     int rc = BK_OK;
-    size_t sent = 0; /* keys whose command was appended */
+    size_t sent = 0; /* positions whose command was appended */
     while (sent < n && rc == BK_OK) {
-        const size_t m = n - sent < BATCH ? n - sent : BATCH;
+        unsigned s;
+        const size_t end = chunk_end(mf, sent, n, &s);
         mf->argv[0] = op_command[op];
         mf->lens[0] = strlen(op_command[op]);
-        mf->argv[1] = mf->name;
-        mf->lens[1] = nlen;
-        for (size_t i = 0; i < m; i++) {
-            mf->argv[2 + i] = keys[sent + i] ? keys[sent + i] : "";
-            mf->lens[2 + i] = lens[sent + i];
+        mf->argv[1] = mf->keys[s];
+        mf->lens[1] = strlen(mf->keys[s]);
+        for (size_t p = sent; p < end; p++) {
+            const size_t i = order ? order[p] : p;
+            mf->argv[2 + p - sent] = keys[i] ? keys[i] : "";
+            mf->lens[2 + p - sent] = lens[i];
         }
-        rc = bk_rconn_append(mf->conn, mf->name, nlen, (int)(m + 2), mf->argv, mf->lens);
+        rc = bk_rconn_append(mf->conn, mf->keys[s], mf->lens[1], (int)(end - sent + 2), mf->argv,
+                             mf->lens);
         if (rc == BK_OK)
-            sent += m;
+            sent = end;
     }
     int first = rc;
-    for (size_t done = 0; done < sent; done += BATCH) {
-        const size_t m = sent - done < BATCH ? sent - done : BATCH;
+    for (size_t done = 0; done < sent;) {
+        unsigned s;
+        const size_t end = chunk_end(mf, done, n, &s), m = end - done;
         redisReply *r;
         const int got = bk_rconn_reply(mf->conn, &r);
         if (got != BK_OK) { /* the pipeline broke: these keys' fate is unknown */
-            for (size_t i = done; i < n; i++)
-                results[i] = got;
-            return got;
+            for (size_t p = done; p < n; p++)
+                results[order ? order[p] : p] = got;
+            first = got;
+            sent = n;
+            break;
         }
         if (r->type == REDIS_REPLY_ARRAY && r->elements == m) {
-            for (size_t i = 0; i < m; i++) {
-                results[done + i] = element_result(mf, op, r->element[i]);
-                if (results[done + i] < 0 && first == BK_OK)
-                    first = results[done + i];
+            for (size_t p = done; p < end; p++) {
+                const size_t i = order ? order[p] : p;
+                results[i] = element_result(mf, op, r->element[p - done]);
+                if (results[i] < 0 && first == BK_OK)
+                    first = results[i];
             }
         } else {
             const int e = element_result(mf, op, r);
             const int code = e < 0 ? e : bk_fail(BK_ESERVER, "redis filter %s: unexpected reply",
                                                  mf->name);
-            for (size_t i = 0; i < m; i++)
-                results[done + i] = code;
+            for (size_t p = done; p < end; p++)
+                results[order ? order[p] : p] = code;
             if (first == BK_OK)
                 first = code;
         }
         freeReplyObject(r);
+        done = end;
     }
-    for (size_t i = sent; i < n; i++)
-        results[i] = first;
+    for (size_t p = sent; p < n; p++)
+        results[order ? order[p] : p] = first;
+    bk_mem_free(&f->alloc, order);
     return first;
 }
 
@@ -133,8 +185,16 @@ static void m_destroy(bk_filter *f)
 {
     bk_mfilter *mf = (bk_mfilter *)f;
     const bk_allocator a = f->alloc;
-    bk_free(mf->copy);
+    for (unsigned s = 0; s < mf->nshards; s++) {
+        if (mf->copies)
+            bk_free(mf->copies[s]);
+        if (mf->keys)
+            bk_mem_free(&a, mf->keys[s]);
+    }
     bk_rconn_close(mf->conn);
+    bk_mem_free(&a, mf->copies);
+    bk_mem_free(&a, mf->keys);
+    bk_mem_free(&a, mf->first);
     bk_mem_free(&a, mf->name);
     bk_mem_free(&a, mf->argv);
     bk_mem_free(&a, mf->lens);
@@ -144,17 +204,30 @@ static void m_destroy(bk_filter *f)
 static uint32_t m_slice_count(const bk_filter *f)
 {
     const bk_mfilter *mf = (const bk_mfilter *)f;
-    return mf->copy ? mf->copy->ops->slice_count(mf->copy) : 1;
+    uint32_t n = 0;
+    for (unsigned s = 0; s < mf->nshards; s++)
+        n += mf->copies[s] ? mf->copies[s]->ops->slice_count(mf->copies[s]) : 1;
+    return n;
 }
 
 static void m_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     const bk_mfilter *mf = (const bk_mfilter *)f;
+    unsigned s = 0;
+    const bk_filter *copy = NULL;
+    for (; s < mf->nshards; s++) {
+        copy = mf->copies[s];
+        const uint32_t here = copy ? copy->ops->slice_count(copy) : 1;
+        if (i < here)
+            break;
+        i -= here;
+    }
     memset(out, 0, sizeof *out);
-    if (mf->copy)
-        mf->copy->ops->slice_view(mf->copy, i, out);
+    if (copy)
+        copy->ops->slice_view(copy, i, out);
     out->data = NULL; /* remote: its cells are on the server */
-    if (!mf->copy) {
+    out->group = s;
+    if (!copy) {
         out->m = 1; /* before any refresh: an empty shape, never divided by zero */
         out->k = 1;
     }
@@ -163,12 +236,14 @@ static void m_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 static int m_refresh(const bk_filter *f)
 {
     bk_mfilter *mf = (bk_mfilter *)f;
-    bk_filter *copy;
-    const int rc = bk_rmod_pull(mf->conn, mf->name, &copy);
-    if (rc != BK_OK)
-        return rc;
-    bk_free(mf->copy);
-    mf->copy = copy;
+    for (unsigned s = 0; s < mf->nshards; s++) {
+        bk_filter *copy;
+        const int rc = bk_rmod_pull(mf->conn, mf->keys[s], &copy);
+        if (rc != BK_OK)
+            return rc;
+        bk_free(mf->copies[s]);
+        mf->copies[s] = copy;
+    }
     return BK_OK;
 }
 
@@ -249,6 +324,81 @@ static int create(bk_rconn *c, const char *name, const bk_config *cfg)
     return rc;
 }
 
+/* What the opener asked (want; or text over have; or nothing) against the
+ * filter's config have: BK_OK or BK_EINCOMPAT naming the difference. */
+static int check_asked(const char *name, const bk_config *want, const char *text, int strict,
+                       const bk_config *have)
+{
+    if (!text && !strict)
+        return BK_OK;
+    bk_config asked = *want;
+    if (text) {
+        char err[256];
+        asked = *have;
+        if (bk_config_parse_over(&asked, text, err, sizeof err) != BK_OK)
+            return bk_fail(BK_ECONFIG, "redis open: %s", err);
+    }
+    asked.has_key = 0; /* the module keeps its hash key to itself */
+    if (!asked.max_bytes)
+        asked.max_bytes = have->max_bytes; /* the module's MAX_BYTES caps growth */
+    const char *d = bk_config_diff(&asked, have);
+    if (!d)
+        return BK_OK;
+    char h[400], a[400];
+    bk_config_format(have, 0, h, sizeof h);
+    bk_config_format(&asked, 0, a, sizeof a);
+    return bk_fail(BK_EINCOMPAT, "redis filter %s exists with another %s (it has: %s; asked: %s)",
+                   name, d, h, a);
+}
+
+/* The filter over c (taken over on success): cfg its configuration, d its
+ * descriptor (NULL: one module key, name). */
+static int make(bk_rconn *c, const char *name, const bk_config *cfg, const bk_rshards *d,
+                bk_filter **out)
+{
+    if ((unsigned)cfg->variant >= sizeof mod_ops / sizeof *mod_ops || !mod_ops[cfg->variant].name)
+        return bk_fail(BK_ESERVER, "redis filter %s: unknown variant", name);
+    const bk_allocator a = bk_current_allocator();
+    bk_mfilter *mf;
+    int rc = bk_filter_new(sizeof *mf, 0, &mod_ops[cfg->variant], cfg, &a, &mf);
+    if (rc != BK_OK)
+        return rc;
+    mf->nshards = d ? d->n : 1;
+    if (d)
+        mf->route = *d;
+    mf->name = bk_mem_strdup(&a, name);
+    mf->argv = bk_mem_alloc(&a, (BATCH + 2) * sizeof *mf->argv);
+    mf->lens = bk_mem_alloc(&a, (BATCH + 2) * sizeof *mf->lens);
+    mf->first = bk_mem_alloc(&a, (mf->nshards + 1) * sizeof *mf->first);
+    mf->keys = bk_mem_alloc(&a, mf->nshards * sizeof *mf->keys);
+    mf->copies = bk_mem_alloc(&a, mf->nshards * sizeof *mf->copies);
+    rc = mf->name && mf->argv && mf->lens && mf->first && mf->keys && mf->copies ? BK_OK
+                                                                                 : BK_ENOMEM;
+    if (mf->keys)
+        memset(mf->keys, 0, mf->nshards * sizeof *mf->keys);
+    if (mf->copies)
+        memset(mf->copies, 0, mf->nshards * sizeof *mf->copies);
+    unsigned tags[BK_REDIS_SHARDS_MAX];
+    if (d)
+        bk_rshards_tags(d->n, tags);
+    for (unsigned s = 0; rc == BK_OK && s < mf->nshards; s++) {
+        char key[BK_REDIS_KEY_MAX];
+        if (d)
+            bk_rshards_key(name, s, d->n, tags, key, sizeof key);
+        else
+            snprintf(key, sizeof key, "%s", name);
+        if (!(mf->keys[s] = bk_mem_strdup(&a, key)))
+            rc = BK_ENOMEM;
+    }
+    if (rc != BK_OK) {
+        m_destroy(&mf->base); /* c is not closed: mf->conn is still NULL */
+        return bk_fail(BK_ENOMEM, "redis open: out of memory");
+    }
+    mf->conn = c;
+    *out = &mf->base;
+    return BK_OK;
+}
+
 int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const char *text,
                  int strict, int exists, bk_filter **out)
 {
@@ -261,44 +411,73 @@ int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const cha
         if (rc == BK_OK && (rc = create(c, name, &cfg)) < 0)
             return rc;
     }
-    if ((rc = read_config(c, name, &have)) != BK_OK)
+    if ((rc = read_config(c, name, &have)) != BK_OK ||
+        (rc = check_asked(name, want, text, strict, &have)) != BK_OK)
         return rc;
-    bk_config asked = *want;
-    if (text) {
-        char err[256];
-        asked = have;
-        if (bk_config_parse_over(&asked, text, err, sizeof err) != BK_OK)
-            return bk_fail(BK_ECONFIG, "redis open: %s", err);
+    return make(c, name, &have, NULL, out);
+}
+
+int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, const char *text,
+                         int strict, int exists, unsigned shards, bk_filter **out)
+{
+    bk_rshards d;
+    bk_config have, one;
+    char err[256];
+    int rc = BK_OK;
+    if (!exists) { /* the descriptor: of several creators, one writes it */
+        bk_config cfg = *want;
+        if (!cfg.has_key)
+            rc = bk_random_bytes(cfg.key, sizeof cfg.key);
+        cfg.has_key = 1;
+        memset(&d, 0, sizeof d);
+        d.n = shards;
+        if (rc == BK_OK)
+            rc = bk_random_bytes(d.route, sizeof d.route);
+        if (rc == BK_OK)
+            rc = bk_rshards_shard_config(&cfg, shards, &one);
+        const int n = bk_config_format(&cfg, 1, d.config, sizeof d.config);
+        if (rc == BK_OK && (n < 0 || n >= (int)sizeof d.config))
+            rc = bk_fail(BK_ECONFIG, "redis filter %s: config text too long", name);
+        if (rc == BK_OK && (rc = bk_rshards_create(c, name, &d)) > 0)
+            rc = BK_OK;
+    } else {
+        rc = bk_rshards_read(c, name, &d);
     }
-    if (text || strict) {
-        asked.has_key = 0; /* the module keeps its hash key to itself */
-        if (!asked.max_bytes)
-            asked.max_bytes = have.max_bytes; /* the module's MAX_BYTES caps growth */
-        const char *d = bk_config_diff(&asked, &have);
-        if (d) {
-            char h[400], a[400];
-            bk_config_format(&have, 0, h, sizeof h);
-            bk_config_format(&asked, 0, a, sizeof a);
-            return bk_fail(BK_EINCOMPAT,
-                           "redis filter %s exists with another %s (it has: %s; asked: %s)", name,
-                           d, h, a);
-        }
-    }
-    if ((unsigned)have.variant >= sizeof mod_ops / sizeof *mod_ops || !mod_ops[have.variant].name)
-        return bk_fail(BK_ESERVER, "redis filter %s: unknown variant", name);
-    const bk_allocator a = bk_current_allocator();
-    bk_mfilter *mf;
-    if ((rc = bk_filter_new(sizeof *mf, 0, &mod_ops[have.variant], &have, &a, &mf)) != BK_OK)
+    if (rc != BK_OK)
         return rc;
-    mf->conn = c;
-    mf->name = bk_mem_strdup(&a, name);
-    mf->argv = bk_mem_alloc(&a, (BATCH + 2) * sizeof *mf->argv);
-    mf->lens = bk_mem_alloc(&a, (BATCH + 2) * sizeof *mf->lens);
-    if (!mf->name || !mf->argv || !mf->lens) {
-        mf->conn = NULL; /* the caller closes it */
-        m_destroy(&mf->base);
-        return bk_fail(BK_ENOMEM, "redis open: out of memory");
+    if (shards && shards != d.n)
+        return bk_fail(BK_EINCOMPAT,
+                       "redis filter %s was made with shards=%u; the URL asks shards=%u (drop the "
+                       "option to adopt the filter's)",
+                       name, d.n, shards);
+    bk_config_init(&have);
+    if (bk_config_parse(&have, d.config, err, sizeof err) != BK_OK)
+        return bk_fail(BK_ESERVER, "redis filter %s: its shard descriptor's config: %s", name,
+                       err);
+    if ((rc = bk_rshards_shard_config(&have, d.n, &one)) != BK_OK)
+        return rc;
+    /* every shard made (by this opener when the creator has not yet) and
+     * holding what the descriptor says */
+    unsigned tags[BK_REDIS_SHARDS_MAX];
+    bk_rshards_tags(d.n, tags);
+    for (unsigned s = 0; s < d.n; s++) {
+        char key[BK_REDIS_KEY_MAX];
+        bk_config got;
+        bk_rshards_key(name, s, d.n, tags, key, sizeof key);
+        if ((rc = create(c, key, &one)) < 0 || (rc = read_config(c, key, &got)) != BK_OK)
+            return rc;
+        bk_config expect = one;
+        expect.has_key = 0;
+        if (!expect.max_bytes)
+            expect.max_bytes = got.max_bytes;
+        if (bk_config_diff(&expect, &got))
+            return bk_fail(BK_ESERVER,
+                           "redis filter %s: its shard %s holds a filter of another %s than its "
+                           "descriptor says",
+                           name, key, bk_config_diff(&expect, &got));
     }
-    *out = &mf->base;
-    return BK_OK;
+    have.has_key = 0; /* as a module filter's own: the key stays on the server */
+    if ((rc = check_asked(name, want, text, strict, &have)) != BK_OK)
+        return rc;
+    return make(c, name, &have, &d, out);
 }

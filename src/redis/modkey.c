@@ -13,19 +13,72 @@
 #include "../common/alloc.h"
 #include "../common/error.h"
 #include "modkey.h"
+#include "shards.h"
+
+#define PUSH_CHUNK ((size_t)16 << 20) /* bytes a BF.LOADCHUNK */
 
 int bk_rmod_is(bk_rconn *c, const char *name)
 {
     redisReply *r;
-    const int rc = bk_rconn_callf(c, name, &r, "TYPE %s", name);
+    int rc = bk_rconn_callf(c, name, &r, "TYPE %s", name);
     if (rc != BK_OK)
         return rc;
     const int is = r->type != REDIS_REPLY_STATUS       ? BK_RMOD_OTHER
                    : strcmp(r->str, BK_RMOD_TYPE) == 0 ? BK_RMOD_MODULE
                    : strcmp(r->str, "none") == 0       ? BK_RMOD_NONE
+                   : strcmp(r->str, "string") == 0     ? BK_RMOD_SHARDS
                                                        : BK_RMOD_OTHER;
     freeReplyObject(r);
-    return is;
+    if (is != BK_RMOD_SHARDS)
+        return is;
+    /* a string: a shard descriptor, or someone else's */
+    const char *argv[] = {"GETRANGE", name, "0", "63"};
+    if ((rc = bk_rconn_call(c, name, strlen(name), &r, 4, argv, NULL)) != BK_OK)
+        return rc;
+    const int shards = r->type == REDIS_REPLY_STRING && bk_rshards_is(r->str, r->len);
+    freeReplyObject(r);
+    return shards ? BK_RMOD_SHARDS : BK_RMOD_OTHER;
+}
+
+int bk_rmod_push(bk_rconn *c, const char *name, const bk_filter *f)
+{
+    const bk_allocator a = bk_current_allocator();
+    uint64_t size;
+    int rc = bk_save_size(f, &size);
+    if (rc != BK_OK)
+        return rc;
+    if (size > SIZE_MAX)
+        return bk_fail(BK_ERANGE, "push: a %llu-byte image does not fit this machine's memory",
+                       (unsigned long long)size);
+    uint8_t *image = bk_mem_alloc(&a, size ? (size_t)size : 1);
+    size_t len = 0;
+    if (!image)
+        return bk_fail(BK_ENOMEM, "push: out of memory for a %llu-byte image",
+                       (unsigned long long)size);
+    rc = bk_save_buffer(f, image, (size_t)size, &len);
+    for (size_t off = 0; rc == BK_OK && off < len;) {
+        const size_t n = len - off < PUSH_CHUNK ? len - off : PUSH_CHUNK;
+        char it[24];
+        snprintf(it, sizeof it, "%zu", off + n);
+        const char *argv[] = {"BF.LOADCHUNK", name, it, (const char *)image + off};
+        const size_t lens[] = {12, strlen(name), strlen(it), n};
+        redisReply *r;
+        /* a resent chunk is harmless: the first one restarts the load, a
+         * later one the module refuses as out of order (an error here) */
+        if ((rc = bk_rconn_call(c, name, strlen(name), &r, 4, argv, lens)) != BK_OK)
+            break;
+        if (r->type == REDIS_REPLY_ERROR)
+            rc = strstr(r->str, "item exists")
+                     ? bk_fail(BK_EINCOMPAT, "redis filter %s already exists; push needs a new "
+                                             "name",
+                               name)
+                     : bk_fail(BK_ESERVER, "push: redis filter %s: BF.LOADCHUNK answered %.200s",
+                               name, r->str);
+        freeReplyObject(r);
+        off += n;
+    }
+    bk_mem_free(&a, image);
+    return rc;
 }
 
 int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out)
@@ -121,18 +174,62 @@ static int connect_url(const char *url, bk_rconn **c, char **name)
     return rc;
 }
 
-int bk_rmod_try(const char *url, int what, bk_filter **out)
+/* Drop a sharded filter: every shard, then its descriptor (a drop cut
+ * short can be run again). */
+static int drop_sharded(bk_rconn *c, const char *name)
+{
+    bk_rshards d;
+    unsigned tags[BK_REDIS_SHARDS_MAX];
+    int rc = bk_rshards_read(c, name, &d);
+    if (rc == BK_OK)
+        bk_rshards_tags(d.n, tags);
+    for (unsigned s = 0; rc == BK_OK && s < d.n; s++) {
+        char key[BK_REDIS_KEY_MAX];
+        bk_rshards_key(name, s, d.n, tags, key, sizeof key);
+        rc = bk_rmod_drop(c, key);
+    }
+    return rc == BK_OK ? bk_rmod_drop(c, name) : rc == BK_ENOTFOUND ? BK_OK : rc;
+}
+
+int bk_rmod_try(const char *url, int what, const bk_filter *f, bk_filter **out)
 {
     bk_rconn *c;
     char *name;
     int rc = connect_url(url, &c, &name);
     if (rc != BK_OK)
         return rc == BK_EINVAL ? BK_RMOD_NOT : rc; /* a bad URL: the caller's own path says so */
+    const unsigned shards = (unsigned)bk_rconn_url(c)->shards;
     rc = bk_rmod_is(c, name);
-    if (rc == BK_RMOD_MODULE)
-        rc = what == BK_RMOD_PULL ? bk_rmod_pull(c, name, out) : bk_rmod_drop(c, name);
-    else if (rc >= 0)
+    if (rc == BK_RMOD_NONE && what == BK_RMOD_PUSH) { /* new: the module's when it is there */
+        rc = bk_rmod_available(c, name);
+        if (rc >= 0 && shards > 1)
+            rc = bk_fail(BK_ENOTSUP,
+                         "push: a filter's cells cannot be split into shards by key; open %s "
+                         "with shards=%u and add the keys",
+                         name, shards);
+        else if (rc == 1)
+            rc = bk_rmod_push(c, name, f);
+        else if (rc == 0)
+            rc = BK_RMOD_NOT;
+    } else if (rc == BK_RMOD_MODULE || rc == BK_RMOD_SHARDS) {
+        const int sharded = rc == BK_RMOD_SHARDS;
+        if (what == BK_RMOD_PUSH)
+            rc = bk_fail(BK_EINCOMPAT,
+                         "redis filter %s already exists (kept by bloomkit's Redis module); "
+                         "push needs a new name",
+                         name);
+        else if (what == BK_RMOD_DROP)
+            rc = sharded ? drop_sharded(c, name) : bk_rmod_drop(c, name);
+        else if (sharded)
+            rc = bk_fail(BK_ENOTSUP,
+                         "pull: redis filter %s is split into shards (shards=N), each its own "
+                         "filter: there is no one filter to copy",
+                         name);
+        else
+            rc = bk_rmod_pull(c, name, out);
+    } else if (rc >= 0) {
         rc = BK_RMOD_NOT;
+    }
     const bk_allocator a = bk_current_allocator();
     bk_mem_free(&a, name);
     bk_rconn_close(c);

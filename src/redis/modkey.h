@@ -16,6 +16,7 @@
 #define BK_RMOD_NONE   0
 #define BK_RMOD_MODULE 1
 #define BK_RMOD_OTHER  2
+#define BK_RMOD_SHARDS 3 /* a sharded module filter's descriptor (shards.h) */
 int bk_rmod_is(bk_rconn *c, const char *name);
 /* 1 when the server has bloomkit's module (its BK.CREATE), 0 when not, or a
  * negative error. name routes the question (a cluster node). */
@@ -26,16 +27,27 @@ int bk_rmod_available(bk_rconn *c, const char *name);
  * or, when strict, against want. On error c is left to the caller. */
 int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const char *text,
                  int strict, int exists, bk_filter **out);
+/* The same for a sharded filter (shards.h): its descriptor made with
+ * shards shards and want when !exists, every shard made when missing and
+ * checked; shards 0: adopt the descriptor's count, else it must agree. */
+int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, const char *text,
+                         int strict, int exists, unsigned shards, bk_filter **out);
+/* Copy the local filter f into the new module filter name (BF.LOADCHUNK:
+ * the key appears with the last chunk, complete, or not at all). */
+int bk_rmod_push(bk_rconn *c, const char *name, const bk_filter *f);
 /* A local copy of the module filter name (BF.SCANDUMP). */
 int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out);
 /* Delete it. */
 int bk_rmod_drop(bk_rconn *c, const char *name);
 
-/* Pull or drop the URL's filter when it is a module filter: BK_OK (done),
- * BK_RMOD_NOT (not one: the caller goes on with the Lua mode), or an error. */
+/* Pull, drop or push (f into a new name) the URL's filter when it is a
+ * module filter, or when the name is new on a server with the module (push
+ * only): BK_OK (done), BK_RMOD_NOT (not one: the caller goes on with the Lua
+ * mode), or an error. */
 #define BK_RMOD_PULL 0
 #define BK_RMOD_DROP 1
+#define BK_RMOD_PUSH 2
 #define BK_RMOD_NOT  1
-int bk_rmod_try(const char *url, int what, bk_filter **out);
+int bk_rmod_try(const char *url, int what, const bk_filter *f, bk_filter **out);
 
 #endif

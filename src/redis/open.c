@@ -469,7 +469,8 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     bk_redis_url_free(&u);
     /* a module filter, or none yet on a server with the module (except for
      * push, which lays out the Lua mode's keys): the module's commands */
-    int kind = BK_RMOD_OTHER;
+    int kind = BK_RMOD_OTHER, create = 0;
+    const unsigned shards = rc == BK_OK ? (unsigned)bk_rconn_url(rf->conn)->shards : 0;
     if (rc == BK_OK && (kind = bk_rmod_is(rf->conn, rf->name)) < 0)
         rc = kind;
     if (rc == BK_OK && kind == BK_RMOD_NONE && !(flags & BK_ROPEN_PUSH)) {
@@ -478,17 +479,32 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
             rc = has;
         else if (has && (flags & BK_ROPEN_EXISTING)) /* not the Lua path: it would race a */
             rc = bk_fail(BK_ENOTFOUND, "redis filter %s does not exist", rf->name); /* creator */
+        else if (!has && shards > 1)
+            rc = bk_fail(BK_ENOTSUP,
+                         "redis filter %s: shards=%u needs bloomkit's Redis module on the server "
+                         "(docs/redis.md)",
+                         rf->name, shards);
         else if (has)
-            kind = BK_RMOD_MODULE + 10; /* to create */
+            create = 1;
+        if (create)
+            kind = shards > 1 ? BK_RMOD_SHARDS : BK_RMOD_MODULE;
     }
-    if (rc == BK_OK && kind >= BK_RMOD_MODULE && kind != BK_RMOD_OTHER) {
+    if (rc == BK_OK && shards && kind != BK_RMOD_NONE &&
+        (kind == BK_RMOD_SHARDS) != (shards > 1))
+        rc = bk_fail(BK_EINCOMPAT, "redis filter %s %s; the URL asks shards=%u", rf->name,
+                     kind == BK_RMOD_SHARDS ? "is split into shards" : "is not split into shards",
+                     shards);
+    if (rc == BK_OK && (kind == BK_RMOD_MODULE || kind == BK_RMOD_SHARDS)) {
         if (flags & BK_ROPEN_PUSH) {
             rc = bk_fail(BK_EINCOMPAT,
                          "redis filter %s already exists (kept by bloomkit's Redis module); "
                          "push needs a new name",
                          rf->name);
         } else {
-            rc = bk_rmod_open(rf->conn, rf->name, &c, text, strict, kind == BK_RMOD_MODULE, out);
+            rc = kind == BK_RMOD_SHARDS
+                     ? bk_rmod_open_sharded(rf->conn, rf->name, &c, text, strict, !create,
+                                            shards, out)
+                     : bk_rmod_open(rf->conn, rf->name, &c, text, strict, !create, out);
             if (rc == BK_OK)
                 rf->conn = NULL; /* the module filter holds it now */
         }

@@ -134,6 +134,9 @@ int bk_redis_push(const bk_filter *f, const char *url)
         return bk_fail(BK_EINVAL, "push: no filter or no URL");
     if (!bk_cells_in_memory(f))
         return bk_fail(BK_EINVAL, "push: the filter already lives on a server");
+    int rc = bk_rmod_try(url, BK_RMOD_PUSH, f, NULL); /* into the module when it is there */
+    if (rc != BK_RMOD_NOT)
+        return rc;
     if (f->cfg.variant == BK_VARIANT_WINDOW)
         return bk_fail(BK_ENOTSUP, "push: a window filter cannot be copied into Redis (its "
                                    "generations are kept by the server's clock); open the name "
@@ -145,7 +148,7 @@ int bk_redis_push(const bk_filter *f, const char *url)
                        "push: a scalable filter from a format-1 file keeps the older slice "
                        "sizing, which Redis filters no longer lay out");
     bk_filter *out;
-    int rc = bk_redis_open_impl(
+    rc = bk_redis_open_impl(
         url, &f->cfg, NULL, 1, BK_ROPEN_PUSH | (v0.probes == BK_PROBES_DH ? BK_ROPEN_PROBES_DH : 0),
         NULL, 0, &out);
     if (rc != BK_OK)
@@ -197,7 +200,7 @@ int bk_redis_pull(const char *url, bk_filter **out)
     if (!out)
         return bk_fail(BK_EINVAL, "pull: no output");
     *out = NULL;
-    int rc = bk_rmod_try(url, BK_RMOD_PULL, out); /* a module filter: BF.SCANDUMP */
+    int rc = bk_rmod_try(url, BK_RMOD_PULL, NULL, out); /* a module filter: BF.SCANDUMP */
     if (rc != BK_RMOD_NOT)
         return rc;
     bk_filter *src;
@@ -318,7 +321,7 @@ static int drop_damaged(const char *url, const char *why)
 
 int bk_redis_drop(const char *url)
 {
-    int rc = bk_rmod_try(url, BK_RMOD_DROP, NULL); /* a module filter: UNLINK */
+    int rc = bk_rmod_try(url, BK_RMOD_DROP, NULL, NULL); /* a module filter: UNLINK */
     if (rc != BK_RMOD_NOT)
         return rc;
     bk_filter *f;

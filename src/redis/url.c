@@ -105,7 +105,16 @@ static int fail_copy(bk_redis_url *u, int bad, const char *part)
 /* The query options: this table drives the lookup, the "given twice" check,
  * the ranges and their error texts. name is a string (decoded); the others
  * are integers from lo to hi, multiples of step. */
-enum { OPT_NAME, OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_RETRIES, OPT_DB, OPT_BLOCK_BYTES, OPT_N };
+enum {
+    OPT_NAME,
+    OPT_CONNECT_TIMEOUT,
+    OPT_TIMEOUT,
+    OPT_RETRIES,
+    OPT_DB,
+    OPT_BLOCK_BYTES,
+    OPT_SHARDS,
+    OPT_N
+};
 static const struct url_option {
     const char *name;
     long long lo, hi, step;
@@ -119,6 +128,7 @@ static const struct url_option {
     [OPT_RETRIES] = {"retries", 0, 100, 1, "", offsetof(bk_redis_url, retries)},
     [OPT_DB] = {"db", 0, 65535, 1, "", offsetof(bk_redis_url, db)},
     [OPT_BLOCK_BYTES] = {"block_bytes", 64, (long long)BK_REDIS_BLOCK_MAX, 64, " bytes", 0},
+    [OPT_SHARDS] = {"shards", 1, BK_REDIS_SHARDS_MAX, 1, "", offsetof(bk_redis_url, shards)},
 };
 
 static int set_name(bk_redis_url *u, const char *v, size_t vn)

@@ -9,7 +9,8 @@
  * retries (reconnect attempts after a lost connection, 0 .. 100), db
  * (database number, 0 .. 65535), block_bytes (bytes of bit array per Redis
  * key, a multiple of 64 from 64 to 512 MiB; tests use small blocks to split
- * small filters). Host may be a bracketed IPv6 address. Percent-escapes are
+ * small filters), shards (a module filter split into this many keys, 1 ..
+ * 1024: shards.h). Host may be a bracketed IPv6 address. Percent-escapes are
  * decoded in user, password and path.
  */
 #ifndef BK_REDIS_URL_H
@@ -28,6 +29,8 @@
 #define BK_REDIS_KEY_MAX (BK_REDIS_NAME_MAX * 2 + 64)
 /* Redis's string limit: 512 MiB (2^32 bits, SETBIT's last offset + 1). */
 #define BK_REDIS_BLOCK_MAX (UINT64_C(512) << 20)
+/* Most shards one module filter is split into (shards=S). */
+#define BK_REDIS_SHARDS_MAX 1024
 
 typedef struct bk_redis_url {
     char *host;             /* NULL for unix sockets */
@@ -42,6 +45,7 @@ typedef struct bk_redis_url {
     int retries;            /* reconnect attempts, default 5 */
     uint64_t block_bytes;   /* default BK_REDIS_BLOCK_MAX */
     int block_bytes_given;  /* the URL states it: an existing filter must agree */
+    int shards;             /* module filters split in this many (0: not given) */
     bk_allocator alloc;     /* the strings' allocator (current at parse time) */
 } bk_redis_url;
 

@@ -2,7 +2,7 @@
  * Redis server (or something pretending to be one) sends. The bytes are fed
  * to hiredis's protocol reader; every reply it produces goes through the
  * pipeline's reply check (every variant and operation), the metadata check
- * of an opener, and the MOVED/ASK parser. Each must give a result or an
+ * of an opener, the shard descriptor parser, and the MOVED/ASK parser. Each must give a result or an
  * error code, never crash or read out of bounds.
  *
  * Inputs announcing an array of more than a million elements are skipped:
@@ -19,6 +19,7 @@
 #include "bloomkit.h"
 #include "common/alloc.h"
 #include "redis/rfilter.h"
+#include "redis/shards.h"
 
 static bk_rfilter *filters[4];
 
@@ -86,6 +87,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     abort();
             }
         (void)bk_redis_meta_check("f", r);
+        bk_rshards d;
+        if (r->type == REDIS_REPLY_STRING && bk_rshards_parse("f", r->str, r->len, &d) == BK_OK &&
+            (d.n < 2 || d.n > BK_REDIS_SHARDS_MAX || !memchr(d.config, '\0', sizeof d.config)))
+            abort();
         unsigned slot;
         char host[64];
         int port, ask;

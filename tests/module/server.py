@@ -20,6 +20,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def cluster_port() -> int:
+    """A free port P whose cluster bus port P + 10000 is free too (a cluster
+    node binds both, and refuses a P above 55535)."""
+    for _ in range(200):
+        p = free_port()
+        if p > 55535:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", p + 10000))
+            except OSError:
+                continue
+        return p
+    raise RuntimeError("no free port pair for a cluster node")
+
+
 class Server:
     def __init__(self, workdir: str, args=(), module_args=(), port=None):
         self.dir = workdir
