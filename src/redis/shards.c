@@ -74,7 +74,8 @@ int bk_rshards_parse(const char *name, const char *text, size_t len, bk_rshards 
     for (size_t i = 0; ok && i < 16; i++) {
         const int hi = bk_hex_value(r[2 * i]), lo = bk_hex_value(r[2 * i + 1]);
         ok = hi >= 0 && lo >= 0;
-        d->route[i] = (uint8_t)(hi << 4 | lo);
+        if (ok)
+            d->route[i] = (uint8_t)(hi << 4 | lo);
     }
     if (!ok)
         return bk_fail(BK_ESERVER,
