@@ -548,4 +548,4 @@ distcheck: dist
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(REDIS_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(REDIS_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MODULE_OBJS:.o=.d)

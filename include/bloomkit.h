@@ -547,6 +547,17 @@ BK_API int bk_remove(bk_filter *f, const void *key, size_t len);
  * hash key. Errors: BK_EINVAL. Not concurrent with any other use of f. */
 BK_API int bk_clear(bk_filter *f);
 
+/* Free what the clock has aged out, without waiting for the next add: a
+ * window filter drops the generations it no longer consults (their keys
+ * were already forgotten: no answer changes), and when every generation has
+ * expired keeps one new, empty generation for the current span. Returns 1
+ * when something was freed, 0 when nothing had expired (always 0 for the
+ * variants that keep no time), or BK_EINVAL (f NULL), BK_EREADONLY (mapped
+ * read-only), BK_ENOMEM or BK_ERANGE (the empty generation could not be
+ * made: the filter is unchanged). Concurrent with bk_add and bk_contains, as
+ * an add that starts a new span is. */
+BK_API int bk_expire(bk_filter *f);
+
 typedef struct bk_filter_stats {
     const char *variant;    /* "standard" | "counting" | "scalable"; static */
     const char *hash;       /* "siphash24" | "siphash13"; static */

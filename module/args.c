@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
+#define KNOWN             "ERROR_RATE, INITIAL_SIZE, EXPANSION, MAX_BYTES, BF_CONFIG, SWEEP_MS"
 
 /* A NUL-terminated copy of a short argument for strto*: refuses NUL bytes,
  * spaces and anything longer than a number can be. */
@@ -102,11 +103,11 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
     s->capacity = 100;
     s->expansion = 2;
     s->max_bytes = DEFAULT_MAX_BYTES;
+    s->sweep_ms = 1000;
     bk_config_init(&s->bf_base);
     if (n % 2)
         return snprintf(err, errlen,
-                        "module arguments come in pairs NAME VALUE (ERROR_RATE, INITIAL_SIZE, "
-                        "EXPANSION, MAX_BYTES, BF_CONFIG); %zu given",
+                        "module arguments come in pairs NAME VALUE (" KNOWN "); %zu given",
                         n),
                -1;
     for (size_t i = 0; i < n; i += 2) {
@@ -132,6 +133,10 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
                                 probe.max_bytes == 0 ? "0 is no filter at all" : why),
                        -1;
             s->max_bytes = probe.max_bytes;
+        } else if (bkm_arg_is(name, "SWEEP_MS")) {
+            if (bkm_parse_u64(v, &s->sweep_ms) != 0 || (s->sweep_ms && s->sweep_ms < 10) ||
+                s->sweep_ms > 3600000)
+                return snprintf(err, errlen, "SWEEP_MS: 0 (no sweep) or 10 .. 3600000 ms"), -1;
         } else if (bkm_arg_is(name, "BF_CONFIG")) {
             char text[1024], why[200];
             if (v.n >= sizeof text || memchr(v.p, '\0', v.n))
@@ -145,8 +150,7 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
                 return snprintf(err, errlen, "BF_CONFIG: %s", why), -1;
         } else {
             return snprintf(err, errlen,
-                            "unknown module argument '%.*s' (known: ERROR_RATE, INITIAL_SIZE, "
-                            "EXPANSION, MAX_BYTES, BF_CONFIG)",
+                            "unknown module argument '%.*s' (known: " KNOWN ")",
                             (int)(name.n > 40 ? 40 : name.n), name.p),
                    -1;
         }

@@ -188,7 +188,7 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 /* BK.AT ms command args...: a write as the master made it, at its time. */
 static int at_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc < 4)
+    if (argc < 3) /* BK.AT ms BK.SWEEP: the one write without a key */
         return RedisModule_WrongArity(ctx);
     const int flags = RedisModule_GetContextFlags(ctx);
     if (!(flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)))
@@ -220,6 +220,7 @@ static const struct {
     {"BK.REMOVE", remove_cmd, "write", 1, 1},
     {"BK.EXISTS", exists_cmd, "readonly", 1, 1},
     {"BK.INFO", info_cmd, "readonly", 1, 1},
+    {"BK.SWEEP", bkm_sweep_cmd, "write", 0, 0},
     {"BK.AT", at_cmd, "write", 3, 3},
 };
 

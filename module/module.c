@@ -58,6 +58,7 @@ bkm_value *bkm_value_new(bk_filter *f)
     }
     memset(v, 0, sizeof *v);
     v->f = f;
+    bkm_sweep_track(v);
     return v;
 }
 
@@ -75,6 +76,7 @@ void bkm_value_free(void *value)
     bkm_value *v = value;
     if (!v)
         return;
+    bkm_sweep_untrack(v);
     bk_free(v->f);
     if (v->dump)
         RedisModule_Free(v->dump);
@@ -188,6 +190,7 @@ static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
     RedisModule_InfoAddFieldULongLong(ctx, "max_bytes", bkm_conf.max_bytes);
     RedisModule_InfoAddFieldULongLong(ctx, "initial_size", bkm_conf.capacity);
     RedisModule_InfoAddFieldULongLong(ctx, "expansion", bkm_conf.expansion);
+    RedisModule_InfoAddFieldULongLong(ctx, "sweep_ms", bkm_conf.sweep_ms);
     RedisModule_InfoAddFieldULongLong(ctx, "loading_bytes", bkm_loading_bytes());
 }
 
@@ -230,6 +233,7 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
         bkm_register_bk(ctx) != REDISMODULE_OK || bkm_register_dump(ctx) != REDISMODULE_OK ||
         RedisModule_RegisterInfoFunc(ctx, info) != REDISMODULE_OK)
         return REDISMODULE_ERR;
+    bkm_sweep_start(ctx);
     RedisModule_Log(ctx, "notice", "bloomkit %s: BF.* and BK.* commands, filters up to %llu bytes",
                     BK_VERSION_STRING, (unsigned long long)bkm_conf.max_bytes);
     return REDISMODULE_OK;

@@ -10,6 +10,7 @@
  *   bf.c       RedisBloom's BF.* commands
  *   bk.c       bloomkit's BK.* commands and BK.AT (replication and AOF)
  *   dump.c     BF.SCANDUMP / BF.LOADCHUNK
+ *   sweep.c    BK.SWEEP: window filters free expired generations on a timer
  *   args.c     argument parsing (no server calls: fuzzed on its own)
  *   payload.c  the RDB payload and dump images (no server calls: fuzzed)
  */
@@ -34,6 +35,8 @@ typedef struct bkm_value {
     uint64_t dump_writes; /* writes when it was taken */
     uint64_t keys;        /* a standard filter's keys, once keys_known (BF's capacity check) */
     int keys_known;
+    struct bkm_value *prev, *next; /* window filters: the sweep's list (sweep.c) */
+    int tracked;
 } bkm_value;
 
 /* The module's settings (module arguments; args.h). */
@@ -113,6 +116,18 @@ int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
  * argv[1] (a missing key holds nothing). */
 int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array,
                        int bf);
+
+/* ---- sweep.c: window filters let go of expired generations ---- */
+
+/* Keep (or stop keeping) v in the sweep's list: only window filters go in. */
+void bkm_sweep_track(bkm_value *v);
+void bkm_sweep_untrack(bkm_value *v);
+/* Run the sweep the timer asked for, in a master's write command (after
+ * its replication: bkm_replicate calls it). */
+void bkm_sweep_if_due(RedisModuleCtx *ctx);
+/* Arm the timer (OnLoad), unless SWEEP_MS is 0. */
+void bkm_sweep_start(RedisModuleCtx *ctx);
+int bkm_sweep_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
 /* ---- commands ---- */
 int bkm_register_bf(RedisModuleCtx *ctx);

@@ -27,6 +27,7 @@ typedef struct RedisModuleType RedisModuleType;
 typedef struct RedisModuleIO RedisModuleIO;
 typedef struct RedisModuleDigest RedisModuleDigest;
 typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
+typedef struct RedisModuleServerInfoData RedisModuleServerInfoData;
 typedef uint64_t RedisModuleTimerID;
 
 #define REDISMODULE_OK         0
@@ -40,6 +41,7 @@ typedef uint64_t RedisModuleTimerID;
 #define REDISMODULE_NOTIFY_GENERIC (1 << 2)
 #define REDISMODULE_NOTIFY_MODULE  (1 << 13)
 #define REDISMODULE_CTX_FLAGS_SLAVE      (1 << 3)
+#define REDISMODULE_CTX_FLAGS_AOF        (1 << 6)
 #define REDISMODULE_CTX_FLAGS_OOM        (1 << 10)
 #define REDISMODULE_CTX_FLAGS_REPLICATED (1 << 12)
 #define REDISMODULE_CTX_FLAGS_LOADING    (1 << 13)
@@ -125,6 +127,12 @@ typedef struct RedisModuleTypeMethods {
     X(void, LogIOError, (RedisModuleIO * io, const char *level, const char *fmt, ...))             \
     X(int, Replicate, (RedisModuleCtx * ctx, const char *cmdname, const char *fmt, ...))           \
     X(long long, Milliseconds, (void))                                                             \
+    X(RedisModuleServerInfoData *, GetServerInfo, (RedisModuleCtx * ctx, const char *section))   \
+    X(void, FreeServerInfo, (RedisModuleCtx * ctx, RedisModuleServerInfoData *data))             \
+    X(long long, ServerInfoGetFieldSigned,                                                         \
+      (RedisModuleServerInfoData * data, const char *field, int *out_err))                        \
+    X(RedisModuleTimerID, CreateTimer,                                                             \
+      (RedisModuleCtx * ctx, long long period, RedisModuleTimerProc callback, void *data))         \
     X(int, GetContextFlags, (RedisModuleCtx * ctx))                                                \
     X(int, GetSelectedDb, (RedisModuleCtx * ctx))                                                  \
     X(int, NotifyKeyspaceEvent,                                                                    \

@@ -29,6 +29,7 @@ void bkm_time_begin(RedisModuleCtx *ctx)
 void bkm_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     RedisModule_Replicate(ctx, "BK.AT", "lv", (long long)bkm_clock_now(), argv, (size_t)argc);
+    bkm_sweep_if_due(ctx); /* a write command: propagating is safe here */
 }
 
 void bkm_replicate_create(RedisModuleCtx *ctx, RedisModuleString *key, const bk_filter *f)

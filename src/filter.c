@@ -187,6 +187,15 @@ int bk_clear(bk_filter *f)
     return f->ops->clear(f);
 }
 
+int bk_expire(bk_filter *f)
+{
+    if (!f)
+        return BK_EINVAL;
+    if (f->readonly)
+        return BK_EREADONLY;
+    return f->ops->expire ? f->ops->expire(f) : 0;
+}
+
 /* Every figure comes from the slice views: sums over slices, the newest
  * slice's k, and the compound rate 1 - prod(1 - fill_i^k_i) (the chance an
  * absent key passes some slice; for one slice simply fill^k). */

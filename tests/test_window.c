@@ -70,6 +70,45 @@ START_TEST(a_key_is_present_for_its_window_then_forgotten)
 }
 END_TEST
 
+/* bk_expire frees the generations a filter no longer consults, with no add:
+ * nothing before they expire, the oldest once it has (its keys were already
+ * forgotten: every answer stays), all but one emptied generation once all
+ * have; never anything for variants without time. */
+START_TEST(expire_frees_what_the_clock_aged_out)
+{
+    bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
+    at(T0 + 500);
+    tu_add_keys(f, "old", 0, 4000); /* past capacity: the generation's chain grows */
+    at(T0 + 30500);
+    tu_add_keys(f, "new", 0, 500);
+    bk_filter_stats a, b, c;
+    ck_assert_int_eq(bk_stats(f, &a), BK_OK);
+    ck_assert_int_eq(bk_expire(f), 0); /* nothing expired yet */
+    at(T0 + 500 + 80000 + 10000);      /* the first generation forgotten */
+    const uint64_t old_left = tu_count_present(f, "old", 0, 4000),
+                   new_left = tu_count_present(f, "new", 0, 500);
+    ck_assert_uint_eq(new_left, 500);
+    ck_assert_int_eq(bk_expire(f), 1);
+    ck_assert_int_eq(bk_expire(f), 0); /* once */
+    ck_assert_int_eq(bk_stats(f, &b), BK_OK);
+    ck_assert_uint_lt(b.bytes * 2, a.bytes); /* the grown chain went */
+    ck_assert_uint_eq(b.keys, 500);
+    ck_assert_uint_eq(tu_count_present(f, "old", 0, 4000), old_left); /* the same answers */
+    ck_assert_uint_eq(tu_count_present(f, "new", 0, 500), 500);
+    at(T0 + 10 * 80000); /* everything forgotten: one empty generation stays */
+    ck_assert_int_eq(bk_expire(f), 1);
+    ck_assert_int_eq(bk_stats(f, &c), BK_OK);
+    ck_assert_uint_eq(c.keys, 0);
+    ck_assert_uint_eq(c.slices, 1);
+    ck_assert_uint_eq(tu_add_keys(f, "new", 0, 500) >= 495, 1); /* and it takes keys again */
+    bk_free(f);
+    bk_filter *std = tu_filter("variant=standard capacity=1000");
+    ck_assert_int_eq(bk_expire(std), 0);
+    bk_free(std);
+    ck_assert_int_eq(bk_expire(NULL), BK_EINVAL);
+}
+END_TEST
+
 /* An add of a key in a live generation is not new and does not renew it;
  * with refresh=1 it renews it (still not new). */
 START_TEST(a_sighting_renews_only_with_refresh)
@@ -671,6 +710,7 @@ Suite *window_suite(void)
     Suite *s = tu_suite("window", "time", &tc);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, a_key_is_present_for_its_window_then_forgotten);
+    tcase_add_test(tc, expire_frees_what_the_clock_aged_out);
     tcase_add_test(tc, a_sighting_renews_only_with_refresh);
     tcase_add_test(tc, a_clock_stepping_back_drops_nothing);
     tcase_add_test(tc, a_jump_past_the_window_forgets_everything);

@@ -134,6 +134,10 @@ typedef struct bk_filter_ops {
      * keys here instead of digests to add/contains/remove. */
     int (*keys_op)(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
                    int *results);
+    /* Optional, for variants that keep time: free what the clock has aged
+     * out (bk_expire): 1 freed, 0 nothing to free, or a negative code (the
+     * filter unchanged). NULL: never anything to free. */
+    int (*expire)(bk_filter *f);
 } bk_filter_ops;
 
 #define BK_KEYS_ADD      0

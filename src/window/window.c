@@ -178,6 +178,31 @@ static int rotate(bk_window *w, int64_t now)
     return BK_OK;
 }
 
+/* bk_expire: drop the generations expired by the current span, keeping at
+ * least one (the table is never empty): when the last has expired too, it
+ * becomes the current span's, emptied (its chain cleared back to one empty
+ * slice: nothing to allocate, so nothing can fail). */
+static int win_expire(bk_filter *f)
+{
+    bk_window *w = (bk_window *)f;
+    int64_t clock;
+    const int64_t now = current_span(w, &clock);
+    int freed = 0;
+    pthread_rwlock_wrlock(&w->lock);
+    while (w->n > 1 && w->gens[0].number < now - w->live) {
+        drop(w, 0);
+        freed = 1;
+    }
+    if (w->gens[0].number < now - w->live) { /* the only one, expired */
+        bk_filter *chain = w->gens[0].chain;
+        chain->ops->clear(chain);
+        w->gens[0].number = now;
+        freed = 1;
+    }
+    pthread_rwlock_unlock(&w->lock);
+    return freed;
+}
+
 /* The newest live generation holding h, counting from the newest: its index,
  * or -1. */
 static int64_t find(const bk_window *w, const bk_hash *h, int64_t now)
@@ -486,6 +511,7 @@ static const bk_filter_ops window_ops = {
     .add = win_add, .contains = win_contains, .prefetch = win_prefetch,
     .clear = win_clear, .merge = win_merge, .destroy = win_destroy,
     .slice_count = win_slice_count, .slice_view = win_slice_view,
+    .expire = win_expire,
     .remove = NULL, .intersect = NULL,
 };
 /* clang-format on */

@@ -72,11 +72,13 @@ class ModuleTest(unittest.TestCase):
     def tearDown(self):
         codes = [s.stop() for s in self.servers]
         reports = [s.sanitizer_report() for s in self.servers]
+        bugs = [s.log() for s in self.servers if "BUG REPORT" in s.log()]
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.assertEqual(bugs, [], "a server crashed or asserted (its log)")
         for c in codes:  # under valgrind (BLOOMKIT_MODULE_WRAP) its error exit code
             self.assertNotEqual(c, 99, "valgrind found errors in the module")
         for rep in reports:  # check-module-asan
-            self.assertEqual(rep, "", "a sanitizer found errors in the module")
+            self.assertEqual(rep, "", "a sanitizer found errors in the module:\n" + rep)
 
     def server(self, name="a", **kw) -> Server:
         s = Server(os.path.join(self.tmp, name), **kw)
@@ -171,7 +173,8 @@ class BFTest(ModuleTest):
 
     def test_bad_module_arguments_refuse_to_load(self):
         for args in (["ERROR_RATE", "2"], ["INITIAL_SIZE", "-1"], ["NOPE", "1"], ["EXPANSION"],
-                     ["MAX_BYTES", "lots"], ["BF_CONFIG", "variant=nope"]):
+                     ["MAX_BYTES", "lots"], ["BF_CONFIG", "variant=nope"], ["SWEEP_MS", "5"],
+                     ["SWEEP_MS", "-1"]):
             with self.assertRaises(RuntimeError, msg=args) as cm:
                 Server(os.path.join(self.tmp, "bad"), module_args=args)
             self.assertIn("bloomkit", str(cm.exception))
@@ -358,6 +361,61 @@ class VariantTest(ModuleTest):
         time.sleep(3.2)  # a 2 s window of 2 spans: forgotten by 3 s after the add
         self.assertEqual(r.execute_command("BF.EXISTS", "w", "old"), 0)
         self.assertEqual(r.execute_command("BK.ADD", "w", "old", "new"), [1, 1])
+
+    def window_to_sweep(self, r):
+        """A window filter whose one generation grew (2 s, 2 spans), and its
+        memory then."""
+        r.execute_command("BK.CREATE", "w", "variant=window", "window=2s", "generations=2",
+                          "capacity=100")
+        r.execute_command("BK.ADD", "w", *items("w", 3000))
+        return r.memory_usage("w")
+
+    def wait_swept(self, r, full, write=None):
+        deadline = time.time() + 20  # a 2 s window: forgotten by 3 s; a bounded wait
+        while r.memory_usage("w") * 4 > full:
+            self.assertLess(time.time(), deadline, "the sweep never freed the expired generation")
+            if write:
+                write()
+            time.sleep(0.05)
+
+    def test_sweep_frees_memory_of_a_server_nobody_writes(self):
+        """No AOF, no replica: the timer sweeps, with no command at all."""
+        r = self.server(module_args=["SWEEP_MS", "100"]).client()
+        full = self.window_to_sweep(r)
+        self.wait_swept(r, full)
+        self.assertEqual(r.execute_command("BF.EXISTS", "w", "w-1"), 0)
+        self.assertEqual(r.execute_command("BK.SWEEP"), 0)  # nothing left to free
+
+    def test_sweep_reaches_replicas_and_the_aof(self):
+        """With a replica and an AOF, the sweep the timer asks for runs in
+        the master's next write of any filter, and goes to the replica and
+        the AOF as BK.AT <ms> BK.SWEEP: the same bytes everywhere. A SHUTDOWN
+        waiting for its replica (clients paused) meets no sweep."""
+        m = self.server("master", module_args=["SWEEP_MS", "100"],
+                        args=["--appendonly", "yes", "--appendfsync", "always"])
+        rep = self.server("replica", module_args=["SWEEP_MS", "100"],
+                          args=["--replicaof", "127.0.0.1", str(m.port)])
+        rm, rr = m.client(), rep.client()
+        full = self.window_to_sweep(rm)
+        rm.execute_command("BK.CREATE", "s", "variant=scalable", "capacity=100")
+        rm.execute_command("BK.ADD", "s", *items("s", 3000))
+        ticks = iter(range(10 ** 6))
+        self.wait_swept(rm, full,  # writes to another filter only
+                        lambda: rm.execute_command("BK.ADD", "s", "tick-%d" % next(ticks)))
+        self.assertEqual(rm.execute_command("BF.EXISTS", "w", "w-1"), 0)
+        self.assertGreaterEqual(rm.execute_command("WAIT", 1, 5000), 1)
+        self.assertEqual(dump(rr, "w"), dump(rm, "w"))
+        self.assertEqual(dump(rr, "s"), dump(rm, "s"))
+        self.assertLess(rr.memory_usage("w") * 4, full)
+        aof = b""
+        for root, _, files in os.walk(m.dir):
+            for f in files:
+                if ".aof" in f:
+                    with open(os.path.join(root, f), "rb") as fh:
+                        aof += fh.read()
+        self.assertIn(b"BK.SWEEP", aof)
+        self.assertEqual(rm.execute_command("BK.SWEEP"), 0)  # nothing left to free
+        self.assertError("read only replica", rr.execute_command, "BK.SWEEP")
 
 
 class PersistenceTest(ModuleTest):
