@@ -313,9 +313,9 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     uint64_t steps = BK_RATE_STEPS_FILTER; /* every slice's rates together */
     for (uint32_t i = 0; i < n; i++) {
         bk_slice_view v;
-        memset(&v, 0, sizeof v);
         f->ops->slice_view(f, i, &v);
-        if (i == 0 || v.group != groups - 1) { /* a key meets one group: their mean rate */
+        const uint32_t group = f->ops->slice_group ? f->ops->slice_group(f, i) : 0;
+        if (i == 0 || group != groups - 1) { /* a key meets one group: their mean rate */
             if (i) {
                 rate_sum += 0.0 - expm1(log_pass_none);
                 model_sum += 0.0 - expm1(log_model_none);

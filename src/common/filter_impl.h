@@ -43,9 +43,6 @@ typedef struct bk_slice_view {
     int64_t gen;        /* window: the slice's generation, by number: it spans
                          * [gen * span, (gen + 1) * span) ms; 0 for other variants */
     int64_t span;       /* window: that span's length in ms; 0 for other variants */
-    uint32_t group;     /* slices of one group are a chain that every key meets; groups
-                         * are alternatives a key meets one of (the shards of a module
-                         * filter, 0, 1, ... in order); 0 for every local filter */
 } bk_slice_view;
 
 /* 1 when two arrays are laid out alike (m, k, block and probe derivation), so
@@ -107,6 +104,11 @@ typedef struct bk_filter_ops {
      * store re-reads its counts). BK_OK or an error; NULL when views are
      * always current. */
     int (*refresh)(const bk_filter *f);
+    /* Optional: the group of slice i. The slices of one group are a chain
+     * that every key meets; groups are alternatives a key meets one of (the
+     * shards of a module filter), numbered 0, 1, ... in slice order, and
+     * bk_stats gives their mean rate. NULL: one group. */
+    uint32_t (*slice_group)(const bk_filter *f, uint32_t i);
     /* Optional, for adds split across threads (bk_add_batch_mt, src/batch.c).
      * shard_begin(f, n) returns 1 when the next n adds may be applied shard
      * by shard: shard_of names the memory a key's add writes (keys with

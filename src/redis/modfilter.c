@@ -210,23 +210,33 @@ static uint32_t m_slice_count(const bk_filter *f)
     return n;
 }
 
+/* The shard of slice i, and i within it (*i). */
+static unsigned shard_of_slice(const bk_mfilter *mf, uint32_t *i)
+{
+    unsigned s = 0;
+    for (; s + 1 < mf->nshards; s++) {
+        const bk_filter *copy = mf->copies[s];
+        const uint32_t here = copy ? copy->ops->slice_count(copy) : 1;
+        if (*i < here)
+            break;
+        *i -= here;
+    }
+    return s;
+}
+
+static uint32_t m_slice_group(const bk_filter *f, uint32_t i)
+{
+    return shard_of_slice((const bk_mfilter *)f, &i);
+}
+
 static void m_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     const bk_mfilter *mf = (const bk_mfilter *)f;
-    unsigned s = 0;
-    const bk_filter *copy = NULL;
-    for (; s < mf->nshards; s++) {
-        copy = mf->copies[s];
-        const uint32_t here = copy ? copy->ops->slice_count(copy) : 1;
-        if (i < here)
-            break;
-        i -= here;
-    }
+    const bk_filter *copy = mf->copies[shard_of_slice(mf, &i)];
     memset(out, 0, sizeof *out);
     if (copy)
         copy->ops->slice_view(copy, i, out);
     out->data = NULL; /* remote: its cells are on the server */
-    out->group = s;
     if (!copy) {
         out->m = 1; /* before any refresh: an empty shape, never divided by zero */
         out->k = 1;
@@ -251,7 +261,7 @@ static int m_refresh(const bk_filter *f)
     {                                                                                              \
         .name = var, .add = m_add, .contains = m_contains, .remove = rm, .clear = m_clear,         \
         .destroy = m_destroy, .slice_count = m_slice_count, .slice_view = m_slice_view,            \
-        .refresh = m_refresh, .keys_op = m_keys_op,                                                \
+        .refresh = m_refresh, .keys_op = m_keys_op, .slice_group = m_slice_group,                  \
     }
 
 static const bk_filter_ops mod_ops[] = {
