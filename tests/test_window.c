@@ -80,21 +80,21 @@ START_TEST(expire_frees_what_the_clock_aged_out)
     at(T0 + 500);
     tu_add_keys(f, "old", 0, 4000); /* past capacity: the generation's chain grows */
     at(T0 + 30500);
-    tu_add_keys(f, "new", 0, 500);
+    const uint64_t added = tu_add_keys(f, "new", 0, 500); /* 500 but for false positives */
     bk_filter_stats a, b, c;
     ck_assert_int_eq(bk_stats(f, &a), BK_OK);
     ck_assert_int_eq(bk_expire(f), 0); /* nothing expired yet */
     at(T0 + 500 + 80000 + 10000);      /* the first generation forgotten */
     const uint64_t old_left = tu_count_present(f, "old", 0, 4000),
                    new_left = tu_count_present(f, "new", 0, 500);
-    ck_assert_uint_eq(new_left, 500);
+    ck_assert_uint_ge(new_left, added); /* every key reported new is in its window */
     ck_assert_int_eq(bk_expire(f), 1);
     ck_assert_int_eq(bk_expire(f), 0); /* once */
     ck_assert_int_eq(bk_stats(f, &b), BK_OK);
     ck_assert_uint_lt(b.bytes * 2, a.bytes); /* the grown chain went */
-    ck_assert_uint_eq(b.keys, 500);
+    ck_assert_uint_eq(b.keys, added); /* the old generation's keys went with it */
     ck_assert_uint_eq(tu_count_present(f, "old", 0, 4000), old_left); /* the same answers */
-    ck_assert_uint_eq(tu_count_present(f, "new", 0, 500), 500);
+    ck_assert_uint_eq(tu_count_present(f, "new", 0, 500), new_left);
     at(T0 + 10 * 80000); /* everything forgotten: one empty generation stays */
     ck_assert_int_eq(bk_expire(f), 1);
     ck_assert_int_eq(bk_stats(f, &c), BK_OK);
