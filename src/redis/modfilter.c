@@ -380,14 +380,10 @@ static int make(bk_rconn *c, const char *name, const bk_config *cfg, const bk_rs
     mf->argv = bk_mem_alloc(&a, (BATCH + 2) * sizeof *mf->argv);
     mf->lens = bk_mem_alloc(&a, (BATCH + 2) * sizeof *mf->lens);
     mf->first = bk_mem_alloc(&a, (mf->nshards + 1) * sizeof *mf->first);
-    mf->keys = bk_mem_alloc(&a, mf->nshards * sizeof *mf->keys);
-    mf->copies = bk_mem_alloc(&a, mf->nshards * sizeof *mf->copies);
+    mf->keys = bk_mem_calloc(&a, mf->nshards, sizeof *mf->keys);
+    mf->copies = bk_mem_calloc(&a, mf->nshards, sizeof *mf->copies);
     rc = mf->name && mf->argv && mf->lens && mf->first && mf->keys && mf->copies ? BK_OK
                                                                                  : BK_ENOMEM;
-    if (mf->keys)
-        memset(mf->keys, 0, mf->nshards * sizeof *mf->keys);
-    if (mf->copies)
-        memset(mf->copies, 0, mf->nshards * sizeof *mf->copies);
     unsigned tags[BK_REDIS_SHARDS_MAX];
     if (d)
         bk_rshards_tags(d->n, tags);
@@ -480,11 +476,12 @@ int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, c
         expect.has_key = 0;
         if (!expect.max_bytes)
             expect.max_bytes = got.max_bytes;
-        if (bk_config_diff(&expect, &got))
+        const char *diff = bk_config_diff(&expect, &got);
+        if (diff)
             return bk_fail(BK_ESERVER,
                            "redis filter %s: its shard %s holds a filter of another %s than its "
                            "descriptor says",
-                           name, key, bk_config_diff(&expect, &got));
+                           name, key, diff);
     }
     have.has_key = 0; /* as a module filter's own: the key stays on the server */
     if ((rc = check_asked(name, want, text, strict, &have)) != BK_OK)
