@@ -632,6 +632,14 @@ BK_API int bk_copy(const bk_filter *f, bk_filter **out);
  * Errors: BK_EINVAL. Thread-safe. */
 BK_API int bk_get_config(const bk_filter *f, bk_config *cfg);
 
+/* 1 when a and b hold the same filter: the same variant, configuration and
+ * hash key, and every slice the same shape with the same cells (a window's
+ * generations the same spans), 0 otherwise. The counts of keys added are not
+ * compared: a filter and its union with a copy of itself are equal. Either
+ * may be mapped from a file. Errors: BK_EINVAL (NULL), BK_ENOTSUP (a filter
+ * in Redis: pull it first). Not concurrent with writers of a or b. */
+BK_API int bk_equal(const bk_filter *a, const bk_filter *b);
+
 /* Union: dst |= src. Both must be the same variant with the same hash and key
  * and the same shape (bits and probes; for scalable the same slices). standard
  * ORs bits, counting adds counters (saturating at 15, sticky), scalable ORs

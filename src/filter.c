@@ -461,6 +461,32 @@ int bk_copy(const bk_filter *f, bk_filter **out)
 
 /* Shared checks of merge and intersect: same variant, hash and key; the
  * variant then checks its slice shapes. */
+int bk_equal(const bk_filter *a, const bk_filter *b)
+{
+    if (!a || !b)
+        return bk_fail(BK_EINVAL, "equal: NULL filter");
+    if (!bk_cells_in_memory(a) || !bk_cells_in_memory(b))
+        return bk_fail(BK_ENOTSUP, "equal: a filter in Redis cannot be compared here; pull it "
+                                   "into a local filter first (bk_redis_pull)");
+    if (a == b)
+        return 1;
+    if (a->ops != b->ops || bk_config_diff(&a->cfg, &b->cfg) != NULL ||
+        memcmp(a->cfg.key, b->cfg.key, sizeof a->cfg.key) != 0)
+        return 0;
+    const uint32_t n = a->ops->slice_count(a);
+    if (n != b->ops->slice_count(b))
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bk_slice_view va, vb;
+        a->ops->slice_view(a, i, &va);
+        b->ops->slice_view(b, i, &vb);
+        if (!bk_same_shape(&va, &vb) || va.nbytes != vb.nbytes || va.gen != vb.gen ||
+            va.span != vb.span || memcmp(va.data, vb.data, (size_t)va.nbytes) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 static int combine(bk_filter *dst, const bk_filter *src, int intersect)
 {
     const char *what = intersect ? "intersect" : "merge";

@@ -118,6 +118,38 @@ START_TEST(intersect_keeps_common_keys)
 }
 END_TEST
 
+START_TEST(equal_compares_configuration_and_cells)
+{
+    const char *cfgs[] = {"variant=standard capacity=2000 " KEY, "variant=counting capacity=2000 " KEY,
+                          "variant=scalable capacity=500 " KEY};
+    for (int v = 0; v < 3; v++) {
+        bk_filter *a = tu_holding(cfgs[v], "x", 0, 3000), *b = tu_holding(cfgs[v], "x", 0, 3000);
+        ck_assert_int_eq(bk_equal(a, b), 1);
+        ck_assert_int_eq(bk_equal(a, a), 1);
+        bk_filter *c = NULL;
+        ck_assert_int_eq(bk_copy(a, &c), BK_OK);
+        ck_assert_int_eq(bk_equal(a, c), 1);
+        tu_add_keys(c, "y", 0, 1);
+        ck_assert_int_eq(bk_equal(a, c), 0); /* one key more */
+        ck_assert_int_eq(bk_equal(c, a), 0);
+        tu_free_all(b, c, NULL);
+        /* the same keys under another hash key: other cells */
+        b = tu_holding(v == 0   ? "variant=standard capacity=2000"
+                       : v == 1 ? "variant=counting capacity=2000"
+                                : "variant=scalable capacity=500",
+                       "x", 0, 3000);
+        ck_assert_int_eq(bk_equal(a, b), 0);
+        tu_free_all(a, b, NULL);
+    }
+    /* same cells, other rate: not equal */
+    bk_filter *a = tu_filter("capacity=100 fpr=0.01 " KEY), *b = tu_filter("capacity=100 fpr=0.02 " KEY);
+    ck_assert_int_eq(bk_equal(a, b), 0);
+    ck_assert_int_eq(bk_equal(a, NULL), BK_EINVAL);
+    ck_assert_int_eq(bk_equal(NULL, b), BK_EINVAL);
+    tu_free_all(a, b, NULL);
+}
+END_TEST
+
 Suite *merge_suite(void)
 {
     TCase *tc;
@@ -127,5 +159,6 @@ Suite *merge_suite(void)
     tcase_add_test(tc, scalable_merge_slice_by_slice);
     tcase_add_test(tc, incompatible_merges_change_nothing);
     tcase_add_test(tc, intersect_keeps_common_keys);
+    tcase_add_test(tc, equal_compares_configuration_and_cells);
     return s;
 }
