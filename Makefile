@@ -92,10 +92,10 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
-all: lib cli module
+all: lib cli module python
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(REDIS_STATIC) $(REDIS_SHARED)
 
@@ -107,6 +107,45 @@ $(MODULE): $(MODULE_OBJS) $(STATIC_LIB)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ \
 	  $(MODULE_OBJS) $(STATIC_LIB) \
 	  $(CORE_LIBS)
+
+# The Python binding's extension, bloomkit._native (bindings/python/src),
+# for $(PYTHON), staged with the package's Python files in
+# $(BUILD)/python/bloomkit (PYTHONPATH=$(BUILD)/python imports it).
+# PYEXT_LINK=static (the default, and pip's build): the core, and the Redis
+# part, linked in with their symbols hidden, so the package needs no
+# libbloomkit beside it and can never meet another release's; shared
+# (Debian's python3-bloomkit): against libbloomkit.so.N and
+# libbloomkit-redis.so.N, so a fix of the packaged library reaches it.
+# PYEXT_REDIS=0: without Redis support (no hiredis).
+PYEXT_LINK ?= static
+PYEXT_REDIS ?= 1
+PYEXT_SRCS := $(wildcard bindings/python/src/*.c)
+PYEXT_OBJS := $(PYEXT_SRCS:%.c=$(BUILD)/obj/%.o)
+PYEXT_DIR := $(BUILD)/python/bloomkit
+PYEXT := $(PYEXT_DIR)/_native.so
+PY_STAGED := $(patsubst bindings/python/bloomkit/%,$(PYEXT_DIR)/%,$(wildcard bindings/python/bloomkit/*.py) bindings/python/bloomkit/py.typed)
+# expanded only where used: no Python is asked unless the extension is built
+PY_INCLUDE = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+PYEXT_CFLAGS = -I$(PY_INCLUDE) -fno-strict-aliasing $(if $(filter 0,$(PYEXT_REDIS)),-DBKPY_NO_REDIS)
+PYEXT_LIBS = $(if $(filter shared,$(PYEXT_LINK)),-L$(BUILD) $(if $(filter 0,$(PYEXT_REDIS)),,-lbloomkit-redis) -lbloomkit,-Wl,--exclude-libs,ALL $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_STATIC)) $(STATIC_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(HIREDIS_LIBS)) $(CORE_LIBS))
+PYEXT_DEPS = $(if $(filter shared,$(PYEXT_LINK)),$(SHARED_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_SHARED)),$(STATIC_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_STATIC)))
+
+python:
+	@if $(PYTHON) -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then \
+	  $(MAKE) --no-print-directory $(PYEXT) $(PY_STAGED); \
+	else echo "python: SKIPPED: no Python.h for $(PYTHON), so no bloomkit._native (Debian: apt-get install python3-dev)"; fi
+
+$(BUILD)/obj/bindings/python/src/%.o: bindings/python/src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PYEXT_CFLAGS) -c $< -o $@
+
+$(PYEXT): $(PYEXT_OBJS) $(PYEXT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -o $@ $(PYEXT_OBJS) $(PYEXT_LIBS)
+
+$(PYEXT_DIR)/%: bindings/python/bloomkit/%
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(CLI_BIN): $(CLI_OBJS) $(ALL_STATIC)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $(CLI_OBJS) $(ALL_STATIC) $(LDLIBS)
@@ -189,13 +228,12 @@ check: lib cli run-tests run-examples run-fuzz-replay check-exports check-instal
 # Debian's own interpreter: its python3-* packages (python3-scrapy) install
 # into it, and it need not be the first python3 on PATH.
 PYTHON ?= /usr/bin/python3
-check-python: $(SHARED_LIB) $(REDIS_SHARED) $(CLI_BIN)
+check-python: python $(CLI_BIN)
 	@if [ ! -x "$(PYTHON)" ]; then \
 	  echo "check-python: SKIPPED: no $(PYTHON) (Debian: apt-get install python3)"; exit 0; fi; \
 	$(PYTHON) -c 'import scrapy' 2>/dev/null || \
 	  echo "check-python: Scrapy is not installed for $(PYTHON): the crawl tests are SKIPPED (Debian: apt-get install python3-scrapy)"; \
-	PYTHONPATH=$(CURDIR)/bindings/python BLOOMKIT_LIB=$(CURDIR)/$(SHARED_LIB) \
-	  BLOOMKIT_REDIS_LIB=$(CURDIR)/$(REDIS_SHARED) BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
+	PYTHONPATH=$(CURDIR)/$(BUILD)/python BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
 	  $(PYTHON) -m unittest discover -s bindings/python/tests -v
 	@$(MAKE) --no-print-directory check-pip
 
@@ -426,12 +464,11 @@ ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp CK_TIMEOUT_MULTI
 # The Redis module in a real redis-server (Debian's), driven by redis-py and
 # node-redis (tests/module); check-module-asan: the same with the module
 # built under ASan+UBSan, their runtime preloaded into the server.
-MODULE_TEST_ENV = PYTHONPATH=bindings/python BLOOMKIT_LIB=$(SHARED_LIB) BLOOMKIT_REDIS_LIB=$(REDIS_SHARED) \
-  BLOOMKIT_CLI=$(CLI_BIN)
-check-module: $(MODULE) $(SHARED_LIB) $(REDIS_SHARED) $(CLI_BIN)
+MODULE_TEST_ENV = PYTHONPATH=$(BUILD)/python BLOOMKIT_CLI=$(CLI_BIN)
+check-module: $(MODULE) python $(CLI_BIN)
 	$(MODULE_TEST_ENV) BLOOMKIT_MODULE=$(MODULE) $(PYTHON) -m unittest discover -s tests/module -p 'test_*.py'
 
-check-module-asan: $(SHARED_LIB) $(REDIS_SHARED) $(CLI_BIN)
+check-module-asan: python $(CLI_BIN)
 	$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN)" build/asan/bloomkit-redis-module.so
 	$(MODULE_TEST_ENV) BLOOMKIT_MODULE=build/asan/bloomkit-redis-module.so \
 	  BLOOMKIT_MODULE_PRELOAD="$$($(CC) -print-file-name=libasan.so)" \
@@ -548,4 +585,4 @@ distcheck: dist
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(REDIS_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MODULE_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(REDIS_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MODULE_OBJS:.o=.d) $(PYEXT_OBJS:.o=.d)

@@ -9,7 +9,7 @@ Redis. See docs/python.md.
     >>> "https://example.org/" in seen
     True
 """
-from ._lib import lib as _lib_handle
+from ._lib import _native
 from .errors import (
     BloomkitError,
     ConfigError,
@@ -41,6 +41,7 @@ __all__ = [
     "canonical_url",
     "config_text",
     "library_version",
+    "set_threads",
 ]
 
 
@@ -48,5 +49,12 @@ from ._version import __version__  # the release, as include/bloomkit.h has it
 
 
 def library_version() -> str:
-    """The version of the libbloomkit.so in use ("0.1.0")."""
-    return _lib_handle.bk_version().decode()
+    """The version of the bloomkit library in use ("0.1.0")."""
+    return _native.library_version()
+
+
+def set_threads(n: int) -> None:
+    """Threads that large batches (update, add_many, contains_many) use: 0
+    (the default) one per CPU, at most 8; 1 the calling thread alone. Not
+    while a batch is running (RuntimeError)."""
+    _native.set_threads(n)

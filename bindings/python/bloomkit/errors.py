@@ -5,6 +5,7 @@ library's error code (``code``), its name (``name``, "BK_EIO") and message."""
 from __future__ import annotations
 
 from . import _lib
+from ._lib import _native
 
 
 class BloomkitError(Exception):
@@ -13,7 +14,7 @@ class BloomkitError(Exception):
     def __init__(self, code: int, message: str):
         super().__init__(message)
         self.code = code
-        self.name = _lib.lib.bk_err_name(code).decode()
+        self.name = _native.err_name(code)
 
 
 class ConfigError(BloomkitError, ValueError):
@@ -85,14 +86,11 @@ def error_for(code: int, what: str, detail: str | None = None) -> Exception:
     """The exception for library code `code` raised by operation `what`.
     `detail` is the library's detail text (bk_last_error or an error buffer),
     used only when the call is documented to set it."""
-    text = _lib.lib.bk_strerror(code).decode()
+    text = _native.strerror(code)
     message = f"{what}: {detail}" if detail else f"{what}: {text}"
     if code == _lib.BK_ENOMEM:
         return MemoryError(message)
     return _CLASSES.get(code, BloomkitError)(code, message)
 
 
-def last_detail() -> str | None:
-    """bk_last_error() of this thread, or None when empty."""
-    raw = _lib.lib.bk_last_error()
-    return raw.decode(errors="replace") if raw else None
+_native._set_error_factory(error_for)  # the extension raises through it

@@ -1,14 +1,8 @@
 """canonical_url: the spelling of a URL that bloomkit's --canonical-urls
 decides on (the C library's bk_url_canonical; rules in docs/urls.md)."""
-import ctypes
 from typing import Union, overload
 
-from . import _lib
-from ._lib import lib
-from .errors import error_for
-
-# bk_url_canonical's flag (bloomkit.h)
-_KEEP_QUERY_ORDER = 1
+from ._lib import _native
 
 
 @overload
@@ -32,12 +26,6 @@ def canonical_url(url: Union[str, bytes], keep_query_order: bool = False) -> Uni
         raw = bytes(url)
     else:
         raise TypeError(f"bloomkit: a URL is str or bytes, not {type(url).__name__}")
-    cap = 3 * len(raw) + 1  # BK_URL_CANONICAL_MAX
-    out = ctypes.create_string_buffer(cap)
-    n = _lib.c_size(0)
-    flags = _KEEP_QUERY_ORDER if keep_query_order else 0
-    rc = lib.bk_url_canonical(raw, len(raw), flags, out, cap, ctypes.byref(n))
-    if rc < 0:
-        raise error_for(rc, "canonical_url", None)
-    result = out.raw[: n.value]
+    flags = _native.URL_KEEP_QUERY_ORDER if keep_query_order else 0
+    result = _native.canonical_url(raw, flags)
     return result.decode("utf-8", "surrogateescape") if isinstance(url, str) else result

@@ -10,8 +10,12 @@ import sys
 import tempfile
 import time
 
+import bloomkit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-PACKAGE_ROOT = os.path.dirname(HERE)  # bindings/python
+# where the bloomkit under test was imported from (a tree's build/python, or
+# an installation): children import the same one
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(bloomkit.__file__)))
 
 
 def child_env() -> dict:

@@ -51,8 +51,8 @@ class BindingTest(unittest.TestCase):
         # FileLock() waits inside the library (flock) while another holder
         # has the lock; the holder is a Python thread that releases it only
         # once the waiter is inside the library, and can run then only if the
-        # call released the GIL (ctypes.CDLL does, for every call: batches
-        # included). Held, this would deadlock: faulthandler ends it in 60 s.
+        # call released the GIL (the extension does around every wait on a
+        # file, a server or a batch). Held, this would deadlock: faulthandler ends it in 60 s.
         # (A FIFO served for this before: the library now refuses FIFOs
         # without blocking.)
         import faulthandler

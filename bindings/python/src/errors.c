@@ -1,0 +1,78 @@
+/*
+ * errors.c - a library error code as a Python exception. Which class a code
+ * becomes, and the message's form, are written once, in bloomkit/errors.py
+ * (error_for), which registers itself here when it is imported.
+ */
+#include "bkpy.h"
+
+static PyObject *factory; /* bloomkit.errors.error_for */
+
+static PyObject *set_factory(PyObject *module, PyObject *fn)
+{
+    (void)module;
+    if (!PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "bloomkit: the error factory must be callable");
+        return NULL;
+    }
+    PyObject *old = factory;
+    Py_INCREF(fn);
+    factory = fn;
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
+PyObject *bkpy_error(int code, const char *what, const char *detail)
+{
+    if (!factory) { /* only before bloomkit.errors is imported */
+        PyErr_Format(PyExc_RuntimeError, "%s: %s", what, detail ? detail : bk_strerror(code));
+        return NULL;
+    }
+    PyObject *exc = PyObject_CallFunction(factory, "iss", code, what, detail);
+    if (exc) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+PyObject *bkpy_error_detail(int code, const char *what)
+{
+    const char *d = bk_last_error();
+    return bkpy_error(code, what, d && *d ? d : NULL);
+}
+
+PyObject *bkpy_closed(void)
+{
+    PyErr_SetString(PyExc_ValueError, "bloomkit: the filter is closed");
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"_set_error_factory", set_factory, METH_O,
+     "Register bloomkit.errors.error_for (called once, by that module)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int bkpy_errors_init(PyObject *module)
+{
+    if (PyModule_AddFunctions(module, methods) < 0)
+        return -1;
+    /* the library's codes by name (bk_err_name until BK_UNKNOWN), so they
+     * are written once, in bloomkit.h */
+    PyObject *codes = PyDict_New();
+    if (!codes)
+        return -1;
+    for (int code = 0; code > -1000; code--) {
+        const char *name = bk_err_name(code);
+        if (strcmp(name, "BK_UNKNOWN") == 0)
+            break;
+        PyObject *v = PyLong_FromLong(code);
+        if (!v || PyDict_SetItemString(codes, name, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(codes);
+            return -1;
+        }
+        Py_DECREF(v);
+    }
+    return PyModule_AddObject(module, "ERRORS", codes) < 0 ? (Py_DECREF(codes), -1) : 0;
+}

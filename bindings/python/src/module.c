@@ -1,0 +1,127 @@
+/*
+ * module.c - bloomkit._native: the types, the library's version and error
+ * texts, URL canonicalisation, the worker threads' setting.
+ */
+#include "bkpy.h"
+
+static PyObject *m_version(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    return PyUnicode_FromString(bk_version());
+}
+
+static PyObject *m_strerror(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    const long code = PyLong_AsLong(arg);
+    if (code == -1 && PyErr_Occurred())
+        return NULL;
+    return PyUnicode_FromString(bk_strerror(code < INT_MIN || code > INT_MAX ? INT_MIN : (int)code));
+}
+
+static PyObject *m_err_name(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    const long code = PyLong_AsLong(arg);
+    if (code == -1 && PyErr_Occurred())
+        return NULL;
+    return PyUnicode_FromString(bk_err_name(code < INT_MIN || code > INT_MAX ? INT_MIN : (int)code));
+}
+
+static PyObject *m_last_error(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    const char *d = bk_last_error();
+    if (!d || !*d)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(d, (Py_ssize_t)strlen(d), "replace");
+}
+
+/* canonical_url(raw: bytes-like, flags) -> bytes */
+static PyObject *m_canonical_url(PyObject *m, PyObject *args)
+{
+    (void)m;
+    Py_buffer in;
+    unsigned flags;
+    if (!PyArg_ParseTuple(args, "y*I:canonical_url", &in, &flags))
+        return NULL;
+    const size_t len = (size_t)in.len;
+    if (len > ((size_t)PY_SSIZE_T_MAX - 1) / 3) {
+        PyBuffer_Release(&in);
+        return PyErr_NoMemory();
+    }
+    const size_t cap = 3 * len + 1; /* BK_URL_CANONICAL_MAX */
+    char *out = PyMem_Malloc(cap);
+    if (!out) {
+        PyBuffer_Release(&in);
+        return PyErr_NoMemory();
+    }
+    size_t n = 0;
+    const int rc = bk_url_canonical(in.buf, len, flags, out, cap, &n);
+    PyBuffer_Release(&in);
+    PyObject *res = rc < 0 ? bkpy_error(rc, "canonical_url", NULL)
+                           : PyBytes_FromStringAndSize(out, (Py_ssize_t)n);
+    PyMem_Free(out);
+    return res;
+}
+
+static PyMethodDef module_methods[] = {
+    {"library_version", m_version, METH_NOARGS, "bk_version() of the library in use."},
+    {"strerror", m_strerror, METH_O, "bk_strerror(code)."},
+    {"err_name", m_err_name, METH_O, "bk_err_name(code): \"BK_EIO\", ..."},
+    {"last_error", m_last_error, METH_NOARGS, "bk_last_error() of this thread, or None."},
+    {"canonical_url", m_canonical_url, METH_VARARGS, "bk_url_canonical(raw, flags) -> bytes."},
+    {"config_text_sets", bkpy_config_text_sets, METH_VARARGS,
+     "config_text_sets(text, key) -> bool: the (valid) text states a value for key."},
+    {"set_threads", bkpy_set_threads, METH_O,
+     "set_threads(n): threads for large batches (0: one per CPU, at most 8; 1: none)."},
+    {"get_threads", bkpy_get_threads, METH_NOARGS, "The threads large batches use."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "bloomkit._native",
+    .m_doc = "The bloomkit C library, for the bloomkit package (use bloomkit, not this).",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+static int add_type(PyObject *m, const char *name, PyTypeObject *t)
+{
+    if (PyType_Ready(t) < 0)
+        return -1;
+    Py_INCREF(t);
+    if (PyModule_AddObject(m, name, (PyObject *)t) < 0) {
+        Py_DECREF(t);
+        return -1;
+    }
+    return 0;
+}
+
+/* the one symbol the extension exports (sources are built -fvisibility=hidden) */
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__native(void)
+{
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m)
+        return NULL;
+    if (add_type(m, "Filter", &bkpy_filter_type) < 0 || add_type(m, "Config", &bkpy_config_type) < 0 ||
+        add_type(m, "FileLock", &bkpy_lock_type) < 0 || bkpy_errors_init(m) < 0 ||
+        /* the release this extension was compiled against (bloomkit.h) */
+        PyModule_AddStringConstant(m, "BUILT_VERSION", BK_VERSION_STRING) < 0 ||
+        PyModule_AddIntConstant(m, "MAP_WRITE", BK_MAP_WRITE) < 0 ||
+        PyModule_AddIntConstant(m, "MAP_NOVERIFY", BK_MAP_NOVERIFY) < 0 ||
+        PyModule_AddIntConstant(m, "URL_KEEP_QUERY_ORDER", BK_URL_KEEP_QUERY_ORDER) < 0 ||
+#ifdef BKPY_NO_REDIS
+        PyModule_AddIntConstant(m, "HAVE_REDIS", 0) < 0
+#else
+        PyModule_AddIntConstant(m, "HAVE_REDIS", 1) < 0
+#endif
+    ) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

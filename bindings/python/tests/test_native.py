@@ -1,0 +1,320 @@
+"""The API of the native extension that Python's other Bloom filter libraries
+have taught users to expect (keywords, path=, update, the set operators, ==,
+remove_many, push/pull/drop), its threads, its answer to any Python value,
+and its memory over a million keys."""
+import array
+import os
+import random
+import shutil
+import subprocess
+import sys
+import threading
+import unittest
+
+import bloomkit
+from bloomkit import BloomFilter, FileLock, IncompatibleError, UnsupportedError
+from helpers import RedisServer, child_env, have_redis, scratch
+
+KEY = "00112233445566778899aabbccddeeff"
+
+
+class KeywordTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = scratch()
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def test_keywords_beside_the_config(self):
+        f = BloomFilter(capacity=5000, fpr=0.001, variant="counting")
+        self.assertEqual(f.differs_from("variant=counting capacity=5000 fpr=0.001"), None)
+        g = BloomFilter("variant=scalable", capacity=100, growth=4)
+        self.assertEqual(g.differs_from({"variant": "scalable", "capacity": 100, "growth": 4}), None)
+        h = BloomFilter({"capacity": 100}, fpr=0.01, key=bytes.fromhex(KEY))
+        self.assertEqual(h.differs_from("capacity=100 fpr=0.01 key=" + KEY), None)
+        for bad in (lambda: BloomFilter("capacity=10", capacity=20),
+                    lambda: BloomFilter({"fpr": 0.1}, fpr=0.2)):
+            with self.assertRaises(ValueError) as cm:
+                bad()
+            self.assertIn("given twice", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            BloomFilter(capacity="10 fpr=0.5")  # one value, never more text
+        self.assertIn("capacity", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            BloomFilter(colour="blue")
+        self.assertEqual(cm.exception.key, "colour")
+        with self.assertRaises(ValueError):
+            BloomFilter(capacity=-1)
+
+    def test_path_maps_a_file_made_when_absent(self):
+        path = os.path.join(self.dir, "seen.bkf")
+        f = BloomFilter(capacity=10000, fpr=0.001, path=path)
+        self.assertTrue(os.path.exists(path))
+        self.assertEqual(f.add_many(["a", "b"]), [True, True])
+        # the writer's lock is held while it is open
+        with self.assertRaises(bloomkit.FileLockedError):
+            BloomFilter(path=path)
+        with self.assertRaises(bloomkit.FileLockedError):
+            FileLock(path, wait=False)
+        f.close()
+        g = BloomFilter(path=path)  # as it is
+        self.assertEqual(g.contains_many(["a", "b", "c"]), [True, True, False])
+        g.close()
+        g = BloomFilter(capacity=10000, path=os.fsencode(path))  # agreeing
+        self.assertIn("a", g)
+        g.close()
+        with self.assertRaises(IncompatibleError) as cm:
+            BloomFilter(capacity=20000, path=path)
+        self.assertIn("capacity", str(cm.exception))
+        BloomFilter(path=path).close()  # the refused open let the lock go
+        self.assertEqual(BloomFilter.load(path).contains_many(["a", "b"]), [True, True])
+        with self.assertRaises(OSError):
+            BloomFilter(path=os.path.join(self.dir, "no", "such", "dir.bkf"))
+
+
+class UpdateTest(unittest.TestCase):
+    def test_update_takes_any_iterable_and_every_key_type(self):
+        f = BloomFilter(capacity=200000, fpr=0.0001)
+        self.assertIsNone(f.update(b"k%d" % i for i in range(100000)))  # a generator, > a chunk
+        self.assertTrue(all(f.contains_many(b"k%d" % i for i in range(100000))))
+        f.update(("t1", "t2"))
+        f.update({"s1": 1}.keys())
+        f.update([bytearray(b"ba"), memoryview(b"mv"), memoryview(b"xxnc")[::2]])
+        for k in ("t1", "t2", "s1", b"ba", b"mv", b"xn"):
+            self.assertIn(k, f)
+        self.assertIn("é".encode(), f) if f.add("é") else None
+        self.assertIn("é".encode(), f)
+        self.assertEqual(f.add_many(["é", "é".encode()]), [False, False])  # str is its UTF-8
+        for bad in ("abc", b"abc", 5, None, [1], ["ok", None]):
+            with self.assertRaises(TypeError):
+                f.update(bad)
+        with self.assertRaises(UnicodeEncodeError):
+            f.update(["\udcff"])
+
+    def test_remove_many_on_counting_filters(self):
+        c = BloomFilter(variant="counting", capacity=1000, fpr=0.001)
+        c.update(["a", "b", "b"])
+        self.assertEqual(c.remove_many(["a", "b", "zz-never"]), [True, True, False])
+        self.assertEqual(c.contains_many(["a", "b"]), [False, True])
+        with self.assertRaises(UnsupportedError):
+            BloomFilter(capacity=10).remove_many(["a"])
+
+
+class SetOperatorTest(unittest.TestCase):
+    def test_union_intersection_and_equality(self):
+        a = BloomFilter(capacity=1000, fpr=0.001, key=KEY)
+        b = BloomFilter(capacity=1000, fpr=0.001, key=KEY)
+        a.update(["left", "both"])
+        b.update(["right", "both"])
+        u = a | b
+        self.assertEqual(u.contains_many(["left", "right", "both"]), [True, True, True])
+        self.assertEqual(u, a.union(b))
+        i = a & b
+        self.assertEqual(i.contains_many(["left", "right", "both"]), [False, False, True])
+        self.assertEqual(i, a.intersection(b))
+        self.assertNotEqual(a, b)
+        self.assertNotIn("right", a)  # the operands are unchanged
+        c = a.copy()
+        c |= b
+        self.assertEqual(c, u)
+        c &= a
+        self.assertEqual(c.contains_many(["left", "both"]), [True, True])
+        self.assertEqual(a.union(b, u), u)
+        # == is the configuration and the cells, not the counts or the object
+        self.assertEqual(a, a | a)
+        self.assertNotEqual(len(a), len(a | a))
+        self.assertEqual(BloomFilter(capacity=1000, fpr=0.001, key=KEY),
+                         BloomFilter(capacity=1000, fpr=0.001, key=KEY))
+        self.assertNotEqual(BloomFilter(capacity=1000, key=KEY),
+                            BloomFilter(capacity=1000, fpr=0.5, key=KEY))
+        self.assertNotEqual(a, "a filter")
+        with self.assertRaises(TypeError):
+            hash(a)  # mutable, compared by value
+        # incompatible filters: the error names the difference
+        other = BloomFilter(capacity=1000, fpr=0.001)  # another hash key
+        for op in (lambda: a | other, lambda: a & other, lambda: a.union(other)):
+            with self.assertRaises(IncompatibleError) as cm:
+                op()
+            self.assertIn("key", str(cm.exception))
+        with self.assertRaises(IncompatibleError) as cm:
+            a | BloomFilter(capacity=2000, fpr=0.001, key=KEY)
+        self.assertIn("differ", str(cm.exception))
+        with self.assertRaises(TypeError):
+            a | {"left"}
+        with self.assertRaises(TypeError):
+            a &= 3
+
+
+class AnyValueTest(unittest.TestCase):
+    def test_no_python_value_crashes_any_call(self):
+        released = memoryview(b"gone")
+        released.release()
+        values = [None, 0, -1, 2 ** 80, 1.5, float("nan"), object(), [], ["k"], {}, {"k": 1},
+                  (), ("k",), b"", "", "\udcff", "\0", b"\0" * 3, bytearray(), released,
+                  memoryview(b"abcdef")[::2], array.array("i", [1, 2]), BloomFilter,
+                  type("S", (str,), {})("sub"), type("B", (bytes,), {})(b"sub"), iter([1])]
+        d = scratch()
+        self.addCleanup(shutil.rmtree, d, True)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(d)  # files some values name land here
+        for variant in ("standard", "counting", "scalable", "window"):
+            f = BloomFilter(variant=variant, capacity=100)
+            g = BloomFilter(variant=variant, capacity=100)
+            for v in values:
+                calls = [f.add, f.__contains__, f.contains, f.remove, f.update, f.add_many,
+                         f.contains_many, f.remove_many, f.merge, f.intersect, f.save,
+                         f.differs_from, f.push, f.__or__, f.__and__, f.__ior__, f.__iand__,
+                         f.__eq__, f.union, f.intersection, BloomFilter, BloomFilter.load,
+                         BloomFilter.from_bytes, BloomFilter.open_mmap, BloomFilter.redis,
+                         BloomFilter.pull, BloomFilter.drop, bloomkit.canonical_url,
+                         bloomkit.set_threads, FileLock,
+                         lambda x: BloomFilter(capacity=x), lambda x: BloomFilter(path=x),
+                         lambda x: BloomFilter(fpr=x), lambda x: BloomFilter(variant=x)]
+                for call in calls:
+                    try:
+                        r = call(v)
+                    except (Exception, Warning):
+                        continue
+                    if isinstance(r, BloomFilter):
+                        r.close()
+            f.close()
+            g.close()
+            for call in (f.add, f.update, f.merge):
+                with self.assertRaises((ValueError, TypeError)):
+                    call(g)  # closed, or not a key
+        bloomkit.set_threads(0)
+
+
+class ThreadTest(unittest.TestCase):
+    def test_eight_threads_add_at_once_and_each_key_is_new_once(self):
+        keys = ["https://example.org/p/%d" % i for i in range(40000)]
+        for variant in ("standard", "counting", "scalable"):
+            f = BloomFilter(variant=variant, capacity=40000 if variant != "scalable" else 4000,
+                            fpr=1e-12)
+            told = [None] * 8
+            start = threading.Barrier(8)
+
+            def adder(t):
+                mine = keys[:]
+                random.Random(t).shuffle(mine)
+                start.wait()
+                res = []
+                for i in range(0, len(mine), 5000):  # batches (the GIL let go) and single adds
+                    part = mine[i:i + 5000]
+                    if (i // 5000 + t) % 3 == 0:
+                        res += [f.add(k) for k in part]
+                    else:
+                        res += f.add_many(part)
+                told[t] = dict(zip(mine, res))
+
+            threads = [threading.Thread(target=adder, args=(t,)) for t in range(8)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            self.assertTrue(all(f.contains_many(keys)), variant)
+            news = [sum(told[t][k] for t in range(8)) for k in keys]
+            self.assertEqual(news, [1] * len(keys), variant)
+            # a counting filter counts every add (a multiset)
+            self.assertEqual(len(f), len(keys) * (8 if variant == "counting" else 1), variant)
+
+    def test_whole_filter_calls_wait_for_the_batches(self):
+        f = BloomFilter(capacity=500000, fpr=0.001)
+        keys = ["k%d" % i for i in range(200000)]
+        errors = []
+
+        def batches():
+            try:
+                for _ in range(5):
+                    f.update(keys)
+                    f.contains_many(keys)
+            except Exception as e:  # pragma: no cover - the failure reported
+                errors.append(e)
+
+        workers = [threading.Thread(target=batches) for _ in range(3)]
+        for w in workers:
+            w.start()
+        d = scratch()
+        self.addCleanup(shutil.rmtree, d, True)
+        for i in range(10):  # beside them: writers of the whole filter
+            f.save(os.path.join(d, "f.bkf"))
+            self.assertEqual(f, f.copy())
+            BloomFilter.from_bytes(f.to_bytes()).close()
+        for w in workers:
+            w.join()
+        self.assertEqual(errors, [])
+        f.close()
+        self.assertTrue(f.closed)
+
+
+@unittest.skipUnless(have_redis(), "redis-server is not installed")
+class RedisTransferTest(unittest.TestCase):
+    def test_push_pull_drop(self):
+        d = scratch()
+        self.addCleanup(shutil.rmtree, d, True)
+        server = RedisServer(d)
+        self.addCleanup(server.stop)
+        url = server.url("moved")
+        local = BloomFilter(variant="counting", capacity=1000, fpr=0.001)
+        local.update(["a", "b", "b"])
+        local.push(url)
+        shared = BloomFilter.redis(url)
+        self.assertEqual(shared.contains_many(["a", "b", "c"]), [True, True, False])
+        shared.remove("b")
+        self.assertEqual(shared.remove_many(["b", "b"]), [True, False])
+        back = BloomFilter.pull(url)
+        self.assertEqual(back.contains_many(["a", "b"]), [True, False])
+        local.remove_many(["b", "b"])
+        self.assertEqual(back, local)
+        with self.assertRaises(TypeError):
+            shared | local  # cells on the server: pull them
+        self.assertNotEqual(shared, local)
+        with self.assertRaises(ValueError):
+            local.push(url)  # the name exists
+        shared.close()
+        BloomFilter.drop(url)
+        BloomFilter.drop(url)  # nothing there: nothing happens
+        with self.assertRaises(KeyError):
+            BloomFilter.pull(url)
+
+
+class MemoryTest(unittest.TestCase):
+    def test_a_million_keys_through_every_method_leave_memory_flat(self):
+        # in a child, so the figure is this work's alone
+        code = r'''
+import os, bloomkit
+from bloomkit import BloomFilter
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+keys = ["https://example.org/%d" % i for i in range(10000)]
+raw = [k.encode() for k in keys]
+f = BloomFilter(variant="counting", capacity=20000, fpr=0.001)
+g = f.copy()
+def round():
+    for k in keys:
+        f.add(k); k in f; f.contains(k); f.remove(k)
+    f.update(raw); f.contains_many(keys); f.remove_many(raw)
+    f.add_many([bytearray(k) for k in raw[:1000]]); f.remove_many([memoryview(k) for k in raw[:1000]])
+    for bad in (None, 1, ["x", 2]):
+        for call in (f.add, f.update, f.add_many):
+            try: call(bad)
+            except TypeError: pass
+    try: f.remove("never added")
+    except KeyError: pass
+    (f | g).close(); f == g; f.stats(); f.config; len(f)
+    BloomFilter.from_bytes(f.to_bytes()).close(); f.copy().close()
+round(); round()
+before = rss()
+for _ in range(20):  # 20 x 50,000 key operations: over a million adds and removes
+    round()
+after = rss()
+print(before, after)
+'''
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=child_env(), timeout=600)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        before, after = map(int, out.stdout.split())
+        self.assertLess(after - before, 2 << 20, "the process grew from %d to %d bytes" % (before, after))
+
+
+if __name__ == "__main__":
+    unittest.main()
