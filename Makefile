@@ -92,7 +92,7 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli module python
@@ -237,23 +237,22 @@ check-python: python $(CLI_BIN)
 	  $(PYTHON) -m unittest discover -s bindings/python/tests -v
 	@$(MAKE) --no-print-directory check-pip
 
-# pip install ./bindings/python into a scratch virtual environment (Debian's
-# setuptools and wheel seen through --system-site-packages; no network), then
-# the binding's tests against the installed package with no BLOOMKIT_*
-# library variable: its library must be the one pip built into it.
+# pip install ./bindings/python into a scratch virtual environment (with
+# Debian's python3-* packages seen through --system-site-packages; nothing
+# downloaded: the build backend needs only the standard library), then the
+# binding's tests against the installed package: its extension must be the
+# one pip built into it.
 check-pip: $(CLI_BIN)
-	@if ! $(PYTHON) -c 'import venv, ensurepip, setuptools, wheel' 2>/dev/null; then \
-	  echo "check-pip: SKIPPED: needs python3-venv, python3-setuptools and python3-wheel"; \
-	  exit 0; fi; \
-	tmp=$$(mktemp -d) && \
-	trap 'rm -rf "$$tmp" $(CURDIR)/bindings/python/build $(CURDIR)/bindings/python/bloomkit.egg-info' EXIT && \
+	@if ! $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null; then \
+	  echo "check-pip: SKIPPED: needs python3-venv"; exit 0; fi; \
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(PYTHON) -m venv --system-site-packages "$$tmp/venv" && \
-	"$$tmp/venv/bin/pip" install --quiet --no-build-isolation --no-index ./bindings/python && \
-	cd "$$tmp" && "$$tmp/venv/bin/python" -c 'import bloomkit, os, sys; \
-	  lib = os.path.join(os.path.dirname(bloomkit.__file__), "libbloomkit.so"); \
-	  assert bloomkit.__file__.startswith(sys.prefix) and os.path.exists(lib), bloomkit.__file__; \
-	  print("check-pip: bloomkit", bloomkit.library_version(), "from", lib)' && \
-	env -u BLOOMKIT_LIB -u BLOOMKIT_REDIS_LIB -u PYTHONPATH BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
+	"$$tmp/venv/bin/pip" install --quiet --no-index ./bindings/python && \
+	cd "$$tmp" && "$$tmp/venv/bin/python" -c 'import bloomkit, glob, os, sys; \
+	  ext = glob.glob(os.path.join(os.path.dirname(bloomkit.__file__), "_native.*so")); \
+	  assert bloomkit.__file__.startswith(sys.prefix) and ext, bloomkit.__file__; \
+	  print("check-pip: bloomkit", bloomkit.library_version(), "from", ext[0])' && \
+	env -u PYTHONPATH BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
 	  "$$tmp/venv/bin/python" -m unittest discover -s $(CURDIR)/bindings/python/tests
 
 # Fuzz targets (tests/fuzz): libFuzzer with clang, `make fuzz FUZZ_SECONDS=N`
@@ -336,12 +335,13 @@ bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/benc
 	$(BUILD)/bench/bench_window
 
 bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/bench_redis \
-  $(BUILD)/bench/bench_window $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls
+  $(BUILD)/bench/bench_window $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls python
 	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
 	$(BUILD)/bench/bench_redis --smoke >/dev/null && $(BUILD)/bench/bench_window --smoke >/dev/null && \
 	sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
 	sh bench/bench_module_dedup.sh $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls 20000 >/dev/null 2>&1 && \
-	echo "bench-smoke: bench_filter, bench_hash, bench_redis, bench_window and bench_module ran"
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/bench_python.py $(BUILD)/bench/gen_urls 2000 --reps 1 >/dev/null && \
+	echo "bench-smoke: bench_filter, bench_hash, bench_redis, bench_window, bench_module and bench_python ran"
 
 # ns per operation against n (10^4 .. BENCH_SWEEP_MAX) for every variant and
 # libbloom, drawn with gnuplot into docs/performance-sweep.png.
@@ -373,6 +373,14 @@ bench-redis: $(BUILD)/bench/bench_redis $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_
 	$(BUILD)/bench/bench_redis -n $(BENCH_REDIS_KEYS)
 	sh bench/bench_module.sh $(MODULE) 1000000 16
 	sh bench/bench_module_dedup.sh $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls 1000000
+
+# The Python binding against Python's set and python3-flor, in one run on
+# BENCH_PY_KEYS synthetic URLs: the targets' configuration (--check: exit 1
+# on a miss), then the defaults, for comparison.
+BENCH_PY_KEYS ?= 400000
+bench-python: python $(BUILD)/bench/gen_urls
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/bench_python.py $(BUILD)/bench/gen_urls $(BENCH_PY_KEYS) --check
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/bench_python.py $(BUILD)/bench/gen_urls $(BENCH_PY_KEYS) --config fpr=0.01
 
 # bloomkit dedup against awk on 10^7 synthetic crawler URLs (BENCH_LINES=...).
 BENCH_LINES ?= 10000000

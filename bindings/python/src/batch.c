@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-/* Keys per library call: bounds the scratch arrays (about 1 MiB). */
+/* Keys per library call: bounds the scratch arrays (about 0.5 MiB). */
 #define CHUNK 16384
 /* A chunk this large goes to the worker pool, when there is one. */
 #define MT_MIN 2048
@@ -235,8 +235,10 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
     /* a list or tuple is read in place (its length again after each chunk:
      * another thread may change a list while the GIL is released) */
     const int seq = PyList_CheckExact(keys) || PyTuple_CheckExact(keys);
-    PyObject *it = seq ? (Py_INCREF(keys), keys) : PyObject_GetIter(keys);
-    if (!it)
+    PyObject *it = keys;
+    if (seq)
+        Py_INCREF(it);
+    else if (!(it = PyObject_GetIter(keys)))
         return -1;
     Py_ssize_t at = 0;
     chunk c;
@@ -278,11 +280,22 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
             rc = -1;
             break;
         }
-        for (size_t i = 0; out && i < c.n; i++)
-            if (PyList_Append(out, c.res[i] == 1 ? Py_True : Py_False) < 0) {
+        if (out) { /* the chunk's answers, appended at once */
+            PyObject *part = PyList_New((Py_ssize_t)c.n);
+            if (!part) {
                 rc = -1;
                 break;
             }
+            for (size_t i = 0; i < c.n; i++) {
+                PyObject *b = c.res[i] == 1 ? Py_True : Py_False;
+                Py_INCREF(b);
+                PyList_SET_ITEM(part, (Py_ssize_t)i, b);
+            }
+            rc = PyList_SetSlice(out, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, part);
+            Py_DECREF(part);
+            if (rc < 0)
+                break;
+        }
         const int full = c.n == CHUNK;
         chunk_release(&c);
         if (!full)

@@ -52,8 +52,9 @@ static void set_where(const char *k, unsigned l)
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
     if (value) {
-        PyObject *key = k ? PyUnicode_FromString(k) : (Py_INCREF(Py_None), Py_None);
-        PyObject *line = l ? PyLong_FromUnsignedLong(l) : (Py_INCREF(Py_None), Py_None);
+        /* (Py_INCREF is a statement in Python 3.7) */
+        PyObject *key = k ? PyUnicode_FromString(k) : Py_BuildValue("");
+        PyObject *line = l ? PyLong_FromUnsignedLong(l) : Py_BuildValue("");
         if (!key || !line || PyObject_SetAttrString(value, "key", key) < 0 ||
             PyObject_SetAttrString(value, "line", line) < 0)
             PyErr_Clear(); /* the exception stands without them */

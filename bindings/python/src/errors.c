@@ -74,5 +74,9 @@ int bkpy_errors_init(PyObject *module)
         }
         Py_DECREF(v);
     }
-    return PyModule_AddObject(module, "ERRORS", codes) < 0 ? (Py_DECREF(codes), -1) : 0;
+    if (PyModule_AddObject(module, "ERRORS", codes) < 0) {
+        Py_DECREF(codes);
+        return -1;
+    }
+    return 0;
 }
