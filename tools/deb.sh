@@ -91,15 +91,24 @@ check() {
     # shellcheck disable=SC2086
     clean cc -std=c11 examples/standard.c -o "$tmp/static" -static $sflags
     clean "$tmp/static" >/dev/null
-    # the binding: the packaged library, no variable of bloomkit's
+    # the binding: its extension on the packaged library, no variable of bloomkit's
     (cd "$tmp" && clean python3 -c '
-import bloomkit
-from bloomkit._lib import lib
-f = bloomkit.BloomFilter("capacity=1000 fpr=0.001")
-assert f.add("a") and not f.add("a") and "a" in f
+import bloomkit, glob, os
+from bloomkit import _native
+f = bloomkit.BloomFilter(capacity=1000, fpr=0.001)
+assert f.add("a") and not f.add("a") and "a" in f and f == f.copy()
 assert bloomkit.canonical_url("HTTP://A.example:80/x#y") == "http://a.example/x"
-print("check-deb: python3 -c \"import bloomkit\": bloomkit", bloomkit.__version__, "on", lib._name)
+print("check-deb: python3 -c \"import bloomkit\": bloomkit", bloomkit.__version__, "on", _native.__file__)
 ')
+    ldd "$(cd "$tmp" && clean python3 -c 'from bloomkit import _native; print(_native.__file__)')" |
+        grep -q 'libbloomkit\.so\.0' || { echo "check-deb: the extension is not linked to libbloomkit.so.0"; exit 1; }
+    # a library of another release under it is refused at import, both versions named
+    printf 'const char *bk_version(void) { return "9.9.9"; }\n' > "$tmp/v.c"
+    cc -shared -fPIC -o "$tmp/v.so" "$tmp/v.c"
+    if (cd "$tmp" && clean env LD_PRELOAD="$tmp/v.so" python3 -c 'import bloomkit') > "$tmp/v.log" 2>&1 ||
+        ! grep -q "libbloomkit 9.9.9, this package needs $VERSION" "$tmp/v.log"; then
+        cat "$tmp/v.log"; echo "check-deb: a library of another release was not refused"; exit 1
+    fi
     # the module: loaded into Debian's redis-server, a BF.ADD answered
     module=/usr/lib/redis/modules/bloomkit.so
     [ -z "${root:-}" ] || module="$root$module"

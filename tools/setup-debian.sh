@@ -9,6 +9,6 @@ $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
     build-essential clang libclang-rt-dev pkg-config check libsubunit-dev libxxhash-dev \
     libhiredis-dev redis-server python3-redis node-redis valgrind time man-db \
-    libbloom-dev libsodium-dev gnuplot-nox python3 python3-scrapy \
-    python3-venv python3-setuptools python3-wheel \
+    libbloom-dev libsodium-dev gnuplot-nox python3 python3-dev python3-scrapy \
+    python3-venv python3-flor \
     dpkg-dev debhelper dh-python lintian
