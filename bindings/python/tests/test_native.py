@@ -280,6 +280,8 @@ class RedisTransferTest(unittest.TestCase):
 
 
 class MemoryTest(unittest.TestCase):
+    @unittest.skipIf("libasan" in os.environ.get("LD_PRELOAD", ""),
+                     "AddressSanitizer holds freed memory back (its quarantine)")
     def test_a_million_keys_through_every_method_leave_memory_flat(self):
         # in a child, so the figure is this work's alone
         code = r'''
