@@ -129,6 +129,19 @@ START_TEST(equal_compares_configuration_and_cells)
         bk_filter *c = NULL;
         ck_assert_int_eq(bk_copy(a, &c), BK_OK);
         ck_assert_int_eq(bk_equal(a, c), 1);
+        /* saved and loaded, and mapped: the same filter */
+        char path[] = "/tmp/bk_equal_XXXXXX";
+        const int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        bk_filter *l = NULL, *m = NULL;
+        ck_assert_int_eq(bk_save(a, path), BK_OK);
+        ck_assert_int_eq(bk_load(path, &l), BK_OK);
+        ck_assert_int_eq(bk_open_mmap(path, BK_MAP_READONLY, &m), BK_OK);
+        ck_assert_int_eq(bk_equal(a, l), 1);
+        ck_assert_int_eq(bk_equal(m, a), 1);
+        tu_free_all(l, m, NULL);
+        unlink(path);
         tu_add_keys(c, "y", 0, 1);
         ck_assert_int_eq(bk_equal(a, c), 0); /* one key more */
         ck_assert_int_eq(bk_equal(c, a), 0);

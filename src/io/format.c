@@ -248,6 +248,8 @@ static int decode_slice(const uint8_t *e, uint32_t i, bk_slice_view *s, uint64_t
     s->keys = get64(e + S_KEYS);
     s->saturated = get64(e + S_SATURATED);
     s->data = NULL;
+    s->gen = 0;  /* the caller reads a window's */
+    s->span = 0; /* a window's adopt sets it from the configuration */
     *offset = get64(e + S_OFFSET);
     if (s->m < 1 || s->m > BK_BITS_MAX)
         return bk_fail(BK_ECORRUPT, "slice %u: size %llu bits out of range", i,

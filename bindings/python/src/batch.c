@@ -220,6 +220,29 @@ static int chunk_call(bkpy_filter *self, int op, chunk *c)
     return rc;
 }
 
+/* Store n answers at out[*filled ...]: in the slots made for them, or
+ * appended past its end. */
+static int put_results(PyObject *out, Py_ssize_t *filled, const int *res, size_t n)
+{
+    Py_ssize_t room = PyList_GET_SIZE(out) - *filled;
+    if (room < (Py_ssize_t)n) { /* more keys than the list was made for */
+        PyObject *more = PyList_New((Py_ssize_t)n - room);
+        if (!more)
+            return -1;
+        const int rc = PyList_SetSlice(out, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, more);
+        Py_DECREF(more);
+        if (rc < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        PyObject *b = res[i] == 1 ? Py_True : Py_False;
+        Py_INCREF(b);
+        PyList_SET_ITEM(out, *filled + (Py_ssize_t)i, b); /* the slots hold NULL */
+    }
+    *filled += (Py_ssize_t)n;
+    return 0;
+}
+
 static const char *const op_name[] = {"add_many", "contains_many", "remove_many"};
 
 /* Every key of `keys` through op; results appended to *out when out is not
@@ -240,7 +263,17 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
         Py_INCREF(it);
     else if (!(it = PyObject_GetIter(keys)))
         return -1;
-    Py_ssize_t at = 0;
+    Py_ssize_t at = 0, filled = 0;
+    /* the answers' list made at its size when the size is known */
+    if (out && seq && PyList_SetSlice(out, 0, 0, NULL) == 0) {
+        PyObject *sized = PyList_New(PySequence_Fast_GET_SIZE(keys));
+        if (!sized || PyList_SetSlice(out, 0, 0, sized) < 0) {
+            Py_XDECREF(sized);
+            Py_DECREF(it);
+            return -1;
+        }
+        Py_DECREF(sized);
+    }
     chunk c;
     int rc = chunk_init(&c) < 0 ? -1 : 0;
     while (rc == 0) {
@@ -248,11 +281,14 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
         if (seq) {
             const Py_ssize_t len = PySequence_Fast_GET_SIZE(keys);
             PyObject **items = PySequence_Fast_ITEMS(keys);
-            while (c.n < CHUNK && at < len)
+            while (c.n < CHUNK && at < len) {
+                if (at + 8 < len) /* the keys are scattered objects: fetch ahead */
+                    __builtin_prefetch(items[at + 8]);
                 if (chunk_push(&c, items[at++]) < 0) { /* items[] holds on to them */
                     rc = -1;
                     break;
                 }
+            }
         } else {
             while (c.n < CHUNK && (key = PyIter_Next(it)) != NULL) {
                 const int r = chunk_push(&c, key);
@@ -280,21 +316,9 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
             rc = -1;
             break;
         }
-        if (out) { /* the chunk's answers, appended at once */
-            PyObject *part = PyList_New((Py_ssize_t)c.n);
-            if (!part) {
-                rc = -1;
-                break;
-            }
-            for (size_t i = 0; i < c.n; i++) {
-                PyObject *b = c.res[i] == 1 ? Py_True : Py_False;
-                Py_INCREF(b);
-                PyList_SET_ITEM(part, (Py_ssize_t)i, b);
-            }
-            rc = PyList_SetSlice(out, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, part);
-            Py_DECREF(part);
-            if (rc < 0)
-                break;
+        if (out && put_results(out, &filled, c.res, c.n) < 0) {
+            rc = -1;
+            break;
         }
         const int full = c.n == CHUNK;
         chunk_release(&c);
@@ -303,6 +327,9 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
     }
     chunk_free(&c);
     Py_DECREF(it);
+    /* slots never filled (the list of keys shrank meanwhile, or an error) */
+    if (out && PyList_GET_SIZE(out) > filled && PyList_SetSlice(out, filled, PY_SSIZE_T_MAX, NULL) < 0)
+        rc = -1;
     return rc;
 }
 

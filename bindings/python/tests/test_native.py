@@ -126,6 +126,10 @@ class SetOperatorTest(unittest.TestCase):
         self.assertNotEqual(BloomFilter(capacity=1000, key=KEY),
                             BloomFilter(capacity=1000, fpr=0.5, key=KEY))
         self.assertNotEqual(a, "a filter")
+        self.assertEqual(BloomFilter.from_bytes(a.to_bytes()), a)  # the file format keeps it
+        w = BloomFilter(variant="window", window="1h", capacity=100, key=KEY)
+        w.add("x")
+        self.assertEqual(BloomFilter.from_bytes(w.to_bytes()), w)
         with self.assertRaises(TypeError):
             hash(a)  # mutable, compared by value
         # incompatible filters: the error names the difference
