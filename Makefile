@@ -123,7 +123,7 @@ PYEXT_SRCS := $(wildcard bindings/python/src/*.c)
 PYEXT_OBJS := $(PYEXT_SRCS:%.c=$(BUILD)/obj/%.o)
 PYEXT_DIR := $(BUILD)/python/bloomkit
 PYEXT := $(PYEXT_DIR)/_native.so
-PY_STAGED := $(patsubst bindings/python/bloomkit/%,$(PYEXT_DIR)/%,$(wildcard bindings/python/bloomkit/*.py) bindings/python/bloomkit/py.typed)
+PY_STAGED := $(patsubst bindings/python/bloomkit/%,$(PYEXT_DIR)/%,$(wildcard bindings/python/bloomkit/*.py bindings/python/bloomkit/*.pyi) bindings/python/bloomkit/py.typed)
 # expanded only where used: no Python is asked unless the extension is built
 PY_INCLUDE = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 PYEXT_CFLAGS = -I$(PY_INCLUDE) -fno-strict-aliasing $(if $(filter 0,$(PYEXT_REDIS)),-DBKPY_NO_REDIS)

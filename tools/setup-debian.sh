@@ -10,5 +10,5 @@ $SUDO apt-get install -y --no-install-recommends \
     build-essential clang libclang-rt-dev pkg-config check libsubunit-dev libxxhash-dev \
     libhiredis-dev redis-server python3-redis node-redis valgrind time man-db \
     libbloom-dev libsodium-dev gnuplot-nox python3 python3-dev python3-scrapy \
-    python3-venv python3-flor \
+    python3-venv python3-flor mypy \
     dpkg-dev debhelper dh-python lintian

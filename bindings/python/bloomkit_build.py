@@ -124,7 +124,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         pkg = _build(scratch, cc)
         files = []
         for entry in sorted(os.listdir(pkg)):
-            if entry.endswith(".py") or entry == "py.typed":
+            if entry.endswith((".py", ".pyi")) or entry == "py.typed":
                 files.append(("%s/%s" % (NAME, entry), os.path.join(pkg, entry)))
         files.append(("%s/_native%s" % (NAME, suffix), os.path.join(pkg, "_native.so")))
         record = []

@@ -66,19 +66,19 @@ class ServerError(BloomkitError, ConnectionError):
 
 
 _CLASSES = {
-    _lib.BK_EINVAL: ConfigError,
-    _lib.BK_ECONFIG: ConfigError,
-    _lib.BK_ERANGE: ConfigError,
-    _lib.BK_EINCOMPAT: IncompatibleError,
-    _lib.BK_ENOTFOUND: NotFoundError,
-    _lib.BK_ENOTSUP: UnsupportedError,
-    _lib.BK_EIO: FilterIOError,
-    _lib.BK_ESYS: FilterIOError,
-    _lib.BK_ECORRUPT: FilterIOError,
-    _lib.BK_EREADONLY: ReadOnlyError,
-    _lib.BK_ESERVER: ServerError,
-    _lib.BK_EBUSY: FileLockedError,
-    _lib.BK_EFULL: FilterFullError,
+    _lib.ERRORS["BK_EINVAL"]: ConfigError,
+    _lib.ERRORS["BK_ECONFIG"]: ConfigError,
+    _lib.ERRORS["BK_ERANGE"]: ConfigError,
+    _lib.ERRORS["BK_EINCOMPAT"]: IncompatibleError,
+    _lib.ERRORS["BK_ENOTFOUND"]: NotFoundError,
+    _lib.ERRORS["BK_ENOTSUP"]: UnsupportedError,
+    _lib.ERRORS["BK_EIO"]: FilterIOError,
+    _lib.ERRORS["BK_ESYS"]: FilterIOError,
+    _lib.ERRORS["BK_ECORRUPT"]: FilterIOError,
+    _lib.ERRORS["BK_EREADONLY"]: ReadOnlyError,
+    _lib.ERRORS["BK_ESERVER"]: ServerError,
+    _lib.ERRORS["BK_EBUSY"]: FileLockedError,
+    _lib.ERRORS["BK_EFULL"]: FilterFullError,
 }
 
 
@@ -88,7 +88,7 @@ def error_for(code: int, what: str, detail: str | None = None) -> Exception:
     used only when the call is documented to set it."""
     text = _native.strerror(code)
     message = f"{what}: {detail}" if detail else f"{what}: {text}"
-    if code == _lib.BK_ENOMEM:
+    if code == _lib.ERRORS["BK_ENOMEM"]:
         return MemoryError(message)
     return _CLASSES.get(code, BloomkitError)(code, message)
 

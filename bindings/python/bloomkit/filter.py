@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 import os
 import warnings
-from typing import Iterable, Mapping, Optional, Union
+from typing import Dict, Mapping, Optional, Union
 
 from . import _lib
 from ._lib import _native
@@ -28,7 +28,7 @@ def config_text(config: ConfigLike) -> str:
         if "\0" in config:  # C would read the text only up to it
             line = config.count("\n", 0, config.index("\0")) + 1
             raise ConfigError(
-                _lib.BK_ECONFIG,
+                _lib.ERRORS["BK_ECONFIG"],
                 f"config: line {line}: a NUL character at offset {config.index(chr(0))} "
                 "(config text holds none)",
             )
@@ -37,7 +37,7 @@ def config_text(config: ConfigLike) -> str:
         parts = []
         for k, v in config.items():
             if not isinstance(k, str):
-                raise ConfigError(_lib.BK_ECONFIG, f"config: key {k!r} is not a string")
+                raise ConfigError(_lib.ERRORS["BK_ECONFIG"], f"config: key {k!r} is not a string")
             text = _value_text(k, v)
             parts.append(f"{k}={text}")
         return " ".join(parts)
@@ -50,7 +50,7 @@ def _value_text(key: str, value: object) -> str:
         value = bytes(value).hex()
     text = str(value)
     if not text or "\0" in text or any(c.isspace() or c in ",#=" for c in text):
-        raise ConfigError(_lib.BK_ECONFIG, f"config: bad value {value!r} for {key}")
+        raise ConfigError(_lib.ERRORS["BK_ECONFIG"], f"config: bad value {value!r} for {key}")
     return text
 
 
@@ -72,7 +72,7 @@ def _parse(config: ConfigLike, keywords: Optional[Mapping[str, object]] = None) 
             both = [k for k in keywords if config_states(text, k)]
         if both:
             raise ConfigError(
-                _lib.BK_ECONFIG,
+                _lib.ERRORS["BK_ECONFIG"],
                 f"config: {both[0]} is given twice, in the config and as a keyword",
             )
         if isinstance(config, Mapping) or config is None:
@@ -134,8 +134,9 @@ class BloomFilter(_native.Filter):
         path: Optional[PathLike] = None,
         **options: object,
     ) -> "BloomFilter":
-        keywords = {k: v for k, v in (("capacity", capacity), ("fpr", fpr), ("variant", variant))
-                    if v is not None}
+        keywords: Dict[str, object] = {
+            k: v for k, v in (("capacity", capacity), ("fpr", fpr), ("variant", variant))
+            if v is not None}
         keywords.update(options)
         cfg = _parse(config, keywords)
         if path is None:
@@ -151,7 +152,7 @@ class BloomFilter(_native.Filter):
         if differ:
             obj.close()
             raise IncompatibleError(
-                _lib.BK_EINCOMPAT,
+                _lib.ERRORS["BK_EINCOMPAT"],
                 f"{os.fsdecode(path)}: the filter in the file has another {differ} than "
                 "the one given (open it with no configuration to use it as it is)",
             )
@@ -167,14 +168,15 @@ class BloomFilter(_native.Filter):
         whose generations lay in this clock's future was re-dated on the way
         in, which a RuntimeWarning says (docs/windows.md)."""
         st = obj.stats()
-        if st["redated_from_ms"]:
-            def when(ms):
+        moved, to = int(st["redated_from_ms"]), int(st["redated_to_ms"])
+        if moved:
+            def when(ms: int) -> datetime.datetime:
                 return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
-            ahead = datetime.timedelta(milliseconds=st["redated_from_ms"] - st["redated_to_ms"])
+            ahead = datetime.timedelta(milliseconds=moved - to)
             warnings.warn(
                 f"bloomkit: {where}: its newest generation starts at "
-                f"{when(st['redated_from_ms']):%Y-%m-%d %H:%M:%S} UTC, {ahead} after this "
-                f"clock's ({when(st['redated_to_ms']):%Y-%m-%d %H:%M:%S} UTC): re-dated to now, "
+                f"{when(moved):%Y-%m-%d %H:%M:%S} UTC, {ahead} after this "
+                f"clock's ({when(to):%Y-%m-%d %H:%M:%S} UTC): re-dated to now, "
                 "so its keys are forgotten a window from now (docs/windows.md)",
                 RuntimeWarning, stacklevel=3)
         return obj

@@ -132,7 +132,7 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
     host = port = scheme = user = password = socket = None
     db_found: Dict[str, Any] = {}
     pw_found: Dict[str, Any] = {}
-    options = {}
+    options: Dict[str, Any] = {}
     url = settings.get("REDIS_URL") if _user_set(settings, "REDIS_URL") else None
     if url:
         u = urlsplit(url)
@@ -197,7 +197,7 @@ def _redis_url(settings, name: str, block_bytes: Optional[int]) -> str:
     db_found.update(_given(settings, "REDIS_DUP_DB", "REDIS_DUPE_DB"))
     db = _one(db_found, "the database", lambda v: str(v).strip())
     password = _one(pw_found, "the password", str)
-    query = {"name": name} if scheme == "unix" else {}
+    query: Dict[str, object] = {"name": name} if scheme == "unix" else {}
     if db is not None:
         query["db"] = _int("the database", db, 0, 65535)
     for k, opt in (("socket_timeout", "timeout"), ("socket_connect_timeout", "connect_timeout")):

@@ -324,6 +324,10 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
         chunk_release(&c);
         if (!full)
             break;
+        if (PyErr_CheckSignals() < 0) { /* Ctrl-C: the chunks before stand */
+            rc = -1;
+            break;
+        }
     }
     chunk_free(&c);
     Py_DECREF(it);

@@ -167,7 +167,7 @@ static PyMethodDef config_methods[] = {
 PyTypeObject bkpy_config_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "bloomkit._native.Config",
-    .tp_doc = "A filter configuration (struct bk_config), the defaults when made.",
+    .tp_doc = "Config()\n--\n\nA filter configuration (struct bk_config), the defaults when made.",
     .tp_basicsize = sizeof(bkpy_config),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = config_tp_new,
