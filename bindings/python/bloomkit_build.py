@@ -69,6 +69,8 @@ def _check():
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not cc:
         _fail("building needs a C compiler, cc (Debian: apt-get install build-essential)")
+    if not shutil.which(cc.split()[0]):
+        _fail("the C compiler CC=%s is not there" % cc)
     if not _compiles(cc, "xxhash.h"):
         _fail("building needs libxxhash's header, xxhash.h (Debian: apt-get install "
               "libxxhash-dev)")

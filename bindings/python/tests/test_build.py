@@ -37,6 +37,8 @@ class MissingTest(unittest.TestCase):
         self.assertIn("make", self.fails_with(nomake))
         noxxhash = mock.patch.object(bloomkit_build, "_compiles", return_value=False)
         self.assertIn("libxxhash-dev", self.fails_with(noxxhash))
+        nocc = mock.patch.dict(os.environ, {"CC": "/nonexistent/cc"})
+        self.assertIn("CC=/nonexistent/cc", self.fails_with(nocc))
         pypy = mock.patch.object(bloomkit_build.sys.implementation, "name", "pypy")
         self.assertIn("CPython", self.fails_with(pypy))
 
