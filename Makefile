@@ -130,7 +130,8 @@ PYEXT_CFLAGS = -I$(PY_INCLUDE) -fno-strict-aliasing $(if $(filter 0,$(PYEXT_REDI
 PYEXT_LIBS = $(if $(filter shared,$(PYEXT_LINK)),-L$(BUILD) $(if $(filter 0,$(PYEXT_REDIS)),,-lbloomkit-redis) -lbloomkit,-Wl,--exclude-libs,ALL $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_STATIC)) $(STATIC_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(HIREDIS_LIBS)) $(CORE_LIBS))
 PYEXT_DEPS = $(if $(filter shared,$(PYEXT_LINK)),$(SHARED_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_SHARED)),$(STATIC_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_STATIC)))
 
-python:
+# (the libraries first, by this make: the one below must not build them too)
+python: $(PYEXT_DEPS)
 	@if $(PYTHON) -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then \
 	  $(MAKE) --no-print-directory $(PYEXT) $(PY_STAGED); \
 	else echo "python: SKIPPED: no Python.h for $(PYTHON), so no bloomkit._native (Debian: apt-get install python3-dev)"; fi

@@ -99,9 +99,15 @@ def main():
     def f_contains_many():
         probe.contains_many(keys)
 
+    def call_floor():
+        f = len  # a C function that does no work: the loop and one call
+        for k in keys:
+            f(k)
+
     rows = {}
     for _ in range(2):  # interleaved twice: the best of both passes
         for name, fn, setup in (("set.add(key)", set_add, None), ("key in set", set_in, None),
+                                ("len(key) (a call)", call_floor, None),
                                 ("f.add(key)", f_add(keys), fresh), ("key in f", f_in, None),
                                 ("f.update(keys)", f_call("update"), fresh),
                                 ("f.add_many(keys)", f_call("add_many"), fresh),

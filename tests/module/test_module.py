@@ -566,9 +566,8 @@ class CommandTest(ModuleTest):
             import bloomkit
         except ImportError:
             self.skipTest("the bloomkit Python binding is not on the path")
-        if not os.environ.get("BLOOMKIT_REDIS_LIB") and not os.path.exists(
-                "build/libbloomkit-redis.so"):
-            self.skipTest("libbloomkit-redis is not built")
+        if not bloomkit._native.HAVE_REDIS:
+            self.skipTest("the binding was built without Redis support")
         s = self.server()
         r = s.client()
         f = bloomkit.BloomFilter.redis("redis://127.0.0.1:%d/py" % s.port,
