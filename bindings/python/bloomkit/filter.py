@@ -271,22 +271,18 @@ class BloomFilter(_native.Filter):
     def union(self, *others: "BloomFilter") -> "BloomFilter":
         """A new filter holding every key of this one and of `others` (which
         must be compatible: IncompatibleError names what differs)."""
-        out = self.copy()
-        try:
-            for other in others:
-                out.merge(other)
-        except BaseException:
-            out.close()
-            raise
-        return out
+        return self._combined(others, BloomFilter.merge)
 
     def intersection(self, *others: "BloomFilter") -> "BloomFilter":
         """A new filter with only the bits this one and every one of `others`
         have (standard filters): a key added to all stays present."""
+        return self._combined(others, BloomFilter.intersect)
+
+    def _combined(self, others, op) -> "BloomFilter":
         out = self.copy()
         try:
             for other in others:
-                out.intersect(other)
+                op(out, other)
         except BaseException:
             out.close()
             raise
