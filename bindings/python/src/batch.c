@@ -3,8 +3,9 @@
  * remove_many. Keys are gathered a chunk at a time with the GIL held (each
  * one referenced, or its buffer exported, so no other thread can free or
  * resize it), then handed to the library with the GIL released and the
- * filter's lock held for reading. Large chunks of adds and lookups go to a
- * pool of worker threads shared by every filter (bk_add_batch_mt).
+ * filter's lock held (for reading by lookups, for writing by adds and
+ * removes: bkpy.h). Large chunks of adds and lookups go to a pool of worker
+ * threads shared by every filter (bk_add_batch_mt).
  */
 #include "bkpy.h"
 
@@ -265,7 +266,7 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
         return -1;
     Py_ssize_t at = 0, filled = 0;
     /* the answers' list made at its size when the size is known */
-    if (out && seq && PyList_SetSlice(out, 0, 0, NULL) == 0) {
+    if (out && seq) {
         PyObject *sized = PyList_New(PySequence_Fast_GET_SIZE(keys));
         if (!sized || PyList_SetSlice(out, 0, 0, sized) < 0) {
             Py_XDECREF(sized);
