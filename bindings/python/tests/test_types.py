@@ -39,19 +39,27 @@ with FileLock("x.bkf", wait=False):
 WRONG = 'from bloomkit import BloomFilter\nBloomFilter(capacity=10).add(5)\n'
 
 
+def env():
+    """mypy finds an installed bloomkit itself (py.typed); a tree's
+    build/python is named to it (and a site-packages must not be)."""
+    out = dict(os.environ)
+    out.pop("MYPYPATH", None)
+    if os.path.basename(ROOT) not in ("site-packages", "dist-packages"):
+        out["MYPYPATH"] = ROOT
+    return out
+
+
 def mypy(*args, cwd=None):
-    env = dict(os.environ, MYPYPATH=ROOT)
     return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental",
                            "--cache-dir", os.devnull, *args],
-                          capture_output=True, text=True, cwd=cwd, env=env)
+                          capture_output=True, text=True, cwd=cwd, env=env())
 
 
 @unittest.skipUnless(HAVE_MYPY, "mypy is not installed (Debian: apt-get install mypy)")
 class TypesTest(unittest.TestCase):
     def test_the_stub_is_the_module(self):
         out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "bloomkit._native"],
-                             capture_output=True, text=True, cwd=ROOT,
-                             env=dict(os.environ, MYPYPATH=ROOT))
+                             capture_output=True, text=True, cwd=ROOT, env=env())
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
 
     def test_the_package_and_its_documented_use_type_check(self):
