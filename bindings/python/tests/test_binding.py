@@ -42,7 +42,7 @@ class BindingTest(unittest.TestCase):
         probes = ["p%d" % i for i in range(2000)] + keys
         self.assertEqual(a.contains_many(probes), [k in b for k in probes])
         self.assertEqual(a.add_many([]), [])
-        # generators, and more keys than one library batch (65,536)
+        # generators, and more keys than one library batch (16,384)
         many = a.add_many(("g%d" % i for i in range(70000)))
         self.assertEqual(len(many), 70000)
         self.assertEqual(len(a), 700 + sum(many))
