@@ -58,6 +58,9 @@ extern PyTypeObject bkpy_lock_type;
 PyObject *bkpy_error(int code, const char *what, const char *detail);
 /* The same for the library's detail of this thread's last failed call. */
 PyObject *bkpy_error_detail(int code, const char *what);
+/* bkpy_error_detail for an operation on a file: what is "prefix PATH" (path:
+ * str, bytes or os.PathLike). */
+PyObject *bkpy_error_path(int code, const char *prefix, PyObject *path);
 /* ValueError: the filter is closed. */
 PyObject *bkpy_closed(void);
 int bkpy_errors_init(PyObject *module);

@@ -27,7 +27,14 @@ PyObject *bkpy_error(int code, const char *what, const char *detail)
         PyErr_Format(PyExc_RuntimeError, "%s: %s", what, detail ? detail : bk_strerror(code));
         return NULL;
     }
-    PyObject *exc = PyObject_CallFunction(factory, "iss", code, what, detail);
+    /* the library's texts may quote bytes that are not UTF-8 (a file name):
+     * shown as escapes, never a decoding error instead of the error */
+    PyObject *w = PyUnicode_DecodeUTF8(what, (Py_ssize_t)strlen(what), "backslashreplace");
+    PyObject *d = detail ? PyUnicode_DecodeUTF8(detail, (Py_ssize_t)strlen(detail), "backslashreplace")
+                         : Py_BuildValue(""); /* None (Py_INCREF is a statement in 3.7) */
+    PyObject *exc = w && d ? PyObject_CallFunction(factory, "iOO", code, w, d) : NULL;
+    Py_XDECREF(w);
+    Py_XDECREF(d);
     if (exc) {
         PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
         Py_DECREF(exc);
@@ -39,6 +46,29 @@ PyObject *bkpy_error_detail(int code, const char *what)
 {
     const char *d = bk_last_error();
     return bkpy_error(code, what, d && *d ? d : NULL);
+}
+
+PyObject *bkpy_error_path(int code, const char *prefix, PyObject *path)
+{
+    const char *d = bk_last_error(); /* before anything else runs */
+    char detail[1024] = "";
+    if (d && *d)
+        snprintf(detail, sizeof detail, "%s", d);
+    PyObject *fs = PyOS_FSPath(path), *name = NULL, *what = NULL, *raw = NULL;
+    if (fs)
+        name = PyBytes_Check(fs) ? PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(fs))
+                                 : (Py_INCREF(fs), fs);
+    if (name)
+        what = PyUnicode_FromFormat("%s %U", prefix, name);
+    if (what) /* a name's undecodable bytes as escapes, never an encoding error */
+        raw = PyUnicode_AsEncodedString(what, "utf-8", "backslashreplace");
+    PyErr_Clear(); /* a name that cannot be shown: the prefix alone */
+    bkpy_error(code, raw ? PyBytes_AS_STRING(raw) : prefix, detail[0] ? detail : NULL);
+    Py_XDECREF(fs);
+    Py_XDECREF(name);
+    Py_XDECREF(what);
+    Py_XDECREF(raw);
+    return NULL;
 }
 
 PyObject *bkpy_closed(void)

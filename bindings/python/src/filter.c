@@ -154,17 +154,10 @@ static PyObject *filter_load(PyObject *cls, PyObject *arg)
     Py_BEGIN_ALLOW_THREADS
     rc = bk_load(PyBytes_AS_STRING(path), &f);
     Py_END_ALLOW_THREADS
-    PyObject *out = NULL;
-    if (rc != BK_OK) {
-        PyObject *what = PyUnicode_FromFormat("load %S", arg);
-        if (what)
-            bkpy_error_detail(rc, PyUnicode_AsUTF8(what));
-        Py_XDECREF(what);
-    } else {
-        out = bkpy_wrap((PyTypeObject *)cls, f, 0);
-    }
     Py_DECREF(path);
-    return out;
+    if (rc != BK_OK)
+        return bkpy_error_path(rc, "load", arg);
+    return bkpy_wrap((PyTypeObject *)cls, f, 0);
 }
 
 static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
@@ -193,10 +186,9 @@ static PyObject *filter_open_mmap(PyObject *cls, PyObject *args)
     rc = bk_open_mmap(PyBytes_AS_STRING(path), flags, &f);
     Py_END_ALLOW_THREADS
     Py_DECREF(path);
-    PyObject *what = PyUnicode_FromFormat("open_mmap %U", name);
-    PyObject *out = what ? opened((PyTypeObject *)cls, rc, f, PyUnicode_AsUTF8(what), 0) : NULL;
-    Py_XDECREF(what);
-    return out;
+    if (rc != BK_OK)
+        return bkpy_error_path(rc, "open_mmap", name);
+    return bkpy_wrap((PyTypeObject *)cls, f, 0);
 }
 
 /* The file at path mapped for writing, made from cfg when absent, the
@@ -232,16 +224,12 @@ static PyObject *filter_open_path(PyObject *cls, PyObject *args)
         bk_unlock_file(lock);
     Py_END_ALLOW_THREADS
     PyObject *out = NULL;
-    if (rc != BK_OK) {
-        PyObject *w = PyUnicode_FromFormat("%s %s", what, p);
-        if (w)
-            bkpy_error_detail(rc, PyUnicode_AsUTF8(w));
-        Py_XDECREF(w);
-    } else if ((out = bkpy_wrap((PyTypeObject *)cls, f, 0)) != NULL) {
+    if (rc != BK_OK)
+        bkpy_error_path(rc, what, path);
+    else if ((out = bkpy_wrap((PyTypeObject *)cls, f, 0)) != NULL)
         ((bkpy_filter *)out)->lock = lock;
-    } else {
+    else
         bk_unlock_file(lock);
-    }
     Py_DECREF(path);
     return out;
 }
@@ -469,11 +457,7 @@ static PyObject *filter_save(bkpy_filter *self, PyObject *arg)
     Py_DECREF(path);
     if (rc >= 0 || rc == BKPY_CLOSED)
         return whole_result(self, rc, "save", 1);
-    PyObject *what = PyUnicode_FromFormat("save %S", arg);
-    if (what)
-        bkpy_error_detail(rc, PyUnicode_AsUTF8(what));
-    Py_XDECREF(what);
-    return NULL;
+    return bkpy_error_path(rc, "save", arg);
 }
 
 #ifndef BKPY_NO_REDIS

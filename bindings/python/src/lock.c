@@ -29,10 +29,7 @@ static int lock_init(bkpy_lock *self, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     Py_DECREF(raw);
     if (rc != BK_OK) {
-        PyObject *what = PyUnicode_FromFormat("lock %S", path);
-        if (what)
-            bkpy_error_detail(rc, PyUnicode_AsUTF8(what));
-        Py_XDECREF(what);
+        bkpy_error_path(rc, "lock", path);
         return -1;
     }
     self->lock = lock;

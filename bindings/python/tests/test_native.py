@@ -70,6 +70,25 @@ class KeywordTest(unittest.TestCase):
             BloomFilter(path=os.path.join(self.dir, "no", "such", "dir.bkf"))
 
 
+class PathNameTest(unittest.TestCase):
+    def test_a_name_that_is_not_utf8_is_an_oserror_that_shows_it(self):
+        d = scratch()
+        self.addCleanup(shutil.rmtree, d, True)
+        bad = os.path.join(os.fsencode(d), b"no\xff", b"f.bkf")
+        for call in (lambda: BloomFilter.load(bad), lambda: BloomFilter.open_mmap(bad),
+                     lambda: BloomFilter(capacity=10).save(bad),
+                     lambda: BloomFilter(capacity=10, path=bad), lambda: FileLock(bad),
+                     lambda: BloomFilter.load(os.fsdecode(bad))):
+            with self.assertRaises(OSError) as cm:
+                call()
+            self.assertIn("no\\", str(cm.exception))  # the byte, escaped
+        ok = os.path.join(os.fsencode(d), b"f\xff.bkf")  # and where it exists, it works
+        with BloomFilter(capacity=10, path=ok) as f:
+            f.add("a")
+        self.assertIn("a", BloomFilter.load(ok))
+        self.assertIn("a", BloomFilter.load(os.fsdecode(ok)))
+
+
 class UpdateTest(unittest.TestCase):
     def test_update_takes_any_iterable_and_every_key_type(self):
         f = BloomFilter(capacity=200000, fpr=0.0001)
