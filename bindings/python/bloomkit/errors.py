@@ -5,7 +5,7 @@ library's error code (``code``), its name (``name``, "BK_EIO") and message."""
 from __future__ import annotations
 
 from . import _lib
-from ._lib import _native
+from . import _native  # (after _lib, whose import checks the release)
 
 
 class BloomkitError(Exception):

@@ -11,7 +11,7 @@ import warnings
 from typing import Dict, Mapping, Optional, Union
 
 from . import _lib
-from ._lib import _native
+from . import _native  # (after _lib, whose import checks the release)
 from .errors import ConfigError, IncompatibleError
 
 Key = Union[bytes, bytearray, memoryview, str]

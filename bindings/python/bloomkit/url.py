@@ -2,7 +2,7 @@
 decides on (the C library's bk_url_canonical; rules in docs/urls.md)."""
 from typing import Union, overload
 
-from ._lib import _native
+from . import _native  # (after _lib, whose import checks the release)
 
 
 @overload
