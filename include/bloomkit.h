@@ -514,7 +514,8 @@ BK_API int bk_workers_help(bk_workers *w);
  * applying its own keys in input order, so a key's answer depends only on
  * the keys before it, as in order. Where that split does not exist (classic
  * layout, counting and window filters, the batch during which a chain
- * grows) the caller's thread applies the hashed keys in order. Redis
+ * grows) the caller's thread applies the keys in order while the other
+ * threads hash the next ones (hashing and applying overlap). Redis
  * filters run their own batch path on the caller's thread. On a pool of 1
  * adds are pipelined instead: helpers (bk_workers_help) hash the keys ahead
  * while the caller applies the hashed keys in input order, 4,096 at a time

@@ -15,9 +15,11 @@
  * only on the memory its shard owns, written only by the keys of that shard
  * before it: the answers are those of one thread applying all keys in
  * order, for any number of threads. When the variant cannot split the chunk
- * the caller's thread applies the hashed keys in order. A pool of one (no
- * thread of its own, only helpers) does not split: the helpers hash ahead
- * while the caller applies in order (add_pipelined). Lookups write nothing:
+ * it runs as a pool of one does: the other threads hash ahead while the
+ * caller's thread applies the hashed keys in order (pipe_job), so hashing
+ * and applying overlap (classic layout, 2 threads: 73.6 -> 52.2 ns a key).
+ * A pool of one (no thread of its own, only helpers) never splits
+ * (add_pipelined). Lookups write nothing:
  * each thread runs the one-thread pipeline over its share.
  */
 #include <stdatomic.h>
@@ -520,7 +522,8 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
     const int can_split = f->ops->shard_begin != NULL;
     bk_workers_lock(w);
     uint8_t *scratch = bk_workers_scratch(w, per * (sizeof(bk_hash) + sizeof(uint16_t)) +
-                                                 groups * (nshards + 1) * sizeof(uint16_t));
+                                                 groups * (nshards + 1) * sizeof(uint16_t) +
+                                                 groups);
     if (!scratch) {
         bk_workers_unlock(w);
         return BK_ENOMEM;
@@ -529,6 +532,7 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         .f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f), .nshards = nshards};
     c.order = (uint16_t *)(void *)(scratch + per * sizeof(bk_hash));
     c.start = c.order + per;
+    atomic_uchar *hashed = (atomic_uchar *)(void *)(c.start + groups * (nshards + 1));
     for (size_t at = 0; at < n && rc == BK_OK; at += per) {
         c.keys = keys + at;
         c.lens = lens + at;
@@ -537,19 +541,31 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         /* Decided before the digests are made: a split needs the shards. */
         c.split = can_split && f->ops->shard_begin(f, c.n);
         atomic_store_explicit(&c.claimed, 0, memory_order_relaxed);
-        bk_workers_run(w, hash_job, &c);
-        if (c.split) {
-            atomic_store_explicit(&c.claimed, 0, memory_order_relaxed);
-            atomic_store_explicit(&c.tally_set, 0, memory_order_relaxed);
-            atomic_store_explicit(&c.tally_keys, 0, memory_order_relaxed);
-            bk_workers_run(w, apply_job, &c);
-            const bk_tally t = {atomic_load_explicit(&c.tally_set, memory_order_relaxed),
-                                atomic_load_explicit(&c.tally_keys, memory_order_relaxed)};
-            f->ops->shard_end(f, &t);
-        } else if ((rc = apply_in_order(&c, add_one, NULL)) != BK_OK) {
-            for (size_t r = at + c.n; r < n; r++)
-                results[r] = rc; /* not applied */
+        if (!c.split) {
+            /* No split: the other threads hash ahead while this one applies
+             * the hashed keys in order (as a pool of one with helpers), so
+             * hashing and applying overlap instead of following each other. */
+            pipe_batch p = {.c = {.f = f, .keys = c.keys, .lens = c.lens, .n = c.n,
+                                  .results = c.results, .hs = c.hs, .ahead = c.ahead},
+                            .hashed = hashed,
+                            .rc = BK_OK};
+            atomic_init(&p.c.claimed, 0);
+            for (size_t g = 0; g < (c.n + BK_MT_GROUP - 1) / BK_MT_GROUP; g++)
+                atomic_init(&hashed[g], 0);
+            bk_workers_run(w, pipe_job, &p);
+            if ((rc = p.rc) < 0)
+                for (size_t r = at + c.n; r < n; r++)
+                    results[r] = rc; /* not applied */
+            continue;
         }
+        bk_workers_run(w, hash_job, &c);
+        atomic_store_explicit(&c.claimed, 0, memory_order_relaxed);
+        atomic_store_explicit(&c.tally_set, 0, memory_order_relaxed);
+        atomic_store_explicit(&c.tally_keys, 0, memory_order_relaxed);
+        bk_workers_run(w, apply_job, &c);
+        const bk_tally t = {atomic_load_explicit(&c.tally_set, memory_order_relaxed),
+                            atomic_load_explicit(&c.tally_keys, memory_order_relaxed)};
+        f->ops->shard_end(f, &t);
     }
     bk_workers_unlock(w);
     return rc;
