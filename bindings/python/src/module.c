@@ -11,32 +11,26 @@ static PyObject *m_version(PyObject *m, PyObject *unused)
     return PyUnicode_FromString(bk_version());
 }
 
-static PyObject *m_strerror(PyObject *m, PyObject *arg)
+/* fn(code) as a str, for a Python int code (any int: one outside the
+ * library's range is a code it does not know). */
+static PyObject *code_text(PyObject *arg, const char *(*fn)(int))
 {
-    (void)m;
     const long code = PyLong_AsLong(arg);
     if (code == -1 && PyErr_Occurred())
         return NULL;
-    return PyUnicode_FromString(bk_strerror(code < INT_MIN || code > INT_MAX ? INT_MIN : (int)code));
+    return PyUnicode_FromString(fn(code < INT_MIN || code > INT_MAX ? INT_MIN : (int)code));
+}
+
+static PyObject *m_strerror(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    return code_text(arg, bk_strerror);
 }
 
 static PyObject *m_err_name(PyObject *m, PyObject *arg)
 {
     (void)m;
-    const long code = PyLong_AsLong(arg);
-    if (code == -1 && PyErr_Occurred())
-        return NULL;
-    return PyUnicode_FromString(bk_err_name(code < INT_MIN || code > INT_MAX ? INT_MIN : (int)code));
-}
-
-static PyObject *m_last_error(PyObject *m, PyObject *unused)
-{
-    (void)m;
-    (void)unused;
-    const char *d = bk_last_error();
-    if (!d || !*d)
-        Py_RETURN_NONE;
-    return PyUnicode_DecodeUTF8(d, (Py_ssize_t)strlen(d), "replace");
+    return code_text(arg, bk_err_name);
 }
 
 /* canonical_url(raw: bytes-like, flags) -> bytes */
@@ -71,7 +65,6 @@ static PyMethodDef module_methods[] = {
     {"library_version", m_version, METH_NOARGS, "bk_version() of the library in use."},
     {"strerror", m_strerror, METH_O, "bk_strerror(code)."},
     {"err_name", m_err_name, METH_O, "bk_err_name(code): \"BK_EIO\", ..."},
-    {"last_error", m_last_error, METH_NOARGS, "bk_last_error() of this thread, or None."},
     {"canonical_url", m_canonical_url, METH_VARARGS, "bk_url_canonical(raw, flags) -> bytes."},
     {"config_text_sets", bkpy_config_text_sets, METH_VARARGS,
      "config_text_sets(text, key) -> bool: the (valid) text states a value for key."},
