@@ -441,6 +441,21 @@ BK_API int bk_close(bk_filter *f);
  * positive; counting: exactly one). */
 BK_API int bk_add(bk_filter *f, const void *key, size_t len);
 
+/* The caller's promise that calls writing f (adds, removes, clear, merge,
+ * expire, batches, loads into it) never overlap: at most one runs at any
+ * time, in this process and in any other that maps the same file, ordered
+ * by the caller's own lock or thread; lookups may still run beside them.
+ * on = 1 makes the promise, 0 withdraws it (the default: any number of
+ * concurrent writers). In return the standard and scalable variants add
+ * with plain stores instead of locked instructions (classic layout, cached:
+ * an add about half the cost, docs/performance.md) and a batch split
+ * across threads (bk_add_batch_mt) has each of its threads own its share.
+ * Other variants and Redis filters take the promise and need nothing from
+ * it. Answers are the same either way; a broken promise loses bits (false
+ * negatives). Errors: BK_EINVAL (f NULL). Not concurrent with any other
+ * call on f. */
+BK_API int bk_set_single_writer(bk_filter *f, int on);
+
 /* Query a key: 1 maybe present, 0 definitely absent, BK_EINVAL for f NULL or
  * key NULL with len > 0 (so test `== 1`, not truthiness, if errors matter).
  * Concurrent with other bk_contains always; with bk_add as for bk_add. */

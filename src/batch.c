@@ -67,8 +67,7 @@ static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *
     bk_hash hs[BK_STORE_CHUNK];
     for (size_t at = 0; at < n; at += BK_STORE_CHUNK) {
         const size_t c = n - at < BK_STORE_CHUNK ? n - at : BK_STORE_CHUNK;
-        for (size_t i = 0; i < c; i++)
-            bk_filter_hash(f, keys[at + i], lens[at + i], &hs[i]);
+        bk_filter_hash_keys(f, keys + at, lens + at, c, hs);
         const int rc = contains ? f->ops->contains_batch(f, hs, c, results + at)
                                 : f->ops->add_batch(f, hs, c, results + at);
         if (rc < 0) {
@@ -115,44 +114,40 @@ static int has_store_batch(const bk_filter *f, int contains)
     return contains ? f->ops->contains_batch != NULL : f->ops->add_batch != NULL;
 }
 
-/* Hash keys [0, c) into hs and prefetch the memory each will touch. */
-static void hash_prefetch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t c,
-                          bk_hash *hs)
-{
-    for (size_t i = 0; i < c; i++)
-        bk_filter_hash(f, keys[i], lens[i], &hs[i]);
-    if (f->ops->prefetch)
-        f->ops->prefetch(f, hs, c);
-}
+/* Keys hashed at a time by the one-thread pipeline, before their groups are
+ * prefetched and applied: enough for the multi-key hash to fill its lanes
+ * with keys of about the same length (common/siphash_many.c). */
+#define BK_HASH_RUN 256
 
-/* The one-thread pipeline, a group of keys at a time: the next group is
- * hashed and its memory prefetched before this group is applied, so the
- * hashing (CPU-bound) overlaps the misses in flight. Keys are applied in
- * order, so the results equal those of single calls. Arguments already
- * checked. */
+/* The one-thread pipeline: keys are hashed BK_HASH_RUN at a time, then
+ * applied a group at a time, the next group's memory prefetched before this
+ * group is applied, so the misses of a group overlap each other and the
+ * work on the group before. Keys are applied in order, so the results equal
+ * those of single calls. Arguments already checked. */
 static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
                      int *results, apply_fn one, bk_tally *t)
 {
     const size_t group = keys_ahead(f);
-    bk_hash hs[2][BK_AHEAD_MAX];
-    unsigned cur = 0;
-    hash_prefetch(f, keys, lens, n < group ? n : group, hs[0]);
-    for (size_t at = 0; at < n; at += group) {
-        const size_t c = n - at < group ? n - at : group;
-        const size_t next = at + c;
-        if (next < n)
-            hash_prefetch(f, keys + next, lens + next, n - next < group ? n - next : group,
-                          hs[cur ^ 1]);
-        for (size_t i = 0; i < c; i++) {
-            const int rc = one(f, &hs[cur][i], t);
-            if (rc < 0) {
-                for (size_t r = at + i; r < n; r++)
-                    results[r] = rc; /* this key failed; the rest were not applied */
-                return rc;
+    bk_hash hs[BK_HASH_RUN];
+    for (size_t lo = 0; lo < n; lo += BK_HASH_RUN) {
+        const size_t run = n - lo < BK_HASH_RUN ? n - lo : BK_HASH_RUN;
+        bk_filter_hash_keys(f, keys + lo, lens + lo, run, hs);
+        if (f->ops->prefetch)
+            f->ops->prefetch(f, hs, run < group ? run : group);
+        for (size_t at = 0; at < run; at += group) {
+            const size_t next = at + group;
+            if (next < run && f->ops->prefetch)
+                f->ops->prefetch(f, hs + next, run - next < group ? run - next : group);
+            for (size_t i = at; i < next && i < run; i++) {
+                const int rc = one(f, &hs[i], t);
+                if (rc < 0) {
+                    for (size_t r = lo + i; r < n; r++)
+                        results[r] = rc; /* this key failed; the rest were not applied */
+                    return rc;
+                }
+                results[lo + i] = rc;
             }
-            results[at + i] = rc;
         }
-        cur ^= 1;
     }
     return BK_OK;
 }
@@ -270,8 +265,7 @@ static void hash_group(const mt_chunk *c, size_t g)
 {
     const size_t lo = g * BK_MT_GROUP;
     const size_t hi = c->n - lo < BK_MT_GROUP ? c->n : lo + BK_MT_GROUP;
-    for (size_t i = lo; i < hi; i++)
-        bk_filter_hash(c->f, c->keys[i], c->lens[i], &c->hs[i]);
+    bk_filter_hash_keys(c->f, c->keys + lo, c->lens + lo, hi - lo, c->hs + lo);
     if (!c->split)
         return;
     uint16_t sh[BK_MT_GROUP];

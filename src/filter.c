@@ -154,6 +154,14 @@ int bk_add(bk_filter *f, const void *key, size_t len)
     return rc != BK_OK ? rc : f->ops->add(f, &h);
 }
 
+int bk_set_single_writer(bk_filter *f, int on)
+{
+    if (!f)
+        return BK_EINVAL;
+    f->single_writer = on != 0;
+    return BK_OK;
+}
+
 int bk_contains(const bk_filter *f, const void *key, size_t len)
 {
     bk_hash h;

@@ -152,6 +152,7 @@ struct bk_filter {
     bk_config cfg;       /* validated, has_key = 1 with the actual key */
     bk_hashkey hkey;     /* cfg.key as each hash takes it */
     int readonly;        /* mapped read-only: every mutation is refused */
+    int single_writer;   /* bk_set_single_writer: writing calls never overlap */
     bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
     /* window: the last re-dating (bk_filter_stats.redated_from_ms, _to_ms) */
     _Atomic int64_t redate_from_ms, redate_to_ms;
@@ -169,6 +170,13 @@ static inline void bk_filter_hash(const bk_filter *f, const void *key, size_t le
     bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
 }
 
+/* bk_filter_hash of n keys (several per instruction where the CPU allows). */
+static inline void bk_filter_hash_keys(const bk_filter *f, const void *const *keys,
+                                       const size_t *lens, size_t n, bk_hash *hs)
+{
+    bk_hash_keys(f->cfg.hash, &f->hkey, keys, lens, n, hs);
+}
+
 /* Set up the base part of a variant's struct. */
 static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, const bk_config *cfg,
                                        const bk_allocator *a)
@@ -178,6 +186,7 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->cfg = *cfg;
     bk_hashkey_init(&f->hkey, cfg->key);
     f->readonly = 0;
+    f->single_writer = 0;
     f->mapping = NULL;
     atomic_init(&f->redate_from_ms, 0);
     atomic_init(&f->redate_to_ms, 0);

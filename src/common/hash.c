@@ -35,3 +35,25 @@ void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t
     out->h1 = w[0];
     out->h2 = w[1];
 }
+
+/* Keys per call of the multi-key SipHash (its digests staged on the stack). */
+#define BK_HASH_STAGE 256
+
+void bk_hash_keys(bk_hash_alg alg, const bk_hashkey *key, const void *const *msgs,
+                  const size_t *lens, size_t n, bk_hash *out)
+{
+    if (alg == BK_HASH_XXH3 || n < 8) { /* XXH3: one at a time (docs/performance.md) */
+        for (size_t i = 0; i < n; i++)
+            bk_hash_key(alg, key, msgs[i], lens[i], &out[i]);
+        return;
+    }
+    uint64_t w[BK_HASH_STAGE][2];
+    for (size_t at = 0; at < n; at += BK_HASH_STAGE) {
+        const size_t c = n - at < BK_HASH_STAGE ? n - at : BK_HASH_STAGE;
+        bk_sip_128_many(&key->sip, alg == BK_HASH_SIPHASH13 ? 1 : 2, msgs + at, lens + at, c, w);
+        for (size_t i = 0; i < c; i++) {
+            out[at + i].h1 = w[i][0];
+            out[at + i].h2 = w[i][1];
+        }
+    }
+}

@@ -27,4 +27,13 @@ BK_INTERNAL bk_sipkey bk_sipkey_from_bytes(const uint8_t key[16]);
 void bk_sip24_128_words(const bk_sipkey *key, const void *msg, size_t len, uint64_t out[2]);
 void bk_sip13_128_words(const bk_sipkey *key, const void *msg, size_t len, uint64_t out[2]);
 
+/* bk_sip24_128_words (c = 2) or bk_sip13_128_words (c = 1) of msgs[i],
+ * lens[i] into out[i] for i < n, several keys per instruction where the CPU
+ * allows (siphash_many.c); the same digests on every path. Thread-safe. */
+void bk_sip_128_many(const bk_sipkey *key, unsigned c, const void *const *msgs,
+                     const size_t *lens, size_t n, uint64_t (*out)[2]);
+/* The path bk_sip_128_many takes: "avx512" or "scalar" (BLOOMKIT_SIMD=scalar
+ * forces the latter; read once). */
+const char *bk_sip_many_path(void);
+
 #endif

@@ -233,23 +233,32 @@ static void scl_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
         bk_std_slice_prefetch(sf->slices[i], hs, n);
 }
 
+/* The shared lock keeps growth away from adds in flight; a single writer
+ * (bk_set_single_writer) has none in flight but its own, so it takes no
+ * lock and adds with plain stores. */
 static int scl_add(bk_filter *f, const bk_hash *h)
 {
     bk_scalable *sf = (bk_scalable *)f;
+    const int alone = f->single_writer;
     for (;;) {
-        pthread_rwlock_rdlock(&sf->lock);
+        if (!alone)
+            pthread_rwlock_rdlock(&sf->lock);
         if (scl_contains(f, h)) {
-            pthread_rwlock_unlock(&sf->lock);
+            if (!alone)
+                pthread_rwlock_unlock(&sf->lock);
             return 0;
         }
         const uint32_t n = slice_count(sf);
         bk_std_slice *newest = sf->slices[n - 1];
         if (has_room(newest, &sf->full[n - 1])) {
+            if (alone)
+                return bk_std_slice_add_alone(newest, h);
             const int rc = bk_std_slice_add(newest, h);
             pthread_rwlock_unlock(&sf->lock);
             return rc;
         }
-        pthread_rwlock_unlock(&sf->lock);
+        if (!alone)
+            pthread_rwlock_unlock(&sf->lock);
         const int rc = grow(sf, n); /* then check again: the key may have arrived */
         if (rc != BK_OK)
             return rc;

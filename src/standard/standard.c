@@ -373,13 +373,47 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     return rc;
 }
 
+/* The classic add for a caller that keeps every other writer away: a
+ * round's positions gathered, then a plain load and store each (relaxed
+ * atomics), no locked instruction. New iff some probe found its bit clear; a
+ * bit probed twice is counted once (the second probe finds it set). */
+static int classic_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t)
+{
+    uint64_t at[BK_STD_ROUND];
+    uint8_t mask[BK_STD_ROUND];
+    const unsigned k = s->shape.k;
+    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
+    uint64_t set = 0;
+    for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
+        const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
+        gather(&pr, n, at, mask);
+        for (unsigned i = 0; i < n; i++) {
+            const uint8_t old = atomic_load_explicit(&s->bits[at[i]], memory_order_relaxed);
+            atomic_store_explicit(&s->bits[at[i]], (uint8_t)(old | mask[i]), memory_order_relaxed);
+            set += !(old & mask[i]);
+        }
+    }
+    t->set += set;
+    t->keys += set != 0;
+    return set != 0;
+}
+
 int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
 #if BK_STD_WORDS
     if (s->shape.block)
         return block_add_owned(s, h, t);
 #endif
-    return bk_std_slice_add_tally(s, h, t);
+    return s->shape.block ? bk_std_slice_add_tally(s, h, t) : classic_add_owned(s, h, t);
+}
+
+int bk_std_slice_add_alone(bk_std_slice *s, const bk_hash *h)
+{
+    bk_tally t = {0, 0};
+    const int rc = bk_std_slice_add_owned(s, h, &t);
+    if (rc)
+        bk_stripes_add_alone(&s->counts, t.set, t.keys);
+    return rc;
 }
 
 uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h)
@@ -459,7 +493,8 @@ _Static_assert(offsetof(bk_standard, base) == 0, "bk_filter must be the first me
 
 static int std_add(bk_filter *f, const bk_hash *h)
 {
-    return bk_std_slice_add(&((bk_standard *)f)->slice, h);
+    bk_std_slice *s = &((bk_standard *)f)->slice;
+    return f->single_writer ? bk_std_slice_add_alone(s, h) : bk_std_slice_add(s, h);
 }
 
 static int std_contains(const bk_filter *f, const bk_hash *h)
@@ -504,10 +539,13 @@ static uint64_t std_shard_of(const bk_filter *f, const bk_hash *h)
     return bk_std_slice_block(&((const bk_standard *)f)->slice, h);
 }
 
-/* Other threads may add to the same block meanwhile: the locked path. */
+/* Other threads may add to the same block meanwhile (the locked path),
+ * unless the batch is the filter's single writer: then each block has one
+ * writer, its shard's thread. */
 static int std_shard_add(bk_filter *f, const bk_hash *h, bk_tally *t)
 {
-    return bk_std_slice_add_tally(&((bk_standard *)f)->slice, h, t);
+    bk_std_slice *s = &((bk_standard *)f)->slice;
+    return f->single_writer ? bk_std_slice_add_owned(s, h, t) : bk_std_slice_add_tally(s, h, t);
 }
 
 static void std_shard_end(bk_filter *f, const bk_tally *t)

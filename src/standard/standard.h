@@ -49,9 +49,13 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h);
  * slice's counts (bk_std_slice_count gives them a batch's tally at once). */
 int bk_std_slice_add_tally(bk_std_slice *s, const bk_hash *h, bk_tally *t);
 /* bk_std_slice_add_tally for a caller that keeps every other writer of the
- * block away (a lock, or the block's shard): the same answer, with no
- * locked instruction when blocked (concurrent readers are fine). */
+ * memory h writes away (a lock, the block's shard, or a filter's single
+ * writer): the same answer with plain loads and stores, no locked
+ * instruction (concurrent readers are fine). */
 int bk_std_slice_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t);
+/* bk_std_slice_add for the slice's only writer (bk_set_single_writer): owned,
+ * and counted with no locked instruction either. */
+int bk_std_slice_add_alone(bk_std_slice *s, const bk_hash *h);
 /* Add a tally to the slice's counts (any thread). */
 void bk_std_slice_count(bk_std_slice *s, const bk_tally *t);
 /* Blocked slices: the block h writes, for adds split across threads. */

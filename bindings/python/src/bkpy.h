@@ -92,8 +92,15 @@ static inline int bkpy_key(PyObject *key, const void **p, size_t *n, PyObject **
 
 /* filter.c */
 int bkpy_filter_init_type(void);
+/* What a handle is, for bkpy_wrap: in this process's own memory (its
+ * writers are this object's: the library's single writer), mapped from a
+ * file (another process, or a forked child, may write it too), or a Redis
+ * filter. */
+#define BKPY_OWN    0
+#define BKPY_MAPPED 1
+#define BKPY_REMOTE 2
 /* A new object of `type` (Filter or a subclass) owning f (freed on error). */
-PyObject *bkpy_wrap(PyTypeObject *type, bk_filter *f, int remote);
+PyObject *bkpy_wrap(PyTypeObject *type, bk_filter *f, int kind);
 /* Take self's lock for writing with the GIL released (the GIL is held
  * before and after); bkpy_unlock_writer gives it back. */
 void bkpy_lock_writer(bkpy_filter *self);

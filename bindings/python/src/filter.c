@@ -82,8 +82,11 @@ static void filter_dealloc(bkpy_filter *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* self takes f; an object opened once is never given another handle. */
-static int adopt(bkpy_filter *self, bk_filter *f, int remote)
+/* self takes f; an object opened once is never given another handle. A
+ * handle in this process's own memory has one writer at a time (bkpy.h's
+ * locking rules; a forked child writes its own copy), which the library is
+ * told: its adds then take no locked instruction. */
+static int adopt(bkpy_filter *self, bk_filter *f, int kind)
 {
     if (self->opened) {
         bk_free(f);
@@ -91,12 +94,14 @@ static int adopt(bkpy_filter *self, bk_filter *f, int remote)
         return -1;
     }
     self->f = f;
-    self->remote = remote;
+    self->remote = kind == BKPY_REMOTE;
     self->opened = 1;
+    if (kind == BKPY_OWN)
+        bk_set_single_writer(f, 1);
     return 0;
 }
 
-PyObject *bkpy_wrap(PyTypeObject *type, bk_filter *f, int remote)
+PyObject *bkpy_wrap(PyTypeObject *type, bk_filter *f, int kind)
 {
     PyObject *empty = PyTuple_New(0);
     /* this type's own tp_new, never a subclass's __new__ (which parses a
@@ -112,7 +117,7 @@ PyObject *bkpy_wrap(PyTypeObject *type, bk_filter *f, int remote)
         bk_free(f);
         return NULL;
     }
-    if (adopt((bkpy_filter *)o, f, remote) < 0) {
+    if (adopt((bkpy_filter *)o, f, kind) < 0) {
         Py_DECREF(o);
         return NULL;
     }
@@ -120,11 +125,11 @@ PyObject *bkpy_wrap(PyTypeObject *type, bk_filter *f, int remote)
 }
 
 /* Opening: the library call runs without the GIL (files, servers). */
-static PyObject *opened(PyTypeObject *cls, int rc, bk_filter *f, const char *what, int remote)
+static PyObject *opened(PyTypeObject *cls, int rc, bk_filter *f, const char *what, int kind)
 {
     if (rc != BK_OK)
         return bkpy_error_detail(rc, what);
-    return bkpy_wrap(cls, f, remote);
+    return bkpy_wrap(cls, f, kind);
 }
 
 static PyObject *filter_new_from(PyObject *cls, PyObject *cfg)
@@ -141,7 +146,7 @@ static PyObject *filter_new_from(PyObject *cls, PyObject *cfg)
     Py_END_ALLOW_THREADS
     if (rc != BK_OK)
         return bkpy_error(rc, "BloomFilter", NULL);
-    return bkpy_wrap((PyTypeObject *)cls, f, 0);
+    return bkpy_wrap((PyTypeObject *)cls, f, BKPY_OWN);
 }
 
 static PyObject *filter_load(PyObject *cls, PyObject *arg)
@@ -157,7 +162,7 @@ static PyObject *filter_load(PyObject *cls, PyObject *arg)
     Py_DECREF(path);
     if (rc != BK_OK)
         return bkpy_error_path(rc, "load", arg);
-    return bkpy_wrap((PyTypeObject *)cls, f, 0);
+    return bkpy_wrap((PyTypeObject *)cls, f, BKPY_OWN);
 }
 
 static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
@@ -171,7 +176,7 @@ static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
     rc = bk_load_buffer(view.buf, (size_t)view.len, &f);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
-    return opened((PyTypeObject *)cls, rc, f, "from_bytes", 0);
+    return opened((PyTypeObject *)cls, rc, f, "from_bytes", BKPY_OWN);
 }
 
 static PyObject *filter_open_mmap(PyObject *cls, PyObject *args)
@@ -188,7 +193,7 @@ static PyObject *filter_open_mmap(PyObject *cls, PyObject *args)
     Py_DECREF(path);
     if (rc != BK_OK)
         return bkpy_error_path(rc, "open_mmap", name);
-    return bkpy_wrap((PyTypeObject *)cls, f, 0);
+    return bkpy_wrap((PyTypeObject *)cls, f, BKPY_MAPPED);
 }
 
 /* The file at path mapped for writing, made from cfg when absent, the
@@ -226,7 +231,7 @@ static PyObject *filter_open_path(PyObject *cls, PyObject *args)
     PyObject *out = NULL;
     if (rc != BK_OK)
         bkpy_error_path(rc, what, path);
-    else if ((out = bkpy_wrap((PyTypeObject *)cls, f, 0)) != NULL)
+    else if ((out = bkpy_wrap((PyTypeObject *)cls, f, BKPY_MAPPED)) != NULL)
         ((bkpy_filter *)out)->lock = lock;
     else
         bk_unlock_file(lock);
@@ -248,7 +253,7 @@ static PyObject *filter_redis(PyObject *cls, PyObject *args)
     Py_END_ALLOW_THREADS
     if (rc != BK_OK)
         return err[0] ? bkpy_error(rc, "redis", err) : bkpy_error_detail(rc, "redis");
-    return bkpy_wrap((PyTypeObject *)cls, f, 1);
+    return bkpy_wrap((PyTypeObject *)cls, f, BKPY_REMOTE);
 }
 
 static PyObject *filter_pull(PyObject *cls, PyObject *args)
@@ -261,7 +266,7 @@ static PyObject *filter_pull(PyObject *cls, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     rc = bk_redis_pull(url, &f);
     Py_END_ALLOW_THREADS
-    return opened((PyTypeObject *)cls, rc, f, "pull", 0);
+    return opened((PyTypeObject *)cls, rc, f, "pull", BKPY_OWN);
 }
 
 static PyObject *filter_drop(PyObject *cls, PyObject *args)
@@ -591,7 +596,7 @@ static PyObject *filter_copy(bkpy_filter *self, PyObject *unused)
     bkpy_unlock_writer(self);
     if (rc < 0)
         return rc == BKPY_CLOSED ? bkpy_closed() : bkpy_error_detail(rc, "copy");
-    return bkpy_wrap(Py_TYPE(self), copy, 0);
+    return bkpy_wrap(Py_TYPE(self), copy, BKPY_OWN);
 }
 
 /* ---- two filters ------------------------------------------------------------- */
