@@ -211,6 +211,68 @@ START_TEST(threaded_batch_arguments_are_checked)
 }
 END_TEST
 
+/* A filter whose caller promised one writer (bk_set_single_writer) adds
+ * with plain stores: every answer, the cells and the counts are those of a
+ * filter without the promise, one key at a time and in batches on 1..3
+ * threads, for every variant. */
+START_TEST(single_writer_changes_no_answer)
+{
+    const char *cfgs[] = {"variant=standard layout=classic capacity=30000 " KEY,
+                          "variant=standard layout=blocked capacity=30000 " KEY,
+                          "variant=scalable layout=classic capacity=2000 " KEY,
+                          "variant=scalable layout=blocked capacity=2000 " KEY,
+                          "variant=counting capacity=30000 " KEY,
+                          "variant=window window=1h generations=4 capacity=30000 " KEY};
+    enum { N = 40000 };
+    static char keybuf[N][32];
+    static const void *keys[N];
+    static size_t lens[N];
+    static int want[N], got[N];
+    uint64_t seed = tu_seed("single_writer_changes_no_answer");
+    for (size_t i = 0; i < N; i++) {
+        lens[i] = tu_key(keybuf[i], sizeof keybuf[i], "s", tu_next(&seed) % 25000);
+        keys[i] = keybuf[i];
+    }
+    ck_assert_int_eq(bk_set_single_writer(NULL, 1), BK_EINVAL);
+    for (size_t v = 0; v < sizeof cfgs / sizeof *cfgs; v++) {
+        bk_filter *shared = tu_filter(cfgs[v]);
+        for (size_t i = 0; i < N; i++)
+            want[i] = bk_add(shared, keys[i], lens[i]);
+        bk_filter_stats ws, gs;
+        ck_assert_int_eq(bk_stats(shared, &ws), BK_OK);
+        for (unsigned nt = 0; nt <= 3; nt++) { /* 0: one key at a time */
+            bk_filter *one = tu_filter(cfgs[v]);
+            ck_assert_int_eq(bk_set_single_writer(one, 1), BK_OK);
+            bk_workers *w = NULL;
+            if (nt) {
+                ck_assert_int_eq(bk_workers_new(nt, &w), BK_OK);
+                ck_assert_int_eq(bk_add_batch_mt(one, w, keys, lens, N, got), BK_OK);
+            } else {
+                for (size_t i = 0; i < N; i++)
+                    got[i] = bk_add(one, keys[i], lens[i]);
+            }
+            for (size_t i = 0; i < N; i++)
+                ck_assert_msg(got[i] == want[i], "%s, %u threads: key %zu got %d, want %d",
+                              cfgs[v], nt, i, got[i], want[i]);
+            ck_assert_msg(tu_same_filter(shared, one), "%s, %u threads: filters differ", cfgs[v],
+                          nt);
+            ck_assert_int_eq(bk_stats(one, &gs), BK_OK);
+            ck_assert_uint_eq(gs.keys, ws.keys);
+            ck_assert_uint_eq(gs.set_bits, ws.set_bits);
+            bk_filter *ref;
+            ck_assert_int_eq(bk_copy(shared, &ref), BK_OK);
+            ck_assert_int_eq(bk_set_single_writer(one, 0), BK_OK); /* withdrawn: still exact */
+            ck_assert_int_eq(bk_add(one, "after", 5), bk_add(ref, "after", 5));
+            ck_assert_msg(tu_same_filter(ref, one), "%s: filters differ after", cfgs[v]);
+            bk_free(ref);
+            bk_free(one);
+            bk_workers_free(w);
+        }
+        bk_free(shared);
+    }
+}
+END_TEST
+
 Suite *batch_suite(void)
 {
     TCase *tc;
@@ -220,5 +282,6 @@ Suite *batch_suite(void)
     tcase_add_test(tc, threaded_batches_equal_one_thread);
     tcase_add_test(tc, threaded_batch_failure_equals_one_thread);
     tcase_add_test(tc, threaded_batch_arguments_are_checked);
+    tcase_add_test(tc, single_writer_changes_no_answer);
     return s;
 }

@@ -1,9 +1,14 @@
 /*
  * test_siphash.c - SipHash-2-4 (64 and 128-bit) and SipHash-1-3 against every
  * reference vector in tests/data (key 00..0f, message 00 01 .. of length
- * 0..63), and the internal word interface against the byte interface.
+ * 0..63), the internal word interface against the byte interface, and the
+ * multi-key path (bk_sip_128_many: AVX-512 lanes where the CPU has them)
+ * against one key at a time.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/hash.h"
 #include "common/siphash.h"
@@ -150,6 +155,116 @@ START_TEST(long_messages_differ_by_length)
 }
 END_TEST
 
+/* The multi-key digests of n keys equal the one-key digests, for both round
+ * counts; a failure names the seed, the key's index and length. */
+static void check_many(const bk_sipkey *k, const void *const *msgs, const size_t *lens, size_t n,
+                       uint64_t seed)
+{
+    uint64_t(*many)[2] = malloc(n * sizeof *many + 1);
+    ck_assert_ptr_nonnull(many);
+    for (unsigned c = 1; c <= 2; c++) {
+        bk_sip_128_many(k, c, msgs, lens, n, many);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t one[2];
+            (c == 1 ? bk_sip13_128_words : bk_sip24_128_words)(k, msgs[i], lens[i], one);
+            ck_assert_msg(one[0] == many[i][0] && one[1] == many[i][1],
+                          "SipHash-%u-%u, path %s, seed %llu: key %zu of %zu (length %zu) differs",
+                          c, c == 1 ? 3 : 4, bk_sip_many_path(), (unsigned long long)seed, i, n,
+                          lens[i]);
+        }
+    }
+    free(many);
+}
+
+/* Every length 0..1,024 in every lane: eight keys of one length (a stable
+ * sort keeps key i in lane i), each with its own bytes; then batches of
+ * mixed lengths and of every size 1..40 (groups that lanes do not fill). */
+START_TEST(many_keys_equal_one_at_a_time)
+{
+    const uint64_t seed0 = tu_seed("many_keys_equal_one_at_a_time");
+    uint64_t seed = seed0;
+    const bk_sipkey k = {tu_next(&seed), tu_next(&seed)};
+    enum { MAXLEN = 1024, LANES = 8 };
+    uint8_t *buf = malloc(LANES * (MAXLEN + 1));
+    ck_assert_ptr_nonnull(buf);
+    for (size_t i = 0; i < LANES * (MAXLEN + 1); i++)
+        buf[i] = (uint8_t)tu_next(&seed);
+    const void *msgs[64];
+    size_t lens[64];
+    for (size_t len = 0; len <= MAXLEN; len++) {
+        for (size_t l = 0; l < LANES; l++) {
+            msgs[l] = buf + l * (MAXLEN + 1) + (MAXLEN - len) * (l & 1); /* odd lanes end the buffer */
+            lens[l] = len;
+        }
+        check_many(&k, msgs, lens, LANES, seed0);
+    }
+    for (size_t n = 1; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++) {
+            lens[i] = tu_next(&seed) % 200;
+            msgs[i] = buf + tu_next(&seed) % (LANES * (MAXLEN + 1) - 200); /* any alignment */
+        }
+        check_many(&k, msgs, lens, n, seed0);
+    }
+    free(buf);
+}
+END_TEST
+
+/* Many random keys of random lengths (mostly URL-sized, some long), in
+ * batches of the sizes the batch paths use. */
+START_TEST(many_random_keys_equal_one_at_a_time)
+{
+    const uint64_t seed0 = tu_seed("many_random_keys_equal_one_at_a_time");
+    uint64_t seed = seed0;
+    const bk_sipkey k = {tu_next(&seed), tu_next(&seed)};
+    enum { N = 1000000, POOL = 1 << 16 };
+    uint8_t *pool = malloc(POOL + 2048);
+    const void **msgs = malloc(N * sizeof *msgs);
+    size_t *lens = malloc(N * sizeof *lens);
+    ck_assert(pool && msgs && lens);
+    for (size_t i = 0; i < POOL + 2048; i++)
+        pool[i] = (uint8_t)tu_next(&seed);
+    for (size_t i = 0; i < N; i++) {
+        const uint64_t r = tu_next(&seed);
+        lens[i] = r % 16 == 0 ? (r >> 8) % 2048 : (r >> 8) % 140;
+        msgs[i] = pool + (r >> 24) % POOL;
+    }
+    const size_t sizes[] = {256, 512, 16, 7, 1000};
+    for (size_t at = 0, s = 0; at < N; s = (s + 1) % 5) {
+        const size_t n = sizes[s] < N - at ? sizes[s] : N - at;
+        check_many(&k, msgs + at, lens + at, n, seed0);
+        at += n;
+    }
+    free(pool);
+    free(msgs);
+    free(lens);
+}
+END_TEST
+
+/* No byte past a key is read: keys that end where a page nobody may read
+ * begins, of every length 0..64 and in every lane. */
+START_TEST(many_keys_read_nothing_past_their_end)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    ck_assert(map != MAP_FAILED);
+    ck_assert_int_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    for (long i = 0; i < page; i++)
+        map[i] = (uint8_t)(i * 31 + 7);
+    const bk_sipkey k = {1, 2};
+    const void *msgs[24];
+    size_t lens[24];
+    for (size_t len = 0; len <= 64; len++) {
+        for (size_t l = 0; l < 24; l++) {
+            lens[l] = l % 3 ? len : (len + l) % 65;
+            msgs[l] = map + page - lens[l];
+        }
+        check_many(&k, msgs, lens, 24, 0);
+    }
+    munmap(map, (size_t)page * 2);
+}
+END_TEST
+
 Suite *siphash_suite(void)
 {
     TCase *tc;
@@ -160,5 +275,8 @@ Suite *siphash_suite(void)
     tcase_add_test(tc, filter_digest_is_the_128_bit_output);
     tcase_add_test(tc, siphash13_128_is_keyed_and_distinct);
     tcase_add_test(tc, long_messages_differ_by_length);
+    tcase_add_test(tc, many_keys_equal_one_at_a_time);
+    tcase_add_test(tc, many_random_keys_equal_one_at_a_time);
+    tcase_add_test(tc, many_keys_read_nothing_past_their_end);
     return s;
 }

@@ -397,6 +397,87 @@ START_TEST(threaded_batches_race_single_adds)
 }
 END_TEST
 
+/* One writer (bk_set_single_writer) adding with plain stores, one key at a
+ * time and in batches on a pool of 3, while two readers look up what it has
+ * published as added and what was there before: no reader misses a key.
+ * (Under ThreadSanitizer: plain stores beside concurrent lookups.) */
+typedef struct {
+    bk_filter *f;
+    _Atomic uint64_t added; /* keys "o:0" .. added-1 are in */
+    _Atomic uint64_t misses; /* of both readers */
+} one_writer;
+
+enum { ONE_KEYS = 60000, ONE_BATCH = 3000 };
+
+static void *one_writer_adds(void *p)
+{
+    one_writer *o = p;
+    bk_workers *w;
+    ck_assert_int_eq(bk_workers_new(3, &w), BK_OK);
+    static char buf[ONE_BATCH][32];
+    static const void *keys[ONE_BATCH];
+    static size_t lens[ONE_BATCH];
+    static int res[ONE_BATCH];
+    for (uint64_t at = 0; at < ONE_KEYS; at += ONE_BATCH) {
+        if ((at / ONE_BATCH) % 2) {
+            for (int i = 0; i < ONE_BATCH; i++) {
+                lens[i] = tu_key(buf[i], sizeof buf[i], "o", at + (uint64_t)i);
+                keys[i] = buf[i];
+            }
+            ck_assert_int_eq(bk_add_batch_mt(o->f, w, keys, lens, ONE_BATCH, res), BK_OK);
+        } else {
+            tu_add_keys(o->f, "o", at, at + ONE_BATCH);
+        }
+        atomic_store_explicit(&o->added, at + ONE_BATCH, memory_order_release);
+    }
+    bk_workers_free(w);
+    return NULL;
+}
+
+static void *one_writer_reads(void *p)
+{
+    one_writer *o = p;
+    char key[48];
+    uint64_t seen, misses = 0;
+    do {
+        seen = atomic_load_explicit(&o->added, memory_order_acquire);
+        for (uint64_t i = 0; i < seen; i += 7)
+            misses += bk_contains(o->f, key, tu_key(key, sizeof key, "o", i)) != 1;
+        for (uint64_t i = 0; i < PRELOADED; i += 97)
+            misses += bk_contains(o->f, key, tu_key(key, sizeof key, "pre", i)) != 1;
+    } while (seen < ONE_KEYS);
+    atomic_fetch_add(&o->misses, misses);
+    return NULL;
+}
+
+START_TEST(single_writer_beside_readers)
+{
+    const char *cfgs[] = {"variant=standard layout=classic capacity=80000",
+                          "variant=standard layout=blocked capacity=80000",
+                          "variant=scalable layout=classic capacity=5000",
+                          "variant=scalable layout=blocked capacity=5000"};
+    one_writer o;
+    bk_filter *f = tu_holding(cfgs[_i], "pre", 0, PRELOADED);
+    ck_assert_int_eq(bk_set_single_writer(f, 1), BK_OK);
+    o.f = f;
+    atomic_init(&o.added, 0);
+    atomic_init(&o.misses, 0);
+    pthread_t t[3];
+    ck_assert_int_eq(pthread_create(&t[0], NULL, one_writer_adds, &o), 0);
+    ck_assert_int_eq(pthread_create(&t[1], NULL, one_writer_reads, &o), 0);
+    ck_assert_int_eq(pthread_create(&t[2], NULL, one_writer_reads, &o), 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    ck_assert_uint_eq(atomic_load(&o.misses), 0);
+    ck_assert_uint_eq(tu_count_present(f, "o", 0, ONE_KEYS), ONE_KEYS);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_le(st.keys, PRELOADED + ONE_KEYS);
+    ck_assert_uint_ge(st.keys, (PRELOADED + ONE_KEYS) * 99 / 100);
+    bk_free(f);
+}
+END_TEST
+
 Suite *threads_suite(void)
 {
     TCase *tc;
@@ -408,5 +489,6 @@ Suite *threads_suite(void)
     tcase_add_test(tc, add_is_exact_under_races);
     tcase_add_test(tc, window_adds_race_the_clock);
     tcase_add_loop_test(tc, threaded_batches_race_single_adds, 0, 2); /* pools of 3 and 1 */
+    tcase_add_loop_test(tc, single_writer_beside_readers, 0, 4);
     return s;
 }

@@ -299,11 +299,12 @@ static int open_redis(const cli_opts *o, bk_filter **f)
     return cli_fail(o, EXIT_IO, "--redis: the filter kept changing while it was opened");
 }
 
-/* The filter: loaded from --state if it exists, else new from the config. */
-static int open_filter(const cli_opts *o, bk_filter **f)
+/* The filter: loaded from --state if it exists, else new from the config.
+ * Either lives in this process's memory and only the adding thread writes
+ * it, a batch at a time: its single writer (plain stores, no locked
+ * instruction). */
+static int open_local(const cli_opts *o, bk_filter **f)
 {
-    if (o->redis)
-        return open_redis(o, f);
     struct stat st;
     if (o->state && stat(o->state, &st) == 0) {
         const int rc = bk_load(o->state, f);
@@ -320,6 +321,16 @@ static int open_filter(const cli_opts *o, bk_filter **f)
         return rc;
     rc = bk_new(&cfg, f);
     return rc == BK_OK ? 0 : cli_lib_fail(o, rc, "filter");
+}
+
+static int open_filter(const cli_opts *o, bk_filter **f)
+{
+    if (o->redis)
+        return open_redis(o, f);
+    const int rc = open_local(o, f);
+    if (rc == 0)
+        bk_set_single_writer(*f, 1);
+    return rc;
 }
 
 const cli_spec cmd_dedup_spec =
