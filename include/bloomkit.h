@@ -575,22 +575,22 @@ BK_API int bk_clear(bk_filter *f);
 BK_API int bk_expire(bk_filter *f);
 
 typedef struct bk_filter_stats {
-    const char *variant;    /* "standard" | "counting" | "scalable"; static */
-    const char *hash;       /* "siphash24" | "siphash13"; static */
-    uint64_t capacity;      /* configured n (scalable: total of all slices) */
-    double fpr;             /* configured target rate */
-    uint64_t bits;          /* m: bits (counting: counters; scalable: sum) */
-    uint64_t bytes;         /* bytes of payload memory */
-    unsigned k;             /* probes per key (scalable: of the newest slice) */
-    uint64_t keys;          /* bk_add calls that reported new (counting: adds - removes) */
-    uint64_t set_bits;      /* bits set (counting: non-zero counters) */
-    double fill;            /* set_bits / bits */
-    double est_cardinality; /* distinct keys estimated from the fill */
-    double est_fpr;         /* current rate estimated from the fill */
-    uint32_t slices;        /* 1 except scalable */
-    uint64_t saturated;     /* counting: counters stuck at 15; else 0 */
-    double model_fpr;       /* rate the sizing model predicts for the keys added:
-                               per slice from its m, k, layout and keys, compounded */
+    const char *variant;     /* "standard" | "counting" | "scalable"; static */
+    const char *hash;        /* "siphash24" | "siphash13"; static */
+    uint64_t capacity;       /* configured n (scalable: total of all slices) */
+    double fpr;              /* configured target rate */
+    uint64_t bits;           /* m: bits (counting: counters; scalable: sum) */
+    uint64_t bytes;          /* bytes of payload memory */
+    unsigned k;              /* probes per key (scalable: of the newest slice) */
+    uint64_t keys;           /* bk_add calls that reported new (counting: adds - removes) */
+    uint64_t set_bits;       /* bits set (counting: non-zero counters) */
+    double fill;             /* set_bits / bits */
+    double est_cardinality;  /* distinct keys estimated from the fill */
+    double est_fpr;          /* current rate estimated from the fill */
+    uint32_t slices;         /* 1 except scalable */
+    uint64_t saturated;      /* counting: counters stuck at 15; else 0 */
+    double model_fpr;        /* rate the sizing model predicts for the keys added:
+                                per slice from its m, k, layout and keys, compounded */
     int64_t redated_from_ms; /* window: when its newest generation was found more than a
                                 span ahead of the clock (written under a clock that ran
                                 ahead, or the clock stepped back), that span's start, ms */

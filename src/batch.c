@@ -515,9 +515,9 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         nt * BK_MT_SHARDS_PER < BK_MT_SHARDS_MAX ? nt * BK_MT_SHARDS_PER : BK_MT_SHARDS_MAX;
     const int can_split = f->ops->shard_begin != NULL;
     bk_workers_lock(w);
-    uint8_t *scratch = bk_workers_scratch(w, per * (sizeof(bk_hash) + sizeof(uint16_t)) +
-                                                 groups * (nshards + 1) * sizeof(uint16_t) +
-                                                 groups);
+    uint8_t *scratch =
+        bk_workers_scratch(w, per * (sizeof(bk_hash) + sizeof(uint16_t)) +
+                                  groups * (nshards + 1) * sizeof(uint16_t) + groups);
     if (!scratch) {
         bk_workers_unlock(w);
         return BK_ENOMEM;
@@ -539,8 +539,13 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
             /* No split: the other threads hash ahead while this one applies
              * the hashed keys in order (as a pool of one with helpers), so
              * hashing and applying overlap instead of following each other. */
-            pipe_batch p = {.c = {.f = f, .keys = c.keys, .lens = c.lens, .n = c.n,
-                                  .results = c.results, .hs = c.hs, .ahead = c.ahead},
+            pipe_batch p = {.c = {.f = f,
+                                  .keys = c.keys,
+                                  .lens = c.lens,
+                                  .n = c.n,
+                                  .results = c.results,
+                                  .hs = c.hs,
+                                  .ahead = c.ahead},
                             .hashed = hashed,
                             .rc = BK_OK};
             atomic_init(&p.c.claimed, 0);

@@ -521,10 +521,10 @@ static int combine(bk_filter *dst, const bk_filter *src, int intersect)
     bk_detail_clear(); /* the variant may say why */
     const int rc = op(dst, src);
     char why[256];
-    return rc != BK_EINCOMPAT ? rc
-                              : bk_fail(rc, "%s: %s", what,
-                                        bk_detail_or("sizes differ (bits, probes or slices)", why,
-                                                     sizeof why));
+    return rc != BK_EINCOMPAT
+               ? rc
+               : bk_fail(rc, "%s: %s", what,
+                         bk_detail_or("sizes differ (bits, probes or slices)", why, sizeof why));
 }
 
 int bk_merge(bk_filter *dst, const bk_filter *src)

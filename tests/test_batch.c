@@ -252,8 +252,8 @@ START_TEST(single_writer_changes_no_answer)
                     got[i] = bk_add(one, keys[i], lens[i]);
             }
             for (size_t i = 0; i < N; i++)
-                ck_assert_msg(got[i] == want[i], "%s, %u threads: key %zu got %d, want %d",
-                              cfgs[v], nt, i, got[i], want[i]);
+                ck_assert_msg(got[i] == want[i], "%s, %u threads: key %zu got %d, want %d", cfgs[v],
+                              nt, i, got[i], want[i]);
             ck_assert_msg(tu_same_filter(shared, one), "%s, %u threads: filters differ", cfgs[v],
                           nt);
             ck_assert_int_eq(bk_stats(one, &gs), BK_OK);

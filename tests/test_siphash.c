@@ -193,7 +193,8 @@ START_TEST(many_keys_equal_one_at_a_time)
     size_t lens[64];
     for (size_t len = 0; len <= MAXLEN; len++) {
         for (size_t l = 0; l < LANES; l++) {
-            msgs[l] = buf + l * (MAXLEN + 1) + (MAXLEN - len) * (l & 1); /* odd lanes end the buffer */
+            msgs[l] =
+                buf + l * (MAXLEN + 1) + (MAXLEN - len) * (l & 1); /* odd lanes end the buffer */
             lens[l] = len;
         }
         check_many(&k, msgs, lens, LANES, seed0);
@@ -245,8 +246,8 @@ END_TEST
 START_TEST(many_keys_read_nothing_past_their_end)
 {
     const long page = sysconf(_SC_PAGESIZE);
-    uint8_t *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                        -1, 0);
+    uint8_t *map =
+        mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert(map != MAP_FAILED);
     ck_assert_int_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
     for (long i = 0; i < page; i++)

@@ -308,7 +308,8 @@ START_TEST(window_adds_race_the_clock)
     bk_filter_stats st;
     ck_assert_int_eq(bk_stats(f, &st), BK_OK);
     fprintf(stderr,
-            "[window race] %d adders, clock moved a span and back five: %llu new of 20000 keys, %u slices\n",
+            "[window race] %d adders, clock moved a span and back five: %llu new of 20000 keys, %u "
+            "slices\n",
             ADDERS, (unsigned long long)news, st.slices);
     ck_assert_uint_le(news, 20000);
     ck_assert_uint_ge(news, 20000 - 60); /* keys a false positive hid */
@@ -403,7 +404,7 @@ END_TEST
  * (Under ThreadSanitizer: plain stores beside concurrent lookups.) */
 typedef struct {
     bk_filter *f;
-    _Atomic uint64_t added; /* keys "o:0" .. added-1 are in */
+    _Atomic uint64_t added;  /* keys "o:0" .. added-1 are in */
     _Atomic uint64_t misses; /* of both readers */
 } one_writer;
 

@@ -20,16 +20,6 @@
 
 #include "bloomkit.h"
 
-/* The initialisation constants of the specification (ASCII of
- * "somepseudorandomlygeneratedbytes", read big-endian in four words). */
-#define SIP_C0 UINT64_C(0x736f6d6570736575)
-#define SIP_C1 UINT64_C(0x646f72616e646f6d)
-#define SIP_C2 UINT64_C(0x6c7967656e657261)
-#define SIP_C3 UINT64_C(0x7465646279746573)
-/* Domain separation of the 128-bit mode. */
-#define SIP_128_INIT   0xee
-#define SIP_128_SECOND 0xdd
-
 static inline uint64_t rotl64(uint64_t x, unsigned b)
 {
     return (x << b) | (x >> (64 - b));
@@ -111,9 +101,10 @@ SIP_INLINE void sip_rounds(sip_state *s, unsigned n)
 SIP_INLINE sip_state sip_absorb(const bk_sipkey *key, unsigned c, int wide, const uint8_t *in,
                                 size_t len)
 {
-    sip_state s = {key->k0 ^ SIP_C0, key->k1 ^ SIP_C1, key->k0 ^ SIP_C2, key->k1 ^ SIP_C3};
+    sip_state s = {key->k0 ^ BK_SIP_C0, key->k1 ^ BK_SIP_C1, key->k0 ^ BK_SIP_C2,
+                   key->k1 ^ BK_SIP_C3};
     if (wide)
-        s.v1 ^= SIP_128_INIT;
+        s.v1 ^= BK_SIP_128_INIT;
 
     const size_t whole = len - (len % 8);
     for (size_t off = 0; off < whole; off += 8) {
@@ -122,25 +113,7 @@ SIP_INLINE sip_state sip_absorb(const bk_sipkey *key, unsigned c, int wide, cons
         sip_rounds(&s, c);
         s.v0 ^= m;
     }
-    /* Last word: the 0..7 tail bytes, and len mod 256 in the top byte. The
-     * bytes are gathered as 4-, 2- and 1-byte pieces rather than by a memcpy
-     * of variable length, which would be a library call on the path of every
-     * key. */
-    const uint8_t *t = whole ? in + whole : in; /* msg may be NULL when len is 0: no
-                                                    arithmetic on a null pointer */
-    const size_t r = len % 8;
-    uint64_t b = (uint64_t)(len & 0xff) << 56;
-    size_t at = 0;
-    if (r & 4) {
-        b |= (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
-        at = 4;
-    }
-    if (r & 2) {
-        b |= ((uint64_t)t[at] | (uint64_t)t[at + 1] << 8) << (8 * at);
-        at += 2;
-    }
-    if (r & 1)
-        b |= (uint64_t)t[at] << (8 * at);
+    const uint64_t b = bk_sip_last_word(in, len);
     s.v3 ^= b;
     sip_rounds(&s, c);
     s.v0 ^= b;
@@ -165,10 +138,10 @@ SIP_INLINE void sip128(const bk_sipkey *key, unsigned c, unsigned d, const void 
                        uint64_t out[2])
 {
     sip_state s = sip_absorb(key, c, 1, (const uint8_t *)msg, len);
-    s.v2 ^= SIP_128_INIT;
+    s.v2 ^= BK_SIP_128_INIT;
     sip_rounds(&s, d);
     out[0] = s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
-    s.v1 ^= SIP_128_SECOND;
+    s.v1 ^= BK_SIP_128_SECOND;
     sip_rounds(&s, d);
     out[1] = s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
 }

@@ -24,37 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define BK_SIP_X86 1
 #include <cpuid.h>
 #include <immintrin.h>
 #else
 #define BK_SIP_X86 0
 #endif
-
-#define SIP_C0 UINT64_C(0x736f6d6570736575)
-#define SIP_C1 UINT64_C(0x646f72616e646f6d)
-#define SIP_C2 UINT64_C(0x6c7967656e657261)
-#define SIP_C3 UINT64_C(0x7465646279746573)
-
-/* The last word of a key: its 0..7 tail bytes, and len mod 256 in the top
- * byte, as siphash.c's sip_absorb builds it. A key of 8 bytes or more gives
- * its tail by one load of its last 8 bytes (no byte past the key). */
-static inline uint64_t last_word(const uint8_t *in, size_t len)
-{
-    const unsigned r = (unsigned)(len % 8);
-    uint64_t b = (uint64_t)(len & 0xff) << 56;
-    if (len >= 8) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        uint64_t x;
-        memcpy(&x, in + len - 8, 8);
-        return r ? b | x >> (64 - 8 * r) : b;
-#endif
-    }
-    for (unsigned i = 0; i < r; i++)
-        b |= (uint64_t)in[len - r + i] << (8 * i);
-    return b;
-}
 
 static void scalar_many(const bk_sipkey *key, unsigned c, const void *const *msgs,
                         const size_t *lens, size_t n, uint64_t (*out)[2])
@@ -121,8 +97,8 @@ typedef struct sip_set {
 
 /* Absorb word j of the lanes of s that have one; the others keep their
  * state. */
-AVX512 static inline __attribute__((always_inline)) void
-absorb8(sip_set *s, unsigned c, uint64_t j, uintptr_t base)
+AVX512 static inline __attribute__((always_inline)) void absorb8(sip_set *s, unsigned c, uint64_t j,
+                                                                 uintptr_t base)
 {
     const __mmask8 has = _mm512_cmpgt_epu64_mask(s->nwords, _mm512_set1_epi64((long long)j));
     const __m512i m =
@@ -138,21 +114,20 @@ absorb8(sip_set *s, unsigned c, uint64_t j, uintptr_t base)
 }
 
 /* The last word, then the two halves of the 128-bit output. */
-AVX512 static inline __attribute__((always_inline)) void finish8(sip_set *s, unsigned c,
-                                                                  unsigned d, uint64_t h1[8],
-                                                                  uint64_t h2[8])
+AVX512 static inline __attribute__((always_inline)) void finish8(sip_set *s, unsigned c, unsigned d,
+                                                                 uint64_t h1[8], uint64_t h2[8])
 {
     s->v3 = _mm512_xor_si512(s->v3, s->last);
     rounds8(c, &s->v0, &s->v1, &s->v2, &s->v3);
     s->v0 = _mm512_xor_si512(s->v0, s->last);
-    s->v2 = _mm512_xor_si512(s->v2, _mm512_set1_epi64(0xee));
+    s->v2 = _mm512_xor_si512(s->v2, _mm512_set1_epi64(BK_SIP_128_INIT));
     rounds8(d, &s->v0, &s->v1, &s->v2, &s->v3);
-    _mm512_storeu_si512(h1, _mm512_xor_si512(_mm512_xor_si512(s->v0, s->v1),
-                                             _mm512_xor_si512(s->v2, s->v3)));
-    s->v1 = _mm512_xor_si512(s->v1, _mm512_set1_epi64(0xdd));
+    _mm512_storeu_si512(
+        h1, _mm512_xor_si512(_mm512_xor_si512(s->v0, s->v1), _mm512_xor_si512(s->v2, s->v3)));
+    s->v1 = _mm512_xor_si512(s->v1, _mm512_set1_epi64(BK_SIP_128_SECOND));
     rounds8(d, &s->v0, &s->v1, &s->v2, &s->v3);
-    _mm512_storeu_si512(h2, _mm512_xor_si512(_mm512_xor_si512(s->v0, s->v1),
-                                             _mm512_xor_si512(s->v2, s->v3)));
+    _mm512_storeu_si512(
+        h2, _mm512_xor_si512(_mm512_xor_si512(s->v0, s->v1), _mm512_xor_si512(s->v2, s->v3)));
 }
 
 /* SIP_LANES keys: p[l], len[l] for lane l; digests into out[at[l]] (none
@@ -168,15 +143,15 @@ sip128_lanes(const bk_sipkey *key, unsigned c, unsigned d, const uint8_t *const 
     for (unsigned l = 0; l < SIP_LANES; l++) {
         words[l] = len[l] / 8;
         most = words[l] > most ? words[l] : most;
-        last[l] = last_word(p[l], len[l]);
+        last[l] = bk_sip_last_word(p[l], len[l]);
         off[l] = (uint64_t)((uintptr_t)p[l] - base); /* mod 2^64: base + off is p[l] */
     }
     sip_set set[SIP_SETS];
     for (unsigned k = 0; k < SIP_SETS; k++) {
-        set[k].v0 = _mm512_set1_epi64((long long)(key->k0 ^ SIP_C0));
-        set[k].v1 = _mm512_set1_epi64((long long)(key->k1 ^ SIP_C1 ^ 0xee));
-        set[k].v2 = _mm512_set1_epi64((long long)(key->k0 ^ SIP_C2));
-        set[k].v3 = _mm512_set1_epi64((long long)(key->k1 ^ SIP_C3));
+        set[k].v0 = _mm512_set1_epi64((long long)(key->k0 ^ BK_SIP_C0));
+        set[k].v1 = _mm512_set1_epi64((long long)(key->k1 ^ BK_SIP_C1 ^ BK_SIP_128_INIT));
+        set[k].v2 = _mm512_set1_epi64((long long)(key->k0 ^ BK_SIP_C2));
+        set[k].v3 = _mm512_set1_epi64((long long)(key->k1 ^ BK_SIP_C3));
         set[k].nwords = _mm512_loadu_si512(words + 8 * k);
         set[k].where = _mm512_loadu_si512(off + 8 * k);
         set[k].last = _mm512_loadu_si512(last + 8 * k);
@@ -290,8 +265,8 @@ const char *bk_sip_many_path(void)
     return path() ? "avx512" : "scalar";
 }
 
-void bk_sip_128_many(const bk_sipkey *key, unsigned c, const void *const *msgs,
-                     const size_t *lens, size_t n, uint64_t (*out)[2])
+void bk_sip_128_many(const bk_sipkey *key, unsigned c, const void *const *msgs, const size_t *lens,
+                     size_t n, uint64_t (*out)[2])
 {
 #if BK_SIP_X86
     if (n >= 8 && path() == 1) {

@@ -63,7 +63,7 @@ typedef struct bk_scalable {
     bk_slice_limit full[BK_SCALABLE_MAX_SLICES]; /* when slice i is full */
     pthread_rwlock_t lock;                       /* adds: read; growth: write */
     bk_budget own;                               /* max_bytes of a chain on its own */
-    bk_budget *budget; /* own, or the one of the filter this chain is part of (a window) */
+    bk_budget *budget;        /* own, or the one of the filter this chain is part of (a window) */
     bk_scalable_sizes *sizes; /* that filter's slice sizes, or NULL: sized here */
 } bk_scalable;
 
