@@ -438,7 +438,8 @@ BK_API int bk_close(bk_filter *f);
  * counting: an internal read-write lock (writers one at a time, lookups
  * shared). The answer is exact under races: of several threads adding the
  * same new key at once, at most one is told 1 (one exactly, barring a false
- * positive; counting: exactly one). */
+ * positive; counting: exactly one). A caller that never adds from two threads
+ * at once can say so (bk_set_single_writer) for faster adds. */
 BK_API int bk_add(bk_filter *f, const void *key, size_t len);
 
 /* The caller's promise that calls writing f (adds, removes, clear, merge,
