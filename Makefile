@@ -568,14 +568,14 @@ uninstall:
 	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1 \
 	      $(DESTDIR)$(MODULEDIR)/bloomkit.so
 
-FORMAT_FILES := $(shell find include src tests examples tools bench -name '*.[ch]' 2>/dev/null)
+FORMAT_FILES := $(shell find include src tests examples tools bench module bindings/python/src -name '*.[ch]' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_FILES)
 
 lint:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools
+	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools module
 
 # A release tarball is what git tracks at HEAD (uncommitted changes are not
 # in it), under bloomkit-VERSION/. distcheck builds it the way a user of the

@@ -19,8 +19,8 @@ static int number_text(bkm_arg a, char *buf, size_t cap)
     if (a.n == 0 || a.n >= cap)
         return -1;
     for (size_t i = 0; i < a.n; i++)
-        if (a.p[i] == '\0' || a.p[i] == ' ' || a.p[i] == '\t' || a.p[i] == '\n' ||
-            a.p[i] == '\r' || a.p[i] == '\f' || a.p[i] == '\v')
+        if (a.p[i] == '\0' || a.p[i] == ' ' || a.p[i] == '\t' || a.p[i] == '\n' || a.p[i] == '\r' ||
+            a.p[i] == '\f' || a.p[i] == '\v')
             return -1;
     memcpy(buf, a.p, a.n);
     buf[a.n] = '\0';
@@ -107,8 +107,7 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
     bk_config_init(&s->bf_base);
     if (n % 2)
         return snprintf(err, errlen,
-                        "module arguments come in pairs NAME VALUE (" KNOWN "); %zu given",
-                        n),
+                        "module arguments come in pairs NAME VALUE (" KNOWN "); %zu given", n),
                -1;
     for (size_t i = 0; i < n; i += 2) {
         const bkm_arg name = args[i], v = args[i + 1];
@@ -149,8 +148,7 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
             if (bk_config_parse(&s->bf_base, text, why, sizeof why) != BK_OK)
                 return snprintf(err, errlen, "BF_CONFIG: %s", why), -1;
         } else {
-            return snprintf(err, errlen,
-                            "unknown module argument '%.*s' (known: " KNOWN ")",
+            return snprintf(err, errlen, "unknown module argument '%.*s' (known: " KNOWN ")",
                             (int)(name.n > 40 ? 40 : name.n), name.p),
                    -1;
         }

@@ -58,8 +58,8 @@ static int reserve_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkm_bf_opts o;
     char err[300];
     const size_t n = args_of(argv, 2, argc, args, 8);
-    const int rc = argc - 2 > 8 ? BKM_ARGS_ARITY
-                                : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
+    const int rc =
+        argc - 2 > 8 ? BKM_ARGS_ARITY : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
     if (rc != BKM_ARGS_OK)
         return reply_parse(ctx, rc, err);
     RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
@@ -125,8 +125,7 @@ static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     /* options come before ITEMS: at most 9 arguments of them */
     bkm_arg args[12];
     int opts_end = 2;
-    while (opts_end < argc && opts_end - 2 < 11 &&
-           !bkm_arg_is(arg_of(argv[opts_end]), "ITEMS"))
+    while (opts_end < argc && opts_end - 2 < 11 && !bkm_arg_is(arg_of(argv[opts_end]), "ITEMS"))
         opts_end++;
     const size_t n = args_of(argv, 2, opts_end < argc ? opts_end + 2 : argc, args, 12);
     bkm_bf_opts o;
@@ -232,14 +231,10 @@ static const struct {
     RedisModuleCmdFunc fn;
     const char *flags;
 } commands[] = {
-    {"BF.RESERVE", reserve_cmd, "write deny-oom"},
-    {"BF.ADD", add_cmd, "write deny-oom"},
-    {"BF.MADD", madd_cmd, "write deny-oom"},
-    {"BF.INSERT", insert_cmd, "write deny-oom"},
-    {"BF.EXISTS", exists_cmd, "readonly fast"},
-    {"BF.MEXISTS", mexists_cmd, "readonly"},
-    {"BF.INFO", info_cmd, "readonly fast"},
-    {"BF.CARD", card_cmd, "readonly fast"},
+    {"BF.RESERVE", reserve_cmd, "write deny-oom"}, {"BF.ADD", add_cmd, "write deny-oom"},
+    {"BF.MADD", madd_cmd, "write deny-oom"},       {"BF.INSERT", insert_cmd, "write deny-oom"},
+    {"BF.EXISTS", exists_cmd, "readonly fast"},    {"BF.MEXISTS", mexists_cmd, "readonly"},
+    {"BF.INFO", info_cmd, "readonly fast"},        {"BF.CARD", card_cmd, "readonly fast"},
 };
 
 int bkm_register_bf(RedisModuleCtx *ctx)

@@ -63,8 +63,7 @@ static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key =
-        bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
     if (!key)
         return REDISMODULE_OK;
     return bkm_add_command(ctx, key, v, argv, argc, 2, 1, 0, "bk.add");
@@ -81,8 +80,7 @@ static int remove_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key =
-        bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
     if (!key)
         return REDISMODULE_OK;
     bk_config cfg;

@@ -134,9 +134,9 @@ static int finish(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *n
 {
     bk_filter *f;
     char err[400], msg[500];
-    const int rc = bkm_image_load(buf, len, bkm_clock_now(),
-                                  bkm_replaying ? UINT64_MAX : bkm_conf.max_bytes, &f, err,
-                                  sizeof err);
+    const int rc =
+        bkm_image_load(buf, len, bkm_clock_now(), bkm_replaying ? UINT64_MAX : bkm_conf.max_bytes,
+                       &f, err, sizeof err);
     if (rc != BK_OK) {
         snprintf(msg, sizeof msg, "ERR invalid filter image: %s", err);
         for (char *p = msg; *p; p++)
@@ -161,8 +161,8 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     long long iter;
     size_t len, nlen;
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
-    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter <= 0 ||
-        len == 0 || (unsigned long long)iter < len)
+    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter <= 0 || len == 0 ||
+        (unsigned long long)iter < len)
         return RedisModule_ReplyWithError(
             ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
                  "BF.SCANDUMP gave it) and the chunk is not empty");
@@ -243,8 +243,8 @@ int bkm_register_dump(RedisModuleCtx *ctx)
 {
     if (RedisModule_CreateCommand(ctx, "BF.SCANDUMP", scandump_cmd, "readonly", 1, 1, 1) !=
             REDISMODULE_OK ||
-        RedisModule_CreateCommand(ctx, "BF.LOADCHUNK", loadchunk_cmd, "write deny-oom", 1, 1,
-                                  1) != REDISMODULE_OK)
+        RedisModule_CreateCommand(ctx, "BF.LOADCHUNK", loadchunk_cmd, "write deny-oom", 1, 1, 1) !=
+            REDISMODULE_OK)
         return REDISMODULE_ERR;
     return REDISMODULE_OK;
 }

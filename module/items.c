@@ -8,7 +8,7 @@
 #include "module.h"
 #include "payload.h"
 
-#define BATCH 1024               /* items hashed and prefetched together */
+#define BATCH           1024    /* items hashed and prefetched together */
 #define NONSCALING_FULL (-1000) /* results[]: a BF standard filter at its capacity */
 
 int *bkm_results(size_t n)
@@ -160,8 +160,7 @@ int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
     return REDISMODULE_OK;
 }
 
-int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array,
-                       int bf)
+int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array, int bf)
 {
     bkm_time_begin(ctx);
     bkm_value *v;

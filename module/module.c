@@ -198,7 +198,7 @@ int bkm_register_type(RedisModuleCtx *ctx);
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ctx,
-                                                                RedisModuleString **argv, int argc)
+                                                              RedisModuleString **argv, int argc)
 {
     const char *missing;
     if (rm_init(ctx, BKM_NAME, BK_VERSION_MAJOR * 10000 + BK_VERSION_MINOR * 100 + BK_VERSION_PATCH,

@@ -29,8 +29,8 @@
 
 typedef struct bkm_value {
     bk_filter *f;
-    uint64_t writes;      /* bumped by every change: dates the dump snapshot */
-    uint8_t *dump;        /* BF.SCANDUMP's snapshot of the image, or NULL */
+    uint64_t writes; /* bumped by every change: dates the dump snapshot */
+    uint8_t *dump;   /* BF.SCANDUMP's snapshot of the image, or NULL */
     size_t dump_len;
     uint64_t dump_writes; /* writes when it was taken */
     uint64_t keys;        /* a standard filter's keys, once keys_known (BF's capacity check) */
@@ -114,8 +114,7 @@ int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
                     const char *event);
 /* BF.EXISTS / MEXISTS and BK.EXISTS: argv[2..argc) against the filter under
  * argv[1] (a missing key holds nothing). */
-int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array,
-                       int bf);
+int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array, int bf);
 
 /* ---- sweep.c: window filters let go of expired generations ---- */
 

@@ -30,30 +30,29 @@ typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
 typedef struct RedisModuleServerInfoData RedisModuleServerInfoData;
 typedef uint64_t RedisModuleTimerID;
 
-#define REDISMODULE_OK         0
-#define REDISMODULE_ERR        1
-#define REDISMODULE_APIVER_1   1
-#define REDISMODULE_READ       (1 << 0)
-#define REDISMODULE_WRITE      (1 << 1)
-#define REDISMODULE_KEYTYPE_EMPTY  0
-#define REDISMODULE_KEYTYPE_MODULE 6
-#define REDISMODULE_POSTPONED_LEN  (-1L)
-#define REDISMODULE_NOTIFY_GENERIC (1 << 2)
-#define REDISMODULE_NOTIFY_MODULE  (1 << 13)
-#define REDISMODULE_CTX_FLAGS_SLAVE      (1 << 3)
-#define REDISMODULE_CTX_FLAGS_AOF        (1 << 6)
-#define REDISMODULE_CTX_FLAGS_OOM        (1 << 10)
-#define REDISMODULE_CTX_FLAGS_REPLICATED (1 << 12)
-#define REDISMODULE_CTX_FLAGS_LOADING    (1 << 13)
+#define REDISMODULE_OK                       0
+#define REDISMODULE_ERR                      1
+#define REDISMODULE_APIVER_1                 1
+#define REDISMODULE_READ                     (1 << 0)
+#define REDISMODULE_WRITE                    (1 << 1)
+#define REDISMODULE_KEYTYPE_EMPTY            0
+#define REDISMODULE_KEYTYPE_MODULE           6
+#define REDISMODULE_POSTPONED_LEN            (-1L)
+#define REDISMODULE_NOTIFY_GENERIC           (1 << 2)
+#define REDISMODULE_NOTIFY_MODULE            (1 << 13)
+#define REDISMODULE_CTX_FLAGS_SLAVE          (1 << 3)
+#define REDISMODULE_CTX_FLAGS_AOF            (1 << 6)
+#define REDISMODULE_CTX_FLAGS_OOM            (1 << 10)
+#define REDISMODULE_CTX_FLAGS_REPLICATED     (1 << 12)
+#define REDISMODULE_CTX_FLAGS_LOADING        (1 << 13)
 #define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
-#define REDISMODULE_ERRORMSG_WRONGTYPE \
+#define REDISMODULE_ERRORMSG_WRONGTYPE                                                             \
     "WRONGTYPE Operation against a key holding the wrong kind of value"
 
 typedef int (*RedisModuleCmdFunc)(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 typedef void *(*RedisModuleTypeLoadFunc)(RedisModuleIO *io, int encver);
 typedef void (*RedisModuleTypeSaveFunc)(RedisModuleIO *io, void *value);
-typedef void (*RedisModuleTypeRewriteFunc)(RedisModuleIO *aof, RedisModuleString *key,
-                                           void *value);
+typedef void (*RedisModuleTypeRewriteFunc)(RedisModuleIO *aof, RedisModuleString *key, void *value);
 typedef size_t (*RedisModuleTypeMemUsageFunc)(const void *value);
 typedef void (*RedisModuleTypeDigestFunc)(RedisModuleDigest *digest, void *value);
 typedef void (*RedisModuleTypeFreeFunc)(void *value);
@@ -109,17 +108,17 @@ typedef struct RedisModuleTypeMethods {
     X(const char *, StringPtrLen, (const RedisModuleString *str, size_t *len))                     \
     X(int, StringToLongLong, (const RedisModuleString *str, long long *ll))                        \
     X(RedisModuleString *, CreateString, (RedisModuleCtx * ctx, const char *ptr, size_t len))      \
-    X(void, FreeString, (RedisModuleCtx * ctx, RedisModuleString *str))                            \
-    X(RedisModuleKey *, OpenKey, (RedisModuleCtx * ctx, RedisModuleString *name, int mode))        \
+    X(void, FreeString, (RedisModuleCtx * ctx, RedisModuleString * str))                           \
+    X(RedisModuleKey *, OpenKey, (RedisModuleCtx * ctx, RedisModuleString * name, int mode))       \
     X(void, CloseKey, (RedisModuleKey * key))                                                      \
     X(int, KeyType, (RedisModuleKey * key))                                                        \
     X(RedisModuleType *, ModuleTypeGetType, (RedisModuleKey * key))                                \
     X(void *, ModuleTypeGetValue, (RedisModuleKey * key))                                          \
-    X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType *mt, void *value))           \
+    X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType * mt, void *value))          \
     X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value))                                    \
     X(uint64_t, LoadUnsigned, (RedisModuleIO * io))                                                \
     X(void, SaveStringBuffer, (RedisModuleIO * io, const char *str, size_t len))                   \
-    X(char *, LoadStringBuffer, (RedisModuleIO * io, size_t *lenptr))                              \
+    X(char *, LoadStringBuffer, (RedisModuleIO * io, size_t * lenptr))                             \
     X(int, IsIOError, (RedisModuleIO * io))                                                        \
     X(const RedisModuleString *, GetKeyNameFromIO, (RedisModuleIO * io))                           \
     X(void, EmitAOF, (RedisModuleIO * io, const char *cmdname, const char *fmt, ...))              \
@@ -127,10 +126,10 @@ typedef struct RedisModuleTypeMethods {
     X(void, LogIOError, (RedisModuleIO * io, const char *level, const char *fmt, ...))             \
     X(int, Replicate, (RedisModuleCtx * ctx, const char *cmdname, const char *fmt, ...))           \
     X(long long, Milliseconds, (void))                                                             \
-    X(RedisModuleServerInfoData *, GetServerInfo, (RedisModuleCtx * ctx, const char *section))   \
-    X(void, FreeServerInfo, (RedisModuleCtx * ctx, RedisModuleServerInfoData *data))             \
+    X(RedisModuleServerInfoData *, GetServerInfo, (RedisModuleCtx * ctx, const char *section))     \
+    X(void, FreeServerInfo, (RedisModuleCtx * ctx, RedisModuleServerInfoData * data))              \
     X(long long, ServerInfoGetFieldSigned,                                                         \
-      (RedisModuleServerInfoData * data, const char *field, int *out_err))                        \
+      (RedisModuleServerInfoData * data, const char *field, int *out_err))                         \
     X(RedisModuleTimerID, CreateTimer,                                                             \
       (RedisModuleCtx * ctx, long long period, RedisModuleTimerProc callback, void *data))         \
     X(int, GetContextFlags, (RedisModuleCtx * ctx))                                                \

@@ -90,10 +90,9 @@ int bkm_sweep_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 /* A master client's context: neither a replica, nor a replay. */
 static int on_master(RedisModuleCtx *ctx)
 {
-    return !bkm_replaying &&
-           !(RedisModule_GetContextFlags(ctx) & (REDISMODULE_CTX_FLAGS_SLAVE |
-                                                 REDISMODULE_CTX_FLAGS_REPLICATED |
-                                                 REDISMODULE_CTX_FLAGS_LOADING));
+    return !bkm_replaying && !(RedisModule_GetContextFlags(ctx) &
+                               (REDISMODULE_CTX_FLAGS_SLAVE | REDISMODULE_CTX_FLAGS_REPLICATED |
+                                REDISMODULE_CTX_FLAGS_LOADING));
 }
 
 void bkm_sweep_if_due(RedisModuleCtx *ctx)

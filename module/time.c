@@ -41,6 +41,5 @@ void bkm_replicate_create(RedisModuleCtx *ctx, RedisModuleString *key, const bk_
     const int n = bk_config_format(&cfg, 1, text, sizeof text);
     if (n < 0 || n >= (int)sizeof text)
         return; /* cannot happen: a config's text is a few hundred bytes */
-    RedisModule_Replicate(ctx, "BK.AT", "lcsc", (long long)bkm_clock_now(), "BK.CREATE", key,
-                          text);
+    RedisModule_Replicate(ctx, "BK.AT", "lcsc", (long long)bkm_clock_now(), "BK.CREATE", key, text);
 }

@@ -77,8 +77,8 @@ static void aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
     const long long now = (long long)bkm_clock_now();
     for (size_t off = 0; off < len;) {
         const size_t n = len - off < BKM_CHUNK ? len - off : BKM_CHUNK;
-        RedisModule_EmitAOF(aof, "BK.AT", "lcslb", now, "BF.LOADCHUNK", key,
-                            (long long)(off + n), (const char *)buf + off, n);
+        RedisModule_EmitAOF(aof, "BK.AT", "lcslb", now, "BF.LOADCHUNK", key, (long long)(off + n),
+                            (const char *)buf + off, n);
         off += n;
     }
     RedisModule_Free(buf);
@@ -107,7 +107,9 @@ static void *copy(RedisModuleString *from, RedisModuleString *to, const void *va
 int bkm_register_type(RedisModuleCtx *ctx);
 int bkm_register_type(RedisModuleCtx *ctx)
 {
-    RedisModuleTypeMethods tm;
+    /* static: the server copies the methods, but nothing then need show that
+     * it keeps no pointer to them */
+    static RedisModuleTypeMethods tm;
     memset(&tm, 0, sizeof tm);
     tm.version = BKM_TYPE_METHOD_VERSION;
     tm.rdb_load = rdb_load;

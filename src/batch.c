@@ -268,7 +268,8 @@ static void hash_group(const mt_chunk *c, size_t g)
     bk_filter_hash_keys(c->f, c->keys + lo, c->lens + lo, hi - lo, c->hs + lo);
     if (!c->split)
         return;
-    uint16_t sh[BK_MT_GROUP];
+    uint16_t sh[BK_MT_GROUP] = {0}; /* (512 bytes a group: zeroed so that no reader need
+                                     * prove the two loops cover the same keys) */
     uint16_t *start = c->start + g * (c->nshards + 1);
     memset(start, 0, (c->nshards + 1) * sizeof *start);
     for (size_t i = lo; i < hi; i++) {

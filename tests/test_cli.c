@@ -733,8 +733,10 @@ START_TEST(hard_links_are_refused_by_every_writer)
     ck_assert_int_eq(link(a, b), 0);
     size_t len0;
     uint8_t *before = tu_read_file(a, &len0);
-    const char *writers[][5] = {{"add", "B", NULL}, {"remove", "B", NULL},
-                                {"dedup", "--state", "B", NULL}, {"create", "B", "--force", NULL},
+    const char *writers[][5] = {{"add", "B", NULL},
+                                {"remove", "B", NULL},
+                                {"dedup", "--state", "B", NULL},
+                                {"create", "B", "--force", NULL},
                                 {"merge", "B", "A", "A", NULL}};
     for (size_t w = 0; w < sizeof writers / sizeof *writers; w++) {
         char *argv[6] = {NULL};

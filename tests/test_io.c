@@ -106,7 +106,7 @@ START_TEST(buffers_hold_the_file_format)
             ck_assert_int_ge(bk_add(g, key, tu_key(key, sizeof key, "later", i)), 0);
         ck_assert_int_eq(tu_count_present(g, "later", 0, 100), 100);
         free(file);
-        tu_free_all(f, g, h, NULL);
+        tu_free_all(f, g, h);
     }
     free(path);
     tu_rmtree(dir);

@@ -28,7 +28,7 @@ START_TEST(merge_equals_filter_built_from_both_sets)
         all_present(a, "x", 0, 10000);
         ck_assert_msg(tu_same_filter(a, both), "%s merge differs from the union build",
                       v ? "counting" : "standard");
-        tu_free_all(a, b, both, NULL);
+        tu_free_all(a, b, both);
     }
 }
 END_TEST
@@ -50,7 +50,7 @@ START_TEST(counting_merge_saturates_and_removes)
     ck_assert_int_eq(bk_contains(a, "hot", 3), 1);
     ck_assert_int_eq(bk_merge(a, a), BK_OK); /* a multiset plus itself */
     ck_assert_int_eq(bk_contains(a, "hot", 3), 1);
-    tu_free_all(a, b, NULL);
+    tu_free_all(a, b);
 }
 END_TEST
 
@@ -70,7 +70,7 @@ START_TEST(scalable_merge_slice_by_slice)
     /* Different shapes: refused. */
     bk_filter *c = tu_holding(cfg, "r", 0, 10);
     ck_assert_int_eq(bk_merge(a, c), BK_EINCOMPAT);
-    tu_free_all(a, b, c, NULL);
+    tu_free_all(a, b, c);
 }
 END_TEST
 
@@ -99,7 +99,7 @@ START_TEST(incompatible_merges_change_nothing)
     bk_filter *c1 = tu_filter("variant=counting capacity=100 " KEY);
     bk_filter *c2 = tu_filter("variant=counting capacity=100 " KEY);
     ck_assert_int_eq(bk_intersect(c1, c2), BK_ENOTSUP);
-    tu_free_all(c1, c2, dst, copy, NULL);
+    tu_free_all(c1, c2, dst, copy);
 }
 END_TEST
 
@@ -114,13 +114,14 @@ START_TEST(intersect_keeps_common_keys)
     for (uint64_t i = 0; i < 4000; i++)
         gone += bk_contains(a, key, tu_key(key, sizeof key, "x", i)) == 0;
     ck_assert_uint_gt(gone, 3900); /* keys of one side only mostly vanish */
-    tu_free_all(a, b, NULL);
+    tu_free_all(a, b);
 }
 END_TEST
 
 START_TEST(equal_compares_configuration_and_cells)
 {
-    const char *cfgs[] = {"variant=standard capacity=2000 " KEY, "variant=counting capacity=2000 " KEY,
+    const char *cfgs[] = {"variant=standard capacity=2000 " KEY,
+                          "variant=counting capacity=2000 " KEY,
                           "variant=scalable capacity=500 " KEY};
     for (int v = 0; v < 3; v++) {
         bk_filter *a = tu_holding(cfgs[v], "x", 0, 3000), *b = tu_holding(cfgs[v], "x", 0, 3000);
@@ -140,26 +141,27 @@ START_TEST(equal_compares_configuration_and_cells)
         ck_assert_int_eq(bk_open_mmap(path, BK_MAP_READONLY, &m), BK_OK);
         ck_assert_int_eq(bk_equal(a, l), 1);
         ck_assert_int_eq(bk_equal(m, a), 1);
-        tu_free_all(l, m, NULL);
+        tu_free_all(l, m);
         unlink(path);
         tu_add_keys(c, "y", 0, 1);
         ck_assert_int_eq(bk_equal(a, c), 0); /* one key more */
         ck_assert_int_eq(bk_equal(c, a), 0);
-        tu_free_all(b, c, NULL);
+        tu_free_all(b, c);
         /* the same keys under another hash key: other cells */
         b = tu_holding(v == 0   ? "variant=standard capacity=2000"
                        : v == 1 ? "variant=counting capacity=2000"
                                 : "variant=scalable capacity=500",
                        "x", 0, 3000);
         ck_assert_int_eq(bk_equal(a, b), 0);
-        tu_free_all(a, b, NULL);
+        tu_free_all(a, b);
     }
     /* same cells, other rate: not equal */
-    bk_filter *a = tu_filter("capacity=100 fpr=0.01 " KEY), *b = tu_filter("capacity=100 fpr=0.02 " KEY);
+    bk_filter *a = tu_filter("capacity=100 fpr=0.01 " KEY),
+              *b = tu_filter("capacity=100 fpr=0.02 " KEY);
     ck_assert_int_eq(bk_equal(a, b), 0);
     ck_assert_int_eq(bk_equal(a, NULL), BK_EINVAL);
     ck_assert_int_eq(bk_equal(NULL, b), BK_EINVAL);
-    tu_free_all(a, b, NULL);
+    tu_free_all(a, b);
 }
 END_TEST
 

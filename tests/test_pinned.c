@@ -176,7 +176,7 @@ START_TEST(pins_survive_save_and_load)
         bk_filter *bad = NULL;
         ck_assert_int_eq(bk_load_buffer(bytes, len, &bad), BK_ECORRUPT); /* checksum first */
         free(bytes);
-        tu_free_all(f, g, h, NULL);
+        tu_free_all(f, g, h);
     }
     /* an unpinned filter's file has neither flag, and is still version 2 */
     bk_filter *f = tu_filter("capacity=1000");

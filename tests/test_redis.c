@@ -46,15 +46,13 @@ static void scratch_remove(void)
     tu_rmtree(scratch_dir);
 }
 
-static const char *scratch(const char *fmt, unsigned i, char *buf, size_t len)
+static const char *scratch(const char *name, unsigned i, char *buf, size_t len)
 {
     if (!scratch_dir) {
         scratch_dir = tu_tmpdir();
         atexit(scratch_remove);
     }
-    char name[64];
-    snprintf(name, sizeof name, fmt, i);
-    snprintf(buf, len, "%s/%s", scratch_dir, name);
+    snprintf(buf, len, "%s/%u-%s", scratch_dir, i, name);
     return buf;
 }
 
@@ -170,8 +168,8 @@ static unsigned lines_in(const char *path)
 static void assert_same_saved(const bk_filter *f, const bk_filter *g)
 {
     char a[256], b[256];
-    scratch("same-a-%u.bkf", 0, a, sizeof a);
-    scratch("same-b-%u.bkf", 0, b, sizeof b);
+    scratch("same-a.bkf", 0, a, sizeof a);
+    scratch("same-b.bkf", 0, b, sizeof b);
     ck_assert_int_eq(bk_save(f, a), BK_OK);
     ck_assert_int_eq(bk_save(g, b), BK_OK);
     size_t la, lb;
@@ -503,14 +501,16 @@ START_TEST(a_shared_window_forgets_after_it)
     /* info (the CLI, a third process) lists the generation */
     const char *info[] = {"info", "--json", "--redis", url, NULL};
     char out[256];
-    scratch("win-info-%u.json", 0, out, sizeof out);
+    scratch("win-info.json", 0, out, sizeof out);
     int st;
     pid_t pid = spawn_cli("/dev/null", out, info);
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
     ck_assert_int_eq(WEXITSTATUS(st), 0);
     size_t len;
     char *json = (char *)slurp(out, &len);
-    json = realloc(json, len + 1);
+    char *text = realloc(json, len + 1);
+    ck_assert_ptr_nonnull(text);
+    json = text;
     json[len] = '\0';
     ck_assert_ptr_nonnull(strstr(json, "\"window\":\"2s\""));
     ck_assert_ptr_nonnull(strstr(json, "\"generations\":[{\"start\":"));
@@ -641,14 +641,14 @@ START_TEST(max_bytes_is_enforced_by_the_script)
     char url[256], in[256], err[256];
     test_redis_url(&srv, "full-cli", NULL, url, sizeof url);
     bk_redis_drop(url);
-    scratch("full-in-%u.txt", 0, in, sizeof in);
+    scratch("full-in.txt", 0, in, sizeof in);
     FILE *fp = fopen(in, "w");
     for (unsigned i = 0; i < 20000; i++)
         fprintf(fp, "https://example.org/page/%u\n", i);
     fclose(fp);
     const char *args[] = {
         "dedup", "--redis", url, "--config", "variant=scalable capacity=100 max_bytes=64k", NULL};
-    scratch("full-err-%u.txt", 0, err, sizeof err);
+    scratch("full-err.txt", 0, err, sizeof err);
     int st;
     const pid_t pid = spawn_cli(in, err, args);
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
@@ -906,8 +906,8 @@ static void eight_dedups(const char *url)
     /* overlapping streams: each process sees a window of the id space, with
      * repeats, in its own order */
     for (int p = 0; p < PROCS; p++) {
-        scratch("crawl-in-%u.txt", (unsigned)p, in[p], sizeof in[p]);
-        scratch("crawl-out-%u.txt", (unsigned)p, out[p], sizeof out[p]);
+        scratch("crawl-in.txt", (unsigned)p, in[p], sizeof in[p]);
+        scratch("crawl-out.txt", (unsigned)p, out[p], sizeof out[p]);
         outs[p] = out[p];
         FILE *f = fopen(in[p], "w");
         ck_assert_ptr_nonnull(f);
@@ -1287,7 +1287,8 @@ START_TEST(drop_racing_a_writer_leaves_nothing_behind)
             lens[k] = tu_key(buf[k], sizeof buf[k], "batch", (uint64_t)k);
             keys[k] = buf[k];
         }
-        ck_assert_int_eq(bk_add_batch(w, (const void *const *)keys, lens, 64, results), BK_ENOTFOUND);
+        ck_assert_int_eq(bk_add_batch(w, (const void *const *)keys, lens, 64, results),
+                         BK_ENOTFOUND);
         redisReply *r = redisCommand(c, "KEYS %s*", name);
         ck_assert_msg(r->elements == 0, "%s: %zu keys left after the racing adds", configs[i],
                       r->elements);

@@ -127,7 +127,7 @@ START_TEST(max_bytes_stops_growth_and_changes_nothing)
     ck_assert_uint_eq(c.max_bytes, 16384);
     ck_assert_int_eq(bk_add(g, key, tu_key(key, sizeof key, "g", n)), BK_EFULL);
     ck_assert(tu_same_filter(f, g));
-    tu_free_all(f, g, NULL);
+    tu_free_all(f, g);
     free(path);
     tu_rmtree(dir);
     /* only the growing variants take it */

@@ -165,7 +165,7 @@ static void check_many(const bk_sipkey *k, const void *const *msgs, const size_t
     for (unsigned c = 1; c <= 2; c++) {
         bk_sip_128_many(k, c, msgs, lens, n, many);
         for (size_t i = 0; i < n; i++) {
-            uint64_t one[2];
+            uint64_t one[2] = {0, 0};
             (c == 1 ? bk_sip13_128_words : bk_sip24_128_words)(k, msgs[i], lens[i], one);
             ck_assert_msg(one[0] == many[i][0] && one[1] == many[i][1],
                           "SipHash-%u-%u, path %s, seed %llu: key %zu of %zu (length %zu) differs",

@@ -92,7 +92,7 @@ START_TEST(expire_frees_what_the_clock_aged_out)
     ck_assert_int_eq(bk_expire(f), 0); /* once */
     ck_assert_int_eq(bk_stats(f, &b), BK_OK);
     ck_assert_uint_lt(b.bytes * 2, a.bytes); /* the grown chain went */
-    ck_assert_uint_eq(b.keys, added); /* the old generation's keys went with it */
+    ck_assert_uint_eq(b.keys, added);        /* the old generation's keys went with it */
     ck_assert_uint_eq(tu_count_present(f, "old", 0, 4000), old_left); /* the same answers */
     ck_assert_uint_eq(tu_count_present(f, "new", 0, 500), new_left);
     at(T0 + 10 * 80000); /* everything forgotten: one empty generation stays */
@@ -324,7 +324,7 @@ START_TEST(memory_is_within_one_and_a_half_standard_filters)
                 8.0 * (double)ss.bytes / 80000.0);
         if (!blocked)
             ck_assert_double_le(worst, 1.5);
-        tu_free_all(f, s, NULL);
+        tu_free_all(f, s);
     }
 }
 END_TEST
@@ -377,7 +377,7 @@ START_TEST(files_and_mappings_keep_the_generations)
     ck_assert_int_eq(bk_load(path, &g), BK_OK);
     ck_assert_int_eq(bk_contains(g, "fresh", 5), 1);
     ck_assert_uint_ge(tu_count_present(g, "w", 400, 1200), late);
-    tu_free_all(f, g, NULL);
+    tu_free_all(f, g);
     free(path);
     tu_rmtree(dir);
 }
@@ -426,7 +426,7 @@ START_TEST(a_file_from_a_clock_ahead_answers_at_once)
     ck_assert_uint_eq(tu_add_keys(g, "ahead", 0, 300), 0); /* seen, not new again */
     ck_assert_int_eq(bk_add(g, "later", 5), 1);
     ck_assert_int_eq(bk_add(g, "later", 5), 0);
-    tu_free_all(f, g, NULL);
+    tu_free_all(f, g);
     free(path);
     tu_rmtree(dir);
 }
@@ -495,8 +495,7 @@ static void set_gen(uint8_t *buf, uint32_t i, int64_t g)
  * pass and the checks behind them decide) must refuse it with
  * BK_ECORRUPT and leave nothing behind; AddressSanitizer watches the
  * frees. */
-static void assert_refused(const char *path, uint8_t *buf, size_t len, int sealed,
-                           const char *what)
+static void assert_refused(const char *path, uint8_t *buf, size_t len, int sealed, const char *what)
 {
     ck_assert_int_eq(bk_file_reseal(buf, len), sealed);
     tu_write_file(path, buf, len);
@@ -624,8 +623,8 @@ START_TEST(a_clock_error_past_a_span_redates_instead_of_freezing)
         ck_assert_uint_eq(tu_count_present(g, "skew", 0, 100), 100);
         ck_assert_uint_eq(tu_count_present(g, "fresh", 0, 100), 100);
         at(read + 90000); /* a window and a span: forgotten, not frozen */
-        ck_assert_uint_le(tu_count_present(g, "skew", 0, 100) + tu_count_present(g, "fresh", 0, 100),
-                          3);
+        ck_assert_uint_le(
+            tu_count_present(g, "skew", 0, 100) + tu_count_present(g, "fresh", 0, 100), 3);
         ck_assert_uint_ge(tu_add_keys(g, "skew", 0, 100), 97);
         if (dir_ == 1) { /* the clock put right: the re-dated keys are long gone */
             at(T0 + 1000);
@@ -647,9 +646,9 @@ START_TEST(a_clock_stepping_back_past_a_span_redates_a_running_filter)
     bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000 fpr=0.001");
     at(T0 + 70000);
     ck_assert_uint_ge(tu_add_keys(f, "late", 0, 100), 98);
-    at(T0 - 1000000); /* back by more than a window */
+    at(T0 - 1000000);                                            /* back by more than a window */
     ck_assert_uint_eq(tu_count_present(f, "late", 0, 100), 100); /* lookups: frozen */
-    ck_assert_uint_ge(tu_add_keys(f, "back", 0, 100), 98);      /* re-dated to T0 - 1000 s */
+    ck_assert_uint_ge(tu_add_keys(f, "back", 0, 100), 98);       /* re-dated to T0 - 1000 s */
     bk_filter_stats st;
     ck_assert_int_eq(bk_stats(f, &st), BK_OK);
     ck_assert_int_eq(st.redated_from_ms, T0 + 70000);

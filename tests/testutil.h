@@ -123,15 +123,15 @@ static inline Suite *tu_suite(const char *name, const char *tcase, TCase **tc)
     return s;
 }
 
-/* bk_free each filter of a NULL-terminated list. */
-static inline void tu_free_all(bk_filter *f, ...)
+/* bk_free each filter of a list: tu_free_all(f, g, h). */
+static inline void tu_free_array(bk_filter *const *fs, size_t n)
 {
-    va_list ap;
-    va_start(ap, f);
-    for (; f; f = va_arg(ap, bk_filter *))
-        bk_free(f);
-    va_end(ap);
+    for (size_t i = 0; i < n; i++)
+        bk_free(fs[i]);
 }
+#define tu_free_all(...)                                                                           \
+    tu_free_array((bk_filter *const[]){__VA_ARGS__},                                               \
+                  sizeof((bk_filter *const[]){__VA_ARGS__}) / sizeof(bk_filter *))
 
 /* tu_filter(text) holding keys from .. to-1 of a family. */
 static inline bk_filter *tu_holding(const char *text, const char *family, uint64_t from,

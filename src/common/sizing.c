@@ -35,7 +35,7 @@ double bk_rate_after(uint64_t m, unsigned k, uint64_t n)
      * exactly 1), where the exact form is used. 1 - e^(-x) computed as
      * -expm1(-x): exact for the tiny x of large m. */
     const double x = m < BK_RATE_EXACT_BELOW ? -(double)k * (double)n * log1p(-1.0 / (double)m)
-                                              : (double)k * (double)n / (double)m;
+                                             : (double)k * (double)n / (double)m;
     return pow(-expm1(-x), (double)k);
 }
 
@@ -48,8 +48,7 @@ double bk_rate_from_fill(double fill, unsigned k)
     return pow(fill, (double)k);
 }
 
-double bk_rate_of_fill_within(uint64_t m, unsigned k, uint64_t set, unsigned block,
-                              uint64_t *steps)
+double bk_rate_of_fill_within(uint64_t m, unsigned k, uint64_t set, unsigned block, uint64_t *steps)
 {
     if (m == 0)
         return 1.0;

@@ -28,12 +28,12 @@
 typedef struct bk_mfilter {
     bk_filter base;
     bk_rconn *conn;
-    char *name;          /* the filter's name (its descriptor's, when sharded) */
-    unsigned nshards;    /* 1: the module key name itself */
-    char **keys;         /* each shard's module key */
-    bk_rshards route;    /* sharded: the descriptor (its route key) */
-    bk_filter **copies;  /* each shard's image last read (refresh), or NULL */
-    size_t *first;       /* sharded, during keys_op: where each shard's items begin */
+    char *name;         /* the filter's name (its descriptor's, when sharded) */
+    unsigned nshards;   /* 1: the module key name itself */
+    char **keys;        /* each shard's module key */
+    bk_rshards route;   /* sharded: the descriptor (its route key) */
+    bk_filter **copies; /* each shard's image last read (refresh), or NULL */
+    size_t *first;      /* sharded, during keys_op: where each shard's items begin */
     const char **argv;
     size_t *lens;
 } bk_mfilter;
@@ -159,8 +159,8 @@ static int m_keys_op(bk_filter *f, int op, const void *const *keys, const size_t
             }
         } else {
             const int e = element_result(mf, op, r);
-            const int code = e < 0 ? e : bk_fail(BK_ESERVER, "redis filter %s: unexpected reply",
-                                                 mf->name);
+            const int code =
+                e < 0 ? e : bk_fail(BK_ESERVER, "redis filter %s: unexpected reply", mf->name);
             for (size_t p = done; p < end; p++)
                 results[order ? order[p] : p] = code;
             if (first == BK_OK)
@@ -382,8 +382,8 @@ static int make(bk_rconn *c, const char *name, const bk_config *cfg, const bk_rs
     mf->first = bk_mem_alloc(&a, (mf->nshards + 1) * sizeof *mf->first);
     mf->keys = bk_mem_calloc(&a, mf->nshards, sizeof *mf->keys);
     mf->copies = bk_mem_calloc(&a, mf->nshards, sizeof *mf->copies);
-    rc = mf->name && mf->argv && mf->lens && mf->first && mf->keys && mf->copies ? BK_OK
-                                                                                 : BK_ENOMEM;
+    rc =
+        mf->name && mf->argv && mf->lens && mf->first && mf->keys && mf->copies ? BK_OK : BK_ENOMEM;
     unsigned tags[BK_REDIS_SHARDS_MAX];
     if (d)
         bk_rshards_tags(d->n, tags);
@@ -405,8 +405,8 @@ static int make(bk_rconn *c, const char *name, const bk_config *cfg, const bk_rs
     return BK_OK;
 }
 
-int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const char *text,
-                 int strict, int exists, bk_filter **out)
+int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const char *text, int strict,
+                 int exists, bk_filter **out)
 {
     bk_config have;
     int rc = BK_OK;
@@ -458,8 +458,7 @@ int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, c
                        name, d.n, shards);
     bk_config_init(&have);
     if (bk_config_parse(&have, d.config, err, sizeof err) != BK_OK)
-        return bk_fail(BK_ESERVER, "redis filter %s: its shard descriptor's config: %s", name,
-                       err);
+        return bk_fail(BK_ESERVER, "redis filter %s: its shard descriptor's config: %s", name, err);
     if ((rc = bk_rshards_shard_config(&have, d.n, &one)) != BK_OK)
         return rc;
     /* every shard made (by this opener when the creator has not yet) and

@@ -69,8 +69,9 @@ int bk_rmod_push(bk_rconn *c, const char *name, const bk_filter *f)
             break;
         if (r->type == REDIS_REPLY_ERROR)
             rc = strstr(r->str, "item exists")
-                     ? bk_fail(BK_EINCOMPAT, "redis filter %s already exists; push needs a new "
-                                             "name",
+                     ? bk_fail(BK_EINCOMPAT,
+                               "redis filter %s already exists; push needs a new "
+                               "name",
                                name)
                      : bk_fail(BK_ESERVER, "push: redis filter %s: BF.LOADCHUNK answered %.200s",
                                name, r->str);
@@ -111,8 +112,9 @@ int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out)
         }
         if (next < 0 || (unsigned long long)next != (unsigned long long)len + n) {
             freeReplyObject(r);
-            rc = bk_fail(BK_ESERVER, "pull: redis filter %s: BF.SCANDUMP's chunks do not follow "
-                                     "each other",
+            rc = bk_fail(BK_ESERVER,
+                         "pull: redis filter %s: BF.SCANDUMP's chunks do not follow "
+                         "each other",
                          name);
             break;
         }

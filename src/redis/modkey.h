@@ -25,8 +25,8 @@ int bk_rmod_available(bk_rconn *c, const char *name);
  * with want when !exists (BK.CREATE; a creator that loses the race adopts
  * the winner's), checked against text (config text over the filter's own)
  * or, when strict, against want. On error c is left to the caller. */
-int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const char *text,
-                 int strict, int exists, bk_filter **out);
+int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const char *text, int strict,
+                 int exists, bk_filter **out);
 /* The same for a sharded filter (shards.h): its descriptor made with
  * shards shards and want when !exists, every shard made when missing and
  * checked; shards 0: adopt the descriptor's count, else it must agree. */

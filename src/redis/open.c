@@ -54,8 +54,8 @@ int bk_redis_field_ours(const char *f, size_t n)
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
         if (strlen(counts[i]) == n && memcmp(counts[i], f, n) == 0)
             return 1;
-    return bk_rfilter_count_slice(f, n, "bits.") >= 0 || bk_rfilter_count_slice(f, n, "keys.") >= 0 ||
-           bk_rfilter_count_slice(f, n, "sat.") >= 0;
+    return bk_rfilter_count_slice(f, n, "bits.") >= 0 ||
+           bk_rfilter_count_slice(f, n, "keys.") >= 0 || bk_rfilter_count_slice(f, n, "sat.") >= 0;
 }
 
 typedef struct meta {
@@ -489,8 +489,7 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         if (create)
             kind = shards > 1 ? BK_RMOD_SHARDS : BK_RMOD_MODULE;
     }
-    if (rc == BK_OK && shards && kind != BK_RMOD_NONE &&
-        (kind == BK_RMOD_SHARDS) != (shards > 1))
+    if (rc == BK_OK && shards && kind != BK_RMOD_NONE && (kind == BK_RMOD_SHARDS) != (shards > 1))
         rc = bk_fail(BK_EINCOMPAT, "redis filter %s %s; the URL asks shards=%u", rf->name,
                      kind == BK_RMOD_SHARDS ? "is split into shards" : "is not split into shards",
                      shards);
@@ -502,8 +501,8 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
                          rf->name);
         } else {
             rc = kind == BK_RMOD_SHARDS
-                     ? bk_rmod_open_sharded(rf->conn, rf->name, &c, text, strict, !create,
-                                            shards, out)
+                     ? bk_rmod_open_sharded(rf->conn, rf->name, &c, text, strict, !create, shards,
+                                            out)
                      : bk_rmod_open(rf->conn, rf->name, &c, text, strict, !create, out);
             if (rc == BK_OK)
                 rf->conn = NULL; /* the module filter holds it now */

@@ -729,8 +729,7 @@ static int r_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int
 /* Run the clear script on one count hash and the data keys under its tag
  * (EVAL with the text: clears are rare, and a flushed script cache does not
  * matter to them). */
-static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, uint64_t b1,
-                       int drop)
+static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, uint64_t b1, int drop)
 {
     char name[BK_REDIS_KEY_MAX];
     args_reset(rf);

@@ -32,7 +32,8 @@ static int format(const bk_rshards *d, char *out, size_t len)
 {
     char hex[33];
     bk_hex_encode(d->route, 16, hex);
-    const int n = snprintf(out, len, MAGIC "shards=%u\nroute=%s\nconfig=%s\n", d->n, hex, d->config);
+    const int n =
+        snprintf(out, len, MAGIC "shards=%u\nroute=%s\nconfig=%s\n", d->n, hex, d->config);
     return n > 0 && (size_t)n < len ? n : -1;
 }
 
@@ -127,8 +128,9 @@ int bk_rshards_create(bk_rconn *c, const char *name, bk_rshards *d)
     if (rc == 0) {
         const int read = bk_rshards_read(c, name, d);
         if (read != BK_OK)
-            return read == BK_ENOTFOUND ? bk_fail(BK_ESERVER, "redis filter %s was dropped while "
-                                                              "being made: try again",
+            return read == BK_ENOTFOUND ? bk_fail(BK_ESERVER,
+                                                  "redis filter %s was dropped while "
+                                                  "being made: try again",
                                                   name)
                                         : read;
     }

@@ -19,9 +19,9 @@
 #include "conn.h"
 
 typedef struct bk_rshards {
-    unsigned n;         /* shards, 2 .. BK_REDIS_SHARDS_MAX (url.h) */
-    uint8_t route[16];  /* SipHash-2-4 key routing an item to its shard */
-    char config[2048];  /* the logical filter's config text, its hash key included */
+    unsigned n;        /* shards, 2 .. BK_REDIS_SHARDS_MAX (url.h) */
+    uint8_t route[16]; /* SipHash-2-4 key routing an item to its shard */
+    char config[2048]; /* the logical filter's config text, its hash key included */
 } bk_rshards;
 
 /* 1 when a string value is a descriptor (its first line), else 0. */

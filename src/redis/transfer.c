@@ -148,9 +148,9 @@ int bk_redis_push(const bk_filter *f, const char *url)
                        "push: a scalable filter from a format-1 file keeps the older slice "
                        "sizing, which Redis filters no longer lay out");
     bk_filter *out;
-    rc = bk_redis_open_impl(
-        url, &f->cfg, NULL, 1, BK_ROPEN_PUSH | (v0.probes == BK_PROBES_DH ? BK_ROPEN_PROBES_DH : 0),
-        NULL, 0, &out);
+    rc = bk_redis_open_impl(url, &f->cfg, NULL, 1,
+                            BK_ROPEN_PUSH | (v0.probes == BK_PROBES_DH ? BK_ROPEN_PROBES_DH : 0),
+                            NULL, 0, &out);
     if (rc != BK_OK)
         return rc;
     bk_rfilter *rf = (bk_rfilter *)out;
@@ -325,7 +325,8 @@ int bk_redis_drop(const char *url)
     if (rc != BK_RMOD_NOT)
         return rc;
     bk_filter *f;
-    rc = bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
+    rc =
+        bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
     if (rc == BK_ENOTFOUND)
         return BK_OK;
     if (rc == BK_ESERVER && strstr(bk_last_error(), "metadata")) { /* unreadable: damaged */

@@ -80,7 +80,7 @@ typedef struct bk_generation {
 typedef struct bk_window {
     bk_filter base; /* first: a bk_window* is a bk_filter* */
     bk_config chain_cfg;
-    bk_scalable_sizes sizes; /* every generation's slices, each sized once */
+    bk_scalable_sizes sizes;                /* every generation's slices, each sized once */
     int64_t span_ms;                        /* window / G, rounded up to a whole ms */
     int64_t live;                           /* G: generations number - G .. number are consulted */
     bk_generation gens[BK_WINDOW_MAX_LIVE]; /* oldest first */
@@ -354,8 +354,7 @@ static int win_merge(bk_filter *dst, const bk_filter *src)
             return bk_fail(BK_EINCOMPAT,
                            "the windows hold different generations (%u from span %lld vs %u from "
                            "span %lld): only filters that saw the same spans merge",
-                           d->n, (long long)d->gens[0].number, s->n,
-                           (long long)s->gens[0].number);
+                           d->n, (long long)d->gens[0].number, s->n, (long long)s->gens[0].number);
     for (uint32_t i = 0; i < d->n; i++) { /* shapes first: nothing changes on a mismatch */
         const bk_filter *a = d->gens[i].chain, *b = s->gens[i].chain;
         if (a->ops->slice_count(a) != b->ops->slice_count(b))

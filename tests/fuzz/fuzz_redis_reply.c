@@ -2,8 +2,8 @@
  * Redis server (or something pretending to be one) sends. The bytes are fed
  * to hiredis's protocol reader; every reply it produces goes through the
  * pipeline's reply check (every variant and operation), the metadata check
- * of an opener, the shard descriptor parser, and the MOVED/ASK parser. Each must give a result or an
- * error code, never crash or read out of bounds.
+ * of an opener, the shard descriptor parser, and the MOVED/ASK parser. Each must give a result or
+ * an error code, never crash or read out of bounds.
  *
  * Inputs announcing an array of more than a million elements are skipped:
  * Debian's hiredis 0.14 allocates the whole array when it reads the header

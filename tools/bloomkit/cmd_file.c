@@ -89,8 +89,8 @@ static int write_new(const cli_opts *o, int (*make)(const void *arg, bk_filter *
     struct stat st;
     bk_filter *f = NULL;
     if (stat(o->args[0], &st) == 0 && !S_ISREG(st.st_mode))
-        rc = cli_fail(o, EXIT_USAGE, "%s: is %s, not a filter file: give a file's name",
-                      o->args[0], S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        rc = cli_fail(o, EXIT_USAGE, "%s: is %s, not a filter file: give a file's name", o->args[0],
+                      S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
     else if (!o->force && stat(o->args[0], &st) == 0)
         rc = cli_fail(o, EXIT_USAGE, "%s: already exists (use --force to replace it)", o->args[0]);
     else if ((rc = make(arg, &f)) != BK_OK)

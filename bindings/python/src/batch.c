@@ -90,8 +90,8 @@ typedef struct {
     const void **keys;
     size_t *lens;
     int *res;
-    PyObject **refs;   /* a reference to each key (or to its bytes copy) */
-    Py_buffer *views;  /* exported buffers (bytearray, memoryview), made on demand */
+    PyObject **refs;  /* a reference to each key (or to its bytes copy) */
+    Py_buffer *views; /* exported buffers (bytearray, memoryview), made on demand */
     size_t n, nviews;
 } chunk;
 
@@ -333,7 +333,8 @@ static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyOb
     chunk_free(&c);
     Py_DECREF(it);
     /* slots never filled (the list of keys shrank meanwhile, or an error) */
-    if (out && PyList_GET_SIZE(out) > filled && PyList_SetSlice(out, filled, PY_SSIZE_T_MAX, NULL) < 0)
+    if (out && PyList_GET_SIZE(out) > filled &&
+        PyList_SetSlice(out, filled, PY_SSIZE_T_MAX, NULL) < 0)
         rc = -1;
     return rc;
 }

@@ -85,7 +85,8 @@ static PyObject *config_set(bkpy_config *self, PyObject *args)
     PyObject *k, *v;
     if (!PyArg_ParseTuple(args, "UU:set", &k, &v))
         return NULL;
-    const char *key = text_arg(k, "a config key"), *value = key ? text_arg(v, "a config value") : NULL;
+    const char *key = text_arg(k, "a config key"),
+               *value = key ? text_arg(v, "a config value") : NULL;
     if (!value)
         return NULL;
     char err[512] = "";
@@ -165,8 +166,11 @@ static PyMethodDef config_methods[] = {
 };
 
 PyTypeObject bkpy_config_type = {
+    /* the macro ends in a comma of its own */
+    /* clang-format off */
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "bloomkit._native.Config",
+    /* clang-format on */
     .tp_doc = "Config()\n--\n\nA filter configuration (struct bk_config), the defaults when made.",
     .tp_basicsize = sizeof(bkpy_config),
     .tp_flags = Py_TPFLAGS_DEFAULT,

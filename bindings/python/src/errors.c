@@ -30,8 +30,9 @@ PyObject *bkpy_error(int code, const char *what, const char *detail)
     /* the library's texts may quote bytes that are not UTF-8 (a file name):
      * shown as escapes, never a decoding error instead of the error */
     PyObject *w = PyUnicode_DecodeUTF8(what, (Py_ssize_t)strlen(what), "backslashreplace");
-    PyObject *d = detail ? PyUnicode_DecodeUTF8(detail, (Py_ssize_t)strlen(detail), "backslashreplace")
-                         : Py_BuildValue(""); /* None (Py_INCREF is a statement in 3.7) */
+    PyObject *d = detail
+                      ? PyUnicode_DecodeUTF8(detail, (Py_ssize_t)strlen(detail), "backslashreplace")
+                      : Py_BuildValue(""); /* None (Py_INCREF is a statement in 3.7) */
     PyObject *exc = w && d ? PyObject_CallFunction(factory, "iOO", code, w, d) : NULL;
     Py_XDECREF(w);
     Py_XDECREF(d);

@@ -201,8 +201,8 @@ static PyObject *filter_open_mmap(PyObject *cls, PyObject *args)
 static PyObject *filter_open_path(PyObject *cls, PyObject *args)
 {
     PyObject *path, *cfg;
-    if (!PyArg_ParseTuple(args, "O&O!:_open_path", PyUnicode_FSConverter, &path,
-                          &bkpy_config_type, &cfg))
+    if (!PyArg_ParseTuple(args, "O&O!:_open_path", PyUnicode_FSConverter, &path, &bkpy_config_type,
+                          &cfg))
         return NULL;
     const char *p = PyBytes_AS_STRING(path);
     bk_config c = ((bkpy_config *)cfg)->c;
@@ -291,7 +291,11 @@ static PyObject *no_redis(void)
                     "built: install libhiredis-dev and reinstall)");
     return NULL;
 }
-static PyObject *filter_redis(PyObject *cls, PyObject *args) { (void)cls, (void)args; return no_redis(); }
+static PyObject *filter_redis(PyObject *cls, PyObject *args)
+{
+    (void)cls, (void)args;
+    return no_redis();
+}
 #define filter_pull filter_redis
 #define filter_drop filter_redis
 #endif
@@ -302,7 +306,9 @@ enum { OP_ADD, OP_CONTAINS, OP_REMOVE };
 
 static int key_call(bk_filter *f, int op, const void *p, size_t n)
 {
-    return op == OP_ADD ? bk_add(f, p, n) : op == OP_CONTAINS ? bk_contains(f, p, n) : bk_remove(f, p, n);
+    return op == OP_ADD        ? bk_add(f, p, n)
+           : op == OP_CONTAINS ? bk_contains(f, p, n)
+                               : bk_remove(f, p, n);
 }
 
 /* When a writer is running or waiting, or the filter is a Redis one. */
@@ -427,10 +433,25 @@ static PyObject *whole_result(bkpy_filter *self, int rc, const char *what, int d
     return detail || self->remote ? bkpy_error_detail(rc, what) : bkpy_error(rc, what, NULL);
 }
 
-static int do_clear(bk_filter *f, void *arg) { (void)arg; return bk_clear(f); }
-static int do_sync(bk_filter *f, void *arg) { (void)arg; return bk_sync(f); }
-static int do_expire(bk_filter *f, void *arg) { (void)arg; return bk_expire(f); }
-static int do_save(bk_filter *f, void *arg) { return bk_save(f, (const char *)arg); }
+static int do_clear(bk_filter *f, void *arg)
+{
+    (void)arg;
+    return bk_clear(f);
+}
+static int do_sync(bk_filter *f, void *arg)
+{
+    (void)arg;
+    return bk_sync(f);
+}
+static int do_expire(bk_filter *f, void *arg)
+{
+    (void)arg;
+    return bk_expire(f);
+}
+static int do_save(bk_filter *f, void *arg)
+{
+    return bk_save(f, (const char *)arg);
+}
 
 static PyObject *filter_clear(bkpy_filter *self, PyObject *unused)
 {
@@ -466,7 +487,10 @@ static PyObject *filter_save(bkpy_filter *self, PyObject *arg)
 }
 
 #ifndef BKPY_NO_REDIS
-static int do_push(bk_filter *f, void *arg) { return bk_redis_push(f, (const char *)arg); }
+static int do_push(bk_filter *f, void *arg)
+{
+    return bk_redis_push(f, (const char *)arg);
+}
 #endif
 
 static PyObject *filter_push(bkpy_filter *self, PyObject *args)
@@ -632,8 +656,8 @@ static int pair_call(bkpy_filter *a, bkpy_filter *b, int (*fn)(bk_filter *, cons
     return rc;
 }
 
-static PyObject *combine(bkpy_filter *self, PyObject *other, int (*fn)(bk_filter *, const bk_filter *),
-                         const char *what)
+static PyObject *combine(bkpy_filter *self, PyObject *other,
+                         int (*fn)(bk_filter *, const bk_filter *), const char *what)
 {
     if (!PyObject_TypeCheck(other, &bkpy_filter_type)) {
         PyErr_Format(PyExc_TypeError, "bloomkit: %s takes a BloomFilter", what);
@@ -657,7 +681,10 @@ static PyObject *filter_intersect(bkpy_filter *self, PyObject *other)
     return combine(self, other, bk_intersect, "intersect");
 }
 
-static int equal_fn(bk_filter *a, const bk_filter *b) { return bk_equal(a, b); }
+static int equal_fn(bk_filter *a, const bk_filter *b)
+{
+    return bk_equal(a, b);
+}
 
 static PyObject *filter_richcompare(bkpy_filter *self, PyObject *other, int op)
 {
@@ -699,11 +726,15 @@ static PyGetSetDef filter_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-#define M(name, fn, flags, doc) {name, (PyCFunction)(void (*)(void))fn, flags, doc}
+#define M(name, fn, flags, doc)                                                                    \
+    {                                                                                              \
+        name, (PyCFunction)(void (*)(void))fn, flags, doc                                          \
+    }
 
 static PyMethodDef filter_methods[] = {
-    M("add", filter_add, METH_O, "add(key) -> bool: add key; True when it was new (not already in "
-                                 "the filter)."),
+    M("add", filter_add, METH_O,
+      "add(key) -> bool: add key; True when it was new (not already in "
+      "the filter)."),
     M("contains", filter_contains, METH_O, "contains(key) -> bool: same as ``key in filter``."),
     M("remove", filter_remove, METH_O,
       "remove(key): remove one occurrence of key (counting filters only). NotFoundError (a "
@@ -775,8 +806,11 @@ static PySequenceMethods filter_as_sequence = {
 };
 
 PyTypeObject bkpy_filter_type = {
+    /* the macro ends in a comma of its own */
+    /* clang-format off */
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "bloomkit._native.Filter",
+    /* clang-format on */
     .tp_doc = "A bloomkit filter handle (bloomkit.BloomFilter is the class to use).",
     .tp_basicsize = sizeof(bkpy_filter),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

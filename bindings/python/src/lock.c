@@ -69,8 +69,11 @@ static PyGetSetDef lock_getset[] = {
 };
 
 PyTypeObject bkpy_lock_type = {
+    /* the macro ends in a comma of its own */
+    /* clang-format off */
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "bloomkit._native.FileLock",
+    /* clang-format on */
     .tp_doc = "FileLock(path, wait=True): the writer's lock of a filter file.",
     .tp_basicsize = sizeof(bkpy_lock),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

@@ -100,7 +100,8 @@ __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__native(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
-    if (add_type(m, "Filter", &bkpy_filter_type) < 0 || add_type(m, "Config", &bkpy_config_type) < 0 ||
+    if (add_type(m, "Filter", &bkpy_filter_type) < 0 ||
+        add_type(m, "Config", &bkpy_config_type) < 0 ||
         add_type(m, "FileLock", &bkpy_lock_type) < 0 || bkpy_errors_init(m) < 0 ||
         /* the release this extension was compiled against (bloomkit.h) */
         PyModule_AddStringConstant(m, "BUILT_VERSION", BK_VERSION_STRING) < 0 ||

@@ -102,7 +102,7 @@ static void spread(double *y, int n, double gap, double top)
 static void end_labels(FILE *f, const experiment *e, const layout *l, const exp_row *rows, int rate,
                        double lo, double hi)
 {
-    double y[EXP_MAX_CONFIGS], x[EXP_MAX_CONFIGS];
+    double y[EXP_MAX_CONFIGS] = {0}, x[EXP_MAX_CONFIGS] = {0};
     for (int c = 0; c < l->n; c++) {
         const exp_row *r = &rows[l->first[c + 1] - 1];
         double v = rate ? (r->fpr > 0 ? r->fpr : r->model) : r->bits_per_key;
