@@ -1,8 +1,10 @@
 /*
- * bloomkit.h - Bloom filter toolkit: classic, 4-bit counting and scalable filters.
+ * bloomkit.h - Bloom filter toolkit: classic, 4-bit counting, scalable and
+ * time-window filters.
  *
- * One opaque handle (bk_filter) for three interchangeable variants chosen by a
- * bk_config. Every key is hashed once with keyed SipHash; the variant derives its
+ * One opaque handle (bk_filter) for interchangeable variants chosen by a
+ * bk_config (bk_variant below lists them). Every key is hashed once (keyed
+ * SipHash by default; bk_hash_alg lists the others); the variant derives its
  * probes from that one 128-bit digest.
  *
  * Conventions for every function below:
@@ -431,15 +433,19 @@ BK_API int bk_close(bk_filter *f);
  * counter went from 0), 0 when it was (maybe) present already. standard and
  * scalable then change nothing; counting still increments (a multiset: a key
  * added twice needs two removals). Errors: BK_EINVAL (f NULL, key NULL with
- * len > 0), BK_ENOMEM / BK_ERANGE (scalable could not add a slice; the key is
- * not added). Thread-safety: concurrent bk_add, bk_contains and (counting)
+ * len > 0), BK_EREADONLY (mapped read-only), BK_ENOMEM / BK_ERANGE (scalable
+ * or window could not add a slice; the key is not added), BK_EFULL (max_bytes
+ * reached; detail in bk_last_error()), and a Redis filter's BK_EIO /
+ * BK_ESERVER. Thread-safety: concurrent bk_add, bk_contains and (counting)
  * bk_remove are safe on every variant. standard: lock-free (atomic OR);
  * scalable: lookups lock-free, adds share a read lock, growth is exclusive;
  * counting: an internal read-write lock (writers one at a time, lookups
- * shared). The answer is exact under races: of several threads adding the
- * same new key at once, at most one is told 1 (one exactly, barring a false
- * positive; counting: exactly one). A caller that never adds from two threads
- * at once can say so (bk_set_single_writer) for faster adds. */
+ * shared); window: adds and lookups share a read lock, a new span's
+ * generation is made under its write lock. The answer is exact under races:
+ * of several threads adding the same new key at once, at most one is told 1
+ * (one exactly, barring a false positive; counting: exactly one). A caller
+ * that never adds from two threads at once can say so (bk_set_single_writer)
+ * for faster adds. */
 BK_API int bk_add(bk_filter *f, const void *key, size_t len);
 
 /* The caller's promise that calls writing f (adds, removes, clear, merge,
@@ -548,7 +554,8 @@ BK_API int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *c
 
 /* Remove one occurrence of a key (counting only). BK_OK, BK_ENOTFOUND (some
  * probed counter is zero: the key was never added; nothing changes),
- * BK_ENOTSUP (standard, scalable), BK_EINVAL. Saturated counters (15) are
+ * BK_ENOTSUP (standard, scalable, window), BK_EINVAL, BK_EREADONLY (mapped
+ * read-only), and a Redis filter's BK_EIO / BK_ESERVER. Saturated counters (15) are
  * sticky and never decremented, so overflow never causes a false negative,
  * and no counter ever goes below zero. But removing a key that was never
  * added and that the filter reports present (a false positive, at the
@@ -560,8 +567,10 @@ BK_API int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *c
  * removal and its rollback are one step to every other thread). */
 BK_API int bk_remove(bk_filter *f, const void *key, size_t len);
 
-/* Empty the filter (scalable: back to one slice), keeping its configuration and
- * hash key. Errors: BK_EINVAL. Not concurrent with any other use of f. */
+/* Empty the filter (scalable: back to one slice; window: no generation),
+ * keeping its configuration and hash key. Errors: BK_EINVAL, BK_EREADONLY
+ * (mapped read-only), and a Redis filter's BK_EIO / BK_ESERVER (nothing or
+ * everything cleared). Not concurrent with any other use of f. */
 BK_API int bk_clear(bk_filter *f);
 
 /* Free what the clock has aged out, without waiting for the next add: a
@@ -576,8 +585,8 @@ BK_API int bk_clear(bk_filter *f);
 BK_API int bk_expire(bk_filter *f);
 
 typedef struct bk_filter_stats {
-    const char *variant;     /* "standard" | "counting" | "scalable"; static */
-    const char *hash;        /* "siphash24" | "siphash13"; static */
+    const char *variant;     /* bk_variant_name of its variant ("standard", ...); static */
+    const char *hash;        /* bk_hash_name of its hash ("siphash24", ...); static */
     uint64_t capacity;       /* configured n (scalable: total of all slices) */
     double fpr;              /* configured target rate */
     uint64_t bits;           /* m: bits (counting: counters; scalable: sum) */
@@ -658,19 +667,22 @@ BK_API int bk_get_config(const bk_filter *f, bk_config *cfg);
 BK_API int bk_equal(const bk_filter *a, const bk_filter *b);
 
 /* Union: dst |= src. Both must be the same variant with the same hash and key
- * and the same shape (bits and probes; for scalable the same slices). standard
- * ORs bits, counting adds counters (saturating at 15, sticky), scalable ORs
- * slice by slice. The result answers "present" for every key of either, and
+ * and the same shape (bits and probes; for scalable the same slices; for
+ * window the same generations). standard ORs bits, counting adds counters
+ * (saturating at 15, sticky), scalable ORs slice by slice, window generation
+ * by generation. The result answers "present" for every key of either, and
  * for standard and counting equals a filter built from both key sets.
  * keys becomes the sum of both sides' keys. Errors: BK_EINVAL (NULL),
  * BK_EINCOMPAT (anything differs; nothing changes), BK_EREADONLY (dst mapped
- * read-only). Detail in bk_last_error(). Not concurrent with any other use of
+ * read-only), BK_ENOTSUP (a filter in Redis: pull it first). Detail in
+ * bk_last_error(). Not concurrent with any other use of
  * dst, nor with writers of src. */
 BK_API int bk_merge(bk_filter *dst, const bk_filter *src);
 
 /* Intersection of two standard filters: dst &= src, same compatibility rules
- * as bk_merge. Every key present in both stays present; keys becomes the
- * smaller side's. BK_ENOTSUP for counting and scalable filters. */
+ * and errors as bk_merge. Every key present in both stays present; keys
+ * becomes the smaller side's. BK_ENOTSUP for counting, scalable and window
+ * filters and for filters in Redis. Detail in bk_last_error(). */
 BK_API int bk_intersect(bk_filter *dst, const bk_filter *src);
 
 /* ------------------------------------------------------------ persistence -- */

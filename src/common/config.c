@@ -64,7 +64,9 @@ typedef struct key_desc {
 
 static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
-     "the filter: standard, counting (4-bit counters, removal), scalable (grows)", 0},
+     "the filter: standard, counting (4-bit counters, removal), scalable (grows), window "
+     "(forgets keys after a time)",
+     0},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
      "an integer in 1 .. 2^48 (281474976710656)", "1000000",
      "keys expected (scalable: of the first slice)", 0},

@@ -2,9 +2,12 @@
  * filter_impl.h - the vtable every variant fills in, and the base struct every
  * variant embeds first (internal).
  *
- * Modelled on SQLite's sqlite3_io_methods, without its iVersion: every table
- * is built into this library from the same source (none crosses the ABI), so
- * there is no older table to tell apart. Every object starts with a pointer
+ * Modelled on SQLite's sqlite3_io_methods, without its iVersion. The tables
+ * cross one boundary: the Redis client library (src/redis, libbloomkit-redis)
+ * builds its own and hands them to bk_filter_new, an internal export of
+ * libbloomkit; the two libraries are one release (the Debian package of the
+ * Redis library depends on the core library of exactly its version), so no
+ * table of another release's layout reaches the core. Every object starts with a pointer
  * to its methods, so a pointer to a variant's struct is a pointer to bk_filter.
  * An operation a variant does not have is a NULL pointer, turned into
  * BK_ENOTSUP in one place (src/filter.c), never a stub in each variant.

@@ -1,5 +1,6 @@
 /*
- * format.c - encode, decode and validate file format version 1.
+ * format.c - encode, decode and validate the file format (versions 1 to 3,
+ * format.h).
  *
  * Validation order matters for safety: the framing (magic, version, header
  * size within the file) is checked before the rest of the header is read; the

@@ -5,7 +5,9 @@
  * Layout: a 128-byte fixed header, one 64-byte entry per slice (version 3:
  * then one 8-byte generation number per slice), then each slice's payload at
  * the next multiple of 64 bytes. A file is written in the lowest version that
- * holds it: 3 for window filters (their generations), 2 otherwise. All integers little-endian;
+ * holds it (bk_file_version_for): 3 for what version 2 cannot hold (a window's
+ * generations, max_bytes, pinned bits or hashes, hash=xxh3), 2 otherwise; 1 is
+ * read, never written. All integers little-endian;
  * doubles as their IEEE-754 bit pattern, little-endian. Two XXH3-64 checksums:
  * one over the header (its own field read as zero), one over the slices'
  * payload bytes in order. Padding between them must be zero.

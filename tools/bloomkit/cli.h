@@ -1,6 +1,8 @@
 /*
  * cli.h - shared parts of the bloomkit command: options, exit codes, errors,
- * config building, signals. Each command lives in its own cmd_*.c.
+ * config building, signals. The commands live in cmd_*.c, grouped by what
+ * they do (cmd_filter.c: add, check, remove; cmd_file.c: whole filters;
+ * cmd_report.c: plan, info; cmd_dedup.c; experiment/).
  */
 #ifndef BK_CLI_H
 #define BK_CLI_H

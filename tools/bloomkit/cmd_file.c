@@ -1,5 +1,7 @@
 /*
- * cmd_file.c - create, merge and intersect: commands that write a whole filter file.
+ * cmd_file.c - the commands that move whole filters: create, merge and
+ * intersect (a filter file written whole), push, pull and drop (a filter
+ * between a file and Redis).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>

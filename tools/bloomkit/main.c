@@ -1,7 +1,7 @@
 /*
- * main.c - bloomkit: the command-line tool. Dispatches to one command per
- * file (cmd_*.c); the CLI contract (commands, flags, exit codes) is in
- * docs/bloomkit.1.
+ * main.c - bloomkit: the command-line tool. Dispatches to the commands
+ * (CLI_COMMANDS in cli.h; their code in cmd_*.c); the CLI contract
+ * (commands, flags, exit codes) is in docs/bloomkit.1.
  */
 #include <errno.h>
 #include <stdio.h>

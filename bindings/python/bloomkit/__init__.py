@@ -1,5 +1,5 @@
-"""bloomkit: Bloom filters (standard, 4-bit counting with removal, scalable)
-from the bloomkit C library, in memory, mapped from files, or shared through
+"""bloomkit: Bloom filters (standard, 4-bit counting with removal, scalable,
+time window) from the bloomkit C library, in memory, mapped from files, or shared through
 Redis. See docs/python.md.
 
     >>> from bloomkit import BloomFilter
