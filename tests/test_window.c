@@ -100,6 +100,12 @@ START_TEST(expire_frees_what_the_clock_aged_out)
     ck_assert_int_eq(bk_stats(f, &c), BK_OK);
     ck_assert_uint_eq(c.keys, 0);
     ck_assert_uint_eq(c.slices, 1);
+    bk_filter *emptied;
+    ck_assert_int_eq(bk_copy(f, &emptied), BK_OK);
+    at(T0 + 20 * 80000); /* that generation, empty, expired again: nothing to free */
+    ck_assert_int_eq(bk_expire(f), 0);
+    ck_assert_msg(tu_same_filter(emptied, f), "a sweep that freed nothing changed the filter");
+    bk_free(emptied);
     ck_assert_uint_eq(tu_add_keys(f, "new", 0, 500) >= 495, 1); /* and it takes keys again */
     bk_free(f);
     bk_filter *std = tu_filter("variant=standard capacity=1000");

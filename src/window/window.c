@@ -178,10 +178,23 @@ static int rotate(bk_window *w, int64_t now)
     return BK_OK;
 }
 
+/* 1 when a chain holds nothing a clear would free: one slice, no bit set. */
+static int chain_empty(const bk_filter *chain)
+{
+    if (chain->ops->slice_count(chain) != 1)
+        return 0;
+    bk_slice_view v;
+    chain->ops->slice_view(chain, 0, &v);
+    return v.set_bits == 0;
+}
+
 /* bk_expire: drop the generations expired by the current span, keeping at
  * least one (the table is never empty): when the last has expired too, it
  * becomes the current span's, emptied (its chain cleared back to one empty
- * slice: nothing to allocate, so nothing can fail). */
+ * slice: nothing to allocate, so nothing can fail). An expired last
+ * generation that is already empty is left as it is: nothing is freed, so
+ * the call says 0 and changes no byte (a Redis module's replicas, not told
+ * of a sweep that freed nothing, keep the same bytes). */
 static int win_expire(bk_filter *f)
 {
     bk_window *w = (bk_window *)f;
@@ -193,7 +206,8 @@ static int win_expire(bk_filter *f)
         drop(w, 0);
         freed = 1;
     }
-    if (w->gens[0].number < now - w->live) { /* the only one, expired */
+    if (w->gens[0].number < now - w->live && !chain_empty(w->gens[0].chain)) {
+        /* the only one, expired */
         bk_filter *chain = w->gens[0].chain;
         chain->ops->clear(chain);
         w->gens[0].number = now;
