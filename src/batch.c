@@ -119,39 +119,6 @@ static int has_store_batch(const bk_filter *f, int contains)
  * with keys of about the same length (common/siphash_many.c). */
 #define BK_HASH_RUN 256
 
-/* The one-thread pipeline: keys are hashed BK_HASH_RUN at a time, then
- * applied a group at a time, the next group's memory prefetched before this
- * group is applied, so the misses of a group overlap each other and the
- * work on the group before. Keys are applied in order, so the results equal
- * those of single calls. Arguments already checked. */
-static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
-                     int *results, apply_fn one, bk_tally *t)
-{
-    const size_t group = keys_ahead(f);
-    bk_hash hs[BK_HASH_RUN];
-    for (size_t lo = 0; lo < n; lo += BK_HASH_RUN) {
-        const size_t run = n - lo < BK_HASH_RUN ? n - lo : BK_HASH_RUN;
-        bk_filter_hash_keys(f, keys + lo, lens + lo, run, hs);
-        if (f->ops->prefetch)
-            f->ops->prefetch(f, hs, run < group ? run : group);
-        for (size_t at = 0; at < run; at += group) {
-            const size_t next = at + group;
-            if (next < run && f->ops->prefetch)
-                f->ops->prefetch(f, hs + next, run - next < group ? run - next : group);
-            for (size_t i = at; i < next && i < run; i++) {
-                const int rc = one(f, &hs[i], t);
-                if (rc < 0) {
-                    for (size_t r = lo + i; r < n; r++)
-                        results[r] = rc; /* this key failed; the rest were not applied */
-                    return rc;
-                }
-                results[lo + i] = rc;
-            }
-        }
-    }
-    return BK_OK;
-}
-
 /* Keys a thread takes at a time when hashing (a group), and shards per
  * thread when applying: work is claimed, not dealt, so a thread the system
  * preempts (the command's reader shares the cores) delays the others by one
@@ -179,6 +146,56 @@ typedef struct mt_chunk {
     _Atomic size_t claimed; /* groups (hashing), shards (applying) or keys (lookups) taken */
     _Atomic uint64_t tally_set, tally_keys; /* applying: the threads' tallies, summed */
 } mt_chunk;
+
+/* The hashed keys of a chunk applied in order on the caller's thread, a
+ * prefetched group at a time, through `one`. */
+static int apply_in_order(const mt_chunk *c, apply_fn one, bk_tally *t)
+{
+    bk_filter *f = c->f;
+    const size_t group = c->ahead;
+    if (f->ops->prefetch)
+        f->ops->prefetch(f, c->hs, c->n < group ? c->n : group);
+    for (size_t at = 0; at < c->n; at += group) {
+        const size_t next = at + group; /* the next group, prefetched first */
+        if (next < c->n && f->ops->prefetch)
+            f->ops->prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group);
+        for (size_t i = at; i < next && i < c->n; i++) {
+            const int rc = one(f, &c->hs[i], t);
+            if (rc < 0) {
+                for (size_t r = i; r < c->n; r++)
+                    c->results[r] = rc;
+                return rc;
+            }
+            c->results[i] = rc;
+        }
+    }
+    return BK_OK;
+}
+
+/* The one-thread pipeline: keys are hashed BK_HASH_RUN at a time, then
+ * applied in order (apply_in_order), so the results equal those of single
+ * calls. Arguments already checked. */
+static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                     int *results, apply_fn one, bk_tally *t)
+{
+    bk_hash hs[BK_HASH_RUN];
+    const size_t ahead = keys_ahead(f);
+    for (size_t lo = 0; lo < n; lo += BK_HASH_RUN) {
+        const mt_chunk run = {.f = f,
+                              .hs = hs,
+                              .results = results + lo,
+                              .ahead = ahead,
+                              .n = n - lo < BK_HASH_RUN ? n - lo : BK_HASH_RUN};
+        bk_filter_hash_keys(f, keys + lo, lens + lo, run.n, hs);
+        const int rc = apply_in_order(&run, one, t);
+        if (rc < 0) {
+            for (size_t r = lo + run.n; r < n; r++)
+                results[r] = rc; /* not applied */
+            return rc;
+        }
+    }
+    return BK_OK;
+}
 
 /* Apply the keys of c in input order through `run`: in the variant's split
  * mode when it has one for them (a chain then takes its growth lock once
@@ -366,31 +383,6 @@ static int apply_job(void *ctx, unsigned t, unsigned nt)
     atomic_fetch_add_explicit(&c->tally_set, tally.set, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->tally_keys, tally.keys, memory_order_relaxed);
     return took;
-}
-
-/* The hashed keys of a chunk applied in order on the caller's thread, a
- * prefetched group at a time, through `one`. */
-static int apply_in_order(const mt_chunk *c, apply_fn one, bk_tally *t)
-{
-    bk_filter *f = c->f;
-    const size_t group = c->ahead;
-    if (f->ops->prefetch)
-        f->ops->prefetch(f, c->hs, c->n < group ? c->n : group);
-    for (size_t at = 0; at < c->n; at += group) {
-        const size_t next = at + group; /* the next group, prefetched first */
-        if (next < c->n && f->ops->prefetch)
-            f->ops->prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group);
-        for (size_t i = at; i < next && i < c->n; i++) {
-            const int rc = one(f, &c->hs[i], t);
-            if (rc < 0) {
-                for (size_t r = i; r < c->n; r++)
-                    c->results[r] = rc;
-                return rc;
-            }
-            c->results[i] = rc;
-        }
-    }
-    return BK_OK;
 }
 
 /* --- a pool of one and its helpers: hashing runs ahead of applying --------
