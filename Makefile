@@ -85,6 +85,13 @@ TEST_BIN := $(BUILD)/tests/run_tests
 CLI_SRCS := $(wildcard tools/bloomkit/*.c tools/bloomkit/*/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
+# CLI_LINK=static (the default: the tree's tests, make install): the command
+# carries its own copy of both libraries; shared (Debian's bloomkit package):
+# it links libbloomkit.so.N and libbloomkit-redis.so.N, packaged beside it,
+# so a fix of the libraries reaches the command too.
+CLI_LINK ?= static
+CLI_LIBS = $(if $(filter shared,$(CLI_LINK)),-L$(BUILD) -lbloomkit-redis -lbloomkit -lm -pthread,$(ALL_STATIC) $(LDLIBS))
+CLI_DEPS = $(if $(filter shared,$(CLI_LINK)),$(SHARED_LIB) $(REDIS_SHARED),$(ALL_STATIC))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 # The Redis module (module/): the core linked in statically, so redis-server
 # loads one file; it exports RedisModule_OnLoad and nothing else.
@@ -148,8 +155,8 @@ $(PYEXT_DIR)/%: bindings/python/bloomkit/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-$(CLI_BIN): $(CLI_OBJS) $(ALL_STATIC)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $(CLI_OBJS) $(ALL_STATIC) $(LDLIBS)
+$(CLI_BIN): $(CLI_OBJS) $(CLI_DEPS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $(CLI_OBJS) $(CLI_LIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

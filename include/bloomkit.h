@@ -72,11 +72,25 @@ BK_API const char *bk_strerror(int code);
  * Static storage. Thread-safe. */
 BK_API const char *bk_err_name(int code);
 
-/* Detail of the most recent failed call in this thread that reports detail
- * (bk_save, bk_load, bk_open_mmap, bk_sync, bk_merge, bk_intersect), such as
- * "checksum mismatch in payload" or "open /x/y: Permission denied". Empty when
- * no such call has failed in this thread. The text lives in thread-local
- * storage, valid until the next such call in the same thread. */
+/* The error model, one rule for every function of this header and of
+ * bloomkit_redis.h. A call fails by returning a negative BK_E* code (a
+ * function returning a pointer or a double says in its comment how it fails
+ * instead; none of them sets a detail). Every call that returns a negative
+ * code leaves one line in bk_last_error() saying what failed and why, such
+ * as "open /x/y: Permission denied" or "add: the filter is mapped
+ * read-only" (or, when there is nothing to add to the code, "<call>: <its
+ * bk_strerror text>"): that call's detail, never an earlier call's. After a
+ * call that succeeded, bk_last_error() says nothing about it (it may hold an
+ * older detail, as errno may). The text lives in thread-local storage, valid
+ * until the next call in the same thread; never NULL, empty before any
+ * failure.
+ *
+ * Two more ways carry the same text, each for a reason: the err/errlen
+ * buffer of the config calls (bk_config_parse, ...) and of
+ * bk_redis_open_config holds that failure's message too, for callers
+ * that keep the message past the next call without copying it; and
+ * bk_config_error adds the key and line at fault, for callers that act on
+ * them (a command names the option the key came from). */
 BK_API const char *bk_last_error(void);
 
 /* Library version as "MAJOR.MINOR.PATCH"; static storage. Thread-safe. */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "bloomkit.h"
+#include "common/error.h"
 #include "common/filter_impl.h"
 #include "common/workers.h"
 
@@ -68,8 +69,8 @@ static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *
     for (size_t at = 0; at < n; at += BK_STORE_CHUNK) {
         const size_t c = n - at < BK_STORE_CHUNK ? n - at : BK_STORE_CHUNK;
         bk_filter_hash_keys(f, keys + at, lens + at, c, hs);
-        const int rc = contains ? f->ops->contains_batch(f, hs, c, results + at)
-                                : f->ops->add_batch(f, hs, c, results + at);
+        const int rc = contains ? f->ops->perf->contains_batch(f, hs, c, results + at)
+                                : f->ops->perf->add_batch(f, hs, c, results + at);
         if (rc < 0) {
             for (size_t i = at + c; i < n; i++)
                 results[i] = rc; /* not sent */
@@ -95,23 +96,30 @@ static int add_one(bk_filter *f, const bk_hash *h, bk_tally *t)
     return f->ops->add(f, h);
 }
 
-/* Arguments common to every batch call: BK_EINVAL when malformed, checked
- * up front so that nothing is applied. */
+/* Arguments common to every batch call (what: "add_batch", ...), checked
+ * up front so that nothing is applied: BK_EINVAL when malformed, or
+ * BK_EREADONLY when the call writes and f is read-only, each with its
+ * detail. The error model's first step (common/error.h). */
 static int check_args(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
-                      const int *results)
+                      const int *results, int writes, const char *what)
 {
-    if (!f || (n && (!keys || !lens || !results)))
-        return BK_EINVAL;
+    bk_call_begin();
+    if (!f)
+        return bk_fail(BK_EINVAL, "%s: no filter", what);
+    if (n && (!keys || !lens || !results))
+        return bk_fail(BK_EINVAL, "%s: %zu keys, but no key, length or result array", what, n);
     for (size_t i = 0; i < n; i++)
         if (!bk_key_valid(keys[i], lens[i]))
-            return BK_EINVAL;
+            return bk_fail(BK_EINVAL, "%s: key %zu is NULL with length %zu", what, i, lens[i]);
+    if (writes && f->readonly)
+        return bk_fail(BK_EREADONLY, "%s: the filter is mapped read-only", what);
     return BK_OK;
 }
 
 /* A store's own batch path, when it has one for this operation. */
 static int has_store_batch(const bk_filter *f, int contains)
 {
-    return contains ? f->ops->contains_batch != NULL : f->ops->add_batch != NULL;
+    return contains ? BK_PERF(f, contains_batch) != NULL : BK_PERF(f, add_batch) != NULL;
 }
 
 /* Keys hashed at a time by the one-thread pipeline, before their groups are
@@ -153,12 +161,13 @@ static int apply_in_order(const mt_chunk *c, apply_fn one, bk_tally *t)
 {
     bk_filter *f = c->f;
     const size_t group = c->ahead;
-    if (f->ops->prefetch)
-        f->ops->prefetch(f, c->hs, c->n < group ? c->n : group);
+    void (*prefetch)(const bk_filter *, const bk_hash *, size_t) = BK_PERF(f, prefetch);
+    if (prefetch)
+        prefetch(f, c->hs, c->n < group ? c->n : group);
     for (size_t at = 0; at < c->n; at += group) {
         const size_t next = at + group; /* the next group, prefetched first */
-        if (next < c->n && f->ops->prefetch)
-            f->ops->prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group);
+        if (next < c->n && prefetch)
+            prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group);
         for (size_t i = at; i < next && i < c->n; i++) {
             const int rc = one(f, &c->hs[i], t);
             if (rc < 0) {
@@ -205,11 +214,11 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
 static int apply_split_or_not(const mt_chunk *c, int (*run)(const mt_chunk *, apply_fn, bk_tally *))
 {
     bk_filter *f = c->f;
-    if (!f->ops->shard_begin || !f->ops->shard_begin(f, c->n))
+    if (!BK_PERF(f, shard_begin) || !f->ops->perf->shard_begin(f, c->n))
         return run(c, add_one, NULL);
     bk_tally t = {0, 0};
-    const int rc = run(c, f->ops->shard_add, &t);
-    f->ops->shard_end(f, &t);
+    const int rc = run(c, f->ops->perf->shard_add, &t);
+    f->ops->perf->shard_end(f, &t);
     return rc;
 }
 
@@ -240,13 +249,10 @@ static int add_in_order(bk_filter *f, const void *const *keys, const size_t *len
     return BK_OK;
 }
 
-int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n, int *results)
+/* bk_add_batch after its checks. */
+static int add_checked(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                       int *results)
 {
-    int rc = check_args(f, keys, lens, n, results);
-    if (rc == BK_OK && f->readonly)
-        rc = BK_EREADONLY;
-    if (rc != BK_OK)
-        return rc;
     if (f->ops->keys_op)
         return f->ops->keys_op(f, BK_KEYS_ADD, keys, lens, n, results);
     if (has_store_batch(f, 0))
@@ -254,18 +260,30 @@ int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size
     return add_in_order(f, keys, lens, n, results);
 }
 
-int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
-                      int *results)
+int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n, int *results)
 {
-    const int rc = check_args(f, keys, lens, n, results);
-    if (rc != BK_OK)
-        return rc;
-    /* contains never writes: the casts only let both calls share the paths. */
+    const int rc = check_args(f, keys, lens, n, results, 1, "add_batch");
+    return rc != BK_OK ? rc : bk_done(add_checked(f, keys, lens, n, results), "add_batch");
+}
+
+/* bk_contains_batch after its checks. contains never writes: the casts only
+ * let both calls share the paths. */
+static int contains_checked(const bk_filter *f, const void *const *keys, const size_t *lens,
+                            size_t n, int *results)
+{
     if (f->ops->keys_op)
         return f->ops->keys_op((bk_filter *)f, BK_KEYS_CONTAINS, keys, lens, n, results);
     if (has_store_batch(f, 1))
         return run_store_batch((bk_filter *)f, keys, lens, n, results, 1);
     return run_batch((bk_filter *)f, keys, lens, n, results, contains_one, NULL);
+}
+
+int bk_contains_batch(const bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
+                      int *results)
+{
+    const int rc = check_args(f, keys, lens, n, results, 0, "contains_batch");
+    return rc != BK_OK ? rc
+                       : bk_done(contains_checked(f, keys, lens, n, results), "contains_batch");
 }
 
 /* The shard, of nshards, of the keys whose writes shard_of names `name`: a
@@ -290,7 +308,7 @@ static void hash_group(const mt_chunk *c, size_t g)
     uint16_t *start = c->start + g * (c->nshards + 1);
     memset(start, 0, (c->nshards + 1) * sizeof *start);
     for (size_t i = lo; i < hi; i++) {
-        sh[i - lo] = (uint16_t)shard_for(c->f->ops->shard_of(c->f, &c->hs[i]), c->nshards);
+        sh[i - lo] = (uint16_t)shard_for(c->f->ops->perf->shard_of(c->f, &c->hs[i]), c->nshards);
         start[sh[i - lo] + 1]++;
     }
     for (unsigned s = 0; s < c->nshards; s++)
@@ -343,8 +361,8 @@ static size_t gather_shard(const mt_chunk *c, shard_cursor *k, bk_hash *hs, size
         at[got] = i;
         hs[got++] = c->hs[i];
     }
-    if (got && c->f->ops->prefetch)
-        c->f->ops->prefetch(c->f, hs, got);
+    if (got && BK_PERF(c->f, prefetch))
+        c->f->ops->perf->prefetch(c->f, hs, got);
     return got;
 }
 
@@ -360,7 +378,7 @@ static void apply_shard(const mt_chunk *c, unsigned s, bk_tally *t)
     while (got[cur]) {
         got[cur ^ 1] = gather_shard(c, &k, hs[cur ^ 1], at[cur ^ 1]);
         for (size_t i = 0; i < got[cur]; i++)
-            c->results[at[cur][i]] = c->f->ops->shard_add(c->f, &hs[cur][i], t);
+            c->results[at[cur][i]] = c->f->ops->perf->shard_add(c->f, &hs[cur][i], t);
         cur ^= 1;
     }
 }
@@ -467,7 +485,7 @@ static int add_pipelined(bk_filter *f, bk_workers *w, const void *const *keys, c
     uint8_t *scratch = bk_workers_scratch(w, per * sizeof(bk_hash) + most);
     if (!scratch) {
         bk_workers_unlock(w);
-        return BK_ENOMEM;
+        return bk_fail(BK_ENOMEM, "add_batch_mt: no memory for the digests of %zu keys", per);
     }
     pipe_batch p = {.c = {.f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f)},
                     .hashed = (atomic_uchar *)(scratch + per * sizeof(bk_hash)),
@@ -495,25 +513,23 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
     const unsigned nt = bk_workers_threads(w);
     if (!w || (f && (has_store_batch(f, 0) || f->ops->keys_op)))
         return bk_add_batch(f, keys, lens, n, results);
-    int rc = check_args(f, keys, lens, n, results);
-    if (rc == BK_OK && f->readonly)
-        rc = BK_EREADONLY;
+    int rc = check_args(f, keys, lens, n, results, 1, "add_batch_mt");
     if (rc != BK_OK || n == 0)
         return rc;
     if (nt < 2)
-        return add_pipelined(f, w, keys, lens, n, results);
+        return bk_done(add_pipelined(f, w, keys, lens, n, results), "add_batch_mt");
     const size_t per = n < BK_MT_CHUNK ? n : BK_MT_CHUNK;
     const size_t groups = (per + BK_MT_GROUP - 1) / BK_MT_GROUP;
     const unsigned nshards =
         nt * BK_MT_SHARDS_PER < BK_MT_SHARDS_MAX ? nt * BK_MT_SHARDS_PER : BK_MT_SHARDS_MAX;
-    const int can_split = f->ops->shard_begin != NULL;
+    const int can_split = BK_PERF(f, shard_begin) != NULL;
     bk_workers_lock(w);
     uint8_t *scratch =
         bk_workers_scratch(w, per * (sizeof(bk_hash) + sizeof(uint16_t)) +
                                   groups * (nshards + 1) * sizeof(uint16_t) + groups);
     if (!scratch) {
         bk_workers_unlock(w);
-        return BK_ENOMEM;
+        return bk_fail(BK_ENOMEM, "add_batch_mt: no memory for the digests of %zu keys", per);
     }
     mt_chunk c = {
         .f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f), .nshards = nshards};
@@ -526,7 +542,7 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         c.results = results + at;
         c.n = n - at < per ? n - at : per;
         /* Decided before the digests are made: a split needs the shards. */
-        c.split = can_split && f->ops->shard_begin(f, c.n);
+        c.split = can_split && f->ops->perf->shard_begin(f, c.n);
         atomic_store_explicit(&c.claimed, 0, memory_order_relaxed);
         if (!c.split) {
             /* No split: the other threads hash ahead while this one applies
@@ -557,10 +573,10 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         bk_workers_run(w, apply_job, &c);
         const bk_tally t = {atomic_load_explicit(&c.tally_set, memory_order_relaxed),
                             atomic_load_explicit(&c.tally_keys, memory_order_relaxed)};
-        f->ops->shard_end(f, &t);
+        f->ops->perf->shard_end(f, &t);
     }
     bk_workers_unlock(w);
-    return rc;
+    return bk_done(rc, "add_batch_mt");
 }
 
 /* Lookups claimed BK_MT_CHUNK / 16 keys at a time (c->claimed counts keys),
@@ -586,7 +602,7 @@ int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *k
 {
     if (!w || (f && (has_store_batch(f, 1) || f->ops->keys_op)))
         return bk_contains_batch(f, keys, lens, n, results);
-    const int rc = check_args(f, keys, lens, n, results);
+    const int rc = check_args(f, keys, lens, n, results, 0, "contains_batch_mt");
     if (rc != BK_OK)
         return rc;
     mt_chunk l = {.f = (bk_filter *)f, .keys = keys, .lens = lens, .n = n, .results = results};

@@ -26,8 +26,9 @@ BK_API const int bk_cppflags_seen = 1;
 
 int bk_new(const bk_config *cfg, bk_filter **out)
 {
+    bk_call_begin();
     if (!out)
-        return BK_EINVAL;
+        return bk_fail(BK_EINVAL, "new: no result pointer");
     *out = NULL;
     bk_config c;
     if (cfg)
@@ -35,20 +36,24 @@ int bk_new(const bk_config *cfg, bk_filter **out)
     else
         bk_config_init(&c);
     if (bk_config_validate(&c, NULL, 0) != BK_OK)
-        return BK_ECONFIG;
+        return BK_ECONFIG; /* validate said which key, and why */
     if (!c.has_key) {
         const int rc = bk_random_bytes(c.key, sizeof c.key);
         if (rc != BK_OK)
-            return rc;
+            return bk_done(rc, "new: drawing a hash key");
         c.has_key = 1;
     }
     const bk_allocator a = bk_current_allocator();
-    return bk_variant_impl_for(c.variant)->create(&c, &a, out);
+    return bk_done(bk_variant_for(c.variant)->create(&c, &a, out), "new");
 }
 
 int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_config *cfg,
                   const bk_allocator *a, void *out)
 {
+    /* a table of a version this build does not know would be misread */
+    if (ops->version < 1 || ops->version > BK_FILTER_OPS_VERSION ||
+        (ops->perf && (ops->perf->version < 1 || ops->perf->version > BK_FILTER_PERF_VERSION)))
+        return BK_EINVAL;
     bk_filter *f = bk_mem_calloc(a, 1, size);
     if (!f)
         return BK_ENOMEM;
@@ -120,96 +125,110 @@ int bk_close(bk_filter *f)
 {
     if (!f)
         return BK_OK;
-    const int rc = f->mapping && !f->readonly ? bk_sync(f) : BK_OK;
+    const int rc = f->mapping && !f->readonly ? bk_sync(f) : BK_OK; /* sync says why */
     release(f);
     return rc;
 }
 
-/* The checks of every one-key call, then the key's hash: BK_OK, BK_EINVAL, or
- * BK_EREADONLY when the call writes and f is read-only. */
-static int key_call(const bk_filter *f, const void *key, size_t len, int writes, bk_hash *h)
+/* The checks of every one-key call (what: "add", ...), each failure with
+ * its detail (the error model's first step for these hot calls, error.h):
+ * BK_OK, BK_EINVAL, or BK_EREADONLY when the call writes and f is read-only.
+ * A remote store's call clears the detail: its failures start deep. */
+static int key_check(const bk_filter *f, const void *key, size_t len, int writes, const char *what)
 {
-    if (!f || !bk_key_valid(key, len))
-        return BK_EINVAL;
+    if (!f)
+        return bk_fail(BK_EINVAL, "%s: no filter", what);
+    if (!bk_key_valid(key, len))
+        return bk_fail(BK_EINVAL, "%s: the key is NULL with length %zu", what, len);
     if (writes && f->readonly)
-        return BK_EREADONLY;
-    bk_filter_hash(f, key, len, h);
+        return bk_fail(BK_EREADONLY, "%s: the filter is mapped read-only", what);
+    if (f->ops->store != BK_STORE_MEMORY)
+        bk_call_begin();
     return BK_OK;
 }
 
-/* One key through a store that takes keys (ops->keys_op). */
-static int one_key(const bk_filter *f, int op, const void *key, size_t len)
+/* One checked key to operation op (BK_KEYS_ADD, _CONTAINS or _REMOVE): sent
+ * to a store that takes keys (ops->keys_op), or hashed once and its digest
+ * given to the variant. Its result, or what failed (with bk_done's detail
+ * when nothing deeper said why). */
+static inline int one_key(bk_filter *f, int op, const void *key, size_t len, const char *what)
 {
-    int result;
-    const int rc = f->ops->keys_op((bk_filter *)f, op, &key, &len, 1, &result);
-    return rc < 0 ? rc : result;
+    int rc;
+    if (f->ops->keys_op) {
+        int result;
+        rc = f->ops->keys_op(f, op, &key, &len, 1, &result);
+        rc = rc < 0 ? rc : result;
+    } else {
+        bk_hash h;
+        bk_filter_hash(f, key, len, &h);
+        rc = op == BK_KEYS_ADD        ? f->ops->add(f, &h)
+             : op == BK_KEYS_CONTAINS ? f->ops->contains(f, &h)
+                                      : f->ops->remove(f, &h);
+    }
+    return rc < 0 ? bk_done(rc, what) : rc;
 }
 
 int bk_add(bk_filter *f, const void *key, size_t len)
 {
-    bk_hash h;
-    if (f && f->ops->keys_op && bk_key_valid(key, len) && !f->readonly)
-        return one_key(f, BK_KEYS_ADD, key, len);
-    const int rc = key_call(f, key, len, 1, &h);
-    return rc != BK_OK ? rc : f->ops->add(f, &h);
+    const int rc = key_check(f, key, len, 1, "add");
+    return rc != BK_OK ? rc : one_key(f, BK_KEYS_ADD, key, len, "add");
 }
 
 int bk_set_single_writer(bk_filter *f, int on)
 {
     if (!f)
-        return BK_EINVAL;
+        return bk_fail(BK_EINVAL, "set_single_writer: no filter");
     f->single_writer = on != 0;
     return BK_OK;
 }
 
 int bk_contains(const bk_filter *f, const void *key, size_t len)
 {
-    bk_hash h;
-    if (f && f->ops->keys_op && bk_key_valid(key, len))
-        return one_key(f, BK_KEYS_CONTAINS, key, len);
-    const int rc = key_call(f, key, len, 0, &h);
-    return rc != BK_OK ? rc : f->ops->contains(f, &h);
+    const int rc = key_check(f, key, len, 0, "contains");
+    /* contains never writes: the cast only lets the three calls share one_key */
+    return rc != BK_OK ? rc : one_key((bk_filter *)f, BK_KEYS_CONTAINS, key, len, "contains");
 }
 
 /* BK_ENOTSUP before BK_EREADONLY: a variant that cannot remove says so
- * whatever the filter's mode. */
+ * whatever the filter's mode. BK_ENOTFOUND (a key that was not there) is
+ * an answer more than a failure, but it is negative, so it says so too. */
 int bk_remove(bk_filter *f, const void *key, size_t len)
 {
-    bk_hash h;
-    const int rc = key_call(f, key, len, 0, &h);
+    int rc = key_check(f, key, len, 0, "remove");
     if (rc != BK_OK)
         return rc;
     if (!f->ops->remove)
-        return BK_ENOTSUP;
+        return bk_fail(BK_ENOTSUP, "remove: %s filters cannot remove keys",
+                       bk_variant_name(f->cfg.variant));
     if (f->readonly)
-        return BK_EREADONLY;
-    return f->ops->keys_op ? one_key(f, BK_KEYS_REMOVE, key, len) : f->ops->remove(f, &h);
+        return bk_fail(BK_EREADONLY, "remove: the filter is mapped read-only");
+    rc = one_key(f, BK_KEYS_REMOVE, key, len, "remove");
+    return rc == BK_ENOTFOUND
+               ? bk_fail(rc, "remove: the key was not in the filter (nothing changed)")
+               : rc;
+}
+
+/* The checks of a call that changes the whole filter. */
+static int whole_check(const bk_filter *f, const char *what)
+{
+    bk_call_begin();
+    if (!f)
+        return bk_fail(BK_EINVAL, "%s: no filter", what);
+    if (f->readonly)
+        return bk_fail(BK_EREADONLY, "%s: the filter is mapped read-only", what);
+    return BK_OK;
 }
 
 int bk_clear(bk_filter *f)
 {
-    if (!f)
-        return BK_EINVAL;
-    if (f->readonly)
-        return BK_EREADONLY;
-    return f->ops->clear(f);
+    const int rc = whole_check(f, "clear");
+    return rc != BK_OK ? rc : bk_done(f->ops->clear(f), "clear");
 }
 
 int bk_expire(bk_filter *f)
 {
-    if (!f)
-        return BK_EINVAL;
-    if (f->readonly)
-        return BK_EREADONLY;
-    return f->ops->expire ? f->ops->expire(f) : 0;
-}
-
-/* Every figure comes from the slice views: sums over slices, the newest
- * slice's k, and the compound rate 1 - prod(1 - fill_i^k_i) (the chance an
- * absent key passes some slice; for one slice simply fill^k). */
-int bk_stats(const bk_filter *f, bk_filter_stats *st)
-{
-    return bk_stats_sized(f, st, sizeof *st);
+    const int rc = whole_check(f, "expire");
+    return rc != BK_OK ? rc : f->ops->expire ? bk_done(f->ops->expire(f), "expire") : 0;
 }
 
 /* Every struct and field that crosses the ABI, for bk_abi_layout. */
@@ -293,126 +312,34 @@ size_t bk_abi_layout(const char *type, const char *field)
     return (size_t)-1;
 }
 
-/* The rate a filter (or its slice 0, v) was made for: the configured fpr,
- * or for pinned bits the rate they, k and capacity give. */
-static double sized_rate(const bk_filter *f, const bk_slice_view *v)
-{
-    return f->cfg.bits ? bk_rate_for(v->m, v->k, v->capacity, v->block) : f->cfg.fpr;
-}
-
-int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
-{
-    if (!f || !out || size == 0)
-        return BK_EINVAL;
-    bk_filter_stats full, *st = &full;
-    memset(st, 0, sizeof *st);
-    if (f->ops->refresh) {
-        const int rc = f->ops->refresh(f);
-        if (rc != BK_OK)
-            return rc;
-    }
-    st->variant = f->ops->name;
-    st->hash = bk_hash_name(f->cfg.hash);
-    const uint32_t n = f->ops->slice_count(f);
-    double log_pass_none = 0.0; /* sum of log(1 - rate_i) over a group: exact for tiny rates */
-    double log_model_none = 0.0;
-    double rate_sum = 0.0, model_sum = 0.0; /* of the groups' rates */
-    uint32_t groups = 0;
-    uint64_t steps = BK_RATE_STEPS_FILTER; /* every slice's rates together */
-    for (uint32_t i = 0; i < n; i++) {
-        bk_slice_view v;
-        f->ops->slice_view(f, i, &v);
-        const uint32_t group = f->ops->slice_group ? f->ops->slice_group(f, i) : 0;
-        if (i == 0 || group != groups - 1) { /* a key meets one group: their mean rate */
-            if (i) {
-                rate_sum += 0.0 - expm1(log_pass_none);
-                model_sum += 0.0 - expm1(log_model_none);
-            }
-            log_pass_none = log_model_none = 0.0;
-            groups++;
-        }
-        st->capacity += v.capacity;
-        st->bits += v.m;
-        st->bytes += v.nbytes;
-        st->keys += v.keys;
-        st->set_bits += v.set_bits;
-        st->saturated += v.saturated;
-        st->est_cardinality += bk_cardinality_of_fill(v.m, v.k, v.set_bits, v.block);
-        log_pass_none += log1p(-bk_rate_of_fill_within(v.m, v.k, v.set_bits, v.block, &steps));
-        log_model_none += log1p(-bk_rate_for_within(v.m, v.k, v.keys, v.block, &steps));
-        st->k = v.k;
-        st->fpr = sized_rate(f, &v);
-    }
-    st->slices = n;
-    if (f->cfg.variant == BK_VARIANT_WINDOW) /* what was asked: per window, not per generation */
-        st->capacity = f->cfg.capacity;
-    st->redated_from_ms = atomic_load(&f->redate_from_ms);
-    st->redated_to_ms = atomic_load(&f->redate_to_ms);
-    st->fill = (double)st->set_bits / (double)st->bits;
-    /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
-    if (groups) {
-        rate_sum += 0.0 - expm1(log_pass_none);
-        model_sum += 0.0 - expm1(log_model_none);
-    }
-    st->est_fpr = groups ? rate_sum / groups : 0.0;
-    st->model_fpr = groups ? model_sum / groups : 0.0;
-    /* the caller's struct, of its own size: the known prefix, zero after */
-    memcpy(out, st, size < sizeof *st ? size : sizeof *st);
-    if (size > sizeof *st)
-        memset((char *)out + sizeof *st, 0, size - sizeof *st);
-    return BK_OK;
-}
-
-int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size)
-{
-    if (!f || !out || size == 0 || i >= f->ops->slice_count(f))
-        return BK_EINVAL;
-    if (f->ops->refresh) {
-        const int rc = f->ops->refresh(f);
-        if (rc != BK_OK)
-            return rc;
-    }
-    bk_slice_view v;
-    f->ops->slice_view(f, i, &v);
-    bk_slice_stats st;
-    memset(&st, 0, sizeof st);
-    st.bits = v.m;
-    st.bytes = v.nbytes;
-    st.k = v.k;
-    st.capacity = v.capacity;
-    st.fpr = f->cfg.bits ? sized_rate(f, &v) : v.fpr;
-    st.keys = v.keys;
-    st.set_bits = v.set_bits;
-    st.fill = (double)v.set_bits / (double)v.m;
-    st.est_fpr = bk_rate_of_fill(v.m, v.k, v.set_bits, v.block);
-    st.span_start_ms = v.gen * v.span;
-    st.span_end_ms = v.span ? (v.gen + 1) * v.span : 0;
-    memcpy(out, &st, size < sizeof st ? size : sizeof st);
-    if (size > sizeof st)
-        memset((char *)out + sizeof st, 0, size - sizeof st);
-    return BK_OK;
-}
-
 int bk_get_config(const bk_filter *f, bk_config *cfg)
 {
     if (!f || !cfg)
-        return BK_EINVAL;
+        return bk_fail(BK_EINVAL, "get_config: no filter or no result pointer");
     *cfg = f->cfg;
     return BK_OK;
 }
 
 int bk_plan_config(const bk_config *cfg, bk_plan *out)
 {
-    if (!cfg || !out || bk_config_validate(cfg, NULL, 0) != BK_OK)
-        return BK_EINVAL;
-    return bk_variant_impl_for(cfg->variant)->plan(cfg, out);
+    bk_call_begin();
+    if (!cfg || !out)
+        return bk_fail(BK_EINVAL, "plan: no config or no result pointer");
+    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
+        return BK_EINVAL; /* validate said which key, and why */
+    return bk_done(bk_variant_for(cfg->variant)->plan(cfg, out), "plan");
 }
 
 int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *out)
 {
-    if (!cfg || !capacity || !out || bk_config_validate(cfg, NULL, 0) != BK_OK || !cfg->bits)
-        return BK_EINVAL;
-    const unsigned cell_bits = bk_variant_impl_for(cfg->variant)->cell_bits;
+    bk_call_begin();
+    if (!cfg || !capacity || !out)
+        return bk_fail(BK_EINVAL, "plan_capacity: no config or no result pointer");
+    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
+        return BK_EINVAL; /* validate said which key, and why */
+    if (!cfg->bits)
+        return bk_fail(BK_EINVAL, "plan_capacity: the config pins no bits (bits=...)");
+    const unsigned cell_bits = bk_variant_for(cfg->variant)->cell_bits;
     const unsigned block = bk_block_cells(cfg->layout, cell_bits);
     bk_config fit = *cfg;
     fit.hashes = 0; /* the best k for the keys found */
@@ -421,17 +348,18 @@ int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *out)
         rc = bk_plan_array(&fit, cell_bits, out);
     if (rc == BK_OK)
         *capacity = fit.capacity;
-    return rc;
+    return bk_done(rc, "plan_capacity");
 }
 
 int bk_variant_removes(bk_variant v)
 {
-    const bk_variant_impl *impl = bk_variant_impl_for(v);
-    return impl && impl->removes;
+    const bk_variant_desc *d = bk_variant_for(v);
+    return d && bk_desc_removes(d);
 }
 
 int bk_copy(const bk_filter *f, bk_filter **out)
 {
+    bk_call_begin();
     if (out)
         *out = NULL;
     if (!f || !out)
@@ -459,18 +387,19 @@ int bk_copy(const bk_filter *f, bk_filter **out)
         v[made].data = p;
     }
     if (rc == BK_OK)
-        rc = bk_variant_impl_for(f->cfg.variant)->adopt(&f->cfg, &a, v, n, 0, out);
+        rc = bk_variant_for(f->cfg.variant)->adopt(&f->cfg, &a, v, n, 0, out);
     if (rc != BK_OK)
         for (uint32_t i = 0; i < made; i++)
             bk_payload_free(&a, v[i].data, (size_t)v[i].nbytes);
     bk_mem_free(&a, v);
-    return rc;
+    return bk_done(rc, "copy");
 }
 
 /* Shared checks of merge and intersect: same variant, hash and key; the
  * variant then checks its slice shapes. */
 int bk_equal(const bk_filter *a, const bk_filter *b)
 {
+    bk_call_begin();
     if (!a || !b)
         return bk_fail(BK_EINVAL, "equal: NULL filter");
     if (!bk_cells_in_memory(a) || !bk_cells_in_memory(b))
@@ -499,6 +428,7 @@ int bk_equal(const bk_filter *a, const bk_filter *b)
 static int combine(bk_filter *dst, const bk_filter *src, int intersect)
 {
     const char *what = intersect ? "intersect" : "merge";
+    bk_call_begin();
     if (!dst || !src)
         return bk_fail(BK_EINVAL, "%s: NULL filter", what);
     if (dst->readonly)
@@ -508,21 +438,22 @@ static int combine(bk_filter *dst, const bk_filter *src, int intersect)
                        "%s: a filter in Redis cannot be combined here; pull it "
                        "into a local filter first (bk_redis_pull)",
                        what);
-    if (dst->ops != src->ops)
-        return bk_fail(BK_EINCOMPAT, "%s: variants differ (%s vs %s)", what, dst->ops->name,
-                       src->ops->name);
+    if (dst->cfg.variant != src->cfg.variant)
+        return bk_fail(BK_EINCOMPAT, "%s: variants differ (%s vs %s)", what,
+                       bk_variant_name(dst->cfg.variant), bk_variant_name(src->cfg.variant));
     if (dst->cfg.hash != src->cfg.hash)
         return bk_fail(BK_EINCOMPAT, "%s: hash algorithms differ", what);
     if (memcmp(dst->cfg.key, src->cfg.key, sizeof dst->cfg.key) != 0)
         return bk_fail(BK_EINCOMPAT, "%s: hash keys differ", what);
     int (*op)(bk_filter *, const bk_filter *) = intersect ? dst->ops->intersect : dst->ops->merge;
     if (!op)
-        return bk_fail(BK_ENOTSUP, "%s: not defined for %s filters", what, dst->ops->name);
+        return bk_fail(BK_ENOTSUP, "%s: not defined for %s filters", what,
+                       bk_variant_name(dst->cfg.variant));
     bk_detail_clear(); /* the variant may say why */
     const int rc = op(dst, src);
     char why[256];
     return rc != BK_EINCOMPAT
-               ? rc
+               ? bk_done(rc, what)
                : bk_fail(rc, "%s: %s", what,
                          bk_detail_or("sizes differ (bits, probes or slices)", why, sizeof why));
 }

@@ -8,37 +8,9 @@
 
 typedef Suite *(*suite_fn)(void);
 
-/* clang-format off */
-static const suite_fn all_suites[] = {
-    siphash_suite,
-    hash_suite,
-    sizing_suite,
-    config_suite,
-    standard_suite,
-    counting_suite,
-    scalable_suite,
-    contract_suite,
-    alloc_suite,
-    threads_suite,
-    io_suite,
-    mmap_suite,
-    crash_suite,
-    merge_suite,
-    golden_suite,
-    cli_suite,
-    batch_suite,
-    blocked_suite,
-    redis_suite,
-    props_suite,
-    faults_suite,
-    experiment_suite,
-    bound_suite,
-    writers_suite,
-    window_suite,
-    pinned_suite,
-    url_suite,
-};
-/* clang-format on */
+#define BK_SUITE_ENTRY_(name) name##_suite,
+static const suite_fn all_suites[] = {BK_SUITES(BK_SUITE_ENTRY_)};
+#undef BK_SUITE_ENTRY_
 
 int main(void)
 {

@@ -1,35 +1,46 @@
-/* suites.h - every Check suite, one per module; main.c runs them all. */
+/* suites.h - every Check suite, one per module, listed once: main.c runs
+ * them all, in this order. A suite `name` is `Suite *name_suite(void)`, in
+ * tests/test_name.c. */
 #ifndef BK_SUITES_H
 #define BK_SUITES_H
 
 #include <check.h>
 
-Suite *siphash_suite(void);
-Suite *hash_suite(void);
-Suite *sizing_suite(void);
-Suite *config_suite(void);
-Suite *standard_suite(void);
-Suite *counting_suite(void);
-Suite *scalable_suite(void);
-Suite *contract_suite(void);
-Suite *alloc_suite(void);
-Suite *threads_suite(void);
-Suite *io_suite(void);
-Suite *mmap_suite(void);
-Suite *crash_suite(void);
-Suite *merge_suite(void);
-Suite *golden_suite(void);
-Suite *cli_suite(void);
-Suite *batch_suite(void);
-Suite *blocked_suite(void);
-Suite *redis_suite(void);
-Suite *props_suite(void);
-Suite *faults_suite(void);
-Suite *experiment_suite(void);
-Suite *bound_suite(void);
-Suite *writers_suite(void);
-Suite *window_suite(void);
-Suite *pinned_suite(void);
-Suite *url_suite(void);
+/* clang-format off */
+#define BK_SUITES(X) \
+    X(siphash) \
+    X(hash) \
+    X(sizing) \
+    X(config) \
+    X(standard) \
+    X(counting) \
+    X(scalable) \
+    X(contract) \
+    X(alloc) \
+    X(threads) \
+    X(io) \
+    X(mmap) \
+    X(crash) \
+    X(merge) \
+    X(golden) \
+    X(cli) \
+    X(batch) \
+    X(blocked) \
+    X(redis) \
+    X(props) \
+    X(faults) \
+    X(experiment) \
+    X(bound) \
+    X(writers) \
+    X(window) \
+    X(pinned) \
+    X(url) \
+    X(errors)
+
+/* clang-format on */
+
+#define BK_SUITE_DECLARE_(name) Suite *name##_suite(void);
+BK_SUITES(BK_SUITE_DECLARE_)
+#undef BK_SUITE_DECLARE_
 
 #endif

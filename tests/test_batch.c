@@ -10,10 +10,9 @@
 
 START_TEST(batches_equal_single_calls)
 {
-    const char *cfgs[] = {
-        "variant=standard capacity=20000 " KEY, "variant=counting capacity=20000 " KEY,
-        "variant=scalable capacity=2000 " KEY, "variant=scalable layout=blocked capacity=2000 " KEY,
-        "variant=standard layout=blocked capacity=20000 " KEY};
+    /* capacity: a chain grows to several slices; a single array fills up */
+    char cfgs[16][TU_CFG_MAX];
+    const size_t ncfgs = tu_every_variant(cfgs, 16, "capacity=6000 " KEY);
     uint64_t seed = tu_seed("batches_equal_single_calls");
     enum { N = 30000 };
     static char keybuf[N][32];
@@ -28,7 +27,7 @@ START_TEST(batches_equal_single_calls)
         keys[i] = keybuf[i];
     }
     const size_t sizes[] = {0, 1, 15, 16, 17, 1000, N};
-    for (size_t v = 0; v < sizeof cfgs / sizeof *cfgs; v++) {
+    for (size_t v = 0; v < ncfgs; v++) {
         bk_filter *single = tu_filter(cfgs[v]), *batch = tu_filter(cfgs[v]);
         size_t done = 0;
         for (size_t s = 0; done < N; s = (s + 1) % (sizeof sizes / sizeof *sizes)) {
@@ -88,12 +87,8 @@ END_TEST
  * a wrong order would show as a wrong "new". Lookups likewise. */
 START_TEST(threaded_batches_equal_one_thread)
 {
-    const char *cfgs[] = {"variant=standard layout=blocked capacity=40000 " KEY,
-                          "variant=standard layout=classic capacity=40000 " KEY,
-                          "variant=scalable layout=blocked capacity=3000 " KEY,
-                          "variant=scalable layout=classic capacity=3000 " KEY,
-                          "variant=counting layout=blocked capacity=40000 " KEY,
-                          "variant=window window=1h generations=4 capacity=40000 " KEY};
+    char cfgs[16][TU_CFG_MAX];
+    const size_t ncfgs = tu_every_variant(cfgs, 16, "capacity=20000 " KEY);
     enum { N = 100000 }; /* one call past the pipeline's 65,536 keys a run */
     static char keybuf[N][32];
     static const void *keys[N];
@@ -104,7 +99,7 @@ START_TEST(threaded_batches_equal_one_thread)
         lens[i] = tu_key(keybuf[i], sizeof keybuf[i], "t", tu_next(&seed) % 50000);
         keys[i] = keybuf[i];
     }
-    for (size_t v = 0; v < sizeof cfgs / sizeof *cfgs; v++) {
+    for (size_t v = 0; v < ncfgs; v++) {
         bk_filter *one = tu_filter(cfgs[v]);
         ck_assert_int_eq(bk_add_batch(one, keys, lens, N, want), BK_OK);
         for (unsigned nt = 1; nt <= 4; nt++) {
@@ -217,12 +212,8 @@ END_TEST
  * threads, for every variant. */
 START_TEST(single_writer_changes_no_answer)
 {
-    const char *cfgs[] = {"variant=standard layout=classic capacity=30000 " KEY,
-                          "variant=standard layout=blocked capacity=30000 " KEY,
-                          "variant=scalable layout=classic capacity=2000 " KEY,
-                          "variant=scalable layout=blocked capacity=2000 " KEY,
-                          "variant=counting capacity=30000 " KEY,
-                          "variant=window window=1h generations=4 capacity=30000 " KEY};
+    char cfgs[16][TU_CFG_MAX];
+    const size_t ncfgs = tu_every_variant(cfgs, 16, "capacity=10000 " KEY);
     enum { N = 40000 };
     static char keybuf[N][32];
     static const void *keys[N];
@@ -234,7 +225,7 @@ START_TEST(single_writer_changes_no_answer)
         keys[i] = keybuf[i];
     }
     ck_assert_int_eq(bk_set_single_writer(NULL, 1), BK_EINVAL);
-    for (size_t v = 0; v < sizeof cfgs / sizeof *cfgs; v++) {
+    for (size_t v = 0; v < ncfgs; v++) {
         bk_filter *shared = tu_filter(cfgs[v]);
         for (size_t i = 0; i < N; i++)
             want[i] = bk_add(shared, keys[i], lens[i]);

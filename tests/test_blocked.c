@@ -12,8 +12,6 @@
 #include "suites.h"
 #include "testutil.h"
 
-static const char *const variants[] = {"standard", "counting", "scalable"};
-
 /* Every probe of a key falls in one 64-byte line of the payload (which starts
  * on a line): add one key at a time to an empty slice and look at which bytes
  * changed. */
@@ -98,9 +96,9 @@ END_TEST
 START_TEST(measured_rate_matches_the_model)
 {
     enum { N = 40000, PROBES = 400000 };
-    for (size_t v = 0; v < 3; v++) {
+    for (unsigned v = 0; v < tu_nvariants(); v++) {
         char text[160];
-        snprintf(text, sizeof text, "variant=%s layout=blocked capacity=%d fpr=0.01", variants[v],
+        snprintf(text, sizeof text, "variant=%s layout=blocked capacity=%d fpr=0.01", tu_variant(v),
                  N);
         bk_filter *f = tu_filter(text);
         char key[48];
@@ -124,7 +122,7 @@ START_TEST(measured_rate_matches_the_model)
         }
         const double sigma = sqrt(model * (1 - model) / PROBES);
         fprintf(stderr, "[blocked %s] measured %.5f, model %.5f, bk_stats %.5f, %.2f bits/key\n",
-                variants[v], rate, model, st.est_fpr, 8.0 * (double)st.bytes / N);
+                tu_variant(v), rate, model, st.est_fpr, 8.0 * (double)st.bytes / N);
         ck_assert_double_le(fabs(rate - model), 5 * sigma + 0.1 * model);
         ck_assert_double_le(fabs(st.est_fpr - model), 0.25 * model);
         ck_assert_double_le(rate, 0.0125);
@@ -158,15 +156,15 @@ END_TEST
 START_TEST(files_keep_the_layout)
 {
     char *dir = tu_tmpdir();
-    for (size_t v = 0; v < 3; v++) {
+    for (unsigned v = 0; v < tu_nvariants(); v++) {
         char text[160];
         snprintf(text, sizeof text, "variant=%s layout=blocked capacity=3000 fpr=0.01",
-                 variants[v]);
+                 tu_variant(v));
         bk_filter *f = tu_filter(text);
         char key[48];
         for (uint64_t i = 0; i < 9000; i++) /* scalable: several slices */
             bk_add(f, key, tu_key(key, sizeof key, "in", i));
-        char *path = tu_path(dir, variants[v]);
+        char *path = tu_path(dir, tu_variant(v));
         ck_assert_int_eq(bk_save(f, path), BK_OK);
         size_t len;
         uint8_t *bytes = tu_read_file(path, &len);

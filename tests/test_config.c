@@ -168,17 +168,17 @@ END_TEST
 /* The same program, only `variant=` changed, gets each filter type. */
 START_TEST(variant_switch_by_text_alone)
 {
-    const char *names[] = {"standard", "counting", "scalable"};
-    for (int i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < tu_nvariants(); i++) {
         char text[64];
-        snprintf(text, sizeof text, "variant=%s capacity=1000", names[i]);
+        snprintf(text, sizeof text, "variant=%s capacity=1000", tu_variant(i));
         bk_filter *f = tu_filter(text);
         ck_assert_int_eq(bk_add(f, "x", 1), 1);
         ck_assert_int_eq(bk_contains(f, "x", 1), 1);
         bk_filter_stats st;
         ck_assert_int_eq(bk_stats(f, &st), BK_OK);
-        ck_assert_str_eq(st.variant, names[i]);
-        ck_assert_int_eq(bk_remove(f, "x", 1), i == 1 ? BK_OK : BK_ENOTSUP);
+        ck_assert_str_eq(st.variant, tu_variant(i));
+        ck_assert_int_eq(bk_remove(f, "x", 1),
+                         bk_variant_removes((bk_variant)i) ? BK_OK : BK_ENOTSUP);
         bk_free(f);
     }
 }

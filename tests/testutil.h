@@ -95,6 +95,35 @@ static inline size_t tu_key(char *buf, size_t cap, const char *family, uint64_t 
     return n < 0 ? 0 : (size_t)n;
 }
 
+/* The variants, as the library's registry lists them (bk_variant_name of
+ * 0, 1, ... until NULL): every "every variant" test iterates these, so a new
+ * variant is tested without a line here. */
+static inline unsigned tu_nvariants(void)
+{
+    unsigned n = 0;
+    while (bk_variant_name((bk_variant)n))
+        n++;
+    return n;
+}
+
+static inline const char *tu_variant(unsigned v)
+{
+    return bk_variant_name((bk_variant)v);
+}
+
+/* The config texts "variant=V layout=L <rest>" of every variant in both
+ * layouts, into cfgs (room for max): how many. */
+#define TU_CFG_MAX 160
+static inline size_t tu_every_variant(char cfgs[][TU_CFG_MAX], size_t max, const char *rest)
+{
+    size_t n = 0;
+    for (unsigned v = 0; v < tu_nvariants(); v++)
+        for (int blocked = 0; blocked < 2 && n < max; blocked++)
+            snprintf(cfgs[n++], TU_CFG_MAX, "variant=%s layout=%s %s", tu_variant(v),
+                     blocked ? "blocked" : "classic", rest);
+    return n;
+}
+
 static inline bk_filter *tu_filter(const char *text);
 
 /* tu_filter of a printf-formatted config text. */

@@ -8,6 +8,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "alloc.h"
+#include "error.h"
 
 #include <stdint.h>
 #include <sys/mman.h>
@@ -40,7 +41,7 @@ int bk_set_allocator(const bk_allocator *a)
         return BK_OK;
     }
     if (!a->alloc || !a->free)
-        return BK_EINVAL;
+        return bk_fail(BK_EINVAL, "set_allocator: the allocator has no alloc or no free");
     g_allocator = *a;
     g_zalloc = NULL;
     return BK_OK;

@@ -17,6 +17,7 @@
  * with the line number for multi-line texts.
  */
 #include "config.h"
+#include "error.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -172,12 +173,12 @@ const char *bk_layout_name(bk_layout l)
 
 void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
 {
-    if (!err || errlen == 0)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    bk_vfail(BK_ECONFIG, fmt, ap); /* the same line in bk_last_error() */
     va_end(ap);
+    if (err && errlen && err != bk_last_error())
+        snprintf(err, errlen, "%s", bk_last_error());
 }
 
 /* --- value parsers: 0 on success ------------------------------------------ */
@@ -664,13 +665,14 @@ int bk_config_read(bk_config *cfg, const char *text, bk_config_error *error)
     bk_config_error *e = error ? error : &local;
     memset(e, 0, sizeof *e);
     if (!cfg || !text) {
-        snprintf(e->message, sizeof e->message, "config: no configuration or text given");
+        bk_errorf(e->message, sizeof e->message, "config: no configuration or text given");
         return BK_EINVAL;
     }
     if (bk_config_validate(cfg, e->message, sizeof e->message) != BK_OK)
         return BK_EINVAL;
     const bk_config base = *cfg;
-    return parse_text(cfg, &base, text, e, NULL);
+    const int rc = parse_text(cfg, &base, text, e, NULL);
+    return rc != BK_OK ? bk_fail(rc, "%s", e->message) : rc; /* the message, in both places */
 }
 
 /* The message of *e into err (truncated, terminated). */
@@ -755,8 +757,10 @@ int bk_config_text_sets(const char *text, const char *key)
 
 int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t buflen)
 {
-    if (!cfg || bk_config_validate(cfg, NULL, 0) != BK_OK || (!buf && buflen))
-        return BK_EINVAL;
+    if (!cfg || (!buf && buflen))
+        return bk_fail(BK_EINVAL, "config_format: no config, or no buffer of %zu bytes", buflen);
+    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
+        return BK_EINVAL; /* validate said which key, and why */
     size_t need = 0;
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
@@ -781,8 +785,8 @@ int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t bu
             snprintf(buf ? buf + (need < buflen ? need : buflen) : NULL,
                      need < buflen ? buflen - need : 0, "%s%s=%s", i ? " " : "", k->name, v);
         if (n < 0)
-            return BK_EINVAL;
+            return bk_fail(BK_EINVAL, "config_format: cannot format %s", k->name);
         need += (size_t)n;
     }
-    return need > INT32_MAX ? BK_EINVAL : (int)need;
+    return need > INT32_MAX ? bk_fail(BK_EINVAL, "config_format: the text is too long") : (int)need;
 }

@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bloomkit.h"
 #include "error.h"
@@ -18,12 +19,27 @@ const char *bk_last_error(void)
     return g_detail;
 }
 
+int bk_vfail(int code, const char *fmt, va_list ap)
+{
+    char line[DETAIL_MAX]; /* the arguments may quote the detail itself */
+    vsnprintf(line, sizeof line, fmt, ap);
+    memcpy(g_detail, line, sizeof line);
+    return code;
+}
+
 int bk_fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(g_detail, sizeof g_detail, fmt, ap);
+    bk_vfail(code, fmt, ap);
     va_end(ap);
+    return code;
+}
+
+int bk_fail_plain(int code, const char *what)
+{
+    if (!g_detail[0])
+        snprintf(g_detail, sizeof g_detail, "%s: %s", what, bk_strerror(code));
     return code;
 }
 

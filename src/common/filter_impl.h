@@ -1,14 +1,16 @@
 /*
- * filter_impl.h - the vtable every variant fills in, and the base struct every
- * variant embeds first (internal).
+ * filter_impl.h - what a variant provides (internal): its operations table
+ * (bk_filter_ops) with an optional table of performance hooks
+ * (bk_filter_perf), its descriptor (bk_variant_desc: name, constructors,
+ * planning, statistics), and the base struct every filter embeds first.
  *
- * Modelled on SQLite's sqlite3_io_methods, without its iVersion. The tables
- * cross one boundary: the Redis client library (src/redis, libbloomkit-redis)
- * builds its own and hands them to bk_filter_new, an internal export of
- * libbloomkit; the two libraries are one release (the Debian package of the
- * Redis library depends on the core library of exactly its version), so no
- * table of another release's layout reaches the core. Every object starts with a pointer
- * to its methods, so a pointer to a variant's struct is a pointer to bk_filter.
+ * Modelled on SQLite's sqlite3_io_methods, versioned as it is: a table says
+ * its version, and a slot added later is read only from tables that have it.
+ * The tables cross one boundary: the Redis client library (src/redis,
+ * libbloomkit-redis) builds its own and hands them to bk_filter_new, an
+ * internal export of libbloomkit, which refuses a version it does not know.
+ * Every object starts with a pointer to its methods, so a pointer to a
+ * variant's struct is a pointer to bk_filter.
  * An operation a variant does not have is a NULL pointer, turned into
  * BK_ENOTSUP in one place (src/filter.c), never a stub in each variant.
  *
@@ -69,8 +71,69 @@ typedef struct bk_tally {
     uint64_t set, keys;
 } bk_tally;
 
+/* The version of the tables below this build reads and writes. A slot
+ * added later goes at the end of its table with the next version number; the
+ * core reads it only from a table whose version says it has it (as SQLite
+ * reads xFetch only from sqlite3_io_methods of iVersion 3), so a table filled
+ * in before the slot existed keeps working. */
+#define BK_FILTER_OPS_VERSION  1
+#define BK_FILTER_PERF_VERSION 1
+
+/* Optional ways to do what the operations of bk_filter_ops do, faster. None
+ * changes an answer: a variant without this table (ops->perf NULL), or with
+ * any slot NULL, gets the same results from the operations one key at a
+ * time. Locking: every hook is called with no lock of the core held; a hook
+ * takes what its variant's add and contains take, except where said. */
+typedef struct bk_filter_perf {
+    int version; /* BK_FILTER_PERF_VERSION */
+    /* Hint: start loading the memory that add/contains of hs[0 .. n) will
+     * touch (batch calls issue it for a group of keys before the first is
+     * applied, so the cache misses overlap; one call a group). Reads only;
+     * may run beside any other call. */
+    void (*prefetch)(const bk_filter *f, const bk_hash *hs, size_t n);
+    /* Batch paths for stores where one call per key is slow (a server round
+     * trip): n digests in, one result per key out (as add or contains
+     * return), BK_OK or a negative code (results of keys before the failure
+     * stand). src/filter.c hands them at most BK_STORE_CHUNK digests at a
+     * time. */
+    int (*add_batch)(bk_filter *f, const bk_hash *hs, size_t n, int *results);
+    int (*contains_batch)(const bk_filter *f, const bk_hash *hs, size_t n, int *results);
+    /* Adds split across threads (bk_add_batch_mt, src/batch.c); all four or
+     * none. shard_begin(f, n), on the calling thread, returns 1 when the
+     * next n adds may be applied shard by shard: shard_of names the memory a
+     * key's add writes (keys with one name write the same memory, keys with
+     * different names disjoint memory; src/batch.c groups names into
+     * shards), and none of the n adds can change the filter's shape (no
+     * growth), so each shard's keys applied in input order by their own
+     * thread get the answers of all keys applied in order. Then shard_add
+     * applies one key (as add, but with no locking or growth; 0 or 1) from
+     * any thread, counting what it changed into the caller's tally instead
+     * of the filter's counts, and shard_end follows the last one, on the
+     * thread that called shard_begin, with the sum of every tally: the
+     * counts then take it at once (a snapshot read meanwhile lags by one
+     * chunk). 0: apply in order on one thread, and shard_end is not called.
+     * The lock rule: whatever shard_begin takes when it returns 1 (a
+     * scalable chain's read lock, which holds growth off) is held across the
+     * shard_adds and released by shard_end, on the same thread. */
+    int (*shard_begin)(bk_filter *f, size_t n);
+    uint64_t (*shard_of)(const bk_filter *f, const bk_hash *h);
+    int (*shard_add)(bk_filter *f, const bk_hash *h, bk_tally *t);
+    void (*shard_end)(bk_filter *f, const bk_tally *t);
+} bk_filter_perf;
+
+/* Where a filter's cells live (bk_filter_ops.store). */
+#define BK_STORE_MEMORY 0 /* in this process: slice views carry data */
+#define BK_STORE_REMOTE 1 /* elsewhere (Redis): save, copy and merge cannot read them */
+
+/* What a filter does: the semantic operations, then the state persistence,
+ * merging and statistics read, then the optional performance table. One
+ * table per kind of store of a variant (in memory, a Redis client's, a
+ * Redis module's); the variant's identity is its descriptor's
+ * (bk_variant_desc, below). */
 typedef struct bk_filter_ops {
-    const char *name; /* "standard", ... */
+    int version; /* BK_FILTER_OPS_VERSION */
+    int store;   /* BK_STORE_MEMORY or BK_STORE_REMOTE */
+    /* -- semantics: one key's digest, computed once by src/filter.c */
     /* 1 new, 0 (maybe) present, or a negative BK_E* code. */
     int (*add)(bk_filter *f, const bk_hash *h);
     /* 1 maybe present, 0 absent. */
@@ -79,71 +142,47 @@ typedef struct bk_filter_ops {
     int (*remove)(bk_filter *f, const bk_hash *h);
     /* BK_OK, or an error of a remote store (nothing or everything cleared). */
     int (*clear)(bk_filter *f);
-    /* Release everything, including f itself, with f->alloc; payloads that
-     * were adopted as borrowed (mapped) are left alone. */
-    void (*destroy)(bk_filter *f);
-    /* Slices, for persistence, merging and bk_stats (which derives every
-     * figure from the views, so no variant computes statistics itself). */
-    uint32_t (*slice_count)(const bk_filter *f);
-    void (*slice_view)(const bk_filter *f, uint32_t i, bk_slice_view *out);
     /* dst |= src, for filters whose variant, hash and key already match;
-     * BK_EINCOMPAT (nothing changed) when the slice shapes differ. */
+     * BK_EINCOMPAT (nothing changed) when the slice shapes differ. NULL
+     * when the variant cannot merge. */
     int (*merge)(bk_filter *dst, const bk_filter *src);
     /* dst &= src, same rules; NULL when the variant cannot intersect. */
     int (*intersect)(bk_filter *dst, const bk_filter *src);
-    /* Hint: start loading the memory that add/contains of hs[0 .. n) will
-     * touch (batch calls issue it for a group of keys before the first is
-     * applied, so the cache misses overlap; one call a group). No effect on
-     * results; NULL to skip. */
-    void (*prefetch)(const bk_filter *f, const bk_hash *hs, size_t n);
-    /* Optional batch paths for stores where one call per key is slow (a
-     * server round trip): n digests in, one result per key out (as add or
-     * contains return), BK_OK or a negative code (results of keys before the
-     * failure stand). NULL: src/filter.c calls add/contains per key. */
-    int (*add_batch)(bk_filter *f, const bk_hash *hs, size_t n, int *results);
-    /* (src/filter.c hands them at most BK_STORE_CHUNK digests at a time) */
-    int (*contains_batch)(const bk_filter *f, const bk_hash *hs, size_t n, int *results);
-    /* Optional: bring the figures slice_view reports up to date (a remote
-     * store re-reads its counts). BK_OK or an error; NULL when views are
-     * always current. */
-    int (*refresh)(const bk_filter *f);
+    /* For variants that keep time: free what the clock has aged out
+     * (bk_expire): 1 freed, 0 nothing to free, or a negative code (the
+     * filter unchanged). NULL: never anything to free. */
+    int (*expire)(bk_filter *f);
+    /* For a store that hashes keys itself (a filter kept by the Redis
+     * module is sent the keys): op BK_KEYS_ADD, BK_KEYS_CONTAINS or
+     * BK_KEYS_REMOVE on keys[0 .. n), results[i] what add, contains or
+     * remove give for key i, in order. BK_OK or a negative code (results of
+     * keys not applied hold it). When set, src/filter.c and src/batch.c hand
+     * the keys here instead of digests to add/contains/remove. NULL: the
+     * store takes digests. */
+    int (*keys_op)(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
+                   int *results);
+    /* Release everything, including f itself, with f->alloc; payloads that
+     * were adopted as borrowed (mapped) are left alone. */
+    void (*destroy)(bk_filter *f);
+    /* -- state: the slices, for persistence, merging and bk_stats (which
+     * derives every figure from the views and the descriptor's estimate) */
+    uint32_t (*slice_count)(const bk_filter *f);
+    void (*slice_view)(const bk_filter *f, uint32_t i, bk_slice_view *out);
     /* Optional: the group of slice i. The slices of one group are a chain
      * that every key meets; groups are alternatives a key meets one of (the
      * shards of a module filter), numbered 0, 1, ... in slice order, and
      * bk_stats gives their mean rate. NULL: one group. */
     uint32_t (*slice_group)(const bk_filter *f, uint32_t i);
-    /* Optional, for adds split across threads (bk_add_batch_mt, src/batch.c).
-     * shard_begin(f, n) returns 1 when the next n adds may be applied shard
-     * by shard: shard_of names the memory a key's add writes (keys with
-     * one name write the same memory, keys with different names disjoint
-     * memory; src/batch.c groups names into shards), and none of the n adds
-     * can change the filter's shape (no growth), so each shard's keys
-     * applied in input order by their own thread get the answers of all
-     * keys applied in order. Then shard_add
-     * applies one key (as add, but with no locking or growth; 0 or 1) from
-     * any thread, counting what it changed into the caller's tally instead
-     * of the filter's counts, and shard_end follows the last one, on the
-     * thread that called shard_begin, with the sum of every tally: the
-     * counts then take it at once (a snapshot read meanwhile lags by one
-     * chunk). 0: apply in order on one thread (nothing held). All NULL:
-     * never split. */
-    int (*shard_begin)(bk_filter *f, size_t n);
-    uint64_t (*shard_of)(const bk_filter *f, const bk_hash *h);
-    int (*shard_add)(bk_filter *f, const bk_hash *h, bk_tally *t);
-    void (*shard_end)(bk_filter *f, const bk_tally *t);
-    /* Optional, for a store that hashes keys itself (a filter kept by the
-     * Redis module is sent the keys): op BK_KEYS_ADD, BK_KEYS_CONTAINS or
-     * BK_KEYS_REMOVE on keys[0 .. n), results[i] what add, contains or remove
-     * give for key i, in order. BK_OK or a negative code (results of keys
-     * not applied hold it). When set, src/filter.c and src/batch.c hand the
-     * keys here instead of digests to add/contains/remove. */
-    int (*keys_op)(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
-                   int *results);
-    /* Optional, for variants that keep time: free what the clock has aged
-     * out (bk_expire): 1 freed, 0 nothing to free, or a negative code (the
-     * filter unchanged). NULL: never anything to free. */
-    int (*expire)(bk_filter *f);
+    /* Optional: bring the figures slice_view reports up to date (a remote
+     * store re-reads its counts). BK_OK or an error; NULL when views are
+     * always current. */
+    int (*refresh)(const bk_filter *f);
+    /* -- speed: NULL, or a table of hooks that change no answer */
+    const bk_filter_perf *perf;
 } bk_filter_ops;
+
+/* The perf hook `slot` of f, or NULL. */
+#define BK_PERF(f, slot) ((f)->ops->perf ? (f)->ops->perf->slot : NULL)
 
 #define BK_KEYS_ADD      0
 #define BK_KEYS_CONTAINS 1
@@ -222,8 +261,9 @@ BK_INTERNAL void bk_budget_count(bk_budget *b, uint64_t n);
 /* A variant's struct of `size` bytes (its bk_filter first): zeroed, the base
  * set up, allocated with a (free it with bk_mem_free(a, ...)), and when lock
  * is not 0 the pthread_rwlock_t that many bytes into it initialised (destroy
- * it before the free). BK_OK (*out set), BK_ENOMEM, BK_ESYS (nothing kept).
- * The first step of every constructor. */
+ * it before the free). BK_OK (*out set), BK_ENOMEM, BK_ESYS, BK_EINVAL (a
+ * table of a version this build does not know; nothing kept). The first
+ * step of every constructor. */
 BK_INTERNAL int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops,
                               const bk_config *cfg, const bk_allocator *a, void *out);
 
@@ -236,12 +276,10 @@ static inline uint32_t bk_one_slice(const bk_filter *f)
 
 /* 1 when f's cells are in this process's memory (its slice views carry
  * data); 0 for a store that keeps them elsewhere (a Redis filter), which
- * save, copy and merge cannot read. Asked of the vtable, not of a flag. */
+ * save, copy and merge cannot read. */
 static inline int bk_cells_in_memory(const bk_filter *f)
 {
-    bk_slice_view v;
-    f->ops->slice_view(f, 0, &v);
-    return v.data != NULL;
+    return f->ops->store == BK_STORE_MEMORY;
 }
 
 /* Variant constructor: cfg is validated and carries the key (has_key = 1). */
@@ -259,18 +297,52 @@ typedef int (*bk_filter_adopt_fn)(const bk_config *cfg, const bk_allocator *a,
  * first (or only) array's cells, bytes, k and rate (bk_plan_config). */
 typedef int (*bk_filter_plan_fn)(const bk_config *cfg, bk_plan *out);
 
-/* Everything the rest of the library knows of a variant (src/variants.c):
- * one row each. */
-typedef struct bk_variant_impl {
-    bk_filter_create_fn create;
-    bk_filter_adopt_fn adopt;
-    bk_filter_plan_fn plan;
-    uint32_t max_slices; /* 1, or the scalable chain's limit */
-    unsigned cell_bits;  /* bits per cell of the payload: 1 (bits) or 4 (counters) */
-    int removes;         /* bk_remove works (its ops have remove) */
-} bk_variant_impl;
+/* What the cells of one slice say, by the variant's own model (bk_stats,
+ * bk_slice_info). */
+typedef struct bk_slice_estimate {
+    double keys;  /* distinct keys the cells suggest */
+    double rate;  /* false-positive rate the cells give now */
+    double model; /* false-positive rate the model gives for v->keys keys */
+    double sized; /* the rate the slice was made for */
+} bk_slice_estimate;
 
-/* NULL for an unknown variant. */
-BK_INTERNAL const bk_variant_impl *bk_variant_impl_for(bk_variant v);
+/* The estimates of slice v of a filter of config cfg. *steps, when not
+ * NULL, caps the work of series that converge slowly (shared by every slice
+ * of one bk_stats call; see bk_rate_for_within). */
+typedef void (*bk_slice_estimate_fn)(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
+                                     bk_slice_estimate *out);
+
+/* A Bloom filter's slice by the Bloom formulas (src/common/sizing.c): the
+ * estimate of every variant whose slices are bit or counter arrays probed k
+ * times. */
+BK_INTERNAL void bk_bloom_estimate(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
+                                   bk_slice_estimate *out);
+
+/* A variant, as it declares itself (in its own folder) and as the registry
+ * (src/variants.c) lists it: everything the rest of the library knows of
+ * it. */
+typedef struct bk_variant_desc {
+    bk_variant variant;            /* its number in bk_config.variant */
+    const char *name;              /* its name in configs, files and stats */
+    const bk_filter_ops *ops;      /* its in-memory operations */
+    bk_filter_create_fn create;    /* empty, from a validated config */
+    bk_filter_adopt_fn adopt;      /* over existing payloads (src/io) */
+    bk_filter_plan_fn plan;        /* bk_plan_config */
+    bk_slice_estimate_fn estimate; /* bk_stats' per-slice figures */
+    uint32_t max_slices;           /* 1, or the limit of a chain */
+    unsigned cell_bits;            /* bits per cell of the payload: 1 (bits) or 4 (counters) */
+    /* Optional: the capacity bk_stats reports, when it is not the sum of
+     * the slices' (a window reports the capacity of one window). */
+    uint64_t (*capacity)(const bk_filter *f, uint64_t slices_sum);
+} bk_variant_desc;
+
+/* The descriptor of variant v; NULL for an unknown one. */
+BK_INTERNAL const bk_variant_desc *bk_variant_for(bk_variant v);
+
+/* 1 when the variant can remove keys: its operations have remove. */
+static inline int bk_desc_removes(const bk_variant_desc *d)
+{
+    return d->ops->remove != NULL;
+}
 
 #endif

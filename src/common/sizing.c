@@ -496,7 +496,10 @@ int bk_plan_array(const bk_config *cfg, unsigned cell_bits, bk_plan *out)
 
 int bk_plan_size(uint64_t capacity, double fpr, bk_plan *out)
 {
-    if (!out || capacity == 0 || capacity > BK_CAPACITY_MAX || !(fpr > 0.0 && fpr <= BK_FPR_MAX))
-        return BK_EINVAL;
-    return bk_plan_fill(capacity, fpr, BK_LAYOUT_CLASSIC, 1, 0, out);
+    bk_call_begin();
+    if (!out)
+        return bk_fail(BK_EINVAL, "plan_size: no result pointer");
+    if (capacity == 0 || capacity > BK_CAPACITY_MAX || !(fpr > 0.0 && fpr <= BK_FPR_MAX))
+        return bk_fail(BK_EINVAL, "plan_size: capacity must be in 1 .. 2^48 and fpr in (0, 0.5]");
+    return bk_done(bk_plan_fill(capacity, fpr, BK_LAYOUT_CLASSIC, 1, 0, out), "plan_size");
 }

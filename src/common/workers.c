@@ -10,6 +10,7 @@
  * is lost.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include "error.h"
 #include "workers.h"
 
 #include <pthread.h>
@@ -195,20 +196,21 @@ static void teardown(bk_workers *w, unsigned started)
 int bk_workers_new(unsigned threads, bk_workers **out)
 {
     if (!out)
-        return BK_EINVAL;
+        return bk_fail(BK_EINVAL, "workers_new: no result pointer");
     *out = NULL;
     if (threads == 0)
         threads = bk_workers_cpus();
     if (threads > BK_WORKERS_MAX)
-        return BK_EINVAL;
+        return bk_fail(BK_EINVAL, "workers_new: %u threads; at most %u", threads,
+                       (unsigned)BK_WORKERS_MAX);
     bk_workers *w = calloc(1, sizeof *w);
     if (!w)
-        return BK_ENOMEM;
+        return bk_fail(BK_ENOMEM, "workers_new: out of memory");
     w->threads = threads;
     w->tids = calloc(threads, sizeof *w->tids);
     if (!w->tids) {
         free(w);
-        return BK_ENOMEM;
+        return bk_fail(BK_ENOMEM, "workers_new: out of memory");
     }
     pthread_mutex_init(&w->mu, NULL);
     pthread_mutex_init(&w->call, NULL);
@@ -229,7 +231,7 @@ int bk_workers_new(unsigned threads, bk_workers **out)
         if (!a || pthread_create(&w->tids[i], NULL, worker_main, a) != 0) {
             free(a);
             teardown(w, i);
-            return rc;
+            return bk_fail(rc, "workers_new: cannot start thread %u of %u", i + 2, threads);
         }
     }
     *out = w;

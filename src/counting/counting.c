@@ -257,11 +257,15 @@ static int cnt_clear(bk_filter *f)
 /* The operations grouped by role, as in a SQLite methods table. intersect is NULL: a minimum of
  * counters is not the counters of the common keys. */
 /* clang-format off */
+static const bk_filter_perf counting_perf = {
+    .version = BK_FILTER_PERF_VERSION, .prefetch = cnt_prefetch,
+};
 static const bk_filter_ops counting_ops = {
-    .name = "counting",
-    .add = cnt_add, .contains = cnt_contains, .remove = cnt_remove, .prefetch = cnt_prefetch,
+    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
+    .add = cnt_add, .contains = cnt_contains, .remove = cnt_remove,
     .clear = cnt_clear, .merge = cnt_merge, .intersect = NULL, .destroy = cnt_destroy,
     .slice_count = bk_one_slice, .slice_view = cnt_slice_view,
+    .perf = &counting_perf,
 };
 /* clang-format on */
 
@@ -283,7 +287,7 @@ static int make(const bk_config *cfg, const bk_allocator *a, const bk_slice_view
     return BK_OK;
 }
 
-int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+static int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     bk_slice_view v;
     memset(&v, 0, sizeof v); /* empty, BK_PROBES_LCG */
@@ -302,13 +306,25 @@ int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     return rc;
 }
 
-int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                      uint32_t n, int borrowed, bk_filter **out)
+static int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a,
+                             const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out)
 {
     return n == 1 ? make(cfg, a, &slices[0], borrowed, out) : BK_EINVAL;
 }
 
-int bk_counting_plan(const bk_config *cfg, bk_plan *out)
+static int bk_counting_plan(const bk_config *cfg, bk_plan *out)
 {
     return bk_plan_array(cfg, 4, out);
 }
+
+const bk_variant_desc bk_counting_desc = {
+    .variant = BK_VARIANT_COUNTING,
+    .name = "counting",
+    .ops = &counting_ops,
+    .create = bk_counting_create,
+    .adopt = bk_counting_adopt,
+    .plan = bk_counting_plan,
+    .estimate = bk_bloom_estimate,
+    .max_slices = 1,
+    .cell_bits = 4,
+};

@@ -1,4 +1,4 @@
-/* counting.h - the 4-bit counting filter's constructor (internal).
+/* counting.h - the 4-bit counting filter's descriptor (internal).
  *
  * Concurrency guarantee: every operation may be called from any number of
  * threads at once. Writers (add, remove, clear, merge into) are serialised by
@@ -12,10 +12,7 @@
 
 #include "../common/filter_impl.h"
 
-/* bk_filter_create_fn / bk_filter_adopt_fn for variant=counting. */
-int bk_counting_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
-int bk_counting_plan(const bk_config *cfg, bk_plan *out);
-int bk_counting_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                      uint32_t n, int borrowed, bk_filter **out);
+/* The counting variant, as the registry (src/variants.c) lists it. */
+extern const bk_variant_desc bk_counting_desc;
 
 #endif

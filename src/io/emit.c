@@ -26,7 +26,7 @@ static int emit_slice(bk_file_header *h, bk_payload_sum *ps, uint64_t *pos, uint
     const uint64_t pad = h->offsets[i] - *pos;
     if (pad && sink(ctx, zeros, (size_t)pad) != 0)
         return 1;
-    const unsigned cb = bk_variant_impl_for(h->cfg.variant)->cell_bits;
+    const unsigned cb = bk_variant_for(h->cfg.variant)->cell_bits;
     uint64_t set = 0, sat = 0;
     for (uint64_t off = 0; off < v->nbytes; off += BK_EMIT_CHUNK) {
         const size_t n =

@@ -116,7 +116,7 @@ uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits)
 
 static unsigned cell_bits_of(bk_variant v)
 {
-    return bk_variant_impl_for(v)->cell_bits;
+    return bk_variant_for(v)->cell_bits;
 }
 
 /* Version 3 for what version 2 cannot hold or its readers would misread:
@@ -290,7 +290,7 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     if (has_gens)
         c->max_bytes = get64(buf + H_MAX_BYTES);
     char why[160];
-    const bk_variant_impl *impl = bk_variant_impl_for(c->variant);
+    const bk_variant_desc *impl = bk_variant_for(c->variant);
     if (bk_config_validate(c, why, sizeof why) != BK_OK || !impl)
         return bk_fail(BK_ECORRUPT, "parameters out of range: %s", impl ? why : "unknown variant");
     const unsigned known_flags = (h->version >= 2 ? BK_FILE_FLAG_DH : 0) |

@@ -109,7 +109,7 @@ static int load_from(source *src, bk_filter **out)
         for (uint32_t i = 0; i < h.nslices; i++)
             h.slices[i].data = data[i];
         bk_detail_clear(); /* the variant says why, or nothing */
-        rc = bk_variant_impl_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 0, out);
+        rc = bk_variant_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 0, out);
         char why[256];
         if (rc != BK_OK)
             rc = bk_fail(rc, "load %s: %s", path, bk_detail_or(bk_strerror(rc), why, sizeof why));
@@ -122,6 +122,7 @@ static int load_from(source *src, bk_filter **out)
 
 int bk_load(const char *path, bk_filter **out)
 {
+    bk_call_begin();
     if (out)
         *out = NULL;
     if (!path || !out)
@@ -130,32 +131,34 @@ int bk_load(const char *path, bk_filter **out)
     uint64_t size, dev, ino;
     int rc = bk_open_regular(path, 0, &fd, &size, &dev, &ino);
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "load");
     source src = {.fd = fd, .len = size, .name = path};
     rc = load_from(&src, out);
     bk_sys.close(fd);
-    return rc;
+    return bk_done(rc, "load");
 }
 
 int bk_load_buffer(const void *buf, size_t len, bk_filter **out)
 {
+    bk_call_begin();
     if (out)
         *out = NULL;
     if (!buf || !out)
         return bk_fail(BK_EINVAL, "load buffer: no buffer or no output");
     source src = {.fd = -1, .mem = buf, .len = len, .name = "buffer"};
-    return load_from(&src, out);
+    return bk_done(load_from(&src, out), "load_buffer");
 }
 
 int bk_image_size(const void *head, size_t len, uint64_t *size)
 {
+    bk_call_begin();
     if (!head || !size || len < BK_FILE_FIXED)
         return bk_fail(BK_EINVAL, "image size: %s",
                        !head || !size ? "no buffer or no output" : "fewer than 128 bytes");
     bk_file_header h;
     const int rc = bk_file_decode_fixed(head, UINT64_MAX, &h);
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "image_size");
     const uint64_t declared = bk_file_declared_size(head);
     if (declared < h.header_size)
         return bk_fail(BK_ECORRUPT, "image declares %llu bytes, fewer than its %u-byte header",

@@ -54,18 +54,19 @@ static long holder_of(int fd)
 
 int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
 {
+    bk_call_begin();
     if (out)
         *out = NULL;
     if (!path || !*path || !out || (flags & ~BK_LOCK_NOWAIT))
         return bk_fail(BK_EINVAL, "lock: no path, no result pointer or unknown flags");
     int rc = bk_refuse_hard_links("lock", path);
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "lock");
     const bk_allocator a = bk_current_allocator();
     char *name = NULL;
     rc = bk_sibling_name(path, ".", ".lock", &a, &name);
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "lock");
     char why[128];
     int fd, got;
     for (;;) {
@@ -74,7 +75,7 @@ int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
             rc = bk_fail(BK_EIO, "lock %s: create %s: %s", path, name,
                          bk_os_error(errno, why, sizeof why));
             bk_mem_free(&a, name);
-            return rc;
+            return bk_done(rc, "lock");
         }
         while ((got = flock(fd, LOCK_EX | (flags & BK_LOCK_NOWAIT ? LOCK_NB : 0))) != 0 &&
                errno == EINTR)
@@ -96,7 +97,7 @@ int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
             rc = bk_fail(BK_EBUSY, "%s is being written by another process (lock %s)", path, name);
         bk_sys.close(fd);
         bk_mem_free(&a, name);
-        return rc;
+        return bk_done(rc, "lock");
     }
     bk_file_lock *l = bk_mem_alloc(&a, sizeof *l);
     if (!l) {

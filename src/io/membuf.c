@@ -25,13 +25,14 @@ static int describe(const bk_filter *f, bk_file_header *h, const char *what)
 
 int bk_save_size(const bk_filter *f, uint64_t *size)
 {
+    bk_call_begin();
     if (!size)
         return bk_fail(BK_EINVAL, "save size: no output");
     bk_file_header h;
     const int rc = describe(f, &h, "save size");
     if (rc == BK_OK)
         *size = h.file_size;
-    return rc;
+    return bk_done(rc, "save_size");
 }
 
 typedef struct mem_sink {
@@ -48,12 +49,13 @@ static int to_memory(void *ctx, const void *p, size_t n)
 
 int bk_save_buffer(const bk_filter *f, void *buf, size_t cap, size_t *len)
 {
+    bk_call_begin();
     if (!buf || !len)
         return bk_fail(BK_EINVAL, "save to memory: no buffer or no length");
     bk_file_header h;
     int rc = describe(f, &h, "save to memory");
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "save_buffer");
     if (h.file_size > cap) {
         *len = h.file_size > SIZE_MAX ? SIZE_MAX : (size_t)h.file_size;
         return bk_fail(BK_ERANGE, "save to memory: %llu bytes needed, the buffer holds %zu",

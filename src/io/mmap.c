@@ -123,6 +123,7 @@ static int new_mapping(const char *path, uint8_t *base, uint64_t size, unsigned 
 
 int bk_open_mmap(const char *path, unsigned flags, bk_filter **out)
 {
+    bk_call_begin();
     if (out)
         *out = NULL;
     if (!path || !out || (flags & ~(unsigned)(BK_MAP_WRITE | BK_MAP_NOVERIFY)))
@@ -132,7 +133,7 @@ int bk_open_mmap(const char *path, unsigned flags, bk_filter **out)
     uint64_t size, dev, ino;
     int rc = bk_open_regular(path, writable, &fd, &size, &dev, &ino);
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "open_mmap");
     if (size < BK_FILE_FIXED || size > SIZE_MAX) {
         bk_sys.close(fd);
         bk_file_header h;
@@ -155,13 +156,13 @@ int bk_open_mmap(const char *path, unsigned flags, bk_filter **out)
     if (rc == BK_OK)
         rc = new_mapping(path, base, size, flags, dev, ino, &a, &map);
     if (rc == BK_OK)
-        rc = bk_variant_impl_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 1, out);
+        rc = bk_variant_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 1, out);
     if (rc != BK_OK) {
         if (map)
             bk_mapping_release(map);
         else
             bk_sys.munmap(base, (size_t)size);
-        return rc;
+        return bk_done(rc, "open_mmap");
     }
     map->nslices = h.nslices;
     (*out)->mapping = map;
@@ -217,6 +218,7 @@ static int all_in_mapping(const bk_filter *f, const bk_mapping *map)
 
 int bk_sync(bk_filter *f)
 {
+    bk_call_begin();
     if (!f)
         return bk_fail(BK_EINVAL, "sync: no filter");
     bk_mapping *map = f->mapping;
@@ -236,7 +238,7 @@ int bk_sync(bk_filter *f)
         const int rc = bk_save(f, map->path);
         if (rc == BK_OK)
             map->detached = 1;
-        return rc;
+        return bk_done(rc, "sync");
     }
-    return sync_in_place(f, map);
+    return bk_done(sync_in_place(f, map), "sync");
 }

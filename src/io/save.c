@@ -206,6 +206,7 @@ static int replaces_mapping(const save_job *j)
 
 int bk_save(const bk_filter *f, const char *path)
 {
+    bk_call_begin();
     if (!f || !path || !*path)
         return bk_fail(BK_EINVAL, "save: no filter or no path");
     if (!bk_cells_in_memory(f))
@@ -254,5 +255,5 @@ int bk_save(const bk_filter *f, const char *path)
     bk_mem_free(&a, j.target);
     bk_mem_free(&a, j.tmp);
     bk_mem_free(&a, j.dir);
-    return rc;
+    return bk_done(rc, "save");
 }

@@ -257,19 +257,17 @@ static int m_refresh(const bk_filter *f)
     return BK_OK;
 }
 
-#define MFILTER_OPS(var, rm)                                                                       \
+#define MFILTER_OPS(rm)                                                                            \
     {                                                                                              \
-        .name = var, .add = m_add, .contains = m_contains, .remove = rm, .clear = m_clear,         \
-        .destroy = m_destroy, .slice_count = m_slice_count, .slice_view = m_slice_view,            \
-        .refresh = m_refresh, .keys_op = m_keys_op, .slice_group = m_slice_group,                  \
+        .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_REMOTE, .add = m_add,                  \
+        .contains = m_contains, .remove = rm, .clear = m_clear, .destroy = m_destroy,              \
+        .slice_count = m_slice_count, .slice_view = m_slice_view, .refresh = m_refresh,            \
+        .keys_op = m_keys_op, .slice_group = m_slice_group,                                        \
     }
 
-static const bk_filter_ops mod_ops[] = {
-    [BK_VARIANT_STANDARD] = MFILTER_OPS("standard", NULL),
-    [BK_VARIANT_COUNTING] = MFILTER_OPS("counting", m_remove),
-    [BK_VARIANT_SCALABLE] = MFILTER_OPS("scalable", NULL),
-    [BK_VARIANT_WINDOW] = MFILTER_OPS("window", NULL),
-};
+/* Every variant's, and for those that remove, with remove. */
+static const bk_filter_ops mod_ops = MFILTER_OPS(NULL);
+static const bk_filter_ops mod_removing_ops = MFILTER_OPS(m_remove);
 
 int bk_rmod_available(bk_rconn *c, const char *name)
 {
@@ -366,11 +364,13 @@ static int check_asked(const char *name, const bk_config *want, const char *text
 static int make(bk_rconn *c, const char *name, const bk_config *cfg, const bk_rshards *d,
                 bk_filter **out)
 {
-    if ((unsigned)cfg->variant >= sizeof mod_ops / sizeof *mod_ops || !mod_ops[cfg->variant].name)
+    const bk_variant_desc *desc = bk_variant_for(cfg->variant);
+    if (!desc)
         return bk_fail(BK_ESERVER, "redis filter %s: unknown variant", name);
     const bk_allocator a = bk_current_allocator();
     bk_mfilter *mf;
-    int rc = bk_filter_new(sizeof *mf, 0, &mod_ops[cfg->variant], cfg, &a, &mf);
+    int rc = bk_filter_new(sizeof *mf, 0, bk_desc_removes(desc) ? &mod_removing_ops : &mod_ops, cfg,
+                           &a, &mf);
     if (rc != BK_OK)
         return rc;
     mf->nshards = d ? d->n : 1;

@@ -213,7 +213,7 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        rf->name, bb, (unsigned long long)u->block_bytes);
     rf->block_bytes = bb;
     rf->counts_in_meta = strcmp(m->v[12], "meta") == 0;
-    rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
+    rf->cell_bits = bk_variant_for(c.variant)->cell_bits;
     rf->nslices = 0;
     memset(rf->s, 0, sizeof rf->s);
     int rc = bk_rfilter_set_slices(rf, 1);
@@ -391,15 +391,15 @@ static int check_room(bk_rfilter *rf)
     return BK_OK;
 }
 
-/* The store's operations for a variant; NULL for a variant this store has
- * none for (a new variant works locally before Redis learns it). */
+/* The store's operations for a variant; NULL for a variant its scripts do
+ * not know (a new variant works locally, and in the module, before the Lua
+ * store learns it). */
 static const bk_filter_ops *ops_for(bk_variant v)
 {
-    return v == BK_VARIANT_STANDARD   ? &bk_rstd_ops
-           : v == BK_VARIANT_COUNTING ? &bk_rcnt_ops
-           : v == BK_VARIANT_SCALABLE ? &bk_rscl_ops
-           : v == BK_VARIANT_WINDOW   ? &bk_rwin_ops
-                                      : NULL;
+    if (v != BK_VARIANT_STANDARD && v != BK_VARIANT_COUNTING && v != BK_VARIANT_SCALABLE &&
+        v != BK_VARIANT_WINDOW)
+        return NULL;
+    return bk_desc_removes(bk_variant_for(v)) ? &bk_rfilter_removing_ops : &bk_rfilter_ops;
 }
 
 /* The shared body of every open (flags in rfilter.h). want: the
@@ -440,10 +440,10 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         c = *want;
     else
         bk_config_init(&c);
-    if (text && bk_config_parse_over(&c, text, err, errlen) != BK_OK)
-        return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
-    if (bk_config_validate(&c, err, errlen) != BK_OK)
-        return bk_fail(BK_ECONFIG, "redis open: %s", err && errlen ? err : "bad config");
+    char why[256];
+    if ((text && bk_config_parse_over(&c, text, err, errlen) != BK_OK) ||
+        bk_config_validate(&c, err, errlen) != BK_OK)
+        return bk_fail(BK_ECONFIG, "redis open: %s", bk_detail_or("bad config", why, sizeof why));
     if (!ops_for(c.variant)) {
         bk_errorf(err, errlen, "redis: variant=%s filters cannot be shared through Redis yet",
                   bk_variant_name(c.variant));
@@ -463,7 +463,7 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         return rc;
     }
     rf->block_bytes = u.block_bytes;
-    rf->cell_bits = bk_variant_impl_for(c.variant)->cell_bits;
+    rf->cell_bits = bk_variant_for(c.variant)->cell_bits;
     rf->name = bk_mem_strdup(&a, u.name);
     rc = rf->name ? bk_rconn_open(&u, &rf->conn) : BK_ENOMEM;
     bk_redis_url_free(&u);
@@ -598,7 +598,7 @@ int bk_redis_meta_check(const char *name, const redisReply *r)
     bk_config c;
     bk_config_init(&c);
     bk_rfilter *rf;
-    const int made = bk_filter_new(sizeof *rf, 0, &bk_rstd_ops, &c, &a, &rf);
+    const int made = bk_filter_new(sizeof *rf, 0, &bk_rfilter_ops, &c, &a, &rf);
     if (made != BK_OK)
         return made;
     rf->name = bk_mem_strdup(&a, name);
@@ -614,12 +614,15 @@ int bk_redis_meta_check(const char *name, const redisReply *r)
 
 int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out)
 {
-    return bk_redis_open_impl(url, cfg, NULL, cfg != NULL, 0, NULL, 0, out);
+    bk_call_begin();
+    return bk_done(bk_redis_open_impl(url, cfg, NULL, cfg != NULL, 0, NULL, 0, out), "redis_open");
 }
 
 int bk_redis_open_existing(const char *url, bk_filter **out)
 {
-    return bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, out);
+    bk_call_begin();
+    return bk_done(bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, out),
+                   "redis_open_existing");
 }
 
 int bk_redis_open_config(const char *url, const char *config_text, char *err, size_t errlen,
@@ -627,5 +630,7 @@ int bk_redis_open_config(const char *url, const char *config_text, char *err, si
 {
     if (err && errlen)
         err[0] = '\0';
-    return bk_redis_open_impl(url, NULL, config_text, 0, 0, err, errlen, out);
+    bk_call_begin();
+    return bk_done(bk_redis_open_impl(url, NULL, config_text, 0, 0, err, errlen, out),
+                   "redis_open_config");
 }

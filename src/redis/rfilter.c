@@ -832,18 +832,24 @@ static int r_refresh(const bk_filter *f)
     return bk_rfilter_refresh((bk_rfilter *)f);
 }
 
-#define RFILTER_OPS(var, rm)                                                                       \
+/* Pipelined batches: one round trip per chunk of keys. */
+static const bk_filter_perf rfilter_perf = {
+    .version = BK_FILTER_PERF_VERSION,
+    .add_batch = r_add_batch,
+    .contains_batch = r_contains_batch,
+};
+
+#define RFILTER_OPS(rm)                                                                            \
     {                                                                                              \
-        .name = var, .add = r_add, .contains = r_contains, .remove = rm, .clear = r_clear,         \
-        .destroy = r_destroy, .slice_count = r_slice_count, .slice_view = r_slice_view,            \
-        .merge = NULL, .intersect = NULL, .prefetch = NULL, .add_batch = r_add_batch,              \
-        .contains_batch = r_contains_batch, .refresh = r_refresh,                                  \
+        .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_REMOTE, .add = r_add,                  \
+        .contains = r_contains, .remove = rm, .clear = r_clear, .destroy = r_destroy,              \
+        .slice_count = r_slice_count, .slice_view = r_slice_view, .merge = NULL,                   \
+        .intersect = NULL, .refresh = r_refresh, .perf = &rfilter_perf,                            \
     }
 
-const bk_filter_ops bk_rstd_ops = RFILTER_OPS("standard", NULL);
-const bk_filter_ops bk_rcnt_ops = RFILTER_OPS("counting", r_remove);
-const bk_filter_ops bk_rscl_ops = RFILTER_OPS("scalable", NULL);
-const bk_filter_ops bk_rwin_ops = RFILTER_OPS("window", NULL);
+/* Every variant's, and for those that remove (counting), with remove. */
+const bk_filter_ops bk_rfilter_ops = RFILTER_OPS(NULL);
+const bk_filter_ops bk_rfilter_removing_ops = RFILTER_OPS(r_remove);
 
 /* ---- scripts, counts, teardown ------------------------------------------ */
 

@@ -69,8 +69,8 @@ typedef struct bk_rfilter {
     size_t textlen, textcap;
 } bk_rfilter;
 
-/* The vtables, one per variant (rfilter.c). */
-extern const bk_filter_ops bk_rstd_ops, bk_rcnt_ops, bk_rscl_ops, bk_rwin_ops;
+/* The vtables (rfilter.c): of every variant, and of those that remove. */
+extern const bk_filter_ops bk_rfilter_ops, bk_rfilter_removing_ops;
 
 /* 1 for a variant made of chains of slices (scalable, window): its adds
  * and lookups are scripts that are told the shapes of several slices. */

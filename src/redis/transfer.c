@@ -130,13 +130,14 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
 
 int bk_redis_push(const bk_filter *f, const char *url)
 {
+    bk_call_begin();
     if (!f || !url)
         return bk_fail(BK_EINVAL, "push: no filter or no URL");
     if (!bk_cells_in_memory(f))
         return bk_fail(BK_EINVAL, "push: the filter already lives on a server");
     int rc = bk_rmod_try(url, BK_RMOD_PUSH, f, NULL); /* into the module when it is there */
     if (rc != BK_RMOD_NOT)
-        return rc;
+        return bk_done(rc, "redis_push");
     if (f->cfg.variant == BK_VARIANT_WINDOW)
         return bk_fail(BK_ENOTSUP, "push: a window filter cannot be copied into Redis (its "
                                    "generations are kept by the server's clock); open the name "
@@ -152,7 +153,7 @@ int bk_redis_push(const bk_filter *f, const char *url)
                             BK_ROPEN_PUSH | (v0.probes == BK_PROBES_DH ? BK_ROPEN_PROBES_DH : 0),
                             NULL, 0, &out);
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "redis_push");
     bk_rfilter *rf = (bk_rfilter *)out;
     rc = push_all(rf, f);
     if (rc != BK_OK) {
@@ -164,7 +165,7 @@ int bk_redis_push(const bk_filter *f, const char *url)
         bk_fail(rc, "%s", detail);
     }
     bk_free(out);
-    return rc;
+    return bk_done(rc, "redis_push");
 }
 
 /* Read slice j's cells into data (nbytes, zeroed). */
@@ -197,16 +198,17 @@ static int pull_slice(bk_rfilter *rf, uint32_t j, uint8_t *data)
 
 int bk_redis_pull(const char *url, bk_filter **out)
 {
+    bk_call_begin();
     if (!out)
         return bk_fail(BK_EINVAL, "pull: no output");
     *out = NULL;
     int rc = bk_rmod_try(url, BK_RMOD_PULL, NULL, out); /* a module filter: BF.SCANDUMP */
     if (rc != BK_RMOD_NOT)
-        return rc;
+        return bk_done(rc, "redis_pull");
     bk_filter *src;
     rc = bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, &src);
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "redis_pull");
     bk_rfilter *rf = (bk_rfilter *)src;
     if (rf->base.cfg.variant == BK_VARIANT_WINDOW) {
         bk_free(src);
@@ -234,13 +236,13 @@ int bk_redis_pull(const char *url, bk_filter **out)
         }
     }
     if (rc == BK_OK)
-        rc = bk_variant_impl_for(rf->base.cfg.variant)->adopt(&rf->base.cfg, &a, views, n, 0, out);
+        rc = bk_variant_for(rf->base.cfg.variant)->adopt(&rf->base.cfg, &a, views, n, 0, out);
     if (rc != BK_OK)
         for (uint32_t j = 0; j < got; j++)
             if (views[j].data)
                 bk_payload_free(&a, views[j].data, (size_t)views[j].nbytes);
     bk_free(src);
-    return rc;
+    return bk_done(rc, "redis_pull");
 }
 
 /* "NAME:{NAME[}/]*" with NAME's glob characters escaped: every key of a
@@ -321,9 +323,10 @@ static int drop_damaged(const char *url, const char *why)
 
 int bk_redis_drop(const char *url)
 {
+    bk_call_begin();
     int rc = bk_rmod_try(url, BK_RMOD_DROP, NULL, NULL); /* a module filter: UNLINK */
     if (rc != BK_RMOD_NOT)
-        return rc;
+        return bk_done(rc, "redis_drop");
     bk_filter *f;
     rc =
         bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
@@ -335,8 +338,8 @@ int bk_redis_drop(const char *url)
         return drop_damaged(url, why);
     }
     if (rc != BK_OK)
-        return rc;
+        return bk_done(rc, "redis_drop");
     rc = bk_rfilter_drop((bk_rfilter *)f);
     bk_free(f);
-    return rc;
+    return bk_done(rc, "redis_drop");
 }

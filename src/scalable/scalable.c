@@ -53,6 +53,7 @@
 #include "../common/alloc.h"
 #include "../common/bits.h"
 #include "../common/debug.h"
+#include "../common/error.h"
 #include "../common/sizing.h"
 #include "../standard/standard.h"
 
@@ -196,6 +197,7 @@ static uint32_t slice_count(const bk_scalable *sf)
  * meanwhile) and is full. Takes the write lock: no add is running. */
 static int grow(bk_scalable *sf, uint32_t n)
 {
+    bk_call_begin(); /* a failure here is a failing bk_add's: its detail is fresh (error.h) */
     pthread_rwlock_wrlock(&sf->lock);
     int rc = BK_OK;
     if (slice_count(sf) == n && !has_room(sf->slices[n - 1], &sf->full[n - 1]))
@@ -375,13 +377,17 @@ static int scl_merge(bk_filter *dst, const bk_filter *src)
 /* The operations grouped by role, as in a SQLite methods table. remove is NULL: slices are bit
  * arrays; intersect is NULL: the chain's slices hold disjoint key sets. */
 /* clang-format off */
-static const bk_filter_ops scalable_ops = {
-    .name = "scalable",
-    .add = scl_add, .contains = scl_contains, .remove = NULL, .prefetch = scl_prefetch,
-    .clear = scl_clear, .merge = scl_merge, .intersect = NULL, .destroy = scl_destroy,
-    .slice_count = scl_slice_count, .slice_view = scl_slice_view,
+static const bk_filter_perf scalable_perf = {
+    .version = BK_FILTER_PERF_VERSION, .prefetch = scl_prefetch,
     .shard_begin = scl_shard_begin, .shard_of = scl_shard_of, .shard_add = scl_shard_add,
     .shard_end = scl_shard_end,
+};
+static const bk_filter_ops scalable_ops = {
+    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
+    .add = scl_add, .contains = scl_contains, .remove = NULL,
+    .clear = scl_clear, .merge = scl_merge, .intersect = NULL, .destroy = scl_destroy,
+    .slice_count = scl_slice_count, .slice_view = scl_slice_view,
+    .perf = &scalable_perf,
 };
 /* clang-format on */
 
@@ -419,7 +425,7 @@ int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget
     return BK_OK;
 }
 
-int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+static int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     return bk_scalable_create_in(cfg, a, NULL, NULL, out);
 }
@@ -459,8 +465,8 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
     return BK_OK;
 }
 
-int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                      uint32_t n, int borrowed, bk_filter **out)
+static int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a,
+                             const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out)
 {
     return bk_scalable_adopt_in(cfg, a, NULL, NULL, slices, n, borrowed, out);
 }
@@ -473,7 +479,19 @@ void bk_scalable_own(bk_filter *chain)
 }
 
 /* The first slice: capacity n0, rate fpr * (1 - tightening). */
-int bk_scalable_plan(const bk_config *cfg, bk_plan *out)
+static int bk_scalable_plan(const bk_config *cfg, bk_plan *out)
 {
     return bk_plan_fill(cfg->capacity, cfg->fpr * (1.0 - cfg->tightening), cfg->layout, 1, 1, out);
 }
+
+const bk_variant_desc bk_scalable_desc = {
+    .variant = BK_VARIANT_SCALABLE,
+    .name = "scalable",
+    .ops = &scalable_ops,
+    .create = bk_scalable_create,
+    .adopt = bk_scalable_adopt,
+    .plan = bk_scalable_plan,
+    .estimate = bk_bloom_estimate,
+    .max_slices = BK_SCALABLE_MAX_SLICES,
+    .cell_bits = 1,
+};

@@ -1,4 +1,4 @@
-/* scalable.h - the scalable chain's constructor (internal). Its concurrency
+/* scalable.h - the scalable chain's descriptor and constructors (internal). Its concurrency
  * rules (lock-free lookups, adds under a shared lock, growth exclusive, exact
  * answers under races) are explained once, in scalable.c's opening comment;
  * tested under ThreadSanitizer (tests/test_threads.c). */
@@ -17,11 +17,8 @@
  * concurrent readers. */
 #define BK_SCALABLE_MAX_SLICES 64
 
-/* bk_filter_create_fn / bk_filter_adopt_fn for variant=scalable. */
-int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
-int bk_scalable_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                      uint32_t n, int borrowed, bk_filter **out);
-int bk_scalable_plan(const bk_config *cfg, bk_plan *out);
+/* The scalable variant, as the registry (src/variants.c) lists it. */
+extern const bk_variant_desc bk_scalable_desc;
 
 /* When a slice is full: it takes a key only while its set cells plus the
  * key's k stay at or under `set` and its keys are under `keys`; otherwise

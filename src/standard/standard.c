@@ -568,17 +568,21 @@ static int std_intersect(bk_filter *dst, const bk_filter *src)
 /* The operations grouped by role, as in a SQLite methods table. remove is NULL: a bit array cannot
  * forget a key. */
 /* clang-format off */
-static const bk_filter_ops standard_ops = {
-    .name = "standard",
-    .add = std_add, .contains = std_contains, .remove = NULL, .prefetch = std_prefetch,
-    .clear = std_clear, .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
-    .slice_count = bk_one_slice, .slice_view = std_slice_view,
+static const bk_filter_perf standard_perf = {
+    .version = BK_FILTER_PERF_VERSION, .prefetch = std_prefetch,
     .shard_begin = std_shard_begin, .shard_of = std_shard_of, .shard_add = std_shard_add,
     .shard_end = std_shard_end,
 };
+static const bk_filter_ops standard_ops = {
+    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
+    .add = std_add, .contains = std_contains, .remove = NULL,
+    .clear = std_clear, .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
+    .slice_count = bk_one_slice, .slice_view = std_slice_view,
+    .perf = &standard_perf,
+};
 /* clang-format on */
 
-int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+static int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     bk_standard *sf;
     int rc = bk_filter_new(sizeof *sf, 0, &standard_ops, cfg, a, &sf);
@@ -593,8 +597,8 @@ int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **
     return BK_OK;
 }
 
-int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                      uint32_t n, int borrowed, bk_filter **out)
+static int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a,
+                             const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out)
 {
     if (n != 1)
         return BK_EINVAL;
@@ -607,7 +611,19 @@ int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slic
     return BK_OK;
 }
 
-int bk_standard_plan(const bk_config *cfg, bk_plan *out)
+static int bk_standard_plan(const bk_config *cfg, bk_plan *out)
 {
     return bk_plan_array(cfg, 1, out);
 }
+
+const bk_variant_desc bk_standard_desc = {
+    .variant = BK_VARIANT_STANDARD,
+    .name = "standard",
+    .ops = &standard_ops,
+    .create = bk_standard_create,
+    .adopt = bk_standard_adopt,
+    .plan = bk_standard_plan,
+    .estimate = bk_bloom_estimate,
+    .max_slices = 1,
+    .cell_bits = 1,
+};

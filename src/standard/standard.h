@@ -81,10 +81,7 @@ int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op);
 /* 1 when m, k, layout and probe derivation are equal. */
 int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b);
 
-/* The standard variant's constructors (bk_filter_create_fn, bk_filter_adopt_fn). */
-int bk_standard_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
-int bk_standard_plan(const bk_config *cfg, bk_plan *out);
-int bk_standard_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                      uint32_t n, int borrowed, bk_filter **out);
+/* The standard variant, as the registry (src/variants.c) lists it. */
+extern const bk_variant_desc bk_standard_desc;
 
 #endif

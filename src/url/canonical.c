@@ -25,6 +25,7 @@
 
 #include "../common/alloc.h"
 #include "../common/config.h"
+#include "../common/error.h"
 #include "bloomkit.h"
 
 /* Which part a byte belongs to: what normalisation keeps raw. */
@@ -283,9 +284,10 @@ int bk_url_canonical(const char *in, size_t len, unsigned flags, char *out, size
                      size_t *outlen)
 {
     if ((!in && len) || !out || !outlen || (flags & ~(unsigned)BK_URL_KEEP_QUERY_ORDER))
-        return BK_EINVAL;
+        return bk_fail(BK_EINVAL, "url_canonical: no input, no output or unknown flags");
     if (len > (SIZE_MAX - 1) / 3 || cap < BK_URL_CANONICAL_MAX(len))
-        return BK_ERANGE;
+        return bk_fail(BK_ERANGE, "url_canonical: a URL of %zu bytes needs an output of %zu", len,
+                       len > (SIZE_MAX - 1) / 3 ? SIZE_MAX : BK_URL_CANONICAL_MAX(len));
     const unsigned char *s = (const unsigned char *)in;
     /* scheme ":" "//" */
     size_t i = 0;
@@ -371,7 +373,7 @@ int bk_url_canonical(const char *in, size_t len, unsigned flags, char *out, size
         const long long qn =
             finish_query(q, (size_t)(qe - q), (flags & BK_URL_KEEP_QUERY_ORDER) != 0);
         if (qn < 0)
-            return (int)qn;
+            return bk_fail((int)qn, "url_canonical: %s", bk_strerror((int)qn));
         if (qn > 0) {
             *w = '?';
             w = q + qn;

@@ -163,6 +163,7 @@ static void drop(bk_window *w, uint32_t i)
  * and make sure the newest is `now`'s. BK_OK, BK_ENOMEM, BK_ERANGE. */
 static int rotate(bk_window *w, int64_t now)
 {
+    bk_call_begin(); /* a failure here is a failing bk_add's: its detail is fresh (error.h) */
     while (w->n > 0 && w->gens[0].number < now - w->live)
         drop(w, 0);
     if (w->n > 0 && w->gens[w->n - 1].number >= now)
@@ -290,7 +291,7 @@ static void win_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
     const bk_window *w = (const bk_window *)f;
     pthread_rwlock_rdlock(lock_of(f));
     for (uint32_t i = 0; i < w->n; i++)
-        w->gens[i].chain->ops->prefetch(w->gens[i].chain, hs, n);
+        w->gens[i].chain->ops->perf->prefetch(w->gens[i].chain, hs, n);
     pthread_rwlock_unlock(lock_of(f));
 }
 
@@ -407,7 +408,7 @@ static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **o
     return BK_OK;
 }
 
-int bk_window_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+static int bk_window_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     bk_window *w;
     int rc = new_window(cfg, a, &w);
@@ -444,8 +445,8 @@ static int check_generations(const bk_window *w, const bk_slice_view *slices, ui
  * after that: when every generation expired while stored, the newest is
  * emptied and becomes the current span's (win_clear) instead of being
  * replaced by a new one. */
-int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                    uint32_t n, int borrowed, bk_filter **out)
+static int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                           uint32_t n, int borrowed, bk_filter **out)
 {
     bk_window *w;
     int rc = new_window(cfg, a, &w);
@@ -498,12 +499,12 @@ int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_
 /* The whole window at its stated rate: G + 1 generations (G spans and the
  * current one), each its chain's first slice, and the compound rate of
  * looking a key up in all of them. */
-int bk_window_plan(const bk_config *cfg, bk_plan *out)
+static int bk_window_plan(const bk_config *cfg, bk_plan *out)
 {
     bk_config c;
     bk_window_chain_config(cfg, &c);
     bk_plan one;
-    const int rc = bk_scalable_plan(&c, &one);
+    const int rc = bk_scalable_desc.plan(&c, &one);
     if (rc != BK_OK)
         return rc;
     const double live = (double)(cfg->generations + 1);
@@ -519,12 +520,37 @@ int bk_window_plan(const bk_config *cfg, bk_plan *out)
  * (generations are bit arrays) and intersect (two filters' generations hold different spans'
  * keys). */
 /* clang-format off */
+static const bk_filter_perf window_perf = {
+    .version = BK_FILTER_PERF_VERSION, .prefetch = win_prefetch,
+};
 static const bk_filter_ops window_ops = {
-    .name = "window",
-    .add = win_add, .contains = win_contains, .prefetch = win_prefetch,
+    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
+    .add = win_add, .contains = win_contains,
     .clear = win_clear, .merge = win_merge, .destroy = win_destroy,
     .slice_count = win_slice_count, .slice_view = win_slice_view,
     .expire = win_expire,
     .remove = NULL, .intersect = NULL,
+    .perf = &window_perf,
 };
 /* clang-format on */
+
+/* bk_stats reports what was asked: the capacity of one window, not the sum of
+ * its generations'. */
+static uint64_t win_capacity(const bk_filter *f, uint64_t slices_sum)
+{
+    (void)slices_sum;
+    return f->cfg.capacity;
+}
+
+const bk_variant_desc bk_window_desc = {
+    .variant = BK_VARIANT_WINDOW,
+    .name = "window",
+    .ops = &window_ops,
+    .create = bk_window_create,
+    .adopt = bk_window_adopt,
+    .plan = bk_window_plan,
+    .estimate = bk_bloom_estimate,
+    .max_slices = BK_WINDOW_MAX_SLICES,
+    .cell_bits = 1,
+    .capacity = win_capacity,
+};

@@ -1,4 +1,4 @@
-/* window.h - the time-window variant's constructors (internal). What it
+/* window.h - the time-window variant's descriptor (internal). What it
  * promises, how it is sized and its concurrency rules are explained once, in
  * window.c's opening comment; docs/windows.md is the user's account. */
 #ifndef BK_WINDOW_WINDOW_H
@@ -9,17 +9,14 @@
 /* Generations live at once: G spans of the window, and the current one. */
 #define BK_WINDOW_MAX_LIVE (BK_GENERATIONS_MAX + 1)
 
-/* bk_filter_create_fn / bk_filter_adopt_fn / bk_filter_plan_fn for
- * variant=window. adopt takes the slices of every generation, oldest first,
- * each slice's view naming its generation (gen); generations that expired
- * while the payloads were stored are dropped at once (a borrowed, mapped one
- * is kept but never consulted). */
-int bk_window_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out);
-int bk_window_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                    uint32_t n, int borrowed, bk_filter **out);
-/* plan: the whole window at its stated rate (every live generation's first
- * slice), not one generation. */
-int bk_window_plan(const bk_config *cfg, bk_plan *out);
+/* The window variant, as the registry (src/variants.c) lists it. Its adopt
+ * takes the slices of every generation, oldest first, each slice's view
+ * naming its generation (gen); generations that expired while the payloads
+ * were stored are dropped at once (a borrowed, mapped one is kept but never
+ * consulted). Its plan is the whole window at its stated rate (every live
+ * generation's first slice), not one generation. Its stats report the
+ * capacity of one window. */
+extern const bk_variant_desc bk_window_desc;
 
 /* The configuration of one generation's chain (a scalable chain): capacity
  * capacity / G and 1% more, rate fpr / (G + 1), the window's growth,

@@ -31,13 +31,13 @@ static bk_rfilter *make(const char *text)
     c.has_key = 1;
     const bk_allocator a = bk_current_allocator();
     bk_rfilter *rf = bk_mem_calloc(&a, 1, sizeof *rf);
-    static const bk_filter_ops *const ops[] = {&bk_rstd_ops, &bk_rcnt_ops, &bk_rscl_ops,
-                                               &bk_rwin_ops};
-    bk_filter_base_init(&rf->base, ops[c.variant], &c, &a);
+    bk_filter_base_init(&rf->base,
+                        bk_variant_removes(c.variant) ? &bk_rfilter_removing_ops : &bk_rfilter_ops,
+                        &c, &a);
     rf->name = bk_mem_alloc(&a, 2);
     memcpy(rf->name, "f", 2);
     rf->block_bytes = 4096;
-    rf->cell_bits = c.variant == BK_VARIANT_COUNTING ? 4 : 1;
+    rf->cell_bits = bk_variant_for(c.variant)->cell_bits;
     if (c.variant == BK_VARIANT_WINDOW)
         rf->span_ms = bk_window_span_ms(&c);
     if (bk_rfilter_set_slices(rf, 1) != BK_OK)

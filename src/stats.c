@@ -1,0 +1,130 @@
+/*
+ * stats.c - a filter's figures (bk_stats, bk_slice_info): sums over its
+ * slice views, and each slice's estimates by its variant's own model (the
+ * descriptor's estimate), so no Bloom formula is applied to a variant that is
+ * not a Bloom filter.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bloomkit.h"
+#include "common/error.h"
+#include "common/filter_impl.h"
+#include "common/sizing.h"
+
+/* The first steps of both calls (what: "stats", ...): their checks, and
+ * bringing a remote store's views up to date. */
+static int begin(const bk_filter *f, const void *out, size_t size, const char *what)
+{
+    bk_call_begin();
+    if (!f || !out || size == 0)
+        return bk_fail(BK_EINVAL, "%s: no filter, no result pointer or a size of 0", what);
+    return f->ops->refresh ? bk_done(f->ops->refresh(f), what) : BK_OK;
+}
+
+/* Copy the known prefix of a stats struct into the caller's, of its own
+ * size (its sizeof, from the header it was compiled with), zeros after. */
+static void copy_sized(void *out, size_t size, const void *st, size_t have)
+{
+    memcpy(out, st, size < have ? size : have);
+    if (size > have)
+        memset((char *)out + have, 0, size - have);
+}
+
+int bk_stats(const bk_filter *f, bk_filter_stats *st)
+{
+    return bk_stats_sized(f, st, sizeof *st);
+}
+
+/* Every figure comes from the slice views: sums over slices, the newest
+ * slice's k, and the compound rate 1 - prod(1 - rate_i) (the chance an
+ * absent key passes some slice of its group; for one slice simply its
+ * rate), averaged over the groups a key meets one of. */
+int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
+{
+    const int rc = begin(f, out, size, "stats");
+    if (rc != BK_OK)
+        return rc;
+    const bk_variant_desc *d = bk_variant_for(f->cfg.variant);
+    bk_filter_stats full, *st = &full;
+    memset(st, 0, sizeof *st);
+    st->variant = d->name;
+    st->hash = bk_hash_name(f->cfg.hash);
+    const uint32_t n = f->ops->slice_count(f);
+    double log_pass_none = 0.0; /* sum of log(1 - rate_i) over a group: exact for tiny rates */
+    double log_model_none = 0.0;
+    double rate_sum = 0.0, model_sum = 0.0; /* of the groups' rates */
+    uint32_t groups = 0;
+    uint64_t steps = BK_RATE_STEPS_FILTER; /* every slice's rates together */
+    for (uint32_t i = 0; i < n; i++) {
+        bk_slice_view v;
+        f->ops->slice_view(f, i, &v);
+        const uint32_t group = f->ops->slice_group ? f->ops->slice_group(f, i) : 0;
+        if (i == 0 || group != groups - 1) { /* a key meets one group: their mean rate */
+            if (i) {
+                rate_sum += 0.0 - expm1(log_pass_none);
+                model_sum += 0.0 - expm1(log_model_none);
+            }
+            log_pass_none = log_model_none = 0.0;
+            groups++;
+        }
+        bk_slice_estimate e;
+        d->estimate(&f->cfg, &v, &steps, &e);
+        st->capacity += v.capacity;
+        st->bits += v.m;
+        st->bytes += v.nbytes;
+        st->keys += v.keys;
+        st->set_bits += v.set_bits;
+        st->saturated += v.saturated;
+        st->est_cardinality += e.keys;
+        log_pass_none += log1p(-e.rate);
+        log_model_none += log1p(-e.model);
+        st->k = v.k;
+        st->fpr = f->cfg.bits ? e.sized : f->cfg.fpr;
+    }
+    st->slices = n;
+    if (d->capacity)
+        st->capacity = d->capacity(f, st->capacity);
+    st->redated_from_ms = atomic_load(&f->redate_from_ms);
+    st->redated_to_ms = atomic_load(&f->redate_to_ms);
+    st->fill = (double)st->set_bits / (double)st->bits;
+    /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
+    if (groups) {
+        rate_sum += 0.0 - expm1(log_pass_none);
+        model_sum += 0.0 - expm1(log_model_none);
+    }
+    st->est_fpr = groups ? rate_sum / groups : 0.0;
+    st->model_fpr = groups ? model_sum / groups : 0.0;
+    copy_sized(out, size, st, sizeof *st);
+    return BK_OK;
+}
+
+int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size)
+{
+    const int rc = begin(f, out, size, "slice_info");
+    if (rc != BK_OK)
+        return rc;
+    const uint32_t n = f->ops->slice_count(f);
+    if (i >= n)
+        return bk_fail(BK_EINVAL, "slice_info: no slice %u: the filter has %u", (unsigned)i,
+                       (unsigned)n);
+    bk_slice_view v;
+    f->ops->slice_view(f, i, &v);
+    bk_slice_estimate e;
+    bk_variant_for(f->cfg.variant)->estimate(&f->cfg, &v, NULL, &e);
+    bk_slice_stats st;
+    memset(&st, 0, sizeof st);
+    st.bits = v.m;
+    st.bytes = v.nbytes;
+    st.k = v.k;
+    st.capacity = v.capacity;
+    st.fpr = e.sized;
+    st.keys = v.keys;
+    st.set_bits = v.set_bits;
+    st.fill = (double)v.set_bits / (double)v.m;
+    st.est_fpr = e.rate;
+    st.span_start_ms = v.gen * v.span;
+    st.span_end_ms = v.span ? (v.gen + 1) * v.span : 0;
+    copy_sized(out, size, &st, sizeof st);
+    return BK_OK;
+}
