@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/filter_impl.h"
+#include "core/filter_impl.h"
 #include "suites.h"
 #include "testutil.h"
 

@@ -245,7 +245,7 @@ static inline bk_filter *tu_filter(const char *text)
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/filter_impl.h"
+#include "core/filter_impl.h"
 
 /* A fresh private directory under $TMPDIR (or /tmp); remove with tu_rmtree. */
 static inline char *tu_tmpdir(void)

@@ -10,9 +10,9 @@
 #ifndef BK_COUNTING_COUNTING_H
 #define BK_COUNTING_COUNTING_H
 
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 
-/* The counting variant, as the registry (src/variants.c) lists it. */
+/* The counting variant, as the registry (src/core/registry.c) lists it. */
 extern const bk_variant_desc bk_counting_desc;
 
 #endif

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 
 #define BK_FILE_VERSION     3 /* the newest read and written; 1 and 2 are still read */
 #define BK_FILE_VERSION_GEN 3 /* the first with generations (window filters) */

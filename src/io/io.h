@@ -2,7 +2,7 @@
 #ifndef BK_IO_IO_H
 #define BK_IO_IO_H
 
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 
 /* Unmap and forget a mapping after its filter is gone; NULL does nothing. */
 void bk_mapping_release(bk_mapping *map);

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 
 struct bk_mapping {
     uint8_t *base; /* the whole file */

@@ -23,7 +23,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "url.h"
+#include "redis_url.h"
 
 typedef struct bk_rconn bk_rconn;
 

@@ -18,7 +18,7 @@
 
 #include "../common/alloc.h"
 #include "../common/error.h"
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 #include "../common/random.h"
 #include "modkey.h"
 #include "shards.h"

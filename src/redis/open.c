@@ -20,7 +20,7 @@
 #include "../common/random.h"
 #include "modkey.h"
 #include "rfilter.h"
-#include "url.h"
+#include "redis_url.h"
 
 /* Format 3: classic probes by BK_PROBES_LCG, scalable slices sized by
  * bk_size_slice. Format 2 (read, and written by a push of a format-1 file):

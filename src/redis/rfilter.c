@@ -402,7 +402,7 @@ int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
 
 /* ---- the engine --------------------------------------------------------- */
 
-#define RUN_MAX BK_STORE_CHUNK /* what src/filter.c hands a batch call */
+#define RUN_MAX BK_STORE_CHUNK /* what src/core/filter.c hands a batch call */
 
 /* The commands of a chunk. A standard filter's adds and lookups, and a
  * counting filter's lookups, are one command per block the chunk's keys fall

@@ -29,7 +29,7 @@
 #ifndef BK_REDIS_RFILTER_H
 #define BK_REDIS_RFILTER_H
 
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 #include "../scalable/scalable.h"
 #include "../window/window.h"
 #include "conn.h"

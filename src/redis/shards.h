@@ -19,7 +19,7 @@
 #include "conn.h"
 
 typedef struct bk_rshards {
-    unsigned n;        /* shards, 2 .. BK_REDIS_SHARDS_MAX (url.h) */
+    unsigned n;        /* shards, 2 .. BK_REDIS_SHARDS_MAX (redis_url.h) */
     uint8_t route[16]; /* SipHash-2-4 key routing an item to its shard */
     char config[2048]; /* the logical filter's config text, its hash key included */
 } bk_rshards;

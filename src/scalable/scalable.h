@@ -10,14 +10,14 @@
 
 #include "../common/export.h"
 
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 
 /* More slices than anyone can allocate: with growth >= 2 slice 63 alone would
  * hold n0 * 2^63 keys. A fixed table keeps the slice pointers still under
  * concurrent readers. */
 #define BK_SCALABLE_MAX_SLICES 64
 
-/* The scalable variant, as the registry (src/variants.c) lists it. */
+/* The scalable variant, as the registry (src/core/registry.c) lists it. */
 extern const bk_variant_desc bk_scalable_desc;
 
 /* When a slice is full: it takes a key only while its set cells plus the

@@ -4,12 +4,12 @@
 #ifndef BK_WINDOW_WINDOW_H
 #define BK_WINDOW_WINDOW_H
 
-#include "../common/filter_impl.h"
+#include "../core/filter_impl.h"
 
 /* Generations live at once: G spans of the window, and the current one. */
 #define BK_WINDOW_MAX_LIVE (BK_GENERATIONS_MAX + 1)
 
-/* The window variant, as the registry (src/variants.c) lists it. Its adopt
+/* The window variant, as the registry (src/core/registry.c) lists it. Its adopt
  * takes the slices of every generation, oldest first, each slice's view
  * naming its generation (gen); generations that expired while the payloads
  * were stored are dropped at once (a borrowed, mapped one is kept but never

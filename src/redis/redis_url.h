@@ -1,5 +1,5 @@
 /*
- * url.h - where a shared filter lives: a parsed redis:// or unix:// URL
+ * redis_url.h - where a shared filter lives: a parsed redis:// or unix:// URL
  * (internal).
  *
  *   redis://[[user]:password@]host[:port]/name[?option=value&...]

@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "bloomkit.h"
-#include "common/alloc.h"
-#include "common/config.h"
-#include "common/error.h"
-#include "common/filter_impl.h"
-#include "common/random.h"
-#include "common/sizing.h"
-#include "io/io.h"
+#include "../common/alloc.h"
+#include "../common/config.h"
+#include "../common/error.h"
+#include "filter_impl.h"
+#include "../common/random.h"
+#include "../common/sizing.h"
+#include "../io/io.h"
 
 #ifdef BK_CHECK_CPPFLAGS /* make check-flags: CPPFLAGS reached this compile */
 BK_API const int bk_cppflags_seen = 1;

@@ -1,5 +1,5 @@
-/* url.c - parsing redis:// and unix:// URLs (see url.h). */
-#include "url.h"
+/* redis_url.c - parsing redis:// and unix:// URLs (see redis_url.h). */
+#include "redis_url.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * descriptor.
  */
 #include "filter_impl.h"
-#include "sizing.h"
+#include "../common/sizing.h"
 
 void bk_bloom_estimate(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
                        bk_slice_estimate *out)

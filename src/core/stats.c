@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "bloomkit.h"
-#include "common/error.h"
-#include "common/filter_impl.h"
-#include "common/sizing.h"
+#include "../common/error.h"
+#include "filter_impl.h"
+#include "../common/sizing.h"
 
 /* The first steps of both calls (what: "stats", ...): their checks, and
  * bringing a remote store's views up to date. */

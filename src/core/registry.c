@@ -1,13 +1,13 @@
 /*
- * variants.c - the registry of variants: the descriptor each variant declares
+ * registry.c - the registry of variants: the descriptor each variant declares
  * in its own folder, listed once. The one line to add when a variant is
  * added.
  */
-#include "common/filter_impl.h"
-#include "counting/counting.h"
-#include "scalable/scalable.h"
-#include "standard/standard.h"
-#include "window/window.h"
+#include "filter_impl.h"
+#include "../counting/counting.h"
+#include "../scalable/scalable.h"
+#include "../standard/standard.h"
+#include "../window/window.h"
 
 static const bk_variant_desc *const registry[] = {
     &bk_standard_desc,

@@ -12,22 +12,22 @@
  * Every object starts with a pointer to its methods, so a pointer to a
  * variant's struct is a pointer to bk_filter.
  * An operation a variant does not have is a NULL pointer, turned into
- * BK_ENOTSUP in one place (src/filter.c), never a stub in each variant.
+ * BK_ENOTSUP in one place (src/core/filter.c), never a stub in each variant.
  *
- * Methods receive the key's digest, computed once by src/filter.c; they never
+ * Methods receive the key's digest, computed once by src/core/filter.c; they never
  * see the key bytes.
  */
-#ifndef BK_COMMON_FILTER_IMPL_H
-#define BK_COMMON_FILTER_IMPL_H
+#ifndef BK_CORE_FILTER_IMPL_H
+#define BK_CORE_FILTER_IMPL_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "export.h"
+#include "../common/export.h"
 
 #include "bloomkit.h"
-#include "hash.h"
-#include "siphash.h"
+#include "../common/hash.h"
+#include "../common/siphash.h"
 
 /* One bit or counter array of a filter, as persistence and merging see it.
  * Standard and counting filters have one slice, scalable filters one per link
@@ -94,15 +94,15 @@ typedef struct bk_filter_perf {
     /* Batch paths for stores where one call per key is slow (a server round
      * trip): n digests in, one result per key out (as add or contains
      * return), BK_OK or a negative code (results of keys before the failure
-     * stand). src/filter.c hands them at most BK_STORE_CHUNK digests at a
+     * stand). src/core/filter.c hands them at most BK_STORE_CHUNK digests at a
      * time. */
     int (*add_batch)(bk_filter *f, const bk_hash *hs, size_t n, int *results);
     int (*contains_batch)(const bk_filter *f, const bk_hash *hs, size_t n, int *results);
-    /* Adds split across threads (bk_add_batch_mt, src/batch.c); all four or
+    /* Adds split across threads (bk_add_batch_mt, src/core/batch.c); all four or
      * none. shard_begin(f, n), on the calling thread, returns 1 when the
      * next n adds may be applied shard by shard: shard_of names the memory a
      * key's add writes (keys with one name write the same memory, keys with
-     * different names disjoint memory; src/batch.c groups names into
+     * different names disjoint memory; src/core/batch.c groups names into
      * shards), and none of the n adds can change the filter's shape (no
      * growth), so each shard's keys applied in input order by their own
      * thread get the answers of all keys applied in order. Then shard_add
@@ -133,7 +133,7 @@ typedef struct bk_filter_perf {
 typedef struct bk_filter_ops {
     int version; /* BK_FILTER_OPS_VERSION */
     int store;   /* BK_STORE_MEMORY or BK_STORE_REMOTE */
-    /* -- semantics: one key's digest, computed once by src/filter.c */
+    /* -- semantics: one key's digest, computed once by src/core/filter.c */
     /* 1 new, 0 (maybe) present, or a negative BK_E* code. */
     int (*add)(bk_filter *f, const bk_hash *h);
     /* 1 maybe present, 0 absent. */
@@ -156,7 +156,7 @@ typedef struct bk_filter_ops {
      * module is sent the keys): op BK_KEYS_ADD, BK_KEYS_CONTAINS or
      * BK_KEYS_REMOVE on keys[0 .. n), results[i] what add, contains or
      * remove give for key i, in order. BK_OK or a negative code (results of
-     * keys not applied hold it). When set, src/filter.c and src/batch.c hand
+     * keys not applied hold it). When set, src/core/filter.c and src/core/batch.c hand
      * the keys here instead of digests to add/contains/remove. NULL: the
      * store takes digests. */
     int (*keys_op)(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
@@ -319,7 +319,7 @@ BK_INTERNAL void bk_bloom_estimate(const bk_config *cfg, const bk_slice_view *v,
                                    bk_slice_estimate *out);
 
 /* A variant, as it declares itself (in its own folder) and as the registry
- * (src/variants.c) lists it: everything the rest of the library knows of
+ * (src/core/registry.c) lists it: everything the rest of the library knows of
  * it. */
 typedef struct bk_variant_desc {
     bk_variant variant;            /* its number in bk_config.variant */

@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "bloomkit.h"
-#include "common/error.h"
-#include "common/filter_impl.h"
-#include "common/workers.h"
+#include "../common/error.h"
+#include "filter_impl.h"
+#include "../common/workers.h"
 
 /* How many keys a group of the pipeline holds (how far ahead of the key
  * applied the batch calls hash and prefetch): enough lines in flight to
