@@ -251,17 +251,7 @@ check-python: python $(CLI_BIN)
 # binding's tests against the installed package: its extension must be the
 # one pip built into it.
 check-pip: $(CLI_BIN)
-	@if ! $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null; then \
-	  echo "check-pip: SKIPPED: needs python3-venv"; exit 0; fi; \
-	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(PYTHON) -m venv --system-site-packages "$$tmp/venv" && \
-	"$$tmp/venv/bin/pip" install --quiet --no-index ./bindings/python && \
-	cd "$$tmp" && "$$tmp/venv/bin/python" -c 'import bloomkit, glob, os, sys; \
-	  ext = glob.glob(os.path.join(os.path.dirname(bloomkit.__file__), "_native.*so")); \
-	  assert bloomkit.__file__.startswith(sys.prefix) and ext, bloomkit.__file__; \
-	  print("check-pip: bloomkit", bloomkit.library_version(), "from", ext[0])' && \
-	env -u PYTHONPATH BLOOMKIT_CLI=$(CURDIR)/$(CLI_BIN) \
-	  "$$tmp/venv/bin/python" -m unittest discover -s $(CURDIR)/bindings/python/tests
+	@sh tools/check-pip.sh $(PYTHON) $(CLI_BIN)
 
 # Fuzz targets (tests/fuzz): libFuzzer with clang, `make fuzz FUZZ_SECONDS=N`
 # runs each for N seconds from its seed corpus (tests/fuzz/corpus/T) into a
@@ -294,16 +284,7 @@ fuzz:
 	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 \
 	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libbloomkit.a \
 	  $(FUZZ_BUILD)/libbloomkit-redis.a
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  $(MAKE) --no-print-directory -s $(FUZZ_BUILD)/fuzz_$$t; \
-	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
-	  echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
-	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
-	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$t- > $(FUZZ_BUILD)/fuzz_$$t.log 2>&1 || \
-	    { tail -40 $(FUZZ_BUILD)/fuzz_$$t.log; echo "fuzz $$t: FAILED (input in $(FUZZ_BUILD)/crash-$$t-*)"; exit 1; }; \
-	  grep -E '^Done' $(FUZZ_BUILD)/fuzz_$$t.log; \
-	done
+	@MAKE='$(MAKE)' sh tools/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 $(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a \
   $(FUZZ_BUILD)/libbloomkit-redis.a
@@ -414,39 +395,11 @@ golden: $(TEST_BIN)
 # Only bk_* names may leave the shared libraries, and the core needs nothing
 # of Redis: no hiredis among its dependencies.
 check-exports: $(SHARED_LIB) $(REDIS_SHARED)
-	@for l in $(SHARED_LIB) $(REDIS_SHARED); do \
-	  bad=$$(nm -D --defined-only $$l | awk '{print $$3}' | grep -v '^bk_' || true); \
-	  if [ -n "$$bad" ]; then echo "$$l: non-bk_ symbols exported: $$bad"; exit 1; fi; \
-	  echo "exports: $$l: $$(nm -D --defined-only $$l | grep -c ' T bk_') bk_* functions, nothing else"; \
-	done; \
-	readelf -d $(SHARED_LIB) | grep -q 'SONAME.*$(SHARED_SONAME)' && echo "soname: $(SHARED_SONAME)" && \
-	readelf -d $(REDIS_SHARED) | grep -q 'SONAME.*$(REDIS_SONAME)' && echo "soname: $(REDIS_SONAME)" && \
-	if readelf -d $(SHARED_LIB) | grep -q 'NEEDED.*hiredis'; then \
-	  echo "$(SHARED_LIB) needs hiredis"; exit 1; fi && \
-	echo "core: $(SHARED_LIB) needs $$(readelf -d $(SHARED_LIB) | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')(no hiredis)"
+	@sh tools/check-exports.sh $(SHARED_LIB) $(SHARED_SONAME) $(REDIS_SHARED) $(REDIS_SONAME)
 
 # Install into a scratch DESTDIR and build an example against it with pkg-config.
 check-install: lib cli
-	@tmp=$$(mktemp -d) && \
-	$(MAKE) --no-print-directory -s install DESTDIR=$$tmp PREFIX=/opt/bk >/dev/null && \
-	PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_PATH=$$tmp/opt/bk/lib/pkgconfig \
-	  $(CC) -std=c11 $(WARN) examples/standard.c -o $$tmp/ex \
-	  $$(PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_PATH=$$tmp/opt/bk/lib/pkgconfig pkg-config --cflags --libs bloomkit) && \
-	LD_LIBRARY_PATH=$$tmp/opt/bk/lib $$tmp/ex >/dev/null && \
-	$$tmp/opt/bk/bin/bloomkit --version >/dev/null && \
-	test -f $$tmp/opt/bk/share/man/man1/bloomkit.1 && \
-	printf '#include <bloomkit_redis.h>\nint main(void) { return bk_redis_drop(0) == BK_OK; }\n' \
-	  > $$tmp/r.c && \
-	$(CC) -std=c11 $(WARN) $$tmp/r.c -o $$tmp/rex \
-	  $$(PKG_CONFIG_SYSROOT_DIR=$$tmp PKG_CONFIG_PATH=$$tmp/opt/bk/lib/pkgconfig pkg-config --cflags --libs bloomkit-redis) && \
-	LD_LIBRARY_PATH=$$tmp/opt/bk/lib $$tmp/rex && \
-	echo "install: headers, libbloomkit and libbloomkit-redis (.a, .so), bloomkit.pc and bloomkit-redis.pc (an example of each through pkg-config), bin/bloomkit and its man page" && \
-	rm -f $$tmp/ex $$tmp/rex $$tmp/r.c && \
-	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$tmp PREFIX=/opt/bk >/dev/null && \
-	left=$$(find $$tmp -type f -o -type l) && \
-	if [ -n "$$left" ]; then echo "uninstall left: $$left"; exit 1; fi && \
-	echo "uninstall: nothing left" && \
-	rm -rf $$tmp
+	@MAKE='$(MAKE)' CC='$(CC)' WARN='$(WARN)' sh tools/check-install.sh
 
 # The packager's flags are honoured: a build with LDFLAGS=-Wl,-z,now links
 # the library and the command with BIND_NOW, and CPPFLAGS reach every

@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bloomkit.h"
 #include "bloomkit_redis.h"
@@ -18,17 +17,18 @@
 /* The unrelated failure each call follows: its detail names this path. */
 #define STALE_PATH "/nonexistent-bloomkit-dir/stale.bkf"
 
-static bk_filter *g_std; /* a standard filter */
-static bk_filter *g_cnt; /* a counting filter */
-static bk_workers *g_w;  /* two threads */
-static char g_tmp[64];   /* a scratch file's path */
+static bk_filter *g_std;    /* a standard filter */
+static bk_filter *g_cnt;    /* a counting filter */
+static bk_workers *g_w;     /* two threads */
+static char *g_dir, *g_tmp; /* a scratch directory, and a file's path in it */
 
 static void setup(void)
 {
     g_std = tu_filter("capacity=1000");
     g_cnt = tu_filter("variant=counting capacity=1000");
     ck_assert_int_eq(bk_workers_new(2, &g_w), BK_OK);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/bk_errors_%ld.bkf", (long)getpid());
+    g_dir = tu_tmpdir();
+    g_tmp = tu_path(g_dir, "bk_errors.bkf");
 }
 
 static void teardown(void)
@@ -36,7 +36,8 @@ static void teardown(void)
     bk_free(g_std);
     bk_free(g_cnt);
     bk_workers_free(g_w);
-    unlink(g_tmp);
+    free(g_tmp);
+    tu_rmtree(g_dir);
 }
 
 /* Each row: the call with a bad argument, as a function returning its code. */
@@ -320,7 +321,7 @@ static const struct row {
     {"bk_load_buffer", call_load_buffer, "128-byte header"},
     {"bk_image_size", call_image_size, "128 bytes"},
     {"bk_lock_file", call_lock_file, "lock"},
-    {"bk_open_mmap", call_open_mmap, "bk_errors_"},
+    {"bk_open_mmap", call_open_mmap, "bk_errors.bkf"},
     {"bk_sync", call_sync, "not mapped"},
     {"bk_close", call_close, "replaced"},
     {"bk_redis_open", call_redis_open, "redis"},

@@ -1,0 +1,17 @@
+#!/bin/sh
+# tools/check-exports.sh CORE CORE_SONAME REDIS REDIS_SONAME - what the two
+# shared libraries show the world (make check-exports): only bk_* functions,
+# their sonames, and a core that needs no hiredis.
+set -eu
+core=$1 core_soname=$2 redis=$3 redis_soname=$4
+for l in "$core" "$redis"; do
+    bad=$(nm -D --defined-only "$l" | awk '{print $3}' | grep -v '^bk_' || true)
+    if [ -n "$bad" ]; then echo "$l: non-bk_ symbols exported: $bad"; exit 1; fi
+    echo "exports: $l: $(nm -D --defined-only "$l" | grep -c ' T bk_') bk_* functions, nothing else"
+done
+readelf -d "$core" | grep -q "SONAME.*$core_soname" || { echo "$core: soname is not $core_soname"; exit 1; }
+echo "soname: $core_soname"
+readelf -d "$redis" | grep -q "SONAME.*$redis_soname" || { echo "$redis: soname is not $redis_soname"; exit 1; }
+echo "soname: $redis_soname"
+if readelf -d "$core" | grep -q 'NEEDED.*hiredis'; then echo "$core needs hiredis"; exit 1; fi
+echo "core: $core needs $(readelf -d "$core" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')(no hiredis)"
