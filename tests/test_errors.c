@@ -277,6 +277,13 @@ static int call_redis_drop(void)
     return bk_redis_drop(NULL);
 }
 
+/* What a Redis call's detail holds when this build has no hiredis. */
+#if BK_HAVE_HIREDIS
+#define REDIS_SAYS(word) word
+#else
+#define REDIS_SAYS(word) "without hiredis"
+#endif
+
 static const struct row {
     const char *name; /* the public function */
     int (*call)(void);
@@ -324,12 +331,12 @@ static const struct row {
     {"bk_open_mmap", call_open_mmap, "bk_errors.bkf"},
     {"bk_sync", call_sync, "not mapped"},
     {"bk_close", call_close, "replaced"},
-    {"bk_redis_open", call_redis_open, "redis"},
-    {"bk_redis_open_existing", call_redis_open_existing, "redis://"},
-    {"bk_redis_open_config", call_redis_open_config, "fpr"},
-    {"bk_redis_push", call_redis_push, "push"},
-    {"bk_redis_pull", call_redis_pull, "pull"},
-    {"bk_redis_drop", call_redis_drop, "redis"},
+    {"bk_redis_open", call_redis_open, REDIS_SAYS("redis")},
+    {"bk_redis_open_existing", call_redis_open_existing, REDIS_SAYS("redis://")},
+    {"bk_redis_open_config", call_redis_open_config, REDIS_SAYS("fpr")},
+    {"bk_redis_push", call_redis_push, REDIS_SAYS("push")},
+    {"bk_redis_pull", call_redis_pull, REDIS_SAYS("pull")},
+    {"bk_redis_drop", call_redis_drop, REDIS_SAYS("redis")},
 };
 
 /* Public functions that return int but cannot fail: they answer 0 or 1

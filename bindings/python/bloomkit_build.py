@@ -90,7 +90,8 @@ def _build(scratch, cc):
     """make python into scratch; returns the staged package directory."""
     redis = "1" if _compiles(cc, "hiredis/hiredis.h") else "0"
     cmd = ["make", "-C", TREE, "BUILD=" + scratch, "PYTHON=" + sys.executable, "WERROR=",
-           "PYEXT_LINK=static", "PYEXT_REDIS=" + redis, "CC=" + cc, "python"]
+           "PYEXT_LINK=static", "HIREDIS=" + redis, "PYEXT_REDIS=" + redis, "CC=" + cc,
+           "python"]
     out = subprocess.run(cmd, capture_output=True, text=True)
     sys.stderr.write(out.stdout[-4000:] + out.stderr[-4000:])
     pkg = os.path.join(scratch, "python", NAME)

@@ -501,6 +501,7 @@ static PyObject *filter_push(bkpy_filter *self, PyObject *args)
 #ifndef BKPY_NO_REDIS
     return whole_result(self, whole(self, do_push, (void *)url), "push", 1);
 #else
+    (void)self;
     return no_redis();
 #endif
 }

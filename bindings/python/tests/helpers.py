@@ -127,6 +127,9 @@ class RedisServer:
 
 
 def have_redis() -> bool:
+    """A redis-server to start, and a binding built with Redis support (hiredis)."""
+    if not bloomkit._native.HAVE_REDIS:
+        return False
     return shutil.which("redis-server") is not None or os.path.exists("/usr/bin/redis-server")
 
 

@@ -212,7 +212,7 @@ class BindingTest(unittest.TestCase):
             BloomFilter("hashes=3")
         self.assertIn("bits", str(cm.exception))
 
-    @unittest.skipUnless(have_redis(), "redis-server is not installed")
+    @unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
     def test_redis_filters_are_shared(self):
         server = RedisServer(self.dir)
         try:
@@ -236,7 +236,7 @@ class BindingTest(unittest.TestCase):
             BloomFilter.redis(server.url("gone"))
         self.assertIn("connect", str(cm.exception))
 
-    @unittest.skipUnless(have_redis(), "redis-server is not installed")
+    @unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
     def test_a_shared_window_forgets_after_it(self):
         """variant=window in Redis, a real 2 s window: what one filter object
         adds another finds inside the window, and is new again after it."""

@@ -91,7 +91,7 @@ class CrawlTest(unittest.TestCase):
         print("\n[scrapy resume] %d pages in the first run, %d in the second, none twice"
               % (half, sum(fetches.values()) - half))
 
-    @unittest.skipUnless(have_redis(), "redis-server is not installed")
+    @unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
     def test_two_spiders_share_one_filter_through_redis(self):
         redis = RedisServer(self.dir)
         try:

@@ -271,7 +271,7 @@ class ThreadTest(unittest.TestCase):
         self.assertTrue(f.closed)
 
 
-@unittest.skipUnless(have_redis(), "redis-server is not installed")
+@unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
 class RedisTransferTest(unittest.TestCase):
     def test_push_pull_drop(self):
         d = scratch()

@@ -133,7 +133,7 @@ class RefusedSettingsTest(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_SCRAPY, "Scrapy is not installed (python3-scrapy)")
-@unittest.skipUnless(have_redis(), "redis-server is not installed")
+@unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
 class RedisSettingsTest(unittest.TestCase):
     def setUp(self):
         self.dir = scratch()
@@ -242,7 +242,7 @@ class RedisSettingsTest(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_SCRAPY, "Scrapy is not installed (python3-scrapy)")
-@unittest.skipUnless(have_redis(), "redis-server is not installed")
+@unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
 class RecipeCrawlTest(unittest.TestCase):
     """Real crawls of the local site, the filter built and driven as
     scrapy-redis's scheduler does, with the recipe's settings."""
