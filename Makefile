@@ -554,10 +554,17 @@ FORMAT_FILES := $(shell find include src tests examples tools bench module bindi
 format:
 	clang-format -i $(FORMAT_FILES)
 
+# clang-tidy's bug checks (.clang-tidy says which, and why not the others) on
+# the library, the command and the module.
+TIDY_FILES = $(LIB_SRCS) $(REDIS_SRCS) $(CLI_SRCS) $(MODULE_SRCS)
 lint:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools module
+	@out=$$(clang-tidy --quiet $(TIDY_FILES) -- -std=c11 -Iinclude -Isrc -Imodule \
+	  -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS) -D_GNU_SOURCE 2>&1) || \
+	  { echo "$$out" | grep -v 'warnings* generated'; exit 1; }; \
+	echo "clang-tidy: $(words $(TIDY_FILES)) files clean"
 
 # A release tarball is what git tracks at HEAD (uncommitted changes are not
 # in it), under bloomkit-VERSION/. distcheck builds it the way a user of the

@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-#define BKM_RM_DEFINE(rt, name, params) rt(*RedisModule_##name) params = NULL;
+/* (rt is a type: it cannot take parentheses) */
+#define BKM_RM_DEFINE(rt, name, params) rt(*RedisModule_##name) params = NULL; /* NOLINT */
 BKM_RM_FUNCTIONS(BKM_RM_DEFINE)
 #undef BKM_RM_DEFINE
 

@@ -7,7 +7,7 @@ if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
-    build-essential clang clang-format cppcheck libclang-rt-dev pkg-config check libsubunit-dev libxxhash-dev \
+    build-essential clang clang-format clang-tidy cppcheck libclang-rt-dev pkg-config check libsubunit-dev libxxhash-dev \
     libhiredis-dev redis-server python3-redis node-redis valgrind time man-db \
     libbloom-dev libsodium-dev gnuplot-nox python3 python3-dev python3-scrapy \
     python3-venv python3-flor mypy \

@@ -135,8 +135,8 @@ static size_t remove_dot_segments(char *p, size_t n)
     if (!dots)
         return n;
     size_t r = 0, w = 0;
-#define AT(lit) (n - r >= sizeof lit - 1 && memcmp(p + r, lit, sizeof lit - 1) == 0)
-#define IS(lit) (n - r == sizeof lit - 1 && memcmp(p + r, lit, sizeof lit - 1) == 0)
+#define AT(lit) (n - r >= sizeof(lit) - 1 && memcmp(p + r, (lit), sizeof(lit) - 1) == 0)
+#define IS(lit) (n - r == sizeof(lit) - 1 && memcmp(p + r, (lit), sizeof(lit) - 1) == 0)
     while (r < n) {
         if (AT("../")) {
             r += 3;
@@ -341,7 +341,7 @@ int bk_url_canonical(const char *in, size_t len, unsigned flags, char *out, size
     for (size_t j = 0; j < scheme_len; j++)
         *w++ = (char)lower(s[j]);
     const char *scheme = out;
-    memcpy(w, "://", 3);
+    memcpy(w, "://", 3); /* NOLINT(bugprone-not-null-terminated-result): w goes on */
     w += 3;
     if (host > auth) { /* userinfo and its '@' */
         w = normalise(w, s + auth, host - 1 - auth, P_USER);

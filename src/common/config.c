@@ -36,7 +36,7 @@
 static const char *const variant_names[] = {"standard", "counting", "scalable", "window"};
 static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3"};
 static const char *const layout_names[] = {"classic", "blocked"};
-#define NAMES(list) list, sizeof list / sizeof *list
+#define NAMES(list) (list), sizeof(list) / sizeof *(list)
 
 /* Enumerations are stored as int-sized fields. */
 _Static_assert(sizeof(bk_variant) == sizeof(int) && sizeof(bk_hash_alg) == sizeof(int) &&
@@ -319,7 +319,7 @@ static int parse_hexkey(const char *s, uint8_t key[16])
 {
     if (strlen(s) != 32)
         return -1;
-    for (int i = 0; i < 16; i++) {
+    for (size_t i = 0; i < 16; i++) {
         const int hi = bk_hex_value(s[2 * i]), lo = bk_hex_value(s[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return -1;

@@ -194,7 +194,7 @@ avx512_block(const bk_sipkey *key, unsigned c, const void *const *msgs, const si
     for (size_t g = 0; g < n; g += SIP_LANES) {
         /* the next group's keys, first and last lines: the sort took the
          * keys out of the order a hardware prefetcher follows */
-        for (size_t j = g + SIP_LANES; j < g + 2 * SIP_LANES && j < n; j++) {
+        for (size_t j = g + SIP_LANES; j < g + (size_t)2 * SIP_LANES && j < n; j++) {
             const uint8_t *m = msgs[order[j]];
             if (lens[order[j]]) {
                 __builtin_prefetch(m);

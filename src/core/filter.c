@@ -62,7 +62,7 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
         return BK_ESYS;
     }
     bk_filter_base_init(f, ops, cfg, a);
-    memcpy(out, &f, sizeof f); /* out: the address of the caller's pointer */
+    memcpy(out, &f, sizeof f); /* NOLINT: out is the address of the caller's pointer */
     return BK_OK;
 }
 

@@ -18,7 +18,7 @@ static const bk_variant_desc *const registry[] = {
 
 const bk_variant_desc *bk_variant_for(bk_variant v)
 {
-    for (size_t i = 0; i < sizeof registry / sizeof *registry; i++)
+    for (size_t i = 0; i < sizeof registry / sizeof *registry; i++) /* NOLINT: of pointers */
         if (registry[i]->variant == v)
             return registry[i];
     return NULL;

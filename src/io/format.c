@@ -132,7 +132,9 @@ uint32_t bk_file_version_for(const bk_config *cfg)
 
 uint32_t bk_file_header_size(uint32_t version, uint32_t n)
 {
-    return BK_FILE_FIXED + (BK_FILE_ENTRY + (version >= BK_FILE_VERSION_GEN ? BK_FILE_GEN : 0)) * n;
+    /* at most BK_FILE_FIXED + 72 * BK_WINDOW_MAX_SLICES: it fits */
+    return (uint32_t)(BK_FILE_FIXED +
+                      (BK_FILE_ENTRY + (version >= BK_FILE_VERSION_GEN ? BK_FILE_GEN : 0)) * n);
 }
 
 int bk_file_layout(bk_file_header *h)

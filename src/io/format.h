@@ -25,10 +25,10 @@
 #define BK_FILE_FLAG_BITS   2 /* bit 1 (version 3): bits pinned, = slice 0's m */
 #define BK_FILE_FLAG_HASHES 4 /* bit 2 (version 3, with bit 1): hashes pinned, = slice 0's k */
 #define BK_FILE_MAGIC_LEN   8
-#define BK_FILE_FIXED       128 /* bytes of the fixed header */
-#define BK_FILE_ENTRY       64  /* bytes of one slice entry */
-#define BK_FILE_ALIGN       64  /* payloads start at multiples of this (cache line, mmap) */
-#define BK_FILE_GEN         8   /* bytes of one slice's generation number (version 3) */
+#define BK_FILE_FIXED       128          /* bytes of the fixed header */
+#define BK_FILE_ENTRY       ((size_t)64) /* bytes of one slice entry */
+#define BK_FILE_ALIGN       64          /* payloads start at multiples of this (cache line, mmap) */
+#define BK_FILE_GEN         ((size_t)8) /* bytes of one slice's generation number (version 3) */
 #define BK_FILE_MAX_SLICES  256
 /* Verification reads payloads a chunk at a time: small enough to stay in
  * cache between the checksum and the census. */

@@ -76,7 +76,7 @@ unsigned bk_redis_key_slot(const char *key, size_t len)
 
 static struct timeval tv_of(int ms)
 {
-    struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+    struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (suseconds_t)(ms % 1000) * 1000};
     return tv;
 }
 

@@ -260,7 +260,7 @@ static int m_refresh(const bk_filter *f)
 #define MFILTER_OPS(rm)                                                                            \
     {                                                                                              \
         .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_REMOTE, .add = m_add,                  \
-        .contains = m_contains, .remove = rm, .clear = m_clear, .destroy = m_destroy,              \
+        .contains = m_contains, .remove = (rm), .clear = m_clear, .destroy = m_destroy,            \
         .slice_count = m_slice_count, .slice_view = m_slice_view, .refresh = m_refresh,            \
         .keys_op = m_keys_op, .slice_group = m_slice_group,                                        \
     }
@@ -381,7 +381,7 @@ static int make(bk_rconn *c, const char *name, const bk_config *cfg, const bk_rs
     mf->lens = bk_mem_alloc(&a, (BATCH + 2) * sizeof *mf->lens);
     mf->first = bk_mem_alloc(&a, (mf->nshards + 1) * sizeof *mf->first);
     mf->keys = bk_mem_calloc(&a, mf->nshards, sizeof *mf->keys);
-    mf->copies = bk_mem_calloc(&a, mf->nshards, sizeof *mf->copies);
+    mf->copies = bk_mem_calloc(&a, mf->nshards, sizeof *mf->copies); /* NOLINT: of pointers */
     rc =
         mf->name && mf->argv && mf->lens && mf->first && mf->keys && mf->copies ? BK_OK : BK_ENOMEM;
     unsigned tags[BK_REDIS_SHARDS_MAX];

@@ -842,7 +842,7 @@ static const bk_filter_perf rfilter_perf = {
 #define RFILTER_OPS(rm)                                                                            \
     {                                                                                              \
         .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_REMOTE, .add = r_add,                  \
-        .contains = r_contains, .remove = rm, .clear = r_clear, .destroy = r_destroy,              \
+        .contains = r_contains, .remove = (rm), .clear = r_clear, .destroy = r_destroy,            \
         .slice_count = r_slice_count, .slice_view = r_slice_view, .merge = NULL,                   \
         .intersect = NULL, .refresh = r_refresh, .perf = &rfilter_perf,                            \
     }

@@ -35,7 +35,8 @@ static const struct optdef {
     int kind;
     cli_optset id;
     size_t field;
-} optdefs[] = {CLI_OPTIONS(CLI_OPTION_DEF)};
+    /* (the sizeof of a _Generic above is a compile-time check of each field's type) */
+} optdefs[] = {CLI_OPTIONS(CLI_OPTION_DEF)}; /* NOLINT(bugprone-sizeof-expression) */
 #define NOPTS (sizeof optdefs / sizeof *optdefs)
 
 int cli_fail(const cli_opts *o, int code, const char *fmt, ...)

@@ -265,7 +265,7 @@ int cmd_info(cli_opts *o)
         cfg.variant == BK_VARIANT_WINDOW && bk_slice_info(f, 0, &first, sizeof first) == BK_OK
             ? first.capacity
             : 0;
-    for (int i = 0; o->show_key && i < 16; i++)
+    for (size_t i = 0; o->show_key && i < 16; i++)
         snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
     if (o->json) {
         printf("{\"%s\":", o->redis ? "redis" : "file");

@@ -251,8 +251,8 @@ static int workload_key(experiment *e, char *k, char *v, int line)
         e->ckline = line;
         return 0;
     }
-    if (strcmp(k, "keys") && strcmp(k, "probes") && strcmp(k, "keys_file") &&
-        strcmp(k, "probes_file") && strcmp(k, "checkpoints"))
+    if (strcmp(k, "keys") != 0 && strcmp(k, "probes") != 0 && strcmp(k, "keys_file") != 0 &&
+        strcmp(k, "probes_file") != 0 && strcmp(k, "checkpoints") != 0)
         return exp_fail_at(e, line,
                            "unknown workload key '%s' (keys, keys_file, probes, probes_file, "
                            "phases, checkpoints, arrivals, duration, revisits)",
