@@ -6,6 +6,8 @@
  */
 #include <math.h>
 
+#include "common/alloc.h"
+#include "core/filter_impl.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -121,6 +123,32 @@ START_TEST(other_hashes_make_working_filters)
 }
 END_TEST
 
+/* The vtable's versions: bk_filter_new takes a table of the version this
+ * build reads (and an optional perf table of its own), and refuses a table
+ * of a version it does not know, which it would misread. */
+START_TEST(tables_of_unknown_versions_are_refused)
+{
+    const bk_allocator a = bk_current_allocator();
+    bk_config c;
+    bk_config_init(&c);
+    const bk_filter_perf perf_now = {.version = BK_FILTER_PERF_VERSION};
+    const bk_filter_perf perf_later = {.version = BK_FILTER_PERF_VERSION + 1};
+    const bk_filter_ops now = {.version = BK_FILTER_OPS_VERSION, .perf = &perf_now};
+    const bk_filter_ops later = {.version = BK_FILTER_OPS_VERSION + 1};
+    const bk_filter_ops none = {.version = 0};
+    const bk_filter_ops now_perf_later = {.version = BK_FILTER_OPS_VERSION, .perf = &perf_later};
+    bk_filter *f = NULL;
+    ck_assert_int_eq(bk_filter_new(sizeof *f, 0, &now, &c, &a, &f), BK_OK);
+    ck_assert_ptr_eq(f->ops, &now);
+    bk_mem_free(&a, f);
+    f = NULL;
+    ck_assert_int_eq(bk_filter_new(sizeof *f, 0, &later, &c, &a, &f), BK_EINVAL);
+    ck_assert_int_eq(bk_filter_new(sizeof *f, 0, &none, &c, &a, &f), BK_EINVAL);
+    ck_assert_int_eq(bk_filter_new(sizeof *f, 0, &now_perf_later, &c, &a, &f), BK_EINVAL);
+    ck_assert_ptr_null(f);
+}
+END_TEST
+
 Suite *contract_suite(void)
 {
     TCase *tc;
@@ -128,6 +156,7 @@ Suite *contract_suite(void)
     tcase_add_loop_test(tc, false_positive_rate_within_bound, 0, 2 * (int)tu_nvariants());
     tcase_add_test(tc, overfilled_standard_follows_theory_scalable_holds);
     tcase_add_test(tc, add_contract_all_variants);
+    tcase_add_test(tc, tables_of_unknown_versions_are_refused);
     tcase_add_loop_test(tc, other_hashes_make_working_filters, 0, 2 * (int)tu_nvariants());
     return s;
 }
