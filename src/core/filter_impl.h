@@ -1,7 +1,7 @@
 /*
  * filter_impl.h - what a variant provides (internal): its operations table
  * (bk_filter_ops) with an optional table of performance hooks
- * (bk_filter_perf), its descriptor (bk_variant_desc: name, constructors,
+ * (bk_filter_perf), its descriptor (bk_variant_desc: number, constructors,
  * planning, statistics), and the base struct every filter embeds first.
  *
  * Modelled on SQLite's sqlite3_io_methods, versioned as it is: a table says
@@ -322,8 +322,8 @@ BK_INTERNAL void bk_bloom_estimate(const bk_config *cfg, const bk_slice_view *v,
  * (src/core/registry.c) lists it: everything the rest of the library knows of
  * it. */
 typedef struct bk_variant_desc {
-    bk_variant variant;            /* its number in bk_config.variant */
-    const char *name;              /* its name in configs, files and stats */
+    bk_variant variant;            /* its number (its name is the config table's:
+                                    * bk_variant_name) */
     const bk_filter_ops *ops;      /* its in-memory operations */
     bk_filter_create_fn create;    /* empty, from a validated config */
     bk_filter_adopt_fn adopt;      /* over existing payloads (src/io) */

@@ -48,7 +48,7 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     const bk_variant_desc *d = bk_variant_for(f->cfg.variant);
     bk_filter_stats full, *st = &full;
     memset(st, 0, sizeof *st);
-    st->variant = d->name;
+    st->variant = bk_variant_name(f->cfg.variant);
     st->hash = bk_hash_name(f->cfg.hash);
     const uint32_t n = f->ops->slice_count(f);
     double log_pass_none = 0.0; /* sum of log(1 - rate_i) over a group: exact for tiny rates */

@@ -319,7 +319,6 @@ static int bk_counting_plan(const bk_config *cfg, bk_plan *out)
 
 const bk_variant_desc bk_counting_desc = {
     .variant = BK_VARIANT_COUNTING,
-    .name = "counting",
     .ops = &counting_ops,
     .create = bk_counting_create,
     .adopt = bk_counting_adopt,

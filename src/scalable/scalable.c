@@ -486,7 +486,6 @@ static int bk_scalable_plan(const bk_config *cfg, bk_plan *out)
 
 const bk_variant_desc bk_scalable_desc = {
     .variant = BK_VARIANT_SCALABLE,
-    .name = "scalable",
     .ops = &scalable_ops,
     .create = bk_scalable_create,
     .adopt = bk_scalable_adopt,

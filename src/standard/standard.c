@@ -618,7 +618,6 @@ static int bk_standard_plan(const bk_config *cfg, bk_plan *out)
 
 const bk_variant_desc bk_standard_desc = {
     .variant = BK_VARIANT_STANDARD,
-    .name = "standard",
     .ops = &standard_ops,
     .create = bk_standard_create,
     .adopt = bk_standard_adopt,

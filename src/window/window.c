@@ -544,7 +544,6 @@ static uint64_t win_capacity(const bk_filter *f, uint64_t slices_sum)
 
 const bk_variant_desc bk_window_desc = {
     .variant = BK_VARIANT_WINDOW,
-    .name = "window",
     .ops = &window_ops,
     .create = bk_window_create,
     .adopt = bk_window_adopt,
