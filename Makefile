@@ -106,7 +106,7 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: man check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli module python
@@ -407,6 +407,11 @@ demo: $(CLI_BIN)
 golden: $(TEST_BIN)
 	mkdir -p tests/data/golden
 	BK_WRITE_GOLDEN=1 CK_RUN_SUITE=golden $(TEST_BIN)
+
+# The man page's FILTER OPTIONS, made from the key table (make check fails
+# while they differ).
+man: $(TEST_BIN)
+	BK_WRITE_MAN=1 CK_RUN_SUITE=cli CK_RUN_CASE=man $(TEST_BIN)
 
 # Only bk_* names may leave the shared libraries, and the core needs nothing
 # of Redis: no hiredis among its dependencies.

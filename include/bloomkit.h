@@ -198,6 +198,9 @@ typedef enum bk_layout {
 #define BK_BITS_MAX        (UINT64_C(1) << 56) /* m: bits (counting: counters) of one array */
 #define BK_HASHES_MAX      2048                /* k: probes per key */
 
+/* Slots of bk_config.more: room for this many keys beyond 0.1.0's. */
+#define BK_CONFIG_MORE 16
+
 /* Plain value type; copy it freely. Initialise with bk_config_init() or
  * bk_config_parse(). */
 typedef struct bk_config {
@@ -218,6 +221,12 @@ typedef struct bk_config {
                            * sized from capacity and fpr; 0 (default) = sized */
     uint64_t hashes;      /* with bits: k pinned (1 .. BK_HASHES_MAX); 0 (default) = the k
                            * that gives the lowest rate for bits and capacity */
+    /* The values of the keys added since 0.1.0, which have no field above (a
+     * variant's own parameters: cuckoo's fingerprint and bucket): one slot
+     * each, as the key table says. Read and set them by name, with
+     * bk_config_get and bk_config_set, never by index: a new key takes a
+     * free slot, so this struct keeps its size and layout. */
+    uint64_t more[BK_CONFIG_MORE];
     uint32_t struct_size; /* sizeof(bk_config) as the caller's bloomkit.h has it: set by
                            * bk_config_init and bk_config_parse, checked by every call that
                            * takes a config (BK_ECONFIG for a struct of another layout) */
@@ -294,6 +303,16 @@ BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const
  * single values. Thread-safe. */
 BK_API int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
                          size_t errlen);
+
+/* The value of one key of *cfg (which must be valid) as config text writes
+ * it ("0.01", "30d", "64M", "scalable"; the hash key as 32 hex digits, or ""
+ * when cfg has none), into buf like snprintf: returns the length the value
+ * needs (excluding NUL) and writes at most buflen bytes including NUL.
+ * Errors: BK_EINVAL (NULL cfg or key, NULL buf with buflen > 0, an invalid
+ * cfg), BK_ECONFIG (an unknown key; bk_last_error() lists the known ones).
+ * For keys without a field of bk_config, and for any key by name.
+ * Thread-safe. */
+BK_API int bk_config_get(const bk_config *cfg, const char *key, char *buf, size_t buflen);
 
 /* 1 when the valid config text states a value for key, else 0 (also for an
  * invalid text or an unknown key). Lets a caller refuse a value given both

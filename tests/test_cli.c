@@ -927,6 +927,80 @@ START_TEST(key_from_file_or_environment)
 }
 END_TEST
 
+/* roff of config key i's entry in the man page (its option, help and
+ * values, as the key table has them), appended to out. 0 past the last. */
+static int man_key_entry(unsigned i, char *out, size_t cap)
+{
+    char range[160];
+    const char *help, *name = bk_config_key(i, range, sizeof range, &help);
+    if (!name)
+        return 0;
+    size_t at = strlen(out);
+    at += (size_t)snprintf(out + at, cap - at, ".TP\n.BI \\-\\-");
+    for (const char *p = name; *p && at + 3 < cap; p++)
+        at += (size_t)snprintf(out + at, cap - at, "%s", *p == '_' ? "\\-" : (char[]){*p, 0});
+    snprintf(out + at, cap - at, " \" VALUE\"\n%s; %s.\n", help, range);
+    return 1;
+}
+
+/* Every key of the configuration table is an option of the commands that
+ * take a filter's configuration, in their --help and in the man page,
+ * whose list is made from the table (make man: BK_WRITE_MAN=1) and
+ * checked against it here. */
+START_TEST(every_config_key_is_an_option_in_help_and_man)
+{
+    char entries[16384] = "";
+    unsigned n = 0;
+    while (man_key_entry(n, entries, sizeof entries))
+        n++;
+    ck_assert_uint_gt(n, 10);
+    const char *cmds[] = {"create", "dedup", "plan"};
+    for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+        run_result r = RUN(NULL, (char *)cmds[c], "--help");
+        ck_assert_int_eq(r.code, 0);
+        for (unsigned i = 0; i < n; i++) {
+            char opt[64];
+            snprintf(opt, sizeof opt, "--%s VALUE", bk_config_key(i, NULL, 0, NULL));
+            for (char *p = opt + 2; *p; p++)
+                *p = *p == '_' ? '-' : *p;
+            ck_assert_msg(strstr(r.out, opt), "%s --help lacks %s", cmds[c], opt);
+        }
+        done(&r);
+    }
+    const char *man = "docs/bloomkit.1", *begin = ".\\\" BEGIN KEYS", *end = ".\\\" END KEYS";
+    size_t len;
+    char *text = (char *)tu_read_file(man, &len);
+    text[len] = '\0';
+    char *b = strstr(text, begin), *e = strstr(text, end);
+    ck_assert_msg(b && e && e > b, "%s: no %s ... %s block", man, begin, end);
+    b = strchr(b, '\n') + 1;
+    if (getenv("BK_WRITE_MAN")) {
+        FILE *fp = fopen(man, "w");
+        ck_assert_ptr_nonnull(fp);
+        fprintf(fp, "%.*s%s%s", (int)(b - text), text, entries, e);
+        ck_assert_int_eq(fclose(fp), 0);
+    } else {
+        ck_assert_msg((size_t)(e - b) == strlen(entries) &&
+                          memcmp(b, entries, (size_t)(e - b)) == 0,
+                      "%s's filter options differ from the key table: run make man", man);
+    }
+    free(text);
+    /* an option of a key that had none before the table made them all */
+    run_result r =
+        RUN(NULL, "create", in_dir("m.bkf"), "--variant", "scalable", "--max-bytes", "64M");
+    expect_code(r, 0, "create --max-bytes");
+    bk_filter *f = NULL;
+    bk_config c;
+    ck_assert_int_eq(bk_load(in_dir("m.bkf"), &f), BK_OK);
+    ck_assert_int_eq(bk_get_config(f, &c), BK_OK);
+    ck_assert_uint_eq(c.max_bytes, UINT64_C(64) << 20);
+    bk_free(f);
+    r = RUN(NULL, "create", in_dir("s.bkf"), "--max-bytes", "1M");
+    ck_assert_msg(strstr(r.err, "--max-bytes: applies to"), "%s", r.err);
+    expect_code(r, 2, "--max-bytes on a standard filter");
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     TCase *tc;
@@ -950,5 +1024,11 @@ Suite *cli_suite(void)
     tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);
     tcase_add_test(tc, options_are_values_never_config_text);
     tcase_add_test(tc, key_from_file_or_environment);
+    /* a case of its own: make man runs it alone */
+    TCase *man = tcase_create("man");
+    tcase_set_timeout(man, BK_TEST_TIMEOUT);
+    tcase_add_checked_fixture(man, setup, teardown);
+    tcase_add_test(man, every_config_key_is_an_option_in_help_and_man);
+    suite_add_tcase(s, man);
     return s;
 }

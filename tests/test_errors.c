@@ -180,6 +180,13 @@ static int call_config_format(void)
     char buf[8];
     return bk_config_format(NULL, 0, buf, sizeof buf);
 }
+static int call_config_get(void)
+{
+    bk_config c;
+    bk_config_init(&c);
+    char buf[32];
+    return bk_config_get(&c, "no_such_key", buf, sizeof buf);
+}
 static int call_url_canonical(void)
 {
     size_t n;
@@ -318,6 +325,7 @@ static const struct row {
     {"bk_config_read", call_config_read, "variant"},
     {"bk_config_set", call_config_set, "no_such_key"},
     {"bk_config_format", call_config_format, "config_format"},
+    {"bk_config_get", call_config_get, "no_such_key"},
     {"bk_url_canonical", call_url_canonical, "output"},
     {"bk_set_allocator", call_set_allocator, "allocator"},
     {"bk_set_allocator_zeroed", call_set_allocator_zeroed, "allocator"},

@@ -29,6 +29,11 @@ static const struct golden {
     {"v3-window", "variant=window window=8d capacity=500 fpr=0.01", 1000, 0, 3},
     {"v3-standard-xxh3", "variant=standard capacity=500 fpr=0.001 hash=xxh3", 300, 0, 3},
     {"v3-standard-pinned", "variant=standard bits=4096 hashes=5 capacity=300", 300, 0, 3},
+    {"v4-standard", "variant=standard capacity=500 fpr=0.01", 300, 0, 4},
+    {"v4-counting", "variant=counting capacity=500 fpr=0.01 layout=blocked", 300, 50, 4},
+    {"v4-scalable", "variant=scalable capacity=100 fpr=0.01 max_bytes=64k", 1000, 0, 4},
+    {"v4-window", "variant=window window=8d capacity=500 fpr=0.01 hash=siphash13", 1000, 0, 4},
+    {"v4-standard-pinned", "variant=standard bits=4096 hashes=5 capacity=300 hash=xxh3", 300, 0, 4},
 };
 
 /* Window goldens are written and read at a fixed time (their keys are not

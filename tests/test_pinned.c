@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/sizing.h"
+#include "io/format.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -167,24 +168,30 @@ START_TEST(pins_survive_save_and_load)
         ck_assert(tu_same_filter(f, g));
         size_t len;
         uint8_t *bytes = tu_read_file(path, &len);
-        ck_assert_uint_eq(bytes[8], 3);                        /* version 3 */
-        ck_assert_uint_eq(bytes[19] & 6, want.hashes ? 6 : 2); /* flags: bits, hashes */
+        ck_assert_uint_eq(bytes[8], 4); /* version 4: the pins are in the config text */
+        ck_assert_ptr_nonnull(tu_find(bytes, len, " bits=65536"));
+        ck_assert((tu_find(bytes, len, " hashes=") != NULL) == (want.hashes != 0));
         ck_assert_int_eq(bk_load_buffer(bytes, len, &h), BK_OK);
         ck_assert(tu_same_filter(f, h));
-        /* a flag for hashes without one for bits is corrupt */
-        bytes[19] = (uint8_t)((bytes[19] & ~2) | 4);
+        /* a text whose pinned bits are not slice 0's m is corrupt */
+        uint8_t *bits = tu_find(bytes, len, " bits=65536");
+        memcpy(bits, " bits=65535", 11);
         bk_filter *bad = NULL;
         ck_assert_int_eq(bk_load_buffer(bytes, len, &bad), BK_ECORRUPT); /* checksum first */
+        ck_assert_int_eq(bk_file_reseal(bytes, len), 0);
+        ck_assert_int_eq(bk_load_buffer(bytes, len, &bad), BK_ECORRUPT);
+        ck_assert_msg(strstr(bk_last_error(), "pinned bits or hashes"), "%s", bk_last_error());
         free(bytes);
         tu_free_all(f, g, h);
     }
-    /* an unpinned filter's file has neither flag, and is still version 2 */
+    /* an unpinned filter's text states neither */
     bk_filter *f = tu_filter("capacity=1000");
     ck_assert_int_eq(bk_save(f, path), BK_OK);
     size_t len;
     uint8_t *bytes = tu_read_file(path, &len);
-    ck_assert_uint_eq(bytes[8], 2);
-    ck_assert_uint_eq(bytes[19] & 6, 0);
+    ck_assert_uint_eq(bytes[8], 4);
+    ck_assert_ptr_null(tu_find(bytes, len, " bits="));
+    ck_assert_ptr_null(tu_find(bytes, len, " hashes="));
     free(bytes);
     bk_free(f);
     unlink(path);

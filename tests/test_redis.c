@@ -1270,6 +1270,78 @@ START_TEST(creation_writes_nothing_and_drop_clears_a_stuck_name)
 }
 END_TEST
 
+/* Metadata written before the key table's text (formats 2 and 3: one field
+ * per configuration key, as 0.1.0 wrote them) still opens, answers as its
+ * cells say and takes adds; a hash of format 4 must carry its text and the
+ * hash key, and a format that mixes both is refused. */
+START_TEST(metadata_of_formats_2_and_3_still_opens)
+{
+    redisContext *c = admin();
+    const char *key = "000102030405060708090a0b0c0d0e0f";
+    const struct {
+        const char *name, *config, *legacy;
+    } cases[] = {
+        {"m3std", "capacity=1000 fpr=0.01",
+         "format 3 variant standard layout classic hash siphash24 capacity 1000 fpr 0.01 growth 2 "
+         "tightening 0.5"},
+        {"m3win", "variant=window window=1h capacity=1000 fpr=0.01",
+         "format 3 variant window layout classic hash siphash24 capacity 1000 fpr 0.01 growth 2 "
+         "tightening 0.29999999999999999 window 3600s generations 8 refresh 0"},
+        {"m3cap", "variant=scalable capacity=1000 fpr=0.01 max_bytes=1M",
+         "format 3 variant scalable layout classic hash siphash24 capacity 1000 fpr 0.01 growth 2 "
+         "tightening 0.5 max_bytes 1048576"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char url[256], text[256], err[512], k[32];
+        test_redis_url(&srv, cases[i].name, NULL, url, sizeof url);
+        snprintf(text, sizeof text, "%s key=%s", cases[i].config, key);
+        bk_filter *f = NULL, *g = NULL;
+        ck_assert_msg(bk_redis_open_config(url, text, err, sizeof err, &f) == BK_OK, "%s", err);
+        for (unsigned j = 0; j < 200; j++)
+            ck_assert_int_ge(bk_add(f, k, tu_key(k, sizeof k, "m3", j)), 0);
+        bk_free(f);
+        redisReply *r = redisCommand(c, "HGET %s config", cases[i].name);
+        ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+        ck_assert_ptr_nonnull(strstr(r->str, key)); /* the text, hash key included */
+        freeReplyObject(r);
+        /* rewritten as the older release wrote it */
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "HSET %s %s key %s", cases[i].name, cases[i].legacy, key);
+        freeReplyObject(redisCommand(c, "HDEL %s config", cases[i].name));
+        freeReplyObject(redisCommand(c, cmd));
+        ck_assert_msg(bk_redis_open_existing(url, &g) == BK_OK, "%s: %s", cases[i].name,
+                      bk_last_error());
+        for (unsigned j = 0; j < 200; j++)
+            ck_assert_int_eq(bk_contains(g, k, tu_key(k, sizeof k, "m3", j)), 1);
+        ck_assert_int_eq(bk_add(g, "after", 5), 1);
+        bk_config have, want;
+        ck_assert_int_eq(bk_get_config(g, &have), BK_OK);
+        ck_assert_int_eq(bk_config_parse(&want, text, NULL, 0), BK_OK);
+        ck_assert_ptr_null(bk_config_diff(&want, &have));
+        bk_free(g);
+        /* a config field beside the old ones, or format 4 without its text */
+        freeReplyObject(redisCommand(c, "HSET %s config %s", cases[i].name, "capacity=1"));
+        ck_assert_int_eq(bk_redis_open_existing(url, &g), BK_ESERVER);
+        ck_assert_ptr_nonnull(strstr(bk_last_error(), "another format"));
+        freeReplyObject(redisCommand(c, "HDEL %s config", cases[i].name));
+        freeReplyObject(redisCommand(c, "HSET %s format 4", cases[i].name));
+        ck_assert_int_eq(bk_redis_open_existing(url, &g), BK_ESERVER);
+        ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+    }
+    /* format 4 whose text lacks the hash key */
+    char url[256];
+    test_redis_url(&srv, "m4nokey", NULL, url, sizeof url);
+    bk_filter *f = NULL;
+    ck_assert_int_eq(bk_redis_open_config(url, "capacity=1000", NULL, 0, &f), BK_OK);
+    bk_free(f);
+    freeReplyObject(redisCommand(c, "HSET m4nokey config %s", "capacity=1000"));
+    ck_assert_int_eq(bk_redis_open_existing(url, &f), BK_ESERVER);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "hash key"));
+    ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+    redisFree(c);
+}
+END_TEST
+
 /* A writer that races `drop` fails (nothing written, the error says the
  * filter was dropped) instead of making half a filter that nothing can open
  * or drop; every variant, and a standard filter over several blocks. */
@@ -1803,6 +1875,7 @@ Suite *redis_suite(void)
     tcase_add_test(tc, server_killed_mid_dedup_loses_no_reported_key);
     tcase_add_loop_test(tc, dedup_prints_every_confirmed_line_before_an_error, 0, 2);
     tcase_add_test(tc, creation_writes_nothing_and_drop_clears_a_stuck_name);
+    tcase_add_test(tc, metadata_of_formats_2_and_3_still_opens);
     tcase_add_test(tc, drop_racing_a_writer_leaves_nothing_behind);
     tcase_add_test(tc, a_window_from_a_server_clock_ahead_is_redated);
     tcase_add_test(tc, a_restarting_server_is_waited_for);

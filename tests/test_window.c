@@ -483,8 +483,8 @@ static uint8_t *saved(const bk_filter *f, const char *path, size_t *len)
     return tu_read_file(path, len);
 }
 
-/* The generation number of slice i of a window file image (version 3: the
- * numbers follow the slice entries), and a way to set it. */
+/* The generation number of slice i of a window file image (versions 3 and
+ * 4: the numbers follow the slice entries), and a way to set it. */
 static uint8_t *gen_field(uint8_t *buf, uint32_t i)
 {
     uint32_t n;
@@ -495,6 +495,30 @@ static uint8_t *gen_field(uint8_t *buf, uint32_t i)
 static void set_gen(uint8_t *buf, uint32_t i, int64_t g)
 {
     memcpy(gen_field(buf, i), &g, 8);
+}
+
+/* The file image buf[0..*len) with its config text changed by `text`
+ * (applied over it) and every checksum resealed: freed, and a new image
+ * returned. */
+static uint8_t *with_config(uint8_t *buf, size_t *len, const char *text)
+{
+    bk_file_header h;
+    ck_assert_int_eq(bk_file_decode_fixed(buf, *len, &h), BK_OK);
+    ck_assert_int_eq(bk_file_decode(buf, *len, &h), BK_OK);
+    uint64_t from[BK_FILE_MAX_SLICES];
+    memcpy(from, h.offsets, sizeof from);
+    ck_assert_int_eq(bk_config_parse_over(&h.cfg, text, NULL, 0), BK_OK);
+    h.config_len = 0; /* formatted anew by the layout */
+    ck_assert_int_eq(bk_file_layout(&h), BK_OK);
+    uint8_t *out = calloc(1, (size_t)h.file_size);
+    ck_assert_ptr_nonnull(out);
+    bk_file_encode(&h, out);
+    for (uint32_t i = 0; i < h.nslices; i++)
+        memcpy(out + h.offsets[i], buf + from[i], (size_t)h.slices[i].nbytes);
+    *len = (size_t)h.file_size;
+    free(buf);
+    ck_assert_int_eq(bk_file_reseal(out, *len), 1);
+    return out;
 }
 
 /* Every way of opening a crafted image (resealed, so that its checksums
@@ -576,8 +600,9 @@ START_TEST(a_file_whose_generations_all_expired_loads_without_room_for_more)
     size_t len;
     uint8_t *buf = saved(f, path, &len);
     const uint64_t ceiling = st.bytes / 3 + 1; /* one generation's worth: not one more */
-    memcpy(buf + 104, &ceiling, 8);            /* max_bytes */
-    ck_assert_int_eq(bk_file_reseal(buf, len), 1);
+    char text[64];
+    snprintf(text, sizeof text, "max_bytes=%llu", (unsigned long long)ceiling);
+    buf = with_config(buf, &len, text);
     at(T0 + 3600000);
     for (int mode = 0; mode < 2; mode++) {
         bk_filter *g = NULL;

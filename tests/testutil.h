@@ -88,6 +88,17 @@ static inline uint64_t tu_seed(const char *what)
     return seed;
 }
 
+/* The first place needle[0 .. strlen) stands in buf[0..len) (a file image,
+ * which holds NUL bytes), or NULL. */
+static inline uint8_t *tu_find(uint8_t *buf, size_t len, const char *needle)
+{
+    const size_t n = strlen(needle);
+    for (size_t i = 0; n <= len && i <= len - n; i++)
+        if (memcmp(buf + i, needle, n) == 0)
+            return buf + i;
+    return NULL;
+}
+
 /* Key number i of a family: "<family>:<i>". Distinct families never collide. */
 static inline size_t tu_key(char *buf, size_t cap, const char *family, uint64_t i)
 {

@@ -58,53 +58,64 @@ typedef struct key_desc {
     const char *help;  /* one line for docs and --help */
     unsigned only;     /* 0, or the variants (bit 1 << variant) the key applies to: stating
                         * it for another is an error, and it is formatted for those only */
+    unsigned flags;    /* KEY_AUTO, or 0 */
 } key_desc;
 
+/* Where a key's value lives: a field of bk_config that 0.1.0 had, or for a
+ * key added since, slot i of bk_config.more (a new key takes the next free
+ * slot: bk_config keeps its layout, and test_config checks that no two keys
+ * share one). */
 #define FIELD(f) offsetof(bk_config, f)
+#define MORE(i)  (offsetof(bk_config, more) + (size_t)(i) * sizeof(uint64_t))
 #define ONLY(v)  (1u << (v))
+/* The key's 0 asks the filter to choose (from the rate, say), and the filter
+ * records its choice in its configuration: 0 is not written, and a 0 in the
+ * configuration asked for matches any choice (bk_config_diff). */
+#define KEY_AUTO 1u
 
 static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
      "the filter: standard, counting (4-bit counters, removal), scalable (grows), window "
      "(forgets keys after a time)",
-     0},
+     0, 0},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
      "an integer in 1 .. 2^48 (281474976710656)", "1000000",
-     "keys expected (scalable: of the first slice)", 0},
+     "keys expected (scalable: of the first slice)", 0, 0},
     {"fpr", K_REAL, FIELD(fpr), NULL, 0, 0.0, BK_FPR_MAX, 1, "a number in (0, 0.5]", "0.01",
-     "the false-positive rate to keep", 0},
+     "the false-positive rate to keep", 0, 0},
     {"growth", K_REAL, FIELD(growth), NULL, 0, BK_GROWTH_MIN, BK_GROWTH_MAX, 0,
-     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last", 0},
+     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last", 0, 0},
     {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
-     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate",
+     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate", 0,
      0},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
-     "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only)", 0},
+     "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only)", 0, 0},
     {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
-     "where a key's probes fall: classic, or blocked (one cache line)", 0},
+     "where a key's probes fall: classic, or blocked (one cache line)", 0, 0},
     {"key", K_HEX, FIELD(key), NULL, 0, 0, 0, 0, "exactly 32 hexadecimal digits (16 bytes)", NULL,
-     "the SipHash key (default: 16 random bytes per filter)", 0},
+     "the SipHash key (default: 16 random bytes per filter)", 0, 0},
     {"window", K_DURATION, FIELD(window_ms), NULL, 0, (double)BK_WINDOW_MS_MIN,
      (double)BK_WINDOW_MS_MAX, 0, "a whole number with a unit s, m, h or d, from 1s to 3650d", "1d",
-     "window: how long a key is remembered (then forgotten)", ONLY(BK_VARIANT_WINDOW)},
+     "window: how long a key is remembered (then forgotten)", ONLY(BK_VARIANT_WINDOW), 0},
     {"generations", K_COUNT, FIELD(generations), NULL, 0, BK_GENERATIONS_MIN, BK_GENERATIONS_MAX, 0,
-     "an integer in 2 .. 64", "8", "window: spans the window is cut into", ONLY(BK_VARIANT_WINDOW)},
+     "an integer in 2 .. 64", "8", "window: spans the window is cut into", ONLY(BK_VARIANT_WINDOW),
+     0},
     {"refresh", K_COUNT, FIELD(refresh), NULL, 0, 0, 1, 0, "0 or 1", "0",
      "window: 1 = seeing a key again renews it (a cache); 0 = it is forgotten a window after "
      "it was first added",
-     ONLY(BK_VARIANT_WINDOW)},
+     ONLY(BK_VARIANT_WINDOW), 0},
     {"max_bytes", K_SIZE, FIELD(max_bytes), NULL, 0, 0, (double)BK_MAX_BYTES_MAX, 0,
      "0 (no limit) or a size in bytes, with k, M or G for KiB, MiB, GiB (64M), up to 2^56", "0",
      "scalable, window: a ceiling on memory; growing past it fails with BK_EFULL",
-     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW)},
+     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW), 0},
     {"bits", K_COUNT, FIELD(bits), NULL, 0, 0, (double)BK_BITS_MAX, 0,
      "0 (sized from capacity and fpr) or an integer in 1 .. 2^56", "0",
      "standard, counting: m pinned, the bits (counters) of the array, instead of fpr",
-     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING)},
+     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING), 0},
     {"hashes", K_COUNT, FIELD(hashes), NULL, 0, 0, BK_HASHES_MAX, 0,
      "0 (the best k for bits and capacity) or an integer in 1 .. 2048", "0",
      "standard, counting: with bits, k pinned, the probes per key",
-     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING)},
+     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING), 0},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
 
@@ -457,7 +468,7 @@ static int unused(const bk_config *c, const key_desc *k)
 {
     if (k->off == FIELD(fpr))
         return c->bits != 0;
-    if (k->off == FIELD(bits) || k->off == FIELD(hashes))
+    if (k->off == FIELD(bits) || k->off == FIELD(hashes) || (k->flags & KEY_AUTO))
         return *count_at((bk_config *)c, k) == 0;
     return 0;
 }
@@ -529,6 +540,8 @@ const char *bk_config_diff(const bk_config *want, const bk_config *have)
         const key_desc *k = &keys[i];
         if (k->off == FIELD(fpr) && (want->bits || have->bits))
             continue; /* pinned: the rate is not a parameter */
+        if ((k->flags & KEY_AUTO) && *count_at((bk_config *)want, k) == 0)
+            continue; /* left to the filter: any choice matches */
         const int differ = k->kind == K_NAME ? enum_of(want, k) != enum_of(have, k)
                            : k->kind == K_COUNT || k->kind == K_DURATION || k->kind == K_SIZE
                                ? *count_at((bk_config *)want, k) != *count_at((bk_config *)have, k)
@@ -592,7 +605,7 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
     int seen[NKEYS] = {0};
     unsigned line = 1;
     const char *p = text;
-    char rbuf[128];
+    char rbuf[256];
     for (;;) {
         while (is_sep(*p) || *p == '#') {
             if (*p == '#')
@@ -716,7 +729,7 @@ int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
     }
     const key_desc *k = key_named(key);
     if (!k) {
-        char list[128];
+        char list[256];
         bk_errorf(err, errlen, "unknown key '%.*s' (known: %s)", QUOTE_MAX, key,
                   key_list(list, sizeof list));
         return BK_ECONFIG;
@@ -755,6 +768,28 @@ int bk_config_text_sets(const char *text, const char *key)
     return seen[k - keys] != 0;
 }
 
+/* The value of key k in c as config text writes it, into v (vlen >= 40):
+ * 0, or -1 for the hash key when c has none (or include_key is 0). */
+static int format_value(const bk_config *c, const key_desc *k, int include_key, char *v,
+                        size_t vlen)
+{
+    if (k->kind == K_NAME)
+        snprintf(v, vlen, "%s", k->names[enum_of(c, k)]);
+    else if (k->kind == K_COUNT)
+        snprintf(v, vlen, "%llu", (unsigned long long)*count_at((bk_config *)c, k));
+    else if (k->kind == K_REAL)
+        format_real(real_of(c, k), v, vlen);
+    else if (k->kind == K_DURATION)
+        format_duration(*count_at((bk_config *)c, k), v, vlen);
+    else if (k->kind == K_SIZE)
+        format_size(*count_at((bk_config *)c, k), v, vlen);
+    else if (include_key && c->has_key)
+        bk_hex_encode(c->key, 16, v);
+    else
+        return -1;
+    return 0;
+}
+
 int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t buflen)
 {
     if (!cfg || (!buf && buflen))
@@ -767,26 +802,45 @@ int bk_config_format(const bk_config *cfg, int include_key, char *buf, size_t bu
         char v[40];
         if (!applies(k, (int)cfg->variant) || unused(cfg, k))
             continue; /* applies to another variant (its default stands), or says nothing */
-        if (k->kind == K_NAME)
-            snprintf(v, sizeof v, "%s", k->names[enum_of(cfg, k)]);
-        else if (k->kind == K_COUNT)
-            snprintf(v, sizeof v, "%llu", (unsigned long long)*count_at((bk_config *)cfg, k));
-        else if (k->kind == K_REAL)
-            format_real(real_of(cfg, k), v, sizeof v);
-        else if (k->kind == K_DURATION)
-            format_duration(*count_at((bk_config *)cfg, k), v, sizeof v);
-        else if (k->kind == K_SIZE)
-            format_size(*count_at((bk_config *)cfg, k), v, sizeof v);
-        else if (include_key && cfg->has_key)
-            bk_hex_encode(cfg->key, 16, v);
-        else
+        if (format_value(cfg, k, include_key, v, sizeof v) != 0)
             continue;
         const int n =
             snprintf(buf ? buf + (need < buflen ? need : buflen) : NULL,
-                     need < buflen ? buflen - need : 0, "%s%s=%s", i ? " " : "", k->name, v);
+                     need < buflen ? buflen - need : 0, "%s%s=%s", need ? " " : "", k->name, v);
         if (n < 0)
             return bk_fail(BK_EINVAL, "config_format: cannot format %s", k->name);
         need += (size_t)n;
     }
     return need > INT32_MAX ? bk_fail(BK_EINVAL, "config_format: the text is too long") : (int)need;
+}
+
+int bk_config_get(const bk_config *cfg, const char *key, char *buf, size_t buflen)
+{
+    if (!cfg || !key || (!buf && buflen))
+        return bk_fail(BK_EINVAL, "config_get: no config, key or buffer");
+    const key_desc *k = key_named(key);
+    if (!k) {
+        char list[256];
+        return bk_fail(BK_ECONFIG, "config_get: unknown key '%.*s' (known: %s)", QUOTE_MAX, key,
+                       key_list(list, sizeof list));
+    }
+    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
+        return BK_EINVAL; /* validate said which key, and why */
+    char v[40] = "";
+    format_value(cfg, k, 1, v, sizeof v); /* no key: the empty text */
+    const int n = snprintf(buf, buflen, "%s", v);
+    return n;
+}
+
+size_t bk_config_key_offset(unsigned i)
+{
+    return i < NKEYS ? keys[i].off : (size_t)-1;
+}
+
+uint64_t bk_config_count(const bk_config *cfg, const char *key)
+{
+    const key_desc *k = key_named(key);
+    return k && k->kind != K_NAME && k->kind != K_REAL && k->kind != K_HEX
+               ? *count_at((bk_config *)cfg, k)
+               : 0;
 }

@@ -13,6 +13,15 @@
  * BK_ECONFIG with a one-line reason in err (when err is not NULL). */
 BK_INTERNAL int bk_config_validate(const bk_config *c, char *err, size_t errlen);
 
+/* The value of a count, size or duration key of c (0 for an unknown key or
+ * one of another kind): how a variant reads its own keys that have no field
+ * of their own (bk_config.more). */
+uint64_t bk_config_count(const bk_config *c, const char *key);
+
+/* Where key i of the table keeps its value: its offset in bk_config
+ * ((size_t)-1 past the last key). For the test that no two keys share one. */
+size_t bk_config_key_offset(unsigned i);
+
 /* Hex digits: the value of one (-1 if it is none), and n bytes as 2n
  * lowercase digits plus a NUL into out. */
 BK_INTERNAL int bk_hex_value(char c);

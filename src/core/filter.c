@@ -260,6 +260,7 @@ static const struct abi_entry {
     ABI_FIELD(bk_config, max_bytes),
     ABI_FIELD(bk_config, bits),
     ABI_FIELD(bk_config, hashes),
+    ABI_FIELD(bk_config, more),
     ABI_FIELD(bk_config, struct_size),
     ABI_TYPE(bk_filter_stats),
     ABI_FIELD(bk_filter_stats, variant),

@@ -9,7 +9,7 @@ int bk_emit_describe(const bk_filter *f, bk_file_header *h)
 {
     memset(h, 0, sizeof *h);
     h->cfg = f->cfg;
-    h->version = bk_file_version_for(&f->cfg);
+    h->version = BK_FILE_VERSION;
     h->nslices = f->ops->slice_count(f);
     if (h->nslices > BK_FILE_MAX_SLICES) /* variants keep within it (window: its budget) */
         return BK_ERANGE;

@@ -51,7 +51,11 @@ enum {
     H_PAD3 = 101,       /*   3 bytes of zero */
     H_MAX_BYTES = 104,  /*   scalable and window filters: max_bytes (0: none), else 0 */
     H_RESERVED3 = 112,  /*   8 bytes of zero */
-    H_HEADER_SUM = 120
+    H_HEADER_SUM = 120,
+    /* Version 4: the parameters are the config text after the tables; of
+     * the fields above only the framing, flags, slice count, sizes and
+     * checksums remain, and every other byte is zero. */
+    H_CONFIG_LEN = 24 /* bytes of the config text */
 };
 
 /* Offsets in a slice entry. */
@@ -119,28 +123,31 @@ static unsigned cell_bits_of(bk_variant v)
     return bk_variant_for(v)->cell_bits;
 }
 
-/* Version 3 for what version 2 cannot hold or its readers would misread:
- * windows, ceilings, pinned bits, and hash=xxh3 (a version-2 reader refuses
- * the file by its version instead of by an unknown hash). */
-uint32_t bk_file_version_for(const bk_config *cfg)
+/* Bytes of the config text's place in the header: its length up to a
+ * multiple of 8. */
+static uint32_t text_room(uint32_t len)
 {
-    return cfg->variant == BK_VARIANT_WINDOW || cfg->max_bytes || cfg->hash == BK_HASH_XXH3 ||
-                   cfg->bits
-               ? BK_FILE_VERSION_GEN
-               : 2;
+    return (len + 7u) & ~7u;
 }
 
-uint32_t bk_file_header_size(uint32_t version, uint32_t n)
+uint32_t bk_file_header_size(uint32_t version, uint32_t n, uint32_t config_len)
 {
-    /* at most BK_FILE_FIXED + 72 * BK_WINDOW_MAX_SLICES: it fits */
+    /* at most BK_FILE_HEADER_MAX: it fits */
     return (uint32_t)(BK_FILE_FIXED +
-                      (BK_FILE_ENTRY + (version >= BK_FILE_VERSION_GEN ? BK_FILE_GEN : 0)) * n);
+                      (BK_FILE_ENTRY + (version >= BK_FILE_VERSION_GEN ? BK_FILE_GEN : 0)) * n +
+                      (version >= BK_FILE_VERSION_TEXT ? text_room(config_len) : 0));
 }
 
 int bk_file_layout(bk_file_header *h)
 {
     const unsigned cb = cell_bits_of(h->cfg.variant);
-    h->header_size = bk_file_header_size(h->version, h->nslices);
+    if (h->version >= BK_FILE_VERSION_TEXT && !h->config_len) { /* a header being written */
+        const int n = bk_config_format(&h->cfg, 1, h->config, sizeof h->config);
+        if (n < 0 || (size_t)n >= sizeof h->config)
+            return BK_ERANGE;
+        h->config_len = (uint32_t)n;
+    }
+    h->header_size = bk_file_header_size(h->version, h->nslices, h->config_len);
     uint64_t off = align_up(h->header_size);
     for (uint32_t i = 0; i < h->nslices; i++) {
         h->slices[i].nbytes = bk_file_payload_bytes(h->slices[i].m, cb);
@@ -167,36 +174,32 @@ static uint64_t header_checksum(const uint8_t *buf, uint32_t header_size)
     return XXH3_64bits_digest(&st);
 }
 
+/* The counts of every slice entry, the payload checksum and the header
+ * checksum: what changes in a file's header as keys are added. */
+static void put_counts(const bk_file_header *h, uint8_t *buf)
+{
+    for (uint32_t i = 0; i < h->nslices; i++) {
+        uint8_t *e = buf + BK_FILE_FIXED + BK_FILE_ENTRY * i;
+        put64(e + S_SET, h->slices[i].set_bits);
+        put64(e + S_KEYS, h->slices[i].keys);
+        put64(e + S_SATURATED, h->slices[i].saturated);
+    }
+    put64(buf + H_PAYLOAD_SUM, h->payload_checksum);
+    put64(buf + H_HEADER_SUM, header_checksum(buf, h->header_size));
+}
+
 void bk_file_encode(const bk_file_header *h, uint8_t *buf)
 {
+    BK_ASSERT(h->version == BK_FILE_VERSION); /* older versions are read, never written */
     memset(buf, 0, h->header_size);
     memcpy(buf + H_MAGIC, bk_file_magic, BK_FILE_MAGIC_LEN);
     put32(buf + H_VERSION, h->version);
     put32(buf + H_HEADER_SIZE, h->header_size);
-    buf[H_VARIANT] = (uint8_t)h->cfg.variant;
-    buf[H_HASH] = (uint8_t)h->cfg.hash;
-    buf[H_LAYOUT] = (uint8_t)h->cfg.layout;
-    buf[H_FLAGS] = (uint8_t)((h->slices[0].probes == BK_PROBES_DH ? BK_FILE_FLAG_DH : 0) |
-                             (h->cfg.bits ? BK_FILE_FLAG_BITS : 0) |
-                             (h->cfg.hashes ? BK_FILE_FLAG_HASHES : 0));
+    buf[H_FLAGS] = (uint8_t)(h->slices[0].probes == BK_PROBES_DH ? BK_FILE_FLAG_DH : 0);
     put32(buf + H_NSLICES, h->nslices);
-    memcpy(buf + H_KEY, h->cfg.key, 16);
-    put64(buf + H_CAPACITY, h->cfg.capacity);
-    putf64(buf + H_FPR, h->cfg.fpr);
-    putf64(buf + H_GROWTH, h->cfg.growth);
-    putf64(buf + H_TIGHTENING, h->cfg.tightening);
+    put32(buf + H_CONFIG_LEN, h->config_len);
     put64(buf + H_FILE_SIZE, h->file_size);
-    put64(buf + H_PAYLOAD_SUM, h->payload_checksum);
-    if (h->cfg.variant == BK_VARIANT_WINDOW) {
-        put64(buf + H_WINDOW_MS, h->cfg.window_ms);
-        put32(buf + H_GENERATIONS, (uint32_t)h->cfg.generations);
-        buf[H_REFRESH] = (uint8_t)h->cfg.refresh;
-    }
-    if (h->version >= BK_FILE_VERSION_GEN)
-        put64(buf + H_MAX_BYTES, h->cfg.max_bytes);
-    for (uint32_t i = 0; i < h->nslices && h->version >= BK_FILE_VERSION_GEN; i++)
-        put64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices + BK_FILE_GEN * i,
-              (uint64_t)h->slices[i].gen);
+    uint8_t *gens = buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices;
     for (uint32_t i = 0; i < h->nslices; i++) {
         uint8_t *e = buf + BK_FILE_FIXED + BK_FILE_ENTRY * i;
         const bk_slice_view *s = &h->slices[i];
@@ -204,12 +207,16 @@ void bk_file_encode(const bk_file_header *h, uint8_t *buf)
         put32(e + S_K, s->k);
         put64(e + S_CAPACITY, s->capacity);
         putf64(e + S_FPR, s->fpr);
-        put64(e + S_SET, s->set_bits);
-        put64(e + S_KEYS, s->keys);
-        put64(e + S_SATURATED, s->saturated);
         put64(e + S_OFFSET, h->offsets[i]);
+        put64(gens + BK_FILE_GEN * i, (uint64_t)s->gen);
     }
-    put64(buf + H_HEADER_SUM, header_checksum(buf, h->header_size));
+    memcpy(gens + BK_FILE_GEN * h->nslices, h->config, h->config_len);
+    put_counts(h, buf);
+}
+
+void bk_file_patch_counts(const bk_file_header *h, uint8_t *buf)
+{
+    put_counts(h, buf);
 }
 
 int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
@@ -225,8 +232,13 @@ int bk_file_decode_fixed(const uint8_t *buf, uint64_t file_len, bk_file_header *
                        h->version, BK_FILE_VERSION);
     h->header_size = get32(buf + H_HEADER_SIZE);
     h->nslices = get32(buf + H_NSLICES);
+    h->config_len = h->version >= BK_FILE_VERSION_TEXT ? get32(buf + H_CONFIG_LEN) : 0;
+    if (h->version >= BK_FILE_VERSION_TEXT &&
+        (h->config_len < 1 || h->config_len > BK_FILE_CONFIG_MAX))
+        return bk_fail(BK_ECORRUPT, "config text of %u bytes (1 to %d)", h->config_len,
+                       BK_FILE_CONFIG_MAX);
     if (h->nslices < 1 || h->nslices > BK_FILE_MAX_SLICES ||
-        h->header_size != bk_file_header_size(h->version, h->nslices))
+        h->header_size != bk_file_header_size(h->version, h->nslices, h->config_len))
         return bk_fail(BK_ECORRUPT, "header size %u does not match %u slices", h->header_size,
                        h->nslices);
     if (h->header_size > file_len)
@@ -268,11 +280,10 @@ static int decode_slice(const uint8_t *e, uint32_t i, bk_slice_view *s, uint64_t
     return BK_OK;
 }
 
-int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
+/* Versions 1 to 3: the parameters at their fixed offsets (frozen: these
+ * versions are read, never written). *flags gets the flags byte. */
+static int legacy_config(const uint8_t *buf, const bk_file_header *h, bk_config *c, unsigned *flags)
 {
-    if (get64(buf + H_HEADER_SUM) != header_checksum(buf, h->header_size))
-        return bk_fail(BK_ECORRUPT, "header checksum mismatch");
-    bk_config *c = &h->cfg;
     bk_config_init(c);
     c->variant = (bk_variant)buf[H_VARIANT];
     c->hash = (bk_hash_alg)buf[H_HASH];
@@ -292,9 +303,9 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     if (has_gens)
         c->max_bytes = get64(buf + H_MAX_BYTES);
     char why[160];
-    const bk_variant_desc *impl = bk_variant_for(c->variant);
-    if (bk_config_validate(c, why, sizeof why) != BK_OK || !impl)
-        return bk_fail(BK_ECORRUPT, "parameters out of range: %s", impl ? why : "unknown variant");
+    if (c->variant > BK_VARIANT_WINDOW || bk_config_validate(c, why, sizeof why) != BK_OK)
+        return bk_fail(BK_ECORRUPT, "parameters out of range: %s",
+                       c->variant > BK_VARIANT_WINDOW ? "unknown variant" : why);
     const unsigned known_flags = (h->version >= 2 ? BK_FILE_FLAG_DH : 0) |
                                  (has_gens ? BK_FILE_FLAG_BITS | BK_FILE_FLAG_HASHES : 0);
     /* zero: the whole block before version 3; then every reserved byte, and
@@ -311,47 +322,104 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
                        c->hash == BK_HASH_XXH3 ? "hash=xxh3" : "window", h->version,
                        BK_FILE_VERSION_GEN);
     c->layout = (bk_layout)buf[H_LAYOUT];
+    *flags = buf[H_FLAGS];
+    return BK_OK;
+}
+
+/* Version 4: the config text after the tables, read by the config parser
+ * (the key table decides what it may say); every byte of the fixed header
+ * that version 4 does not use is zero. */
+static int text_config(const uint8_t *buf, bk_file_header *h, bk_config *c, unsigned *flags)
+{
+    const uint8_t *text = buf + BK_FILE_FIXED + (BK_FILE_ENTRY + BK_FILE_GEN) * h->nslices;
+    char cfg[BK_FILE_CONFIG_MAX + 1], why[256];
+    for (uint32_t i = 0; i < h->config_len; i++)
+        if (text[i] < 0x20 || text[i] > 0x7e)
+            return bk_fail(BK_ECORRUPT, "config text: byte %u is not printable ASCII", i);
+    memcpy(cfg, text, h->config_len);
+    cfg[h->config_len] = '\0';
+    memcpy(h->config, text, h->config_len); /* as written: a header re-encoded keeps it */
+    if (bk_config_parse(c, cfg, why, sizeof why) != BK_OK)
+        return bk_fail(BK_ECORRUPT, "config text: %s (written by a newer bloomkit?)", why);
+    if (!c->has_key)
+        return bk_fail(BK_ECORRUPT, "config text: no hash key");
+    if (!bk_file_is_zero(buf + H_VARIANT, H_FLAGS - H_VARIANT) ||
+        !bk_file_is_zero(buf + H_CONFIG_LEN + 4, H_FILE_SIZE - H_CONFIG_LEN - 4) ||
+        !bk_file_is_zero(buf + H_RESERVED, H_HEADER_SUM - H_RESERVED) ||
+        !bk_file_is_zero(text + h->config_len, text_room(h->config_len) - h->config_len) ||
+        (buf[H_FLAGS] & ~(unsigned)BK_FILE_FLAG_DH) != 0)
+        return bk_fail(BK_ECORRUPT, "unknown flags or reserved bytes");
+    *flags = buf[H_FLAGS];
+    return BK_OK;
+}
+
+/* Pinned bits (and hashes) are slice 0's m (and k): version 4 states them
+ * in its text, which slice 0 must agree with; older versions flag them. */
+static int pinned_shape(bk_file_header *h, unsigned flags)
+{
+    bk_config *c = &h->cfg;
+    if (h->version < BK_FILE_VERSION_TEXT) {
+        const unsigned pinned = flags & (BK_FILE_FLAG_BITS | BK_FILE_FLAG_HASHES);
+        c->bits = pinned & BK_FILE_FLAG_BITS ? h->slices[0].m : 0;
+        c->hashes = pinned & BK_FILE_FLAG_HASHES ? h->slices[0].k : 0;
+        char why[160];
+        if (pinned && bk_config_validate(c, why, sizeof why) != BK_OK)
+            return bk_fail(BK_ECORRUPT, "pinned bits or hashes: %s", why);
+    } else if ((c->bits && c->bits != h->slices[0].m) ||
+               (c->hashes && c->hashes != h->slices[0].k)) {
+        return bk_fail(BK_ECORRUPT, "pinned bits or hashes disagree with slice 0");
+    }
+    return BK_OK;
+}
+
+int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
+{
+    if (get64(buf + H_HEADER_SUM) != header_checksum(buf, h->header_size))
+        return bk_fail(BK_ECORRUPT, "header checksum mismatch");
+    bk_config *c = &h->cfg;
+    unsigned flags = 0;
+    int rc = h->version >= BK_FILE_VERSION_TEXT ? text_config(buf, h, c, &flags)
+                                                : legacy_config(buf, h, c, &flags);
+    if (rc != BK_OK)
+        return rc;
+    const bk_variant_desc *impl = bk_variant_for(c->variant);
+    if (!impl)
+        return bk_fail(BK_ECORRUPT, "variant %d has no code here", (int)c->variant);
     const unsigned block = bk_block_cells(c->layout, impl->cell_bits);
     if (h->nslices > impl->max_slices)
         return bk_fail(BK_ECORRUPT, "%u slices for a %s filter", h->nslices,
                        bk_variant_name(c->variant));
     h->file_size = get64(buf + H_FILE_SIZE);
     h->payload_checksum = get64(buf + H_PAYLOAD_SUM);
-
+    /* generations: in order, and 0 in a variant that keeps no time */
+    const int keeps_time = impl->ops->expire != NULL;
     uint64_t offsets[BK_FILE_MAX_SLICES];
     for (uint32_t i = 0; i < h->nslices; i++) {
-        const int rc =
-            decode_slice(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i, i, &h->slices[i], &offsets[i]);
+        rc = decode_slice(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i, i, &h->slices[i], &offsets[i]);
         if (rc != BK_OK)
             return rc;
         if (impl->cell_bits == 1 && h->slices[i].saturated != 0)
             return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in a bit array", i);
         h->slices[i].block = block;
         h->slices[i].probes =
-            h->version == 1 || (buf[H_FLAGS] & BK_FILE_FLAG_DH) ? BK_PROBES_DH : BK_PROBES_LCG;
+            h->version == 1 || (flags & BK_FILE_FLAG_DH) ? BK_PROBES_DH : BK_PROBES_LCG;
         if (block && h->slices[i].m % block != 0)
             return bk_fail(BK_ECORRUPT, "slice %u: %llu cells is not a whole number of blocks", i,
                            (unsigned long long)h->slices[i].m);
         h->slices[i].gen =
-            has_gens
+            h->version >= BK_FILE_VERSION_GEN
                 ? (int64_t)get64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices + BK_FILE_GEN * i)
                 : 0;
-        if (c->variant != BK_VARIANT_WINDOW ? h->slices[i].gen != 0
-                                            : i > 0 && h->slices[i].gen < h->slices[i - 1].gen)
-            return bk_fail(BK_ECORRUPT, "slice %u: generation %lld %s", i,
-                           (long long)h->slices[i].gen,
-                           c->variant != BK_VARIANT_WINDOW ? "in a filter without generations"
-                                                           : "before the previous slice's");
+        if (!keeps_time ? h->slices[i].gen != 0 : i > 0 && h->slices[i].gen < h->slices[i - 1].gen)
+            return bk_fail(
+                BK_ECORRUPT, "slice %u: generation %lld %s", i, (long long)h->slices[i].gen,
+                !keeps_time ? "in a filter without generations" : "before the previous slice's");
     }
     if (impl->max_slices == 1 &&
         (h->slices[0].capacity != c->capacity || h->slices[0].fpr != c->fpr))
         return bk_fail(BK_ECORRUPT, "slice parameters disagree with the filter's");
-    /* pinned bits (and hashes) are slice 0's m (and k) */
-    const unsigned pinned = buf[H_FLAGS] & (BK_FILE_FLAG_BITS | BK_FILE_FLAG_HASHES);
-    c->bits = pinned & BK_FILE_FLAG_BITS ? h->slices[0].m : 0;
-    c->hashes = pinned & BK_FILE_FLAG_HASHES ? h->slices[0].k : 0;
-    if (pinned && bk_config_validate(c, why, sizeof why) != BK_OK)
-        return bk_fail(BK_ECORRUPT, "pinned bits or hashes: %s", why);
+    if ((rc = pinned_shape(h, flags)) != BK_OK)
+        return rc;
 
     /* Offsets and size are recomputed, never trusted. */
     const uint64_t claimed = h->file_size;

@@ -1,16 +1,18 @@
 /*
- * format.h - file format version 3, reading 1 and 2 too (specified in docs/file-format.md):
- * the header codec and every consistency rule a file must meet (internal).
+ * format.h - file format version 4, reading 1 to 3 too (specified in
+ * docs/file-format.md): the header codec and every consistency rule a file
+ * must meet (internal).
  *
- * Layout: a 128-byte fixed header, one 64-byte entry per slice (version 3:
- * then one 8-byte generation number per slice), then each slice's payload at
- * the next multiple of 64 bytes. A file is written in the lowest version that
- * holds it (bk_file_version_for): 3 for what version 2 cannot hold (a window's
- * generations, max_bytes, pinned bits or hashes, hash=xxh3), 2 otherwise; 1 is
- * read, never written. All integers little-endian;
- * doubles as their IEEE-754 bit pattern, little-endian. Two XXH3-64 checksums:
- * one over the header (its own field read as zero), one over the slices'
- * payload bytes in order. Padding between them must be zero.
+ * Layout: a 128-byte fixed header, one 64-byte entry per slice, one 8-byte
+ * generation number per slice (from version 3), then (version 4) the
+ * filter's configuration as the key table's own config text, zero-padded to
+ * a multiple of 8 bytes; then each slice's payload at the next multiple of
+ * 64 bytes. Files are written in version 4 only: a new configuration key
+ * needs no new field, and versions 1 to 3, whose parameters sit at fixed
+ * offsets, are read (their codec is frozen). All integers little-endian;
+ * doubles as their IEEE-754 bit pattern, little-endian. Two XXH3-64
+ * checksums: one over the header (its own field read as zero), one over
+ * the slices' payload bytes in order. Padding between them must be zero.
  */
 #ifndef BK_IO_FORMAT_H
 #define BK_IO_FORMAT_H
@@ -19,21 +21,24 @@
 
 #include "../core/filter_impl.h"
 
-#define BK_FILE_VERSION     3 /* the newest read and written; 1 and 2 are still read */
-#define BK_FILE_VERSION_GEN 3 /* the first with generations (window filters) */
-#define BK_FILE_FLAG_DH     1 /* flags bit 0: classic probes by BK_PROBES_DH (always, version 1) */
-#define BK_FILE_FLAG_BITS   2 /* bit 1 (version 3): bits pinned, = slice 0's m */
-#define BK_FILE_FLAG_HASHES 4 /* bit 2 (version 3, with bit 1): hashes pinned, = slice 0's k */
-#define BK_FILE_MAGIC_LEN   8
-#define BK_FILE_FIXED       128          /* bytes of the fixed header */
-#define BK_FILE_ENTRY       ((size_t)64) /* bytes of one slice entry */
-#define BK_FILE_ALIGN       64          /* payloads start at multiples of this (cache line, mmap) */
-#define BK_FILE_GEN         ((size_t)8) /* bytes of one slice's generation number (version 3) */
-#define BK_FILE_MAX_SLICES  256
+#define BK_FILE_VERSION      4 /* the one written, and the newest read; 1 to 3 are read */
+#define BK_FILE_VERSION_GEN  3 /* the first with generation numbers */
+#define BK_FILE_VERSION_TEXT 4 /* the first with the config text */
+#define BK_FILE_FLAG_DH      1 /* flags bit 0: classic probes by BK_PROBES_DH (always, version 1) */
+#define BK_FILE_FLAG_BITS    2 /* bit 1 (version 3): bits pinned, = slice 0's m */
+#define BK_FILE_FLAG_HASHES  4 /* bit 2 (version 3, with bit 1): hashes pinned, = slice 0's k */
+#define BK_FILE_MAGIC_LEN    8
+#define BK_FILE_FIXED        128          /* bytes of the fixed header */
+#define BK_FILE_ENTRY        ((size_t)64) /* bytes of one slice entry */
+#define BK_FILE_ALIGN        64 /* payloads start at multiples of this (cache line, mmap) */
+#define BK_FILE_GEN          ((size_t)8) /* bytes of one slice's generation number (version 3) */
+#define BK_FILE_MAX_SLICES   256
+#define BK_FILE_CONFIG_MAX   1024 /* bytes of the config text (version 4): every key fits */
 /* Verification reads payloads a chunk at a time: small enough to stay in
  * cache between the checksum and the census. */
-#define BK_VERIFY_CHUNK    ((size_t)1 << 20)
-#define BK_FILE_HEADER_MAX (BK_FILE_FIXED + (BK_FILE_ENTRY + BK_FILE_GEN) * BK_FILE_MAX_SLICES)
+#define BK_VERIFY_CHUNK ((size_t)1 << 20)
+#define BK_FILE_HEADER_MAX                                                                         \
+    (BK_FILE_FIXED + (BK_FILE_ENTRY + BK_FILE_GEN) * BK_FILE_MAX_SLICES + BK_FILE_CONFIG_MAX)
 
 extern const uint8_t bk_file_magic[BK_FILE_MAGIC_LEN];
 
@@ -43,6 +48,9 @@ typedef struct bk_file_header {
     uint32_t header_size;
     bk_config cfg; /* has_key = 1 */
     uint32_t nslices;
+    uint32_t config_len;                 /* version 4: bytes of config (0: bk_file_layout
+                                          * formats cfg into it) */
+    char config[BK_FILE_CONFIG_MAX + 1]; /* version 4: the config text */
     uint64_t file_size;
     uint64_t payload_checksum;
     bk_slice_view slices[BK_FILE_MAX_SLICES];
@@ -52,18 +60,24 @@ typedef struct bk_file_header {
 /* Payload bytes of m cells of cell_bits bits. */
 uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits);
 
-/* The version a filter of cfg is written in, and the header size of n
- * slices in version v. */
-uint32_t bk_file_version_for(const bk_config *cfg);
-uint32_t bk_file_header_size(uint32_t version, uint32_t n);
+/* The header size of n slices in version v with a config text of
+ * config_len bytes (version 4). */
+uint32_t bk_file_header_size(uint32_t version, uint32_t n, uint32_t config_len);
 
-/* Fill version, header_size, nslices-derived offsets, nbytes and file_size from cfg and
- * slices[].m. BK_ERANGE if the file would pass 2^62 bytes (offsets then stay
- * well inside off_t and the sums never overflow). */
+/* Fill header_size, the offsets, nbytes and file_size from version, cfg and
+ * slices[].m (version 4: and the config text from cfg, unless config_len
+ * is set). BK_ERANGE if the file would pass 2^62 bytes (offsets then stay
+ * well inside off_t and the sums never overflow), or the text its room. */
 int bk_file_layout(bk_file_header *h);
 
-/* Write the header_size bytes of h (with both checksums) into buf. */
+/* Write the header_size bytes of h, a version-4 header (with both
+ * checksums), into buf. */
 void bk_file_encode(const bk_file_header *h, uint8_t *buf);
+
+/* Rewrite in buf, the header of a file of any version, what adds change:
+ * each slice entry's counts, the payload checksum and the header
+ * checksum, from h (decoded from that header); every other byte stays. */
+void bk_file_patch_counts(const bk_file_header *h, uint8_t *buf);
 
 /* Read the fixed header's framing from buf[0..BK_FILE_FIXED): magic, version
  * and a header size that fits a file of file_len bytes. Sets h->header_size.

@@ -170,26 +170,31 @@ int bk_open_mmap(const char *path, unsigned flags, bk_filter **out)
     return BK_OK;
 }
 
-/* Rewrite the header of a mapping whose slices are all in the file. */
+/* Rewrite the counts and checksums in the header of a mapping whose slices
+ * are all in the file, in the file's own version: nothing else of a header
+ * changes as keys are added. */
 static int sync_in_place(bk_filter *f, bk_mapping *map)
 {
     bk_file_header h;
-    memset(&h, 0, sizeof h);
-    h.cfg = f->cfg;
-    h.version = bk_file_version_for(&f->cfg);
-    h.nslices = map->nslices;
+    int rc = bk_file_decode_fixed(map->base, map->size, &h);
+    if (rc == BK_OK)
+        rc = bk_file_decode(map->base, map->size, &h);
+    if (rc != BK_OK)
+        return bk_fail(rc, "sync %s: its header changed under the mapping: %s", map->path,
+                       bk_last_error());
     uint8_t *data[BK_FILE_MAX_SLICES];
     for (uint32_t i = 0; i < h.nslices; i++) {
-        f->ops->slice_view(f, i, &h.slices[i]);
-        data[i] = h.slices[i].data;
+        bk_slice_view v;
+        f->ops->slice_view(f, i, &v);
+        h.slices[i].keys = v.keys;
+        data[i] = v.data;
     }
-    bk_file_layout(&h);
     /* Non-strict verification computes exactly the counts and checksum the
      * header must now carry. */
-    const int rc = bk_file_verify_payloads(&h, data, 0, &map->alloc);
+    rc = bk_file_verify_payloads(&h, data, 0, &map->alloc);
     if (rc != BK_OK)
         return rc;
-    bk_file_encode(&h, map->base);
+    bk_file_patch_counts(&h, map->base);
     if (bk_sys.msync(map->base, map->size, MS_SYNC) != 0) {
         char why[128];
         return bk_fail(BK_EIO, "sync %s: msync: %s", map->path,

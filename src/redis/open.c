@@ -22,87 +22,51 @@
 #include "rfilter.h"
 #include "redis_url.h"
 
-/* Format 3: classic probes by BK_PROBES_LCG, scalable slices sized by
- * bk_size_slice. Format 2 (read, and written by a push of a format-1 file):
- * BK_PROBES_DH, and for scalable chains the older slice sizing, which this
- * version does not reproduce: such chains are refused by name. */
-#define META_FORMAT     "3"
-#define META_FORMAT_OLD "2"
+/* Metadata format 4: the filter's configuration as the key table's own
+ * text (field config, the hash key included), so a new key needs no new
+ * field; then what this version derived from it, checked on open (m and k
+ * of slice 0), the store's layout (block_bytes, counts), and probes=dh for
+ * a filter whose classic probes are the older derivation (pushed from a
+ * version-1 file). Formats 2 (probes by BK_PROBES_DH) and 3 (BK_PROBES_LCG,
+ * scalable slices sized by bk_size_slice) are read: they kept one field per
+ * configuration key, named as the key. A format-2 scalable chain used the
+ * older slice sizing, which this version does not reproduce: such chains
+ * are refused by name. */
+#define META_FORMAT "4"
 
-/* Metadata fields, in the order written: every filter has the first
- * NREQUIRED; a window has window, generations and refresh, a growing filter
- * with a ceiling max_bytes, a pinned one bits (and hashes) (an older bloomkit refuses a name
- * holding a field it does not know, so it never runs a window or ignores a ceiling). */
-static const char *const meta_fields[] = {
-    "format",      "variant", "layout",    "hash", "capacity",    "fpr",    "growth",
-    "tightening",  "key",     "m",         "k",    "block_bytes", "counts", "window",
-    "generations", "refresh", "max_bytes", "bits", "hashes"};
-enum {
-    NFIELDS = sizeof meta_fields / sizeof meta_fields[0],
-    NREQUIRED = 13,
-    F_FPR = 5,
-    F_WINDOW = 13,
-    F_BITS = 17
-};
+static const char *const meta_fields[] = {"format", "config",      "m",     "k",
+                                          "counts", "block_bytes", "probes"};
+enum { F_FORMAT, F_CONFIG, F_M, F_K, F_COUNTS, F_BLOCK_BYTES, F_PROBES, NFIELDS };
+/* Fields every filter has: those before F_PROBES. */
+#define META_REQUIRED ((1u << F_PROBES) - 1)
+/* Formats 2 and 3 wrote these keys, every filter (and fpr unless its bits
+ * were pinned): without them a configuration would be the defaults'. */
+static const char *const legacy_required[] = {"variant", "layout",     "hash", "capacity",
+                                              "growth",  "tightening", "key"};
+#define META_VALUE_MAX  80  /* longest value of a field other than config */
+#define META_CONFIG_MAX 960 /* longest config text */
 
-int bk_redis_field_ours(const char *f, size_t n)
+/* 1 when f[0..n) is the name of a configuration key. */
+static int is_config_key(const char *f, size_t n)
+{
+    for (unsigned i = 0;; i++) {
+        const char *k = bk_config_key(i, NULL, 0, NULL);
+        if (!k)
+            return 0;
+        if (strlen(k) == n && memcmp(k, f, n) == 0)
+            return 1;
+    }
+}
+
+static int field_index(const char *f, size_t n)
 {
     for (int i = 0; i < NFIELDS; i++)
         if (strlen(meta_fields[i]) == n && memcmp(meta_fields[i], f, n) == 0)
-            return 1;
-    static const char *const counts[] = {"slices", "gen", "pushing"};
-    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
-        if (strlen(counts[i]) == n && memcmp(counts[i], f, n) == 0)
-            return 1;
-    return bk_rfilter_count_slice(f, n, "bits.") >= 0 ||
-           bk_rfilter_count_slice(f, n, "keys.") >= 0 || bk_rfilter_count_slice(f, n, "sat.") >= 0;
+            return i;
+    return -1;
 }
 
-typedef struct meta {
-    char v[NFIELDS][80];
-    unsigned present; /* bit i: field i was in the hash */
-    int pushing;      /* a push has claimed the name and not finished */
-} meta;
-
-static void meta_from(const bk_rfilter *rf, meta *m)
-{
-    const bk_config *c = &rf->base.cfg;
-    memset(m, 0, sizeof *m);
-    snprintf(m->v[0], sizeof m->v[0], "%s",
-             rf->probes == BK_PROBES_DH ? META_FORMAT_OLD : META_FORMAT);
-    snprintf(m->v[1], sizeof m->v[1], "%s", bk_variant_name(c->variant));
-    snprintf(m->v[2], sizeof m->v[2], "%s", bk_layout_name(c->layout));
-    snprintf(m->v[3], sizeof m->v[3], "%s", bk_hash_name(c->hash));
-    snprintf(m->v[4], sizeof m->v[4], "%" PRIu64, c->capacity);
-    snprintf(m->v[5], sizeof m->v[5], "%.17g", c->fpr);
-    snprintf(m->v[6], sizeof m->v[6], "%.17g", c->growth);
-    snprintf(m->v[7], sizeof m->v[7], "%.17g", c->tightening);
-    bk_hex_encode(c->key, 16, m->v[8]);
-    snprintf(m->v[9], sizeof m->v[9], "%" PRIu64, rf->s[0].v.m);
-    snprintf(m->v[10], sizeof m->v[10], "%u", rf->s[0].v.k);
-    snprintf(m->v[11], sizeof m->v[11], "%" PRIu64, rf->block_bytes);
-    snprintf(m->v[12], sizeof m->v[12], "%s", rf->counts_in_meta ? "meta" : "blocks");
-    m->present = (1u << NREQUIRED) - 1;
-    if (c->variant == BK_VARIANT_WINDOW) {
-        snprintf(m->v[13], sizeof m->v[13], "%" PRIu64 "s", c->window_ms / 1000);
-        snprintf(m->v[14], sizeof m->v[14], "%" PRIu64, c->generations);
-        snprintf(m->v[15], sizeof m->v[15], "%" PRIu64, c->refresh);
-        m->present |= 7u << F_WINDOW;
-    }
-    if (c->max_bytes) {
-        snprintf(m->v[16], sizeof m->v[16], "%" PRIu64, c->max_bytes);
-        m->present |= 1u << 16;
-    }
-    for (int i = 0; i < 2; i++) {
-        const uint64_t v = i == 0 ? c->bits : c->hashes;
-        if (v) {
-            snprintf(m->v[F_BITS + i], sizeof m->v[F_BITS + i], "%" PRIu64, v);
-            m->present |= 1u << (F_BITS + i);
-        }
-    }
-}
-
-/* The count fields the scripts keep beside the metadata: slices, and
+/* The count fields the scripts keep beside the metadata: slices, gen, and
  * bits.J, keys.J, sat.J for a slice J below BK_SCALABLE_MAX_SLICES. */
 static int count_field(const char *f, size_t n)
 {
@@ -110,6 +74,52 @@ static int count_field(const char *f, size_t n)
         return 1;
     return bk_rfilter_count_slice(f, n, "bits.") >= 0 ||
            bk_rfilter_count_slice(f, n, "keys.") >= 0 || bk_rfilter_count_slice(f, n, "sat.") >= 0;
+}
+
+int bk_redis_field_ours(const char *f, size_t n)
+{
+    return field_index(f, n) >= 0 || is_config_key(f, n) || count_field(f, n) ||
+           (n == 7 && memcmp(f, "pushing", 7) == 0);
+}
+
+typedef struct meta {
+    char v[NFIELDS][META_CONFIG_MAX + 1];
+    unsigned present; /* bit i: field i was in the hash */
+    int pushing;      /* a push has claimed the name and not finished */
+    /* formats 2 and 3: their key fields as config text, and how many */
+    char legacy[META_CONFIG_MAX + 1];
+    size_t legacy_len;
+} meta;
+
+static void meta_from(const bk_rfilter *rf, meta *m)
+{
+    const bk_config *c = &rf->base.cfg;
+    memset(m, 0, sizeof *m);
+    snprintf(m->v[F_FORMAT], sizeof m->v[F_FORMAT], "%s", META_FORMAT);
+    bk_config_format(c, 1, m->v[F_CONFIG], sizeof m->v[F_CONFIG]);
+    snprintf(m->v[F_M], sizeof m->v[F_M], "%" PRIu64, rf->s[0].v.m);
+    snprintf(m->v[F_K], sizeof m->v[F_K], "%u", rf->s[0].v.k);
+    snprintf(m->v[F_BLOCK_BYTES], sizeof m->v[F_BLOCK_BYTES], "%" PRIu64, rf->block_bytes);
+    snprintf(m->v[F_COUNTS], sizeof m->v[F_COUNTS], "%s", rf->counts_in_meta ? "meta" : "blocks");
+    m->present = META_REQUIRED;
+    if (rf->probes == BK_PROBES_DH) {
+        snprintf(m->v[F_PROBES], sizeof m->v[F_PROBES], "dh");
+        m->present |= 1u << F_PROBES;
+    }
+}
+
+/* 1 when v[0..n) holds only what bloomkit writes in a field: config text
+ * (keys, values, blanks), or a plain value. */
+static int value_chars_ok(const char *v, size_t n, int config)
+{
+    for (size_t c = 0; c < n; c++) {
+        const char ch = v[c];
+        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || ch == '.' || ch == '-' ||
+              ch == '+' ||
+              (config && ((ch >= 'A' && ch <= 'Z') || ch == '=' || ch == ' ' || ch == '_'))))
+            return 0;
+    }
+    return 1;
 }
 
 /* Read field/value pairs (from HGETALL or the create script, from index
@@ -131,31 +141,54 @@ static int meta_read(const char *name, const redisReply *r, size_t first, meta *
         }
         if (count_field(f->str, f->len))
             continue; /* read (and checked) by bk_rfilter_refresh */
-        int idx = -1;
-        for (int j = 0; j < NFIELDS; j++)
-            if (strlen(meta_fields[j]) == f->len && memcmp(meta_fields[j], f->str, f->len) == 0)
-                idx = j;
-        if (idx < 0)
+        const int idx = field_index(f->str, f->len);
+        const int legacy = idx < 0 && is_config_key(f->str, f->len);
+        if (idx < 0 && !legacy)
             return bk_fail(BK_ESERVER,
                            "redis filter %s: the hash %s has a field '%.40s' that bloomkit does "
                            "not write: not a bloomkit filter, or a newer format",
                            name, name, f->str);
-        if (v->len == 0 || v->len >= sizeof m->v[idx])
-            return bk_fail(BK_ESERVER, "redis filter %s: metadata field %s has a bad length", name,
-                           meta_fields[idx]);
-        for (size_t c = 0; c < v->len; c++) {
-            const char ch = v->str[c];
-            if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || ch == '.' || ch == '-' ||
-                  ch == '+'))
-                return bk_fail(BK_ESERVER,
-                               "redis filter %s: metadata field %s holds a character bloomkit "
-                               "never writes",
-                               name, meta_fields[idx]);
+        const size_t max = idx == F_CONFIG ? META_CONFIG_MAX : META_VALUE_MAX;
+        if (v->len == 0 || v->len >= max)
+            return bk_fail(BK_ESERVER, "redis filter %s: metadata field %.40s has a bad length",
+                           name, f->str);
+        if (!value_chars_ok(v->str, v->len, idx == F_CONFIG))
+            return bk_fail(BK_ESERVER,
+                           "redis filter %s: metadata field %.40s holds a character bloomkit "
+                           "never writes",
+                           name, f->str);
+        if (legacy) { /* key=value, for the parser */
+            const int n = snprintf(m->legacy + m->legacy_len, sizeof m->legacy - m->legacy_len,
+                                   " %.*s=%.*s", (int)f->len, f->str, (int)v->len, v->str);
+            m->legacy_len += (size_t)n;
+            if (m->legacy_len >= sizeof m->legacy)
+                return bk_fail(BK_ESERVER, "redis filter %s: metadata too long", name);
+            continue;
         }
         memcpy(m->v[idx], v->str, v->len);
         m->v[idx][v->len] = '\0';
         m->present |= 1u << idx;
     }
+    return BK_OK;
+}
+
+/* The configuration m holds into *c: format 4's text, or the key fields of
+ * formats 2 and 3 (every one they always wrote present). */
+static int meta_config(const bk_rfilter *rf, const meta *m, int legacy, bk_config *c)
+{
+    char err[200];
+    const char *text = legacy ? m->legacy : m->v[F_CONFIG];
+    for (size_t i = 0; legacy && i < sizeof legacy_required / sizeof *legacy_required; i++) {
+        char want[32];
+        snprintf(want, sizeof want, " %s=", legacy_required[i]);
+        if (!strstr(m->legacy, want))
+            return bk_fail(BK_ESERVER, "redis filter %s: metadata lacks the field %s", rf->name,
+                           legacy_required[i]);
+    }
+    if (bk_config_parse(c, text, err, sizeof err) != BK_OK)
+        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: %s", rf->name, err);
+    if (!c->has_key)
+        return bk_fail(BK_ESERVER, "redis filter %s: metadata lacks the hash key", rf->name);
     return BK_OK;
 }
 
@@ -168,43 +201,45 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        "redis filter %s: a push into this name has not finished (or failed: "
                        "delete the keys named in docs/redis.md and push again)",
                        rf->name);
-    for (int i = 0; i < NREQUIRED; i++)
-        if (!(m->present & (1u << i)))
+    const int legacy = strcmp(m->v[F_FORMAT], "2") == 0 || strcmp(m->v[F_FORMAT], "3") == 0;
+    if (!legacy && strcmp(m->v[F_FORMAT], META_FORMAT) != 0)
+        return bk_fail(
+            BK_ESERVER, "redis filter %s: metadata format %s (this bloomkit reads 2 to %s)",
+            rf->name, m->present & 1u << F_FORMAT ? m->v[F_FORMAT] : "missing", META_FORMAT);
+    const unsigned need = legacy ? META_REQUIRED & ~(1u << F_CONFIG) : META_REQUIRED;
+    for (int i = 0; i < NFIELDS; i++)
+        if ((need & 1u << i) && !(m->present & (1u << i)))
             return bk_fail(BK_ESERVER, "redis filter %s: metadata lacks the field %s", rf->name,
                            meta_fields[i]);
-    if (strcmp(m->v[0], META_FORMAT) != 0 && strcmp(m->v[0], META_FORMAT_OLD) != 0)
+    if ((legacy && (m->present & 1u << F_CONFIG)) || (!legacy && m->legacy_len))
         return bk_fail(BK_ESERVER,
-                       "redis filter %s: metadata format %s (this bloomkit reads %s and %s)",
-                       rf->name, m->v[0], META_FORMAT_OLD, META_FORMAT);
-    rf->probes = strcmp(m->v[0], META_FORMAT) == 0 ? BK_PROBES_LCG : BK_PROBES_DH;
-    if (rf->probes == BK_PROBES_DH && strcmp(m->v[1], "scalable") == 0)
+                       "redis filter %s: metadata of format %s with fields of another format",
+                       rf->name, m->v[F_FORMAT]);
+    rf->probes = strcmp(m->v[F_FORMAT], "2") == 0 || (m->present & 1u << F_PROBES) ? BK_PROBES_DH
+                                                                                   : BK_PROBES_LCG;
+    if ((m->present & 1u << F_PROBES) && strcmp(m->v[F_PROBES], "dh") != 0)
+        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: probes %s", rf->name,
+                       m->v[F_PROBES]);
+    bk_config c;
+    int rc = meta_config(rf, m, legacy, &c);
+    if (rc != BK_OK)
+        return rc;
+    if (rf->probes == BK_PROBES_DH && c.variant == BK_VARIANT_SCALABLE)
         return bk_fail(BK_EINCOMPAT,
                        "redis filter %s is a scalable chain of metadata format 2, whose slices "
                        "an older bloomkit sized by a rule this version replaced (it broke the "
                        "rate bound): pull it with the version that made it and build a new one",
                        rf->name);
-    char text[1000], err[200];
-    int len = snprintf(text, sizeof text,
-                       "variant=%s layout=%s hash=%s capacity=%s growth=%s tightening=%s key=%s",
-                       m->v[1], m->v[2], m->v[3], m->v[4], m->v[6], m->v[7], m->v[8]);
-    if (!(m->present & (1u << F_BITS))) /* pinned bits: fpr is no parameter */
-        len += snprintf(text + len, sizeof text - (size_t)len, " fpr=%s", m->v[F_FPR]);
-    for (int i = NREQUIRED; i < NFIELDS; i++) /* the optional ones, checked by the parser */
-        if (m->present & (1u << i))
-            len +=
-                snprintf(text + len, sizeof text - (size_t)len, " %s=%s", meta_fields[i], m->v[i]);
-    bk_config c;
-    if (bk_config_parse(&c, text, err, sizeof err) != BK_OK)
-        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: %s", rf->name, err);
     char *end;
-    const unsigned long long bb = strtoull(m->v[11], &end, 10);
+    const unsigned long long bb = strtoull(m->v[F_BLOCK_BYTES], &end, 10);
     if (*end || bb < 64 || bb > BK_REDIS_BLOCK_MAX || bb % 64)
         return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: block_bytes %s", rf->name,
-                       m->v[11]);
+                       m->v[F_BLOCK_BYTES]);
     rf->base.cfg = c;
     bk_hashkey_init(&rf->base.hkey, c.key);
-    if (strcmp(m->v[12], "meta") != 0 && strcmp(m->v[12], "blocks") != 0)
-        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: counts %s", rf->name, m->v[12]);
+    if (strcmp(m->v[F_COUNTS], "meta") != 0 && strcmp(m->v[F_COUNTS], "blocks") != 0)
+        return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: counts %s", rf->name,
+                       m->v[F_COUNTS]);
     const bk_redis_url *u = rf->conn ? bk_rconn_url(rf->conn) : NULL;
     if (u && u->block_bytes_given && u->block_bytes != bb)
         return bk_fail(BK_EINCOMPAT,
@@ -212,20 +247,20 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        "the option to adopt the filter's)",
                        rf->name, bb, (unsigned long long)u->block_bytes);
     rf->block_bytes = bb;
-    rf->counts_in_meta = strcmp(m->v[12], "meta") == 0;
+    rf->counts_in_meta = strcmp(m->v[F_COUNTS], "meta") == 0;
     rf->cell_bits = bk_variant_for(c.variant)->cell_bits;
     rf->nslices = 0;
     memset(rf->s, 0, sizeof rf->s);
-    int rc = bk_rfilter_set_slices(rf, 1);
+    rc = bk_rfilter_set_slices(rf, 1);
     if (rc != BK_OK)
         return rc;
     char mk[2][32];
     snprintf(mk[0], sizeof mk[0], "%" PRIu64, rf->s[0].v.m);
     snprintf(mk[1], sizeof mk[1], "%u", rf->s[0].v.k);
-    if (strcmp(mk[0], m->v[9]) != 0 || strcmp(mk[1], m->v[10]) != 0)
+    if (strcmp(mk[0], m->v[F_M]) != 0 || strcmp(mk[1], m->v[F_K]) != 0)
         return bk_fail(BK_ESERVER,
                        "redis filter %s: metadata says m=%s k=%s, this bloomkit sizes m=%s k=%s",
-                       rf->name, m->v[9], m->v[10], mk[0], mk[1]);
+                       rf->name, m->v[F_M], m->v[F_K], mk[0], mk[1]);
     /* counts=meta spans slots once the cells have several blocks: fine on a
      * single server, refused by a cluster's scripts */
     if (rf->conn && rf->counts_in_meta && bk_rconn_cluster(rf->conn) && !bk_rfilter_chained(rf) &&

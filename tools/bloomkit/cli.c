@@ -212,7 +212,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
     if (rc != 0)
         return rc;
     if (o->help)
-        return cli_help(spec->usage);
+        return cli_help(spec);
     if (o->keep_query_order && !o->canonical_urls)
         return cli_usage(o, "--keep-query-order needs --canonical-urls");
     if ((o->given & spec->required) != spec->required || o->nargs < spec->min_args ||
@@ -222,11 +222,70 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
     return rc ? rc : CLI_GO;
 }
 
+/* The option name of config key i into buf: its name with '-' for '_'
+ * ("max-bytes"); NULL past the last key. */
+static const char *key_option(unsigned i, char *buf, size_t len)
+{
+    const char *name = bk_config_key(i, NULL, 0, NULL);
+    if (!name)
+        return NULL;
+    snprintf(buf, len, "%s", name);
+    for (char *p = buf; *p; p++)
+        if (*p == '_')
+            *p = '-';
+    return buf;
+}
+
+/* The config key whose option is name[0..len) (--max-bytes: max_bytes), or
+ * -1. */
+static int find_key(const char *name, size_t len)
+{
+    char opt[64];
+    for (unsigned i = 0; i < CLI_KEYS_MAX && key_option(i, opt, sizeof opt); i++)
+        if (strlen(opt) == len && strncmp(opt, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int key_index(const char *name)
+{
+    for (unsigned i = 0; i < CLI_KEYS_MAX; i++) {
+        const char *k = bk_config_key(i, NULL, 0, NULL);
+        if (!k)
+            break;
+        if (strcmp(k, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+const char *cli_key(const cli_opts *o, const char *name)
+{
+    const int i = key_index(name);
+    return i < 0 ? NULL : o->keys[i];
+}
+
+void cli_set_key(cli_opts *o, const char *name, const char *val)
+{
+    const int i = key_index(name);
+    if (i >= 0)
+        o->keys[i] = val;
+}
+
+/* --NAME val for config key i: 0 or EXIT_USAGE (message printed). */
+static int set_key(cli_opts *o, int i, const char *opt, const char *val)
+{
+    if (o->keys[i])
+        return cli_fail(o, EXIT_USAGE, "--%s given twice", opt);
+    o->keys[i] = val;
+    return 0;
+}
+
 /* The options and arguments into o: 0 or EXIT_USAGE (message printed). */
 static int parse_options(int argc, char **argv, const char *cmd, cli_optset allowed, cli_opts *o)
 {
     /* secrets come from files (or the environment) wherever they are taken */
-    if (allowed & OPT(KEY))
+    if (allowed & OPT_KEYS)
         allowed |= OPT(KEY_FILE);
     if (allowed & OPT(REDIS))
         allowed |= OPT(PASSWORD_FILE);
@@ -251,12 +310,25 @@ static int parse_options(int argc, char **argv, const char *cmd, cli_optset allo
         }
         const struct optdef *d;
         const char *val = NULL;
+        int key = -1;
         if (a[1] == '-') {
             const char *eq = strchr(a + 2, '=');
-            d = find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), allowed);
+            const size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            d = find_long(a + 2, len, allowed);
+            key = (allowed & OPT_KEYS) && !(d && (d->id & allowed)) ? find_key(a + 2, len) : -1;
             val = eq ? eq + 1 : NULL;
         } else {
             d = a[2] == '\0' ? find_short(a[1]) : NULL;
+        }
+        if (key >= 0) { /* a key of the configuration table */
+            char opt[64];
+            key_option((unsigned)key, opt, sizeof opt);
+            if (!val && i + 1 >= argc)
+                return cli_fail(o, EXIT_USAGE, "--%s needs a value", opt);
+            const int rc = set_key(o, key, opt, val ? val : argv[++i]);
+            if (rc)
+                return rc;
+            continue;
         }
         if (!d || !(d->id & allowed))
             return cli_fail(o, EXIT_USAGE, "unknown option '%s' (see bloomkit %s --help)", a,
@@ -335,6 +407,14 @@ char *cli_read_text_file(const cli_opts *o, const char *path, int *rc)
     return buf;
 }
 
+/* A library message about key `name` ("max_bytes: ...") without that
+ * name, so that the option can lead it ("--max-bytes: ..."). */
+static const char *without_key(const char *msg, const char *name)
+{
+    const size_t n = strlen(name);
+    return strncmp(msg, name, n) == 0 && msg[n] == ':' ? msg + n + 1 + (msg[n + 1] == ' ') : msg;
+}
+
 int cli_apply_config(const cli_opts *o, bk_config *cfg)
 {
     if (o->config_text && o->config_file)
@@ -344,20 +424,6 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     if (rc)
         return rc;
     const char *base = file_text ? file_text : o->config_text ? o->config_text : "";
-    const struct {
-        const char *key, *val;
-    } flags[] = {{"variant", o->variant},
-                 {"capacity", o->capacity},
-                 {"fpr", o->fpr},
-                 {"growth", o->growth},
-                 {"tightening", o->tightening},
-                 {"hash", o->hash},
-                 {"layout", o->layout},
-                 {"key", o->key},
-                 {"window", o->window},
-                 {"generations", o->generations},
-                 {"bits", o->bits},
-                 {"hashes", o->hashes}};
     const char *source = o->config_file ? o->config_file : "--config";
     char err[256];
     bk_config c = *cfg;
@@ -371,23 +437,27 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     /* BLOOMKIT_KEY: the key of a filter made here when neither an option
      * nor the config text gives one (docs/security.md) */
     const char *env_key = getenv("BLOOMKIT_KEY");
-    if (!o->key && env_key && *env_key && !bk_config_text_sets(base, "key") &&
+    if (!cli_key(o, "key") && env_key && *env_key && !bk_config_text_sets(base, "key") &&
         bk_config_set(&c, "key", env_key, err, sizeof err) != BK_OK)
         rc = cli_fail(o, EXIT_USAGE, "BLOOMKIT_KEY: %s", err);
     /* --window T alone means variant=window window=T */
-    if (rc == 0 && o->window && !o->variant && !bk_config_text_sets(base, "variant") &&
+    if (rc == 0 && cli_key(o, "window") && !cli_key(o, "variant") &&
+        !bk_config_text_sets(base, "variant") &&
         bk_config_set(&c, "variant", "window", err, sizeof err) != BK_OK)
         rc = cli_fail(o, EXIT_USAGE, "--window: %s", err);
-    for (size_t i = 0; i < sizeof flags / sizeof *flags && rc == 0; i++) {
-        if (!flags[i].val)
+    /* in the table's order: the variant first, then the keys of a variant,
+     * bits before hashes */
+    char opt[64];
+    for (unsigned i = 0; i < CLI_KEYS_MAX && rc == 0 && key_option(i, opt, sizeof opt); i++) {
+        const char *name = bk_config_key(i, NULL, 0, NULL);
+        if (!o->keys[i])
             continue;
-        if (bk_config_text_sets(base, flags[i].key))
-            rc = cli_fail(o, EXIT_USAGE, "--%s repeats a key that %s already sets", flags[i].key,
-                          source);
-        else if (bk_config_set(&c, flags[i].key, flags[i].val, err, sizeof err) != BK_OK)
-            rc = cli_fail(o, EXIT_USAGE, "--%s", err);
+        if (bk_config_text_sets(base, name))
+            rc = cli_fail(o, EXIT_USAGE, "--%s repeats a key that %s already sets", opt, source);
+        else if (bk_config_set(&c, name, o->keys[i], err, sizeof err) != BK_OK)
+            rc = cli_fail(o, EXIT_USAGE, "--%s: %s", opt, without_key(err, name));
     }
-    if (rc == 0 && c.bits && (o->fpr || bk_config_text_sets(base, "fpr")))
+    if (rc == 0 && c.bits && (cli_key(o, "fpr") || bk_config_text_sets(base, "fpr")))
         rc = cli_fail(o, EXIT_USAGE,
                       "fpr and bits contradict: a filter of pinned bits (and hashes) has the "
                       "rate they and capacity give; give --fpr or --bits, not both");
@@ -397,9 +467,46 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     return rc;
 }
 
-int cli_help(const char *usage)
+/* The filter's options, one entry per key of the configuration table:
+ * "--NAME VALUE" then its help and the values it takes. */
+static void print_keys(void)
 {
-    fputs(usage, stdout);
+    fputs("\nFilter options, one per key of the config text (--config), with its values:\n",
+          stdout);
+    char opt[64], range[160], text[512];
+    const char *help;
+    for (unsigned i = 0; i < CLI_KEYS_MAX && key_option(i, opt, sizeof opt); i++) {
+        bk_config_key(i, range, sizeof range, &help);
+        printf("  --%s VALUE\n", opt);
+        snprintf(text, sizeof text, "%s; %s.", help, range);
+        cli_wrap(text, 6, 79);
+    }
+}
+
+void cli_wrap(const char *text, int indent, int width)
+{
+    const char *p = text;
+    while (*p) {
+        int room = width - indent, len = 0, last_space = -1;
+        while (len < room && p[len]) {
+            if (p[len] == ' ')
+                last_space = len;
+            len++;
+        }
+        if (p[len] && last_space > 0)
+            len = last_space; /* break at the last blank that fits */
+        printf("%*s%.*s\n", indent, "", len, p);
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+int cli_help(const cli_spec *spec)
+{
+    fputs(spec->usage, stdout);
+    if (spec->allowed & OPT_KEYS)
+        print_keys();
     return EXIT_OK;
 }
 

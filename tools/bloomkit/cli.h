@@ -21,21 +21,17 @@ enum {
     EXIT_IO = 3       /* I/O error, missing or corrupt file, full disk */
 };
 
-/* Every option, written once: X(id, long name, short letter or 0, kind,
- * field of cli_opts). Kinds: STR takes a value (the field, a string, points
- * at it), FLAG takes none (the int field becomes 1), COUNT takes a whole
- * number (a uint64_t field). A command lists the ids it accepts as a bit
- * set; two options may share a name if no command accepts both (--json). */
+/* Every option of the command's own, written once: X(id, long name, short
+ * letter or 0, kind, field of cli_opts). Kinds: STR takes a value (the
+ * field, a string, points at it), FLAG takes none (the int field becomes
+ * 1), COUNT takes a whole number (a uint64_t field). A command lists the
+ * ids it accepts as a bit set; two options may share a name if no command
+ * accepts both (--json). The filter's own options are not here: every key
+ * of the configuration table is an option --KEY VALUE (max_bytes as
+ * --max-bytes), taken by the commands whose set has OPT_KEYS (cli_key). */
 #define CLI_OPTIONS(X)                                                                             \
     X(O_CONFIG, "config", 0, STR, config_text)                                                     \
     X(O_CONFIG_FILE, "config-file", 0, STR, config_file)                                           \
-    X(O_VARIANT, "variant", 0, STR, variant)                                                       \
-    X(O_CAPACITY, "capacity", 0, STR, capacity)                                                    \
-    X(O_FPR, "fpr", 0, STR, fpr)                                                                   \
-    X(O_GROWTH, "growth", 0, STR, growth)                                                          \
-    X(O_TIGHTENING, "tightening", 0, STR, tightening)                                              \
-    X(O_HASH, "hash", 0, STR, hash)                                                                \
-    X(O_KEY, "key", 0, STR, key)                                                                   \
     X(O_STATE, "state", 0, STR, state)                                                             \
     X(O_CHECKPOINT, "checkpoint", 0, COUNT, checkpoint) /* lines, >= 1 */                          \
     X(O_JSON, "json", 0, FLAG, json)                    /* plan, info: JSON out */                 \
@@ -46,18 +42,13 @@ enum {
     X(O_FORCE, "force", 'f', FLAG, force)                                                          \
     X(O_SHOW_KEY, "show-key", 0, FLAG, show_key)                                                   \
     X(O_HELP, "help", 'h', FLAG, help)                                                             \
-    X(O_LAYOUT, "layout", 0, STR, layout)                                                          \
     X(O_REDIS, "redis", 0, STR, redis)                                                             \
     X(O_CSV, "csv", 0, STR, csv)              /* experiment: --csv FILE */                         \
     X(O_JSON_FILE, "json", 0, STR, json_file) /* experiment: --json FILE */                        \
     X(O_PLOT, "plot", 0, STR, plot)           /* experiment: --plot FILE.png */                    \
     X(O_NO_WAIT, "no-wait", 0, FLAG, no_wait) /* writers: fail at once when the file is locked */  \
-    X(O_KEY_FILE, "key-file", 0, STR, key_file) /* the hash key from a file (with O_KEY) */        \
-    X(O_PASSWORD_FILE, "password-file", 0, STR, password_file) /* Redis password (O_REDIS) */      \
-    X(O_WINDOW, "window", 0, STR, window)                      /* variant=window window=T */       \
-    X(O_GENERATIONS, "generations", 0, STR, generations)                                           \
-    X(O_BITS, "bits", 0, STR, bits)                                /* pinned m (bits=M) */         \
-    X(O_HASHES, "hashes", 0, STR, hashes)                          /* pinned k (hashes=K) */       \
+    X(O_KEY_FILE, "key-file", 0, STR, key_file) /* the hash key from a file (with --key) */        \
+    X(O_PASSWORD_FILE, "password-file", 0, STR, password_file)     /* Redis password (O_REDIS) */  \
     X(O_THREADS, "threads", 0, COUNT, threads)                     /* dedup: threads, >= 1 */      \
     X(O_CANONICAL_URLS, "canonical-urls", 0, FLAG, canonical_urls) /* key: the canonical URL */    \
     X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order)
@@ -67,11 +58,12 @@ enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
 /* A set of options: bit O_X_BIT for --x; OPT(X) is the set of one. */
 typedef uint64_t cli_optset;
 #define OPT(name) ((cli_optset)1 << O_##name##_BIT)
-_Static_assert(CLI_NOPTS <= 64, "option ids are bits of a cli_optset");
-#define O_FILTER_FLAGS                                                                             \
-    (OPT(CONFIG) | OPT(CONFIG_FILE) | OPT(VARIANT) | OPT(CAPACITY) | OPT(FPR) | OPT(GROWTH) |      \
-     OPT(TIGHTENING) | OPT(HASH) | OPT(LAYOUT) | OPT(KEY) | OPT(WINDOW) | OPT(GENERATIONS) |       \
-     OPT(BITS) | OPT(HASHES))
+_Static_assert(CLI_NOPTS < 64, "option ids are bits of a cli_optset, and OPT_KEYS the last");
+/* Every key of the configuration table, as an option --KEY VALUE. */
+#define OPT_KEYS ((cli_optset)1 << 63)
+/* Most keys the table may have (cli_opts.keys). */
+#define CLI_KEYS_MAX   48
+#define O_FILTER_FLAGS (OPT(CONFIG) | OPT(CONFIG_FILE) | OPT_KEYS)
 
 /* The options that make keys canonical URLs (add, check, remove, dedup). */
 #define O_URL_FLAGS (OPT(CANONICAL_URLS) | OPT(KEEP_QUERY_ORDER))
@@ -79,9 +71,8 @@ _Static_assert(CLI_NOPTS <= 64, "option ids are bits of a cli_optset");
 typedef struct cli_opts {
     const char *cmd;
     const char *config_text, *config_file;
-    const char *variant, *capacity, *fpr, *growth, *tightening, *hash, *layout, *key;
-    const char *window, *generations; /* --window T: shorthand for variant=window window=T */
-    const char *bits, *hashes;        /* pinned m and k */
+    const char *keys[CLI_KEYS_MAX]; /* --KEY VALUE: the value of config key i (bk_config_key),
+                                     * or NULL; read them with cli_key */
     const char *state;
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
@@ -151,6 +142,13 @@ void cli_say_redated(const cli_opts *o, const bk_filter *f, const char *where);
  * the call failed; may be empty). */
 int cli_lib_fail_detail(const cli_opts *o, int rc, const char *what, const char *detail);
 
+/* The value given as --NAME for the config key NAME ("fpr", "max_bytes"),
+ * or NULL. */
+const char *cli_key(const cli_opts *o, const char *name);
+/* Give the config key NAME the value val, as --NAME val would (NULL: not
+ * given). */
+void cli_set_key(cli_opts *o, const char *name, const char *val);
+
 /* Apply --config / --config-file and the filter flags over *cfg (which holds
  * the command's defaults or an existing filter's configuration). A key given
  * twice (in the text and as a flag) is an error. Returns 0 or EXIT_USAGE
@@ -175,8 +173,13 @@ char *cli_read_text_file(const cli_opts *o, const char *path, int *rc);
  * explicit ones are an error. Called by cli_parse. 0 or an exit code. */
 int cli_resolve_secrets(cli_opts *o, cli_optset allowed);
 
-/* Print the command's help (usage text) to stdout; returns EXIT_OK. */
-int cli_help(const char *usage);
+/* Print the command's help to stdout: its usage text, then, when it takes
+ * the filter's options (OPT_KEYS), one entry per key of the configuration
+ * table. Returns EXIT_OK. */
+int cli_help(const cli_spec *spec);
+/* text on stdout in lines of at most width columns, each indented by
+ * indent blanks, broken at blanks. */
+void cli_wrap(const char *text, int indent, int width);
 
 /* SIGINT/SIGTERM: set cli_stop to the signal number; reads are interrupted
  * (no SA_RESTART) so a blocked command notices at once. SIGPIPE is ignored:

@@ -25,8 +25,7 @@
 
 static const char usage[] =
     "usage: bloomkit dedup [INPUT...] [--state FILE | --redis URL] [--checkpoint N]\n"
-    "                      [--config TEXT | --config-file F] [--variant V] [--capacity N]\n"
-    "                      [--fpr P] [--layout L] [--window T [--generations G]] [--null]\n"
+    "                      [--config TEXT | --config-file F] [filter options] [--null]\n"
     "                      [--threads N] [--canonical-urls [--keep-query-order]]\n"
     "                      [--no-wait] [--quiet | --progress]\n"
     "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"

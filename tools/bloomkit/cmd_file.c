@@ -11,11 +11,9 @@
 #include "cli.h"
 
 static const char create_usage[] =
-    "usage: bloomkit create FILE [--config TEXT | --config-file F] [--variant V]\n"
-    "                       [--capacity N] [--fpr P] [--growth S] [--tightening R]\n"
-    "                       [--hash H] [--layout L] [--key HEX32] [--window T]\n"
-    "                       [--generations G] [--force]\n"
-    "       bloomkit create --redis URL [the same config options]\n"
+    "usage: bloomkit create FILE [--config TEXT | --config-file F] [filter options]\n"
+    "                       [--key-file F] [--force] [--no-wait]\n"
+    "       bloomkit create --redis URL [the same config and filter options]\n"
     "Create an empty filter and save it to FILE (mode 0600: it holds the hash key).\n"
     "Defaults: variant=standard capacity=1000000 fpr=0.01. An existing FILE is kept\n"
     "unless --force. Writers of one FILE take turns (a lock beside it, .FILE.lock);\n"

@@ -11,8 +11,9 @@
 #include "cli.h"
 
 static const char plan_usage[] =
-    "usage: bloomkit plan --capacity N --fpr P [--variant V] [--layout L]\n"
-    "                     [--window T [--generations G]] [--json]\n"
+    "usage: bloomkit plan --capacity N --fpr P [filter options] [--json]\n"
+    "       bloomkit plan --bits M [--hashes K] --capacity N [filter options] [--json]\n"
+    "       bloomkit plan --bits M --fpr P [filter options] [--json]\n"
     "Size a filter for N keys at false-positive rate P: bits m = ceil(-N ln P / ln^2 2),\n"
     "bytes, probes k and the rate after N keys. counting filters take 4x the bytes;\n"
     "--layout blocked (all probes in one 64-byte line) takes more bits for the same\n"
@@ -77,20 +78,17 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-const cli_spec cmd_plan_spec =
-    CLI_SPEC("plan", plan_usage,
-             OPT(CAPACITY) | OPT(FPR) | OPT(VARIANT) | OPT(LAYOUT) | OPT(JSON) | OPT(WINDOW) |
-                 OPT(GENERATIONS) | OPT(BITS) | OPT(HASHES),
-             0, 0, 0, NULL);
+const cli_spec cmd_plan_spec = CLI_SPEC("plan", plan_usage, OPT_KEYS | OPT(JSON), 0, 0, 0, NULL);
 
 /* plan --bits M --fpr P: the keys that fit, into *cfg as its capacity (and
  * P as its fpr), with the plan of that filter in *p. */
 static int plan_fit(cli_opts *o, bk_config *cfg, bk_plan *p)
 {
-    const char *fpr = o->fpr;
-    o->fpr = NULL; /* the rate asked, not the filter's: with bits it would contradict */
+    const char *fpr = cli_key(o, "fpr");
+    cli_set_key(o, "fpr",
+                NULL); /* the rate asked, not the filter's: with bits it would contradict */
     int rc = cli_apply_config(o, cfg);
-    o->fpr = fpr;
+    cli_set_key(o, "fpr", fpr);
     if (rc)
         return rc;
     bk_config fit = *cfg; /* the rate read as config reads it, on an unpinned copy */
@@ -110,11 +108,12 @@ static int plan_fit(cli_opts *o, bk_config *cfg, bk_plan *p)
 
 int cmd_plan(cli_opts *o)
 {
-    const int pinned = o->bits != NULL, fit = pinned && o->fpr && !o->capacity;
-    if (pinned ? !fit && !o->capacity : !(o->capacity && o->fpr))
+    const char *capacity = cli_key(o, "capacity"), *fpr = cli_key(o, "fpr");
+    const int pinned = cli_key(o, "bits") != NULL, fit = pinned && fpr && !capacity;
+    if (pinned ? !fit && !capacity : !(capacity && fpr))
         return cli_usage(o, "give --capacity N and --fpr P, --bits M and --capacity N, or --bits "
                             "M and --fpr P");
-    if (fit && o->hashes)
+    if (fit && cli_key(o, "hashes"))
         return cli_usage(o, "--bits M --fpr P finds the keys that fit with the best k: drop "
                             "--hashes, or give --capacity N for the rate with K probes");
     bk_config cfg;

@@ -34,7 +34,7 @@ static char *trim(char *s)
 
 static int resolve_key(cli_opts *o)
 {
-    if (o->key && o->key_file)
+    if (cli_key(o, "key") && o->key_file)
         return cli_fail(o, EXIT_USAGE, "give --key or --key-file, not both");
     if (o->key_file) {
         int rc = 0;
@@ -48,7 +48,7 @@ static int resolve_key(cli_opts *o)
         }
         snprintf(g_key, sizeof g_key, "%s", k);
         free(text);
-        o->key = g_key;
+        cli_set_key(o, "key", g_key);
     }
     return 0; /* BLOOMKIT_KEY: cli_apply_config, where a text's own key wins */
 }
@@ -133,6 +133,6 @@ static int resolve_password(cli_opts *o)
 
 int cli_resolve_secrets(cli_opts *o, cli_optset allowed)
 {
-    int rc = allowed & OPT(KEY) ? resolve_key(o) : 0;
+    int rc = allowed & OPT_KEYS ? resolve_key(o) : 0;
     return rc ? rc : resolve_password(o);
 }
