@@ -357,7 +357,7 @@ bench-plot: $(BUILD)/bench/bench_filter
 
 # The experiments of examples/experiments, drawn into docs/experiments/
 # (PNG and CSV, committed; docs/experiments.md shows them). Needs gnuplot.
-EXPERIMENTS := equal-memory scalable-growth counting-deletes layouts window-recrawl
+EXPERIMENTS := $(basename $(notdir $(wildcard examples/experiments/*.exp)))
 plots: $(CLI_BIN)
 	@mkdir -p docs/experiments
 	@for e in $(EXPERIMENTS); do \

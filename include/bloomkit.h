@@ -1,6 +1,6 @@
 /*
  * bloomkit.h - Bloom filter toolkit: classic, 4-bit counting, scalable and
- * time-window filters.
+ * time-window Bloom filters, and cuckoo filters.
  *
  * One opaque handle (bk_filter) for interchangeable variants chosen by a
  * bk_config (bk_variant below lists them). Every key is hashed once (keyed
@@ -121,9 +121,10 @@ BK_API void bk_siphash13_128(const uint8_t key[16], const void *msg, size_t len,
  *   k = floor or ceil of (m/n) ln 2, whichever gives the lower rate, >= 1,
  *   rate = (1 - e^(-k n / m))^k. */
 typedef struct bk_plan {
-    uint64_t bits;       /* m: bits (counting: counters) */
-    uint64_t bytes;      /* memory: ceil(m / 8) bytes (counting: ceil(m / 2)) */
-    unsigned k;          /* number of probes */
+    uint64_t bits;       /* m: bits (counting: counters; cuckoo: fingerprint slots) */
+    uint64_t bytes;      /* memory: ceil(m / 8) bytes (counting: ceil(m / 2); cuckoo: its
+                          * slots' bits, in whole lines when blocked) */
+    unsigned k;          /* number of probes (cuckoo: 2, the buckets a lookup reads) */
     double expected_fpr; /* rate after exactly n insertions */
     double bits_per_key; /* memory bits per key: 8 * bytes / n, before rounding */
 } bk_plan;
@@ -157,7 +158,8 @@ typedef enum bk_variant {
     BK_VARIANT_STANDARD = 0, /* classic m-bit array */
     BK_VARIANT_COUNTING = 1, /* 4-bit counters, supports bk_remove */
     BK_VARIANT_SCALABLE = 2, /* chain of standard slices that grows */
-    BK_VARIANT_WINDOW = 3    /* remembers each key for a time window, then forgets it */
+    BK_VARIANT_WINDOW = 3,   /* remembers each key for a time window, then forgets it */
+    BK_VARIANT_CUCKOO = 4    /* a cuckoo filter: fingerprints in buckets, supports bk_remove */
 } bk_variant;
 
 typedef enum bk_hash_alg {
@@ -238,19 +240,18 @@ BK_API void bk_config_init(bk_config *cfg);
 
 /* Parse `text` ("key=value" pairs separated by spaces, commas or newlines; '#'
  * starts a comment to end of line; spaces around '=' allowed) over the defaults
- * and store the result in *cfg. Keys: variant (standard|counting|scalable|
- * window), capacity (1 .. 2^48), fpr (0 < p <= 0.5), growth (2 .. 16),
- * tightening (0.1 .. 0.95), hash (siphash24|siphash13), layout
- * (classic|blocked), key (32 hex digits), and for variant=window only: window
- * (a whole number with a unit s, m, h or d: 1s .. 3650d), generations
- * (2 .. 64) and refresh (0|1); for scalable and window, max_bytes (a size
- * with k, M or G: the memory growth may not pass, BK_EFULL beyond);
- * for standard and counting, bits (1 .. 2^56) and hashes (1 .. 2048): the
- * pinned m and k of the seed recipes instead of sizing from capacity and fpr
- * (hashes needs bits; bits with fpr is an error naming both, as the rate of
- * a pinned filter follows from bits, hashes and capacity; a blocked filter's
- * bits must be whole 64-byte blocks, checked by bk_new and bk_plan_config);
- * bk_config_key lists them all.
+ * and store the result in *cfg. The keys, their values and the variants each
+ * applies to are the library's key table: bk_config_key lists them, with the
+ * values each takes (the README's table and `bloomkit create --help` show the
+ * same). Among them: variant (bk_variant), capacity, fpr, hash
+ * (bk_hash_alg), layout, key (32 hex digits); a variant's own keys (window's
+ * window, generations, refresh; scalable's growth, tightening; max_bytes for
+ * the growing variants; pinned bits and hashes for standard and counting;
+ * cuckoo's fingerprint and bucket, which 0 leaves to the filter); a key of
+ * another variant than the text's is an error. Pinned bits with fpr is an
+ * error naming both (a pinned filter's rate follows from bits, hashes and
+ * capacity), and a blocked filter's bits must be whole 64-byte blocks
+ * (checked by bk_new and bk_plan_config).
  * On error returns BK_ECONFIG (BK_EINVAL for NULL cfg/text), leaves *cfg
  * untouched, and, when err is not NULL and errlen > 0, writes one line into err
  * naming the key, the offending value and the allowed range (truncated to
@@ -354,6 +355,19 @@ BK_API int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *o
 /* 1 when filters of variant v can remove keys (bk_remove), else 0 (also for
  * an unknown v). Thread-safe. */
 BK_API int bk_variant_removes(bk_variant v);
+
+/* 1 when filters of variant v grow as keys come (a chain of arrays: their
+ * memory is bounded by max_bytes, not by the capacity), else 0 (also for
+ * an unknown v). Thread-safe. */
+BK_API int bk_variant_grows(bk_variant v);
+
+/* The configuration a filter made from cfg records: the keys left to the
+ * filter (0 meaning "the filter chooses": cuckoo's fingerprint and bucket,
+ * from fpr) set to what it would choose, every other value as in cfg (a
+ * hash key is never drawn). *out may be cfg. Errors: BK_EINVAL (NULL, or
+ * cfg not valid), BK_ECONFIG (no choice reaches cfg's rate; detail in
+ * bk_last_error()). Thread-safe. */
+BK_API int bk_config_resolve(const bk_config *cfg, bk_config *out);
 
 /* ------------------------------------------------------------------ URLs -- */
 
@@ -464,19 +478,21 @@ BK_API int bk_close(bk_filter *f);
 
 /* Insert a key. Returns 1 when the key was absent before the call (some bit or
  * counter went from 0), 0 when it was (maybe) present already. standard and
- * scalable then change nothing; counting still increments (a multiset: a key
- * added twice needs two removals). Errors: BK_EINVAL (f NULL, key NULL with
+ * scalable then change nothing; counting still increments and cuckoo keeps
+ * another copy of its fingerprint (a multiset: a key added twice needs two
+ * removals; bk_set_add_once makes both hold a set). Errors: BK_EINVAL (f NULL, key NULL with
  * len > 0), BK_EREADONLY (mapped read-only), BK_ENOMEM / BK_ERANGE (scalable
  * or window could not add a slice; the key is not added), BK_EFULL (max_bytes
- * reached; detail in bk_last_error()), and a Redis filter's BK_EIO /
- * BK_ESERVER. Thread-safety: concurrent bk_add, bk_contains and (counting)
+ * reached, or a cuckoo filter has no room for the key: nothing changed;
+ * detail in bk_last_error()), and a Redis filter's BK_EIO / BK_ESERVER.
+ * Thread-safety: concurrent bk_add, bk_contains and (counting, cuckoo)
  * bk_remove are safe on every variant. standard: lock-free (atomic OR);
  * scalable: lookups lock-free, adds share a read lock, growth is exclusive;
- * counting: an internal read-write lock (writers one at a time, lookups
- * shared); window: adds and lookups share a read lock, a new span's
+ * counting and cuckoo: an internal read-write lock (writers one at a time,
+ * lookups shared); window: adds and lookups share a read lock, a new span's
  * generation is made under its write lock. The answer is exact under races:
  * of several threads adding the same new key at once, at most one is told 1
- * (one exactly, barring a false positive; counting: exactly one). A caller
+ * (one exactly, barring a false positive; counting, cuckoo: exactly one). A caller
  * that never adds from two threads at once can say so (bk_set_single_writer)
  * for faster adds. */
 BK_API int bk_add(bk_filter *f, const void *key, size_t len);
@@ -495,6 +511,20 @@ BK_API int bk_add(bk_filter *f, const void *key, size_t len);
  * negatives). Errors: BK_EINVAL (f NULL). Not concurrent with any other
  * call on f. */
 BK_API int bk_set_single_writer(bk_filter *f, int on);
+
+/* For callers that ask "first sight?" of every key they meet (the
+ * command's dedup, a crawler's duplicate filter): on = 1 makes an add of a
+ * key the filter reports present change nothing and return 0, so each key
+ * is held once. Only the variants that remove behave otherwise without it:
+ * a counting filter counts every add (a key seen three times needs three
+ * removals) and a cuckoo filter keeps a copy of its fingerprint per add
+ * (repeats fill its buckets); with it they hold a set, and one removal
+ * takes a key out. The price: a key that reads present by a false positive
+ * is not added, and removing the key it collided with makes it read absent
+ * (for callers that do not remove, nothing). on = 0 restores the default.
+ * Errors: BK_EINVAL (f NULL), BK_ENOTSUP (on = 1 for a filter kept in
+ * Redis). Not concurrent with any other call on f. */
+BK_API int bk_set_add_once(bk_filter *f, int on);
 
 /* Query a key: 1 maybe present, 0 definitely absent, BK_EINVAL for f NULL or
  * key NULL with len > 0 (so test `== 1`, not truthiness, if errors matter).
@@ -585,17 +615,21 @@ BK_API int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys,
 BK_API int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *const *keys,
                                 const size_t *lens, size_t n, int *results);
 
-/* Remove one occurrence of a key (counting only). BK_OK, BK_ENOTFOUND (some
- * probed counter is zero: the key was never added; nothing changes),
- * BK_ENOTSUP (standard, scalable, window), BK_EINVAL, BK_EREADONLY (mapped
+/* Remove one occurrence of a key (the variants that remove:
+ * bk_variant_removes, counting and cuckoo). BK_OK, BK_ENOTFOUND (counting:
+ * some probed counter is zero; cuckoo: neither bucket holds its
+ * fingerprint: the key was never added; nothing changes), BK_ENOTSUP
+ * (standard, scalable, window), BK_EINVAL, BK_EREADONLY (mapped
  * read-only), and a Redis filter's BK_EIO / BK_ESERVER. Saturated counters (15) are
  * sticky and never decremented, so overflow never causes a false negative,
- * and no counter ever goes below zero. But removing a key that was never
- * added and that the filter reports present (a false positive, at the
- * filter's rate) succeeds, and decrements counters that other keys set: a
- * key that was added may then read absent. Remove only keys you added
- * (measured: 20,000 removals of never-added keys from a filter of 1,000
- * took out the 137 false positives and made 512 added keys absent).
+ * and no counter ever goes below zero; a cuckoo filter's key whose two
+ * buckets hold only its fingerprint is sticky the same way. But removing a
+ * key that was never added and that the filter reports present (a false
+ * positive, at the filter's rate) succeeds, and decrements counters (takes
+ * a fingerprint copy) that other keys set: a key that was added may then
+ * read absent. Remove only keys you added (measured: 20,000 removals of
+ * never-added keys from a counting filter of 1,000 took out the 137 false
+ * positives and made 512 added keys absent).
  * Concurrent with bk_add/bk_contains/bk_remove (the filter's write lock: a
  * removal and its rollback are one step to every other thread). */
 BK_API int bk_remove(bk_filter *f, const void *key, size_t len);
@@ -622,11 +656,13 @@ typedef struct bk_filter_stats {
     const char *hash;        /* bk_hash_name of its hash ("siphash24", ...); static */
     uint64_t capacity;       /* configured n (scalable: total of all slices) */
     double fpr;              /* configured target rate */
-    uint64_t bits;           /* m: bits (counting: counters; scalable: sum) */
+    uint64_t bits;           /* m: bits (counting: counters; cuckoo: slots; scalable: sum) */
     uint64_t bytes;          /* bytes of payload memory */
-    unsigned k;              /* probes per key (scalable: of the newest slice) */
-    uint64_t keys;           /* bk_add calls that reported new (counting: adds - removes) */
-    uint64_t set_bits;       /* bits set (counting: non-zero counters) */
+    unsigned k;              /* probes per key (scalable: of the newest slice; cuckoo: 2,
+                                the buckets a lookup reads) */
+    uint64_t keys;           /* bk_add calls that reported new (counting, cuckoo: adds -
+                                removes) */
+    uint64_t set_bits;       /* bits set (counting: non-zero counters; cuckoo: slots taken) */
     double fill;             /* set_bits / bits */
     double est_cardinality;  /* distinct keys estimated from the fill */
     double est_fpr;          /* current rate estimated from the fill */
@@ -655,13 +691,13 @@ BK_API int bk_stats_sized(const bk_filter *f, bk_filter_stats *st, size_t size);
  * chain one per slice, a window filter the slices of each generation's chain,
  * oldest generation first. */
 typedef struct bk_slice_stats {
-    uint64_t bits;         /* m: bits (counting: counters) */
+    uint64_t bits;         /* m: bits (counting: counters; cuckoo: slots) */
     uint64_t bytes;        /* payload bytes */
     unsigned k;            /* probes per key */
     uint64_t capacity;     /* keys it was sized for */
     double fpr;            /* rate it was sized for */
-    uint64_t keys;         /* adds it took (counting: adds - removes) */
-    uint64_t set_bits;     /* bits set (counting: non-zero counters) */
+    uint64_t keys;         /* adds it took (counting, cuckoo: adds - removes) */
+    uint64_t set_bits;     /* bits set (counting: non-zero counters; cuckoo: slots taken) */
     double fill;           /* set_bits / bits */
     double est_fpr;        /* its own rate, estimated from its fill */
     int64_t span_start_ms; /* window: its keys were added in [span_start_ms, span_end_ms), */
@@ -707,15 +743,16 @@ BK_API int bk_equal(const bk_filter *a, const bk_filter *b);
  * for standard and counting equals a filter built from both key sets.
  * keys becomes the sum of both sides' keys. Errors: BK_EINVAL (NULL),
  * BK_EINCOMPAT (anything differs; nothing changes), BK_EREADONLY (dst mapped
- * read-only), BK_ENOTSUP (a filter in Redis: pull it first). Detail in
- * bk_last_error(). Not concurrent with any other use of
+ * read-only), BK_ENOTSUP (a cuckoo filter, whose union would insert every
+ * key again and could fail part-way; a filter in Redis: pull it first).
+ * Detail in bk_last_error(). Not concurrent with any other use of
  * dst, nor with writers of src. */
 BK_API int bk_merge(bk_filter *dst, const bk_filter *src);
 
 /* Intersection of two standard filters: dst &= src, same compatibility rules
  * and errors as bk_merge. Every key present in both stays present; keys
- * becomes the smaller side's. BK_ENOTSUP for counting, scalable and window
- * filters and for filters in Redis. Detail in bk_last_error(). */
+ * becomes the smaller side's. BK_ENOTSUP for counting, scalable, window and
+ * cuckoo filters and for filters in Redis. Detail in bk_last_error(). */
 BK_API int bk_intersect(bk_filter *dst, const bk_filter *src);
 
 /* ------------------------------------------------------------ persistence -- */

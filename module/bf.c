@@ -173,7 +173,7 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_CloseKey(key);
         return bkm_reply_code(ctx, rc);
     }
-    const int scales = cfg.variant == BK_VARIANT_SCALABLE || cfg.variant == BK_VARIANT_WINDOW;
+    const int scales = bk_variant_grows(cfg.variant);
     static const char *const names[] = {"Capacity", "Size", "Number of filters",
                                         "Number of items inserted", "Expansion rate"};
     static const char *const fields[] = {"CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"};

@@ -62,7 +62,8 @@ int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int
     bk_config cfg;
     bk_get_config(v->f, &cfg);
     const int capped = bf && cfg.variant == BK_VARIANT_STANDARD;
-    const int counts = cfg.variant == BK_VARIANT_COUNTING; /* adds always change counters */
+    /* a variant that removes keeps a count per add: every add changes it */
+    const int counts = bk_variant_removes(cfg.variant);
     const void *keys[BATCH];
     size_t lens[BATCH];
     int first = BK_OK;

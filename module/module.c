@@ -152,7 +152,7 @@ int bkm_create(RedisModuleKey *key, const bk_config *want, bkm_value **out, char
     *out = NULL;
     bk_config cfg = *want;
     /* a growing filter stops at MAX_BYTES; a fixed one is refused above it */
-    if ((cfg.variant == BK_VARIANT_SCALABLE || cfg.variant == BK_VARIANT_WINDOW) &&
+    if (bk_variant_grows(cfg.variant) &&
         (cfg.max_bytes == 0 || cfg.max_bytes > bkm_conf.max_bytes) && !bkm_replaying)
         cfg.max_bytes = bkm_conf.max_bytes;
     bk_plan plan;

@@ -46,8 +46,7 @@ int bkm_image_load(const void *buf, size_t len, int64_t saved_ms, uint64_t max_b
     }
     bk_config cfg;
     bk_get_config(f, &cfg);
-    if (max_bytes != UINT64_MAX &&
-        (cfg.variant == BK_VARIANT_SCALABLE || cfg.variant == BK_VARIANT_WINDOW) &&
+    if (max_bytes != UINT64_MAX && bk_variant_grows(cfg.variant) &&
         (cfg.max_bytes == 0 || cfg.max_bytes > max_bytes)) {
         /* it would grow past the limit on a later add: say so now */
         snprintf(err, errlen,

@@ -1,8 +1,18 @@
 /*
  * main.c - runs every suite. Select with Check's own variables:
  * CK_RUN_SUITE=counting, CK_RUN_CASE=..., CK_FORK=no, CK_VERBOSITY=verbose.
+ *
+ * Every random draw of a run comes from one seed, BK_TEST_SEED (drawn from
+ * the clock when not given), set here before any test process is forked and
+ * printed; after the run each failure is printed with the command that
+ * replays it: the seed, its suite and its case.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "suites.h"
 
@@ -12,13 +22,55 @@ typedef Suite *(*suite_fn)(void);
 static const suite_fn all_suites[] = {BK_SUITES(BK_SUITE_ENTRY_)};
 #undef BK_SUITE_ENTRY_
 
-int main(void)
+/* The run's seed: BK_TEST_SEED as given, or one drawn and exported. */
+static unsigned long long run_seed(void)
 {
+    const char *env = getenv("BK_TEST_SEED");
+    if (env && *env)
+        return strtoull(env, NULL, 0);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const unsigned long long seed =
+        ((unsigned long long)ts.tv_sec * 1000000007ULL ^ (unsigned long long)ts.tv_nsec ^
+         (unsigned long long)getpid() << 32) &
+        0xffffffffffffULL; /* short enough to type */
+    char text[32];
+    snprintf(text, sizeof text, "%llu", seed);
+    setenv("BK_TEST_SEED", text, 1);
+    return seed;
+}
+
+/* "CK_RUN_SUITE=NAME " for a failure in tests/test_NAME.c, which holds
+ * suite NAME; "" for one in a shared helper (its case name selects it). */
+static const char *suite_of(const char *file, char *buf, size_t len)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    buf[0] = '\0';
+    if (strncmp(base, "test_", 5) == 0)
+        snprintf(buf, len, "CK_RUN_SUITE=%.*s ", (int)strcspn(base + 5, "."), base + 5);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    const unsigned long long seed = run_seed();
+    fprintf(stderr, "tests: seed %llu (BK_TEST_SEED=%llu replays this run)\n", seed, seed);
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof all_suites / sizeof *all_suites; i++)
         srunner_add_suite(sr, all_suites[i]());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);
+    TestResult **results = failed ? srunner_failures(sr) : NULL;
+    for (int i = 0; i < failed && results; i++) {
+        char suite[64];
+        fprintf(stderr, "replay %s:%d: BK_TEST_SEED=%llu %sCK_RUN_CASE=%s %s\n",
+                tr_lfile(results[i]), tr_lno(results[i]), seed,
+                suite_of(tr_lfile(results[i]), suite, sizeof suite), tr_tcname(results[i]),
+                argv[0]);
+    }
+    free(results);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -33,6 +33,7 @@
     X(bound) \
     X(writers) \
     X(window) \
+    X(cuckoo) \
     X(pinned) \
     X(url) \
     X(errors)

@@ -927,6 +927,61 @@ START_TEST(key_from_file_or_environment)
 }
 END_TEST
 
+/* A cuckoo filter through the command: made, added to, checked, removed
+ * from, shown; dedup holds each line once (its copies would fill a table:
+ * 50,000 lines of 5,000 distinct into a table for 5,000); plan --compare
+ * lists every variant with what it costs. */
+START_TEST(a_cuckoo_filter_through_the_command)
+{
+    char *f = in_dir("c.bkf");
+    expect_code(
+        RUN(NULL, "create", f, "--variant", "cuckoo", "--capacity", "1000", "--fpr", "0.001"), 0,
+        "create cuckoo");
+    expect_code(RUN("a\nb\nc\n", "add", f), 0, "add");
+    run_result r = RUN("a\nb\nzz\n", "check", f);
+    ck_assert_str_eq(r.out, "a\nb\n");
+    done(&r);
+    expect_code(RUN("a\n", "remove", f), 0, "remove a");
+    r = RUN("a\nb\n", "check", f);
+    ck_assert_str_eq(r.out, "b\n");
+    done(&r);
+    r = RUN(NULL, "info", f);
+    ck_assert_msg(strstr(r.out, "variant       cuckoo") && strstr(r.out, "-bit fingerprints"), "%s",
+                  r.out);
+    done(&r);
+    expect_code(RUN(NULL, "create", in_dir("s.bkf")), 0, "create standard");
+    r = RUN("a\n", "remove", in_dir("s.bkf"));
+    ck_assert_msg(strstr(r.err, "only counting or cuckoo filters can"), "%s", r.err);
+    expect_code(r, 2, "remove from standard");
+    /* dedup: every line once, its state a set */
+    char *lines = malloc(50000 * 12), *at = lines;
+    ck_assert_ptr_nonnull(lines);
+    for (int i = 0; i < 50000; i++)
+        at += sprintf(at, "l%d\n", i % 5000);
+    char *state = in_dir("d.bkf");
+    r = RUN(lines, "dedup", "--state", state, "--config", "variant=cuckoo capacity=5000 fpr=0.001");
+    ck_assert_msg(r.code == 0, "dedup: %s", r.err);
+    size_t out_lines = 0;
+    for (const char *p = r.out; *p; p++)
+        out_lines += *p == '\n';
+    ck_assert_uint_le(out_lines, 5000);
+    ck_assert_uint_ge(out_lines, 4980); /* false positives at 0.1% */
+    done(&r);
+    free(lines);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load(state, &g), BK_OK);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(g, &st), BK_OK);
+    ck_assert_uint_eq(st.keys, out_lines); /* a copy per line printed, none per repeat */
+    bk_free(g);
+    r = RUN(NULL, "plan", "--capacity", "1000000", "--fpr", "0.01", "--compare");
+    ck_assert_int_eq(r.code, 0);
+    for (unsigned v = 0; v < tu_nvariants(); v++)
+        ck_assert_msg(strstr(r.out, tu_variant(v)), "plan --compare lacks %s", tu_variant(v));
+    done(&r);
+}
+END_TEST
+
 /* roff of config key i's entry in the man page (its option, help and
  * values, as the key table has them), appended to out. 0 past the last. */
 static int man_key_entry(unsigned i, char *out, size_t cap)
@@ -1024,6 +1079,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, progress_only_when_asked_or_on_a_terminal);
     tcase_add_test(tc, options_are_values_never_config_text);
     tcase_add_test(tc, key_from_file_or_environment);
+    tcase_add_test(tc, a_cuckoo_filter_through_the_command);
     /* a case of its own: make man runs it alone */
     TCase *man = tcase_create("man");
     tcase_set_timeout(man, BK_TEST_TIMEOUT);

@@ -90,7 +90,7 @@ START_TEST(bad_values_are_rejected_with_key_and_range)
     expect_bad("tightening=0.05", "tightening", "[0.1, 0.95]");
     expect_bad("tightening=1", "tightening", "[0.1, 0.95]");
     expect_bad("hash=md5", "hash", "siphash24, siphash13");
-    expect_bad("variant=cuckoo", "variant", "standard, counting, scalable");
+    expect_bad("variant=quotient", "variant", "standard, counting, scalable, window, cuckoo");
     expect_bad("variant=Standard", "variant", "standard, counting, scalable");
     expect_bad("key=0011", "key", "32 hexadecimal digits");
     expect_bad("key=000102030405060708090a0b0c0d0e0g", "key", "32 hexadecimal digits");

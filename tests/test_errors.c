@@ -64,6 +64,10 @@ static int call_remove_absent(void)
 {
     return bk_remove(g_cnt, "never added", 11);
 }
+static int call_set_add_once(void)
+{
+    return bk_set_add_once(NULL, 1);
+}
 static int call_set_single_writer(void)
 {
     return bk_set_single_writer(NULL, 1);
@@ -179,6 +183,13 @@ static int call_config_format(void)
 {
     char buf[8];
     return bk_config_format(NULL, 0, buf, sizeof buf);
+}
+static int call_config_resolve(void)
+{
+    bk_config c;
+    bk_config_init(&c);
+    c.fpr = -1; /* invalid */
+    return bk_config_resolve(&c, &c);
 }
 static int call_config_get(void)
 {
@@ -302,6 +313,7 @@ static const struct row {
     {"bk_remove", call_remove, "cannot remove"},
     {"bk_remove", call_remove_absent, "not in the filter"},
     {"bk_set_single_writer", call_set_single_writer, "single_writer"},
+    {"bk_set_add_once", call_set_add_once, "add_once"},
     {"bk_clear", call_clear, "clear"},
     {"bk_expire", call_expire, "expire"},
     {"bk_add_batch", call_add_batch, "key 0"},
@@ -326,6 +338,7 @@ static const struct row {
     {"bk_config_set", call_config_set, "no_such_key"},
     {"bk_config_format", call_config_format, "config_format"},
     {"bk_config_get", call_config_get, "no_such_key"},
+    {"bk_config_resolve", call_config_resolve, "fpr"},
     {"bk_url_canonical", call_url_canonical, "output"},
     {"bk_set_allocator", call_set_allocator, "allocator"},
     {"bk_set_allocator_zeroed", call_set_allocator_zeroed, "allocator"},
@@ -348,9 +361,9 @@ static const struct row {
 };
 
 /* Public functions that return int but cannot fail: they answer 0 or 1
- * (bk_config_text_sets, bk_variant_removes, bk_workers_help). */
+ * (bk_config_text_sets, bk_variant_removes, bk_variant_grows, bk_workers_help). */
 static const char *const never_fail[] = {"bk_config_text_sets", "bk_variant_removes",
-                                         "bk_workers_help"};
+                                         "bk_variant_grows", "bk_workers_help"};
 
 /* Leave a detail that no call of the table would write. */
 static void fail_unrelated(void)

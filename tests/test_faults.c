@@ -43,7 +43,8 @@ static const char *config_of(int i, char *buf, size_t cap)
 {
     const char *timed = " window=30s generations=3";
     bk_config c;
-    snprintf(buf, cap, "variant=%s capacity=300 fpr=0.01 layout=%s%s", tu_variant((unsigned)i),
+    snprintf(buf, cap, "variant=%s capacity=%llu fpr=0.01 layout=%s%s", tu_variant((unsigned)i),
+             (unsigned long long)tu_capacity_for((unsigned)i, 300, 2000),
              i % 2 ? "blocked" : "classic", timed);
     if (bk_config_parse(&c, buf, NULL, 0) != BK_OK) /* a key of another variant */
         buf[strlen(buf) - strlen(timed)] = '\0';

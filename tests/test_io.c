@@ -18,7 +18,8 @@
 static bk_filter *small_filter(unsigned v)
 {
     char key[32];
-    bk_filter *f = tu_filterf("variant=%s capacity=40 fpr=0.05", tu_variant(v));
+    bk_filter *f = tu_filterf("variant=%s capacity=%llu fpr=0.05", tu_variant(v),
+                              (unsigned long long)tu_capacity_for(v, 40, 400));
     for (uint64_t i = 0; i < 150; i++)
         ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "s", i)), 0);
     for (int i = 0; i < 16; i++)

@@ -45,7 +45,7 @@ static void teardown(void)
 START_TEST(readonly_mapping_answers_and_refuses_writes)
 {
     char cfgs[16][TU_CFG_MAX];
-    const size_t ncfgs = tu_every_variant(cfgs, 16, "capacity=1000");
+    const size_t ncfgs = tu_every_variant(cfgs, 16, 1000, 3000, "");
     for (size_t v = 0; v < ncfgs; v++) {
         bk_filter *f = tu_filter(cfgs[v]), *g = NULL;
         char key[32];

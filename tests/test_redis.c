@@ -1342,6 +1342,32 @@ START_TEST(metadata_of_formats_2_and_3_still_opens)
 }
 END_TEST
 
+/* The Lua mode keeps the variants it has scripts for: a cuckoo filter is
+ * refused by name, pointing to the module, and nothing is created. */
+START_TEST(lua_mode_refuses_a_variant_it_has_no_scripts_for)
+{
+    char url[256], err[512];
+    test_redis_url(&srv, "luack", NULL, url, sizeof url);
+    bk_filter *f = (bk_filter *)url;
+    ck_assert_int_eq(bk_redis_open_config(url, "variant=cuckoo capacity=1000", err, sizeof err, &f),
+                     BK_ENOTSUP);
+    ck_assert_ptr_null(f);
+    ck_assert_msg(strstr(err, "variant=cuckoo") && strstr(err, "module"), "%s", err);
+    ck_assert_str_eq(bk_last_error(), err);
+    bk_config c;
+    ck_assert_int_eq(bk_config_parse(&c, "variant=cuckoo", NULL, 0), BK_OK);
+    ck_assert_int_eq(bk_redis_open(url, &c, &f), BK_ENOTSUP);
+    redisContext *rc = admin();
+    redisReply *r = redisCommand(rc, "KEYS luack*");
+    ck_assert_uint_eq(r->elements, 0);
+    freeReplyObject(r);
+    redisFree(rc);
+    bk_filter *local = tu_filter("variant=cuckoo capacity=100");
+    ck_assert_int_eq(bk_redis_push(local, url), BK_ENOTSUP);
+    bk_free(local);
+}
+END_TEST
+
 /* A writer that races `drop` fails (nothing written, the error says the
  * filter was dropped) instead of making half a filter that nothing can open
  * or drop; every variant, and a standard filter over several blocks. */
@@ -1876,6 +1902,7 @@ Suite *redis_suite(void)
     tcase_add_loop_test(tc, dedup_prints_every_confirmed_line_before_an_error, 0, 2);
     tcase_add_test(tc, creation_writes_nothing_and_drop_clears_a_stuck_name);
     tcase_add_test(tc, metadata_of_formats_2_and_3_still_opens);
+    tcase_add_test(tc, lua_mode_refuses_a_variant_it_has_no_scripts_for);
     tcase_add_test(tc, drop_racing_a_writer_leaves_nothing_behind);
     tcase_add_test(tc, a_window_from_a_server_clock_ahead_is_redated);
     tcase_add_test(tc, a_restarting_server_is_waited_for);

@@ -1,6 +1,6 @@
 /*
- * testutil.h - helpers shared by the Check suites: a seeded PRNG (seed printed
- * so a failure can be replayed with BK_TEST_SEED=...), key generators, and a
+ * testutil.h - helpers shared by the Check suites: a seeded PRNG (one seed a
+ * run, printed, and BK_TEST_SEED=... replays it), key generators, and a
  * filter constructor that fails the test on error.
  */
 #ifndef BK_TESTUTIL_H
@@ -69,22 +69,19 @@ static inline bk_allocator tu_failing_allocator(long fail_at)
     return a;
 }
 
-/* The seed of this test: BK_TEST_SEED, else drawn from the clock once per
- * process (Check runs each test in a process of its own), so that every
- * draw of a test (its keys, and the hash keys tu_filter gives filters made
- * without one) replays from the one value printed with the test's name. */
+/* The seed of this run: BK_TEST_SEED, which main.c sets once for the whole
+ * run (drawn from the clock unless given) before any test process starts,
+ * so that every draw of every test (its keys, and the hash keys tu_filter
+ * gives filters made without one) replays from that one value; main.c
+ * prints it, and for each failure the command that replays it. what names
+ * the draw in a verbose run (CK_VERBOSITY=verbose). */
 static inline uint64_t tu_seed(const char *what)
 {
-    static uint64_t drawn;
-    static int have;
     const char *env = getenv("BK_TEST_SEED");
-    if (!have) {
-        drawn = (uint64_t)time(NULL) ^ (uint64_t)clock() ^ (uint64_t)getpid() << 32;
-        have = 1;
-    }
-    const uint64_t seed = env ? strtoull(env, NULL, 0) : drawn;
-    fprintf(stderr, "[%s] seed %llu (replay with BK_TEST_SEED=%llu)\n", what,
-            (unsigned long long)seed, (unsigned long long)seed);
+    const uint64_t seed = env ? strtoull(env, NULL, 0) : 0;
+    const char *verbosity = getenv("CK_VERBOSITY");
+    if (verbosity && strcmp(verbosity, "verbose") == 0)
+        fprintf(stderr, "[%s] seed %llu\n", what, (unsigned long long)seed);
     return seed;
 }
 
@@ -122,16 +119,47 @@ static inline const char *tu_variant(unsigned v)
     return bk_variant_name((bk_variant)v);
 }
 
-/* The config texts "variant=V layout=L <rest>" of every variant in both
- * layouts, into cfgs (room for max): how many. */
+/* 1 when filters of variant v refuse adds (BK_EFULL) once they hold their
+ * capacity, found by trying (a filter of capacity 1 given 64 keys): such a
+ * variant (cuckoo) cannot be overloaded the way a Bloom array can. */
+static inline int tu_variant_bounded(unsigned v)
+{
+    char text[64], key[16];
+    bk_config c;
+    bk_filter *f = NULL;
+    snprintf(text, sizeof text, "variant=%s capacity=1", tu_variant(v));
+    int full = 0;
+    if (bk_config_parse(&c, text, NULL, 0) == BK_OK && bk_new(&c, &f) == BK_OK)
+        for (int i = 0; i < 64 && !full; i++)
+            full = bk_add(f, key, (size_t)snprintf(key, sizeof key, "%d", i)) == BK_EFULL;
+    bk_free(f);
+    return full;
+}
+
+/* The capacity a test that makes `keys` adds gives variant v: its own
+ * `capacity` (an array it overloads, a chain it makes grow), or, for a
+ * bounded variant, room for every add four times over: a cuckoo table
+ * keeps a copy per add, and the copies of one key share its two buckets,
+ * so adds that repeat keys (the batch tests repeat each about twice) fill
+ * it at about a third of its slots (docs/design.md, "The cuckoo filter"). */
+static inline uint64_t tu_capacity_for(unsigned v, uint64_t capacity, uint64_t keys)
+{
+    return tu_variant_bounded(v) && capacity < 4 * keys ? 4 * keys : capacity;
+}
+
+/* The config texts "variant=V layout=L capacity=C <rest>" of every variant
+ * in both layouts, into cfgs (room for max), for a test that adds `keys`
+ * keys (C: tu_capacity_for): how many. */
 #define TU_CFG_MAX 160
-static inline size_t tu_every_variant(char cfgs[][TU_CFG_MAX], size_t max, const char *rest)
+static inline size_t tu_every_variant(char cfgs[][TU_CFG_MAX], size_t max, uint64_t capacity,
+                                      uint64_t keys, const char *rest)
 {
     size_t n = 0;
     for (unsigned v = 0; v < tu_nvariants(); v++)
         for (int blocked = 0; blocked < 2 && n < max; blocked++)
-            snprintf(cfgs[n++], TU_CFG_MAX, "variant=%s layout=%s %s", tu_variant(v),
-                     blocked ? "blocked" : "classic", rest);
+            snprintf(cfgs[n++], TU_CFG_MAX, "variant=%s layout=%s capacity=%llu %s", tu_variant(v),
+                     blocked ? "blocked" : "classic",
+                     (unsigned long long)tu_capacity_for(v, capacity, keys), rest);
     return n;
 }
 

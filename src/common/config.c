@@ -33,7 +33,7 @@
 /* Longest piece of an offending value quoted back in an error message. */
 #define QUOTE_MAX 40
 
-static const char *const variant_names[] = {"standard", "counting", "scalable", "window"};
+static const char *const variant_names[] = {"standard", "counting", "scalable", "window", "cuckoo"};
 static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3"};
 static const char *const layout_names[] = {"classic", "blocked"};
 #define NAMES(list) (list), sizeof(list) / sizeof *(list)
@@ -76,7 +76,7 @@ typedef struct key_desc {
 static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
      "the filter: standard, counting (4-bit counters, removal), scalable (grows), window "
-     "(forgets keys after a time)",
+     "(forgets keys after a time), cuckoo (removal in a quarter of counting's memory)",
      0, 0},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
      "an integer in 1 .. 2^48 (281474976710656)", "1000000",
@@ -116,6 +116,14 @@ static const key_desc keys[] = {
      "0 (the best k for bits and capacity) or an integer in 1 .. 2048", "0",
      "standard, counting: with bits, k pinned, the probes per key",
      ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING), 0},
+    /* cuckoo (src/cuckoo): the table's shape, chosen from fpr unless given */
+    {"fingerprint", K_COUNT, MORE(0), NULL, 0, 0, 32, 0,
+     "0 (chosen from fpr and bucket) or an integer in 1 .. 32", "0",
+     "cuckoo: bits of a key's fingerprint; each bit more halves the rate", ONLY(BK_VARIANT_CUCKOO),
+     KEY_AUTO},
+    {"bucket", K_COUNT, MORE(1), NULL, 0, 0, 8, 0, "0 (chosen from fpr) or an integer in 1 .. 8",
+     "0", "cuckoo: fingerprints a bucket holds; each key has two buckets", ONLY(BK_VARIANT_CUCKOO),
+     KEY_AUTO},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
 
@@ -830,6 +838,16 @@ int bk_config_get(const bk_config *cfg, const char *key, char *buf, size_t bufle
     format_value(cfg, k, 1, v, sizeof v); /* no key: the empty text */
     const int n = snprintf(buf, buflen, "%s", v);
     return n;
+}
+
+int bk_config_put(bk_config *cfg, const char *key, uint64_t value)
+{
+    const key_desc *k = key_named(key);
+    if (!k || k->kind == K_NAME || k->kind == K_REAL || k->kind == K_HEX ||
+        !in_range(k, (double)value))
+        return BK_EINVAL;
+    *count_at(cfg, k) = value;
+    return BK_OK;
 }
 
 size_t bk_config_key_offset(unsigned i)

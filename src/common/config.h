@@ -17,6 +17,9 @@ BK_INTERNAL int bk_config_validate(const bk_config *c, char *err, size_t errlen)
  * one of another kind): how a variant reads its own keys that have no field
  * of their own (bk_config.more). */
 uint64_t bk_config_count(const bk_config *c, const char *key);
+/* Set such a key of c to value: BK_OK, or BK_EINVAL (an unknown key, one of
+ * another kind, a value out of its range; c unchanged). */
+int bk_config_put(bk_config *c, const char *key, uint64_t value);
 
 /* Where key i of the table keeps its value: its offset in bk_config
  * ((size_t)-1 past the last key). For the test that no two keys share one. */

@@ -62,8 +62,28 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
         return BK_ESYS;
     }
     bk_filter_base_init(f, ops, cfg, a);
+    f->rwlock = lock ? (char *)f + lock : NULL;
     memcpy(out, &f, sizeof f); /* NOLINT: out is the address of the caller's pointer */
     return BK_OK;
+}
+
+int bk_write_locked(bk_filter *f, int (*op)(bk_filter *, const bk_hash *), const bk_hash *h)
+{
+    pthread_rwlock_t *lock = f->rwlock;
+    pthread_rwlock_wrlock(lock);
+    const int rc = op(f, h);
+    pthread_rwlock_unlock(lock);
+    return rc;
+}
+
+int bk_read_locked(const bk_filter *f, int (*op)(const bk_filter *, const bk_hash *),
+                   const bk_hash *h)
+{
+    pthread_rwlock_t *lock = f->rwlock;
+    pthread_rwlock_rdlock(lock);
+    const int rc = op(f, h);
+    pthread_rwlock_unlock(lock);
+    return rc;
 }
 
 int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays)
@@ -161,7 +181,7 @@ static inline int one_key(bk_filter *f, int op, const void *key, size_t len, con
     } else {
         bk_hash h;
         bk_filter_hash(f, key, len, &h);
-        rc = op == BK_KEYS_ADD        ? f->ops->add(f, &h)
+        rc = op == BK_KEYS_ADD        ? bk_filter_add(f, &h)
              : op == BK_KEYS_CONTAINS ? f->ops->contains(f, &h)
                                       : f->ops->remove(f, &h);
     }
@@ -179,6 +199,18 @@ int bk_set_single_writer(bk_filter *f, int on)
     if (!f)
         return bk_fail(BK_EINVAL, "set_single_writer: no filter");
     f->single_writer = on != 0;
+    return BK_OK;
+}
+
+int bk_set_add_once(bk_filter *f, int on)
+{
+    if (!f)
+        return bk_fail(BK_EINVAL, "set_add_once: no filter");
+    if (on && f->ops->store != BK_STORE_MEMORY)
+        return bk_fail(BK_ENOTSUP,
+                       "set_add_once: a filter kept in Redis adds as its server does (pull it "
+                       "for a local copy)");
+    f->add_once = on != 0;
     return BK_OK;
 }
 
@@ -340,8 +372,8 @@ int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *out)
         return BK_EINVAL; /* validate said which key, and why */
     if (!cfg->bits)
         return bk_fail(BK_EINVAL, "plan_capacity: the config pins no bits (bits=...)");
-    const unsigned cell_bits = bk_variant_for(cfg->variant)->cell_bits;
-    const unsigned block = bk_block_cells(cfg->layout, cell_bits);
+    const bk_cells cells = bk_variant_for(cfg->variant)->cells(cfg);
+    const unsigned cell_bits = cells.bits, block = cells.block;
     bk_config fit = *cfg;
     fit.hashes = 0; /* the best k for the keys found */
     int rc = bk_capacity_fit(cfg->bits, cfg->fpr, block, &fit.capacity);
@@ -356,6 +388,27 @@ int bk_variant_removes(bk_variant v)
 {
     const bk_variant_desc *d = bk_variant_for(v);
     return d && bk_desc_removes(d);
+}
+
+int bk_variant_grows(bk_variant v)
+{
+    const bk_variant_desc *d = bk_variant_for(v);
+    return d && d->max_slices > 1;
+}
+
+int bk_config_resolve(const bk_config *cfg, bk_config *out)
+{
+    bk_call_begin();
+    if (!cfg || !out)
+        return bk_fail(BK_EINVAL, "config_resolve: no config or no result pointer");
+    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
+        return BK_EINVAL; /* validate said which key, and why */
+    bk_config c = *cfg;
+    const bk_variant_desc *d = bk_variant_for(c.variant);
+    const int rc = d->resolve ? d->resolve(&c) : BK_OK;
+    if (rc == BK_OK)
+        *out = c;
+    return bk_done(rc, "config_resolve");
 }
 
 int bk_copy(const bk_filter *f, bk_filter **out)

@@ -28,6 +28,7 @@
 #include "bloomkit.h"
 #include "../common/hash.h"
 #include "../common/siphash.h"
+#include "../common/sizing.h"
 
 /* One bit or counter array of a filter, as persistence and merging see it.
  * Standard and counting filters have one slice, scalable filters one per link
@@ -195,7 +196,10 @@ struct bk_filter {
     bk_hashkey hkey;     /* cfg.key as each hash takes it */
     int readonly;        /* mapped read-only: every mutation is refused */
     int single_writer;   /* bk_set_single_writer: writing calls never overlap */
+    int add_once;        /* bk_set_add_once: an add of a key present changes nothing */
     bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
+    void *rwlock;        /* the pthread_rwlock_t bk_filter_new set up in the variant's
+                          * struct (bk_write_locked, bk_read_locked), or NULL */
     /* window: the last re-dating (bk_filter_stats.redated_from_ms, _to_ms) */
     _Atomic int64_t redate_from_ms, redate_to_ms;
 };
@@ -219,6 +223,20 @@ static inline void bk_filter_hash_keys(const bk_filter *f, const void *const *ke
     bk_hash_keys(f->cfg.hash, &f->hkey, keys, lens, n, hs);
 }
 
+/* Add one digest to f as its mode says: with bk_set_add_once, a key f
+ * reports present changes nothing (0). Only the variants that remove keep
+ * a count per add (the others' add of a present key changes nothing
+ * anyway), so only they look first. */
+static inline int bk_filter_add(bk_filter *f, const bk_hash *h)
+{
+    if (f->add_once && f->ops->remove) {
+        const int present = f->ops->contains(f, h);
+        if (present != 0)
+            return present < 0 ? present : 0;
+    }
+    return f->ops->add(f, h);
+}
+
 /* Set up the base part of a variant's struct. */
 static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, const bk_config *cfg,
                                        const bk_allocator *a)
@@ -229,6 +247,8 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     bk_hashkey_init(&f->hkey, cfg->key);
     f->readonly = 0;
     f->single_writer = 0;
+    f->add_once = 0;
+    f->rwlock = NULL;
     f->mapping = NULL;
     atomic_init(&f->redate_from_ms, 0);
     atomic_init(&f->redate_to_ms, 0);
@@ -266,6 +286,13 @@ BK_INTERNAL void bk_budget_count(bk_budget *b, uint64_t n);
  * step of every constructor. */
 BK_INTERNAL int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops,
                               const bk_config *cfg, const bk_allocator *a, void *out);
+
+/* For a variant whose writers take turns on the read-write lock
+ * bk_filter_new set up in its struct (counting, cuckoo): op under the write
+ * lock, or under the read lock (lookups share it). */
+int bk_write_locked(bk_filter *f, int (*op)(bk_filter *, const bk_hash *), const bk_hash *h);
+int bk_read_locked(const bk_filter *f, int (*op)(const bk_filter *, const bk_hash *),
+                   const bk_hash *h);
 
 /* slice_count of a variant that is one array (standard, counting). */
 static inline uint32_t bk_one_slice(const bk_filter *f)
@@ -312,6 +339,24 @@ typedef struct bk_slice_estimate {
 typedef void (*bk_slice_estimate_fn)(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
                                      bk_slice_estimate *out);
 
+/* The cells of a variant's payload, as its configuration gives them: bits
+ * per cell (packed most significant bit first, as Redis's BITFIELD reads
+ * them), and for a layout that keeps a key's cells within 64-byte lines,
+ * the cells a line holds (0: none; a line is then whole cells followed by
+ * zero bits up to its 512, docs/file-format.md). */
+typedef struct bk_cells {
+    unsigned bits;
+    unsigned block;
+} bk_cells;
+
+/* The cells of a Bloom variant's arrays: bits cells, in 64-byte blocks
+ * when cfg's layout is blocked. */
+static inline bk_cells bk_bloom_cells(const bk_config *cfg, unsigned bits)
+{
+    const bk_cells c = {bits, bk_block_cells(cfg->layout, bits)};
+    return c;
+}
+
 /* A Bloom filter's slice by the Bloom formulas (src/common/sizing.c): the
  * estimate of every variant whose slices are bit or counter arrays probed k
  * times. */
@@ -322,15 +367,21 @@ BK_INTERNAL void bk_bloom_estimate(const bk_config *cfg, const bk_slice_view *v,
  * (src/core/registry.c) lists it: everything the rest of the library knows of
  * it. */
 typedef struct bk_variant_desc {
-    bk_variant variant;            /* its number (its name is the config table's:
-                                    * bk_variant_name) */
-    const bk_filter_ops *ops;      /* its in-memory operations */
-    bk_filter_create_fn create;    /* empty, from a validated config */
-    bk_filter_adopt_fn adopt;      /* over existing payloads (src/io) */
-    bk_filter_plan_fn plan;        /* bk_plan_config */
-    bk_slice_estimate_fn estimate; /* bk_stats' per-slice figures */
-    uint32_t max_slices;           /* 1, or the limit of a chain */
-    unsigned cell_bits;            /* bits per cell of the payload: 1 (bits) or 4 (counters) */
+    bk_variant variant;                      /* its number (its name is the config table's:
+                                              * bk_variant_name) */
+    const bk_filter_ops *ops;                /* its in-memory operations */
+    bk_filter_create_fn create;              /* empty, from a validated config */
+    bk_filter_adopt_fn adopt;                /* over existing payloads (src/io) */
+    bk_filter_plan_fn plan;                  /* bk_plan_config */
+    bk_slice_estimate_fn estimate;           /* bk_stats' per-slice figures */
+    uint32_t max_slices;                     /* 1, or the limit of a chain */
+    bk_cells (*cells)(const bk_config *cfg); /* its payload's cells */
+    /* Optional: record in *cfg what the filter chooses for it, the keys
+     * left at 0 that mean "the filter chooses" (cuckoo: fingerprint and
+     * bucket); the configuration create then keeps (bk_config_resolve).
+     * BK_OK or an error of cfg's (BK_ECONFIG, BK_ERANGE: detail set). NULL:
+     * nothing to choose. */
+    int (*resolve)(bk_config *cfg);
     /* Optional: the capacity bk_stats reports, when it is not the sum of
      * the slices' (a window reports the capacity of one window). */
     uint64_t (*capacity)(const bk_filter *f, uint64_t slices_sum);

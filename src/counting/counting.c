@@ -207,51 +207,35 @@ static int merge_unlocked(bk_filter *dst, const bk_filter *src)
 
 /* --- the locked entry points ------------------------------------------- */
 
-static pthread_rwlock_t *lock_of(const bk_filter *f)
-{
-    return &((bk_counting *)f)->lock;
-}
-
-/* Run a writer (add, remove, clear) under the exclusive lock. */
-static int write_locked(bk_filter *f, int (*op)(bk_filter *, const bk_hash *), const bk_hash *h)
-{
-    pthread_rwlock_wrlock(lock_of(f));
-    const int rc = op(f, h);
-    pthread_rwlock_unlock(lock_of(f));
-    return rc;
-}
-
 static int cnt_add(bk_filter *f, const bk_hash *h)
 {
-    return write_locked(f, add_unlocked, h);
+    return bk_write_locked(f, add_unlocked, h);
 }
 
 static int cnt_remove(bk_filter *f, const bk_hash *h)
 {
-    return write_locked(f, remove_unlocked, h);
+    return bk_write_locked(f, remove_unlocked, h);
 }
 
 static int cnt_contains(const bk_filter *f, const bk_hash *h)
 {
-    pthread_rwlock_rdlock(lock_of(f));
-    const int rc = contains_unlocked(f, h);
-    pthread_rwlock_unlock(lock_of(f));
-    return rc;
+    return bk_read_locked(f, contains_unlocked, h);
 }
 
 /* dst's lock only: src must not be written meanwhile (as for bk_save). Taking
  * both would deadlock two merges in opposite directions. */
 static int cnt_merge(bk_filter *dst, const bk_filter *src)
 {
-    pthread_rwlock_wrlock(lock_of(dst));
+    pthread_rwlock_t *lock = dst->rwlock;
+    pthread_rwlock_wrlock(lock);
     const int rc = merge_unlocked(dst, src);
-    pthread_rwlock_unlock(lock_of(dst));
+    pthread_rwlock_unlock(lock);
     return rc;
 }
 
 static int cnt_clear(bk_filter *f)
 {
-    return write_locked(f, clear_unlocked, NULL);
+    return bk_write_locked(f, clear_unlocked, NULL);
 }
 
 /* The operations grouped by role, as in a SQLite methods table. intersect is NULL: a minimum of
@@ -317,6 +301,12 @@ static int bk_counting_plan(const bk_config *cfg, bk_plan *out)
     return bk_plan_array(cfg, 4, out);
 }
 
+/* Its payload's cells: 4-bit counters, in 64-byte blocks when blocked. */
+static bk_cells cnt_cells(const bk_config *cfg)
+{
+    return bk_bloom_cells(cfg, 4);
+}
+
 const bk_variant_desc bk_counting_desc = {
     .variant = BK_VARIANT_COUNTING,
     .ops = &counting_ops,
@@ -325,5 +315,5 @@ const bk_variant_desc bk_counting_desc = {
     .plan = bk_counting_plan,
     .estimate = bk_bloom_estimate,
     .max_slices = 1,
-    .cell_bits = 4,
+    .cells = cnt_cells,
 };

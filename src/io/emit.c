@@ -26,17 +26,18 @@ static int emit_slice(bk_file_header *h, bk_payload_sum *ps, uint64_t *pos, uint
     const uint64_t pad = h->offsets[i] - *pos;
     if (pad && sink(ctx, zeros, (size_t)pad) != 0)
         return 1;
-    const unsigned cb = bk_variant_for(h->cfg.variant)->cell_bits;
     uint64_t set = 0, sat = 0;
+    bk_payload_sum_slice(ps, v->m, bk_variant_for(h->cfg.variant)->cells(&h->cfg));
     for (uint64_t off = 0; off < v->nbytes; off += BK_EMIT_CHUNK) {
         const size_t n =
             (size_t)(v->nbytes - off < BK_EMIT_CHUNK ? v->nbytes - off : BK_EMIT_CHUNK);
         memcpy(bounce, v->data + off, n);
-        bk_payload_sum_feed(ps, bounce, n, cb, &set, &sat);
+        bk_payload_sum_feed(ps, bounce, n, &set, &sat);
         if (sink(ctx, bounce, n) != 0)
             return 1;
     }
-    BK_ASSERT(set <= v->m && sat <= set); /* the census of the bytes emitted */
+    /* the census of the bytes emitted: a variant writes only its cells */
+    BK_ASSERT(set <= v->m && sat <= set && bk_payload_sum_stray(ps) == 0);
     h->slices[i].set_bits = set;
     h->slices[i].saturated = sat;
     *pos = h->offsets[i] + v->nbytes;

@@ -113,14 +113,15 @@ static uint64_t align_up(uint64_t x)
     return (x + BK_FILE_ALIGN - 1) / BK_FILE_ALIGN * BK_FILE_ALIGN;
 }
 
-uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits)
+uint64_t bk_file_payload_bytes(uint64_t m, bk_cells c)
 {
-    return bk_bits_to_bytes(m * cell_bits); /* m <= 2^56: no overflow */
+    /* m <= 2^56 and bits <= 64: no overflow */
+    return c.block ? (m + c.block - 1) / c.block * BK_BLOCK_BYTES : bk_bits_to_bytes(m * c.bits);
 }
 
-static unsigned cell_bits_of(bk_variant v)
+static bk_cells cells_of(const bk_config *cfg)
 {
-    return bk_variant_for(v)->cell_bits;
+    return bk_variant_for(cfg->variant)->cells(cfg);
 }
 
 /* Bytes of the config text's place in the header: its length up to a
@@ -140,7 +141,7 @@ uint32_t bk_file_header_size(uint32_t version, uint32_t n, uint32_t config_len)
 
 int bk_file_layout(bk_file_header *h)
 {
-    const unsigned cb = cell_bits_of(h->cfg.variant);
+    const bk_cells cb = cells_of(&h->cfg);
     if (h->version >= BK_FILE_VERSION_TEXT && !h->config_len) { /* a header being written */
         const int n = bk_config_format(&h->cfg, 1, h->config, sizeof h->config);
         if (n < 0 || (size_t)n >= sizeof h->config)
@@ -385,7 +386,8 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     const bk_variant_desc *impl = bk_variant_for(c->variant);
     if (!impl)
         return bk_fail(BK_ECORRUPT, "variant %d has no code here", (int)c->variant);
-    const unsigned block = bk_block_cells(c->layout, impl->cell_bits);
+    const bk_cells cells = impl->cells(c);
+    const unsigned block = cells.block;
     if (h->nslices > impl->max_slices)
         return bk_fail(BK_ECORRUPT, "%u slices for a %s filter", h->nslices,
                        bk_variant_name(c->variant));
@@ -398,8 +400,9 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
         rc = decode_slice(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i, i, &h->slices[i], &offsets[i]);
         if (rc != BK_OK)
             return rc;
-        if (impl->cell_bits == 1 && h->slices[i].saturated != 0)
-            return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in a bit array", i);
+        if (cells.bits != 4 && h->slices[i].saturated != 0)
+            return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in an array of %u-bit cells",
+                           i, cells.bits);
         h->slices[i].block = block;
         h->slices[i].probes =
             h->version == 1 || (flags & BK_FILE_FLAG_DH) ? BK_PROBES_DH : BK_PROBES_LCG;
@@ -438,8 +441,23 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
     return BK_OK;
 }
 
+/* The census of one slice's payload, fed in pieces of any size: non-zero
+ * cells, saturated 4-bit counters, and stray bits (set outside every cell:
+ * beyond the last, or in a line's padding), which a sound payload has none
+ * of. Bit arrays and counters without padding take word-wide paths; other
+ * cells (a cuckoo filter's fingerprints) are read bit by bit in order, so a
+ * cell that straddles two pieces is still read whole. */
 struct bk_payload_sum {
     XXH3_state_t xxh;
+    bk_cells c;
+    uint64_t nbytes, fed; /* the slice's payload bytes, and those fed so far */
+    uint64_t unused;      /* word-wide paths: bits past the last cell, in the last byte */
+    uint64_t cells_left;  /* bitwise path: cells still to read */
+    uint64_t acc;         /* bitwise path: the low `accn` bits read, not yet a cell */
+    unsigned accn;
+    unsigned in_line; /* cells read of the current line */
+    unsigned pad;     /* padding bits still to read in it */
+    uint64_t stray;
 };
 
 bk_payload_sum *bk_payload_sum_new(const bk_allocator *a)
@@ -458,18 +476,89 @@ void bk_payload_sum_free(bk_payload_sum *ps, const bk_allocator *a)
     bk_mem_free_aligned(a, ps);
 }
 
-void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, unsigned cell_bits,
-                         uint64_t *set, uint64_t *saturated)
+/* 1 when cells of c fill their bytes with no padding but the last byte's. */
+static int word_wide(bk_cells c)
+{
+    return (c.bits == 1 || c.bits == 4) && (!c.block || c.block * c.bits == BK_BLOCK_BYTES * 8);
+}
+
+void bk_payload_sum_slice(bk_payload_sum *ps, uint64_t m, bk_cells c)
+{
+    ps->c = c;
+    ps->nbytes = bk_file_payload_bytes(m, c);
+    ps->fed = 0;
+    ps->unused = ps->nbytes * 8 - (c.block ? 0 : m * c.bits);
+    ps->cells_left = m;
+    ps->acc = 0;
+    ps->accn = 0;
+    ps->in_line = 0;
+    ps->pad = 0;
+    ps->stray = 0;
+}
+
+/* The bitwise census of n more bytes: each cell read most significant bit
+ * first; after `block` cells of a line, its padding; after the last cell,
+ * everything is padding. */
+static void census_bits(bk_payload_sum *ps, const uint8_t *p, uint64_t n, uint64_t *set)
+{
+    const unsigned bits = ps->c.bits;
+    for (uint64_t i = 0; i < n; i++) {
+        ps->acc = ps->acc << 8 | p[i];
+        ps->accn += 8;
+        for (;;) {
+            if (ps->pad || !ps->cells_left) { /* padding: must be zero */
+                const unsigned take = ps->cells_left && ps->pad < ps->accn ? ps->pad : ps->accn;
+                ps->stray += ((ps->acc >> (ps->accn - take)) & ((UINT64_C(1) << take) - 1)) != 0;
+                ps->accn -= take;
+                ps->pad -= ps->cells_left ? take : 0;
+                if (!ps->accn)
+                    break;
+                continue;
+            }
+            if (ps->accn < bits)
+                break;
+            *set += ((ps->acc >> (ps->accn - bits)) & ((UINT64_C(1) << bits) - 1)) != 0;
+            ps->accn -= bits;
+            ps->cells_left--;
+            if (ps->c.block && ++ps->in_line == ps->c.block) {
+                ps->in_line = 0;
+                ps->pad = BK_BLOCK_BYTES * 8 - ps->c.block * bits;
+            }
+        }
+        ps->acc &= (UINT64_C(1) << ps->accn) - 1; /* accn < bits + 8 <= 40 */
+    }
+}
+
+void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, uint64_t *set,
+                         uint64_t *saturated)
 {
     XXH3_64bits_update(&ps->xxh, p, (size_t)n);
-    if (cell_bits == 1) {
-        *set += bk_popcount(p, (size_t)n);
+    ps->fed += n;
+    if (!word_wide(ps->c)) {
+        census_bits(ps, p, n, set);
         return;
     }
-    uint64_t nz, sat;
-    bk_nibble_census(p, (size_t)n, &nz, &sat);
-    *set += nz;
-    *saturated += sat;
+    if (ps->c.bits == 1) {
+        *set += bk_popcount(p, (size_t)n);
+    } else {
+        uint64_t nz, sat;
+        bk_nibble_census(p, (size_t)n, &nz, &sat);
+        *set += nz;
+        *saturated += sat;
+    }
+    if (n && ps->fed == ps->nbytes && ps->unused) { /* the last byte's bits past the last cell */
+        const unsigned mask = (1u << ps->unused) - 1;
+        if (p[n - 1] & mask) {
+            ps->stray++;
+            /* they were counted as cells: not theirs */
+            *set -= ps->c.bits == 1 ? (uint64_t)__builtin_popcount(p[n - 1] & mask) : 1;
+        }
+    }
+}
+
+uint64_t bk_payload_sum_stray(const bk_payload_sum *ps)
+{
+    return ps->stray;
 }
 
 uint64_t bk_payload_sum_digest(const bk_payload_sum *ps)
@@ -488,17 +577,15 @@ int bk_file_is_zero(const uint8_t *p, uint64_t n)
 #define VERIFY_CHUNK ((uint64_t)BK_VERIFY_CHUNK)
 
 static int finish_verify(bk_file_header *h, uint64_t digest, const uint64_t *set,
-                         const uint64_t *sat, const uint8_t *last_bytes, int strict)
+                         const uint64_t *sat, const uint64_t *stray, int strict)
 {
     if (strict && digest != h->payload_checksum)
         return bk_fail(BK_ECORRUPT, "payload checksum mismatch");
     h->payload_checksum = digest;
-    const unsigned cb = cell_bits_of(h->cfg.variant);
     for (uint32_t i = 0; i < h->nslices; i++) {
         bk_slice_view *s = &h->slices[i];
-        const unsigned unused = (unsigned)(s->nbytes * 8 - s->m * cb); /* 0..7 */
-        if (unused && (last_bytes[i] & ((1u << unused) - 1)))
-            return bk_fail(BK_ECORRUPT, "slice %u: bits set beyond its size", i);
+        if (stray[i])
+            return bk_fail(BK_ECORRUPT, "slice %u: bits set beyond its size or its cells", i);
         if (strict && set[i] != s->set_bits)
             return bk_fail(BK_ECORRUPT, "slice %u: header counts %llu set cells, payload has %llu",
                            i, (unsigned long long)s->set_bits, (unsigned long long)set[i]);
@@ -518,11 +605,12 @@ int bk_file_verify_from(bk_file_header *h, bk_payload_reader read, void *ctx, in
     bk_payload_sum *ps = bk_payload_sum_new(a);
     if (!ps)
         return bk_fail(BK_ENOMEM, "no memory to verify the payload");
-    const unsigned cb = cell_bits_of(h->cfg.variant);
+    const bk_cells cb = cells_of(&h->cfg);
     uint64_t set[BK_FILE_MAX_SLICES] = {0}, sat[BK_FILE_MAX_SLICES] = {0};
-    uint8_t last[BK_FILE_MAX_SLICES];
+    uint64_t stray[BK_FILE_MAX_SLICES] = {0};
     int rc = BK_OK;
     for (uint32_t i = 0; rc == BK_OK && i < h->nslices; i++) {
+        bk_payload_sum_slice(ps, h->slices[i].m, cb);
         for (uint64_t off = 0; off < h->slices[i].nbytes;) {
             const uint64_t left = h->slices[i].nbytes - off;
             const uint8_t *p = NULL;
@@ -531,15 +619,14 @@ int bk_file_verify_from(bk_file_header *h, bk_payload_reader read, void *ctx, in
                 rc = (int)got;
                 break;
             }
-            bk_payload_sum_feed(ps, p, (uint64_t)got, cb, &set[i], &sat[i]);
+            bk_payload_sum_feed(ps, p, (uint64_t)got, &set[i], &sat[i]);
             off += (uint64_t)got;
-            if (off == h->slices[i].nbytes)
-                last[i] = p[got - 1];
         }
+        stray[i] = bk_payload_sum_stray(ps);
     }
     const uint64_t digest = bk_payload_sum_digest(ps);
     bk_payload_sum_free(ps, a);
-    return rc == BK_OK ? finish_verify(h, digest, set, sat, last, strict) : rc;
+    return rc == BK_OK ? finish_verify(h, digest, set, sat, stray, strict) : rc;
 }
 
 /* The reader of payloads already in memory: no copy. */

@@ -57,8 +57,9 @@ typedef struct bk_file_header {
     uint64_t offsets[BK_FILE_MAX_SLICES];
 } bk_file_header;
 
-/* Payload bytes of m cells of cell_bits bits. */
-uint64_t bk_file_payload_bytes(uint64_t m, unsigned cell_bits);
+/* Payload bytes of m cells shaped c: whole 64-byte lines of c.block cells,
+ * or the bytes m cells of c.bits bits fill. */
+uint64_t bk_file_payload_bytes(uint64_t m, bk_cells c);
 
 /* The header size of n slices in version v with a config text of
  * config_len bytes (version 4). */
@@ -99,10 +100,16 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h);
 typedef struct bk_payload_sum bk_payload_sum;
 bk_payload_sum *bk_payload_sum_new(const bk_allocator *a);
 void bk_payload_sum_free(bk_payload_sum *ps, const bk_allocator *a);
-/* Add n payload bytes of cells of cell_bits bits; accumulates into *set and
- * *saturated. */
-void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, unsigned cell_bits,
-                         uint64_t *set, uint64_t *saturated);
+/* Begin the census of a slice of m cells shaped c. */
+void bk_payload_sum_slice(bk_payload_sum *ps, uint64_t m, bk_cells c);
+/* Add the slice's next n payload bytes (any piece: a cell that straddles
+ * two is read whole); accumulates non-zero cells into *set and saturated
+ * counters into *saturated. */
+void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, uint64_t *set,
+                         uint64_t *saturated);
+/* After a slice's last byte: the set bits that lie in no cell (beyond the
+ * last, or in a line's padding). A sound payload has none. */
+uint64_t bk_payload_sum_stray(const bk_payload_sum *ps);
 uint64_t bk_payload_sum_digest(const bk_payload_sum *ps);
 
 /* Verify the payloads data[0..nslices) against h: checksum and set/saturated

@@ -248,7 +248,7 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        rf->name, bb, (unsigned long long)u->block_bytes);
     rf->block_bytes = bb;
     rf->counts_in_meta = strcmp(m->v[F_COUNTS], "meta") == 0;
-    rf->cell_bits = bk_variant_for(c.variant)->cell_bits;
+    rf->cell_bits = bk_variant_for(c.variant)->cells(&c).bits;
     rf->nslices = 0;
     memset(rf->s, 0, sizeof rf->s);
     rc = bk_rfilter_set_slices(rf, 1);
@@ -437,6 +437,18 @@ static const bk_filter_ops *ops_for(bk_variant v)
     return bk_desc_removes(bk_variant_for(v)) ? &bk_rfilter_removing_ops : &bk_rfilter_ops;
 }
 
+/* BK_ENOTSUP for a variant the Lua scripts do not know, naming it and the
+ * way it can be shared. */
+static int lua_refuses(const char *name, bk_variant v)
+{
+    return bk_fail(BK_ENOTSUP,
+                   "redis filter %s: variant=%s has no Lua scripts (the Lua mode shares "
+                   "standard, counting, scalable and window filters); load bloomkit's Redis "
+                   "module into the server (redis-server --loadmodule, docs/redis.md), which "
+                   "keeps every variant",
+                   name, bk_variant_name(v));
+}
+
 /* The shared body of every open (flags in rfilter.h). want: the
  * configuration to create with (NULL: defaults); text: when not NULL, the
  * explicit config text to check an existing filter against (applied over its
@@ -479,12 +491,6 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     if ((text && bk_config_parse_over(&c, text, err, errlen) != BK_OK) ||
         bk_config_validate(&c, err, errlen) != BK_OK)
         return bk_fail(BK_ECONFIG, "redis open: %s", bk_detail_or("bad config", why, sizeof why));
-    if (!ops_for(c.variant)) {
-        bk_errorf(err, errlen, "redis: variant=%s filters cannot be shared through Redis yet",
-                  bk_variant_name(c.variant));
-        return bk_fail(BK_ENOTSUP, "redis: variant=%s filters cannot be shared through Redis yet",
-                       bk_variant_name(c.variant));
-    }
     bk_redis_url u;
     int rc = bk_redis_url_parse(url, &u);
     if (rc != BK_OK) {
@@ -493,12 +499,13 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
     }
     const bk_allocator a = bk_current_allocator();
     bk_rfilter *rf;
-    if ((rc = bk_filter_new(sizeof *rf, 0, ops_for(c.variant), &c, &a, &rf)) != BK_OK) {
+    const bk_filter_ops *ops = ops_for(c.variant); /* NULL: the module's, or none (below) */
+    if ((rc = bk_filter_new(sizeof *rf, 0, ops ? ops : &bk_rfilter_ops, &c, &a, &rf)) != BK_OK) {
         bk_redis_url_free(&u);
         return rc;
     }
     rf->block_bytes = u.block_bytes;
-    rf->cell_bits = bk_variant_for(c.variant)->cell_bits;
+    rf->cell_bits = bk_variant_for(c.variant)->cells(&c).bits;
     rf->name = bk_mem_strdup(&a, u.name);
     rc = rf->name ? bk_rconn_open(&u, &rf->conn) : BK_ENOMEM;
     bk_redis_url_free(&u);
@@ -547,6 +554,10 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         bk_rfilter_free(rf);
         return rc;
     }
+    /* the Lua mode, for a server without the module: the variants it has
+     * scripts for (new variants are the module's) */
+    if (rc == BK_OK && !ops_for(c.variant) && !(flags & BK_ROPEN_EXISTING))
+        rc = lua_refuses(rf->name, c.variant);
     if (rc == BK_OK)
         rc = bk_rfilter_load_scripts(rf);
     meta m;
@@ -595,8 +606,7 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
             m.pushing = 0;
         rc = meta_apply(rf, &m);
         if (rc == BK_OK && !ops_for(rf->base.cfg.variant))
-            rc = bk_fail(BK_ENOTSUP, "redis filter %s: variant=%s has no Redis store", rf->name,
-                         bk_variant_name(rf->base.cfg.variant));
+            rc = lua_refuses(rf->name, rf->base.cfg.variant);
         if (rc == BK_OK && rf->base.ops != ops_for(rf->base.cfg.variant))
             rf->base.ops = ops_for(rf->base.cfg.variant);
         if (rc == BK_OK && text) {

@@ -484,6 +484,12 @@ static int bk_scalable_plan(const bk_config *cfg, bk_plan *out)
     return bk_plan_fill(cfg->capacity, cfg->fpr * (1.0 - cfg->tightening), cfg->layout, 1, 1, out);
 }
 
+/* Its payload's cells: bits, in 64-byte blocks when blocked. */
+static bk_cells scl_cells(const bk_config *cfg)
+{
+    return bk_bloom_cells(cfg, 1);
+}
+
 const bk_variant_desc bk_scalable_desc = {
     .variant = BK_VARIANT_SCALABLE,
     .ops = &scalable_ops,
@@ -492,5 +498,5 @@ const bk_variant_desc bk_scalable_desc = {
     .plan = bk_scalable_plan,
     .estimate = bk_bloom_estimate,
     .max_slices = BK_SCALABLE_MAX_SLICES,
-    .cell_bits = 1,
+    .cells = scl_cells,
 };

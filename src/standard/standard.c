@@ -616,6 +616,12 @@ static int bk_standard_plan(const bk_config *cfg, bk_plan *out)
     return bk_plan_array(cfg, 1, out);
 }
 
+/* Its payload's cells: bits, in 64-byte blocks when blocked. */
+static bk_cells std_cells(const bk_config *cfg)
+{
+    return bk_bloom_cells(cfg, 1);
+}
+
 const bk_variant_desc bk_standard_desc = {
     .variant = BK_VARIANT_STANDARD,
     .ops = &standard_ops,
@@ -624,5 +630,5 @@ const bk_variant_desc bk_standard_desc = {
     .plan = bk_standard_plan,
     .estimate = bk_bloom_estimate,
     .max_slices = 1,
-    .cell_bits = 1,
+    .cells = std_cells,
 };

@@ -542,6 +542,12 @@ static uint64_t win_capacity(const bk_filter *f, uint64_t slices_sum)
     return f->cfg.capacity;
 }
 
+/* Its payload's cells: bits, in 64-byte blocks when blocked. */
+static bk_cells win_cells(const bk_config *cfg)
+{
+    return bk_bloom_cells(cfg, 1);
+}
+
 const bk_variant_desc bk_window_desc = {
     .variant = BK_VARIANT_WINDOW,
     .ops = &window_ops,
@@ -550,6 +556,6 @@ const bk_variant_desc bk_window_desc = {
     .plan = bk_window_plan,
     .estimate = bk_bloom_estimate,
     .max_slices = BK_WINDOW_MAX_SLICES,
-    .cell_bits = 1,
+    .cells = win_cells,
     .capacity = win_capacity,
 };

@@ -37,7 +37,7 @@ static bk_rfilter *make(const char *text)
     rf->name = bk_mem_alloc(&a, 2);
     memcpy(rf->name, "f", 2);
     rf->block_bytes = 4096;
-    rf->cell_bits = bk_variant_for(c.variant)->cell_bits;
+    rf->cell_bits = bk_variant_for(c.variant)->cells(&c).bits;
     if (c.variant == BK_VARIANT_WINDOW)
         rf->span_ms = bk_window_span_ms(&c);
     if (bk_rfilter_set_slices(rf, 1) != BK_OK)

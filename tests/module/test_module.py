@@ -2,6 +2,7 @@
 python3-redis) as RedisBloom's users drive it: BF.* replies and errors, every
 variant through BK.*, persistence (RDB, AOF), replication, the generic key
 commands, hostile input. Run by `make check-module`."""
+import json
 import os
 import shutil
 import struct
@@ -23,6 +24,7 @@ VARIANTS = {
     "counting": "variant=counting capacity=5000 fpr=0.01",
     "scalable": "variant=scalable capacity=500 fpr=0.01",
     "window": "variant=window window=1h capacity=5000 fpr=0.01",
+    "cuckoo": "variant=cuckoo capacity=5000 fpr=0.01",
 }
 
 
@@ -324,11 +326,43 @@ class VariantTest(ModuleTest):
         self.assertEqual(r.execute_command("BK.REMOVE", "counting", "counting-1", absent(
             r, "counting")), [1, 0])
         self.assertEqual(r.execute_command("BK.EXISTS", "counting", "counting-1"), [0])
+        self.assertEqual(r.execute_command("BK.REMOVE", "cuckoo", "cuckoo-1", absent(
+            r, "cuckoo")), [1, 0])
+        self.assertEqual(r.execute_command("BK.EXISTS", "cuckoo", "cuckoo-1"), [0])
         self.assertError("not found", r.execute_command, "BK.ADD", "nope", "x")
         self.assertEqual(r.execute_command("BK.EXISTS", "nope", "x", "y"), [0, 0])
         self.assertError("bad config", r.execute_command, "BK.CREATE", "x", "variant=nope")
         self.assertError("bad config", r.execute_command, "BK.CREATE", "x", "capacity=0")
         self.assertError("item exists", r.execute_command, "BK.CREATE", "standard")
+
+    def test_the_variants_are_the_librarys(self):
+        """VARIANTS covers every variant the library's registry has (as the
+        command lists them), so a new variant is tested here too."""
+        cli = os.environ.get("BLOOMKIT_CLI", "build/bloomkit")
+        p = subprocess.run([cli, "plan", "--capacity", "1000", "--fpr", "0.01", "--compare",
+                            "--json"], capture_output=True, text=True, timeout=60, check=True)
+        names = {row["variant"] for row in json.loads(p.stdout)}
+        tested = {cfg.split()[0].split("=")[1] for cfg in VARIANTS.values()}
+        self.assertEqual(names - tested, set())
+
+    def test_a_cuckoo_filter_is_full_without_change(self):
+        """A cuckoo filter refuses what it has no room for with an error and
+        changes nothing; its adds are replayed on a replica byte for byte."""
+        r = self.server().client()
+        r.execute_command("BK.CREATE", "ck", "variant=cuckoo", "capacity=100")
+        added = 0
+        while added < 1000:
+            reply = r.execute_command("BK.ADD", "ck", "k-%d" % added)[0]
+            if isinstance(reply, redis.ResponseError):  # an item's error, in its place
+                self.assertIn("filter is full", str(reply))
+                break
+            added += 1
+        self.assertGreaterEqual(added, 100)
+        before = dump(r, "ck")
+        reply = r.execute_command("BK.ADD", "ck", "k-%d" % added, "k-0")
+        self.assertIsInstance(reply[0], redis.ResponseError)
+        self.assertEqual(dump(r, "ck"), before)
+        self.assertEqual(r.execute_command("BK.EXISTS", "ck", "k-0", "k-1"), [1, 1])
 
     def test_same_bytes_as_a_local_filter(self):
         """The module runs the library's own code: a filter made with a fixed
@@ -341,7 +375,8 @@ class VariantTest(ModuleTest):
         r = self.server().client()
         for cfg in ("variant=standard capacity=1000 layout=blocked",
                     "variant=counting capacity=1000 hash=xxh3",
-                    "variant=scalable capacity=100 hash=siphash13 max_bytes=512M"):
+                    "variant=scalable capacity=100 hash=siphash13 max_bytes=512M",
+                    "variant=cuckoo capacity=1000 layout=blocked"):
             text = cfg + " key=000102030405060708090a0b0c0d0e0f"
             r.execute_command("BK.CREATE", "same", *text.split())
             local = bloomkit.BloomFilter(text)
@@ -427,6 +462,7 @@ class PersistenceTest(ModuleTest):
                 r.execute_command("BK.CREATE", name, *cfg.split())
             r.execute_command("BK.ADD", name, *items(seed + name, 700))
         r.execute_command("BK.REMOVE", "counting", seed + "counting-1")
+        r.execute_command("BK.REMOVE", "cuckoo", seed + "cuckoo-1")
         r.bf().madd("bf-" + seed, *items(seed, 300))
 
     def answers(self, r):

@@ -557,6 +557,24 @@ const char *cli_human_duration(uint64_t ms, char *buf, size_t n)
     return buf;
 }
 
+const char *cli_removing_variants(char *buf, size_t n)
+{
+    size_t at = 0, count = 0;
+    buf[0] = '\0';
+    for (int v = 0; bk_variant_name((bk_variant)v); v++)
+        count += bk_variant_removes((bk_variant)v) != 0;
+    for (int v = 0, seen = 0; bk_variant_name((bk_variant)v) && at < n; v++)
+        if (bk_variant_removes((bk_variant)v)) {
+            seen++;
+            at += (size_t)snprintf(buf + at, n - at, "%s%s",
+                                   seen == 1            ? ""
+                                   : seen == (int)count ? " or "
+                                                        : ", ",
+                                   bk_variant_name((bk_variant)v));
+        }
+    return buf;
+}
+
 const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -51,7 +51,8 @@ enum {
     X(O_PASSWORD_FILE, "password-file", 0, STR, password_file)     /* Redis password (O_REDIS) */  \
     X(O_THREADS, "threads", 0, COUNT, threads)                     /* dedup: threads, >= 1 */      \
     X(O_CANONICAL_URLS, "canonical-urls", 0, FLAG, canonical_urls) /* key: the canonical URL */    \
-    X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order)
+    X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order)                           \
+    X(O_COMPARE, "compare", 0, FLAG, compare) /* plan: every variant side by side */
 
 #define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
@@ -80,6 +81,7 @@ typedef struct cli_opts {
     uint64_t checkpoint, threads;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
     int canonical_urls, keep_query_order; /* keys are canonical URLs (bk_url_canonical) */
+    int compare;                          /* plan --compare */
     cli_optset given;                     /* options seen on the command line */
     char **args;                          /* positional arguments */
     int nargs;
@@ -188,6 +190,10 @@ extern volatile sig_atomic_t cli_stop;
 void cli_install_signals(void);
 /* 128 + signal, the shell's convention (130 SIGINT, 143 SIGTERM). */
 int cli_signal_exit(void);
+
+/* The variants that can remove keys, as the library lists them:
+ * "counting or cuckoo". */
+const char *cli_removing_variants(char *buf, size_t n);
 
 /* "2.29 MiB" for a byte count. */
 const char *cli_human_bytes(uint64_t bytes, char *buf, size_t n);

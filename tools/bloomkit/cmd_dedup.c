@@ -301,7 +301,9 @@ static int open_redis(const cli_opts *o, bk_filter **f)
 /* The filter: loaded from --state if it exists, else new from the config.
  * Either lives in this process's memory and only the adding thread writes
  * it, a batch at a time: its single writer (plain stores, no locked
- * instruction). */
+ * instruction). It holds each line once (bk_set_add_once): dedup asks only
+ * "first sight?", so a counting filter does not count sightings and a
+ * cuckoo filter does not fill its buckets with copies. */
 static int open_local(const cli_opts *o, bk_filter **f)
 {
     struct stat st;
@@ -327,8 +329,10 @@ static int open_filter(const cli_opts *o, bk_filter **f)
     if (o->redis)
         return open_redis(o, f);
     const int rc = open_local(o, f);
-    if (rc == 0)
+    if (rc == 0) {
         bk_set_single_writer(*f, 1);
+        bk_set_add_once(*f, 1);
+    }
     return rc;
 }
 

@@ -33,7 +33,7 @@ static const char remove_usage[] =
     "usage: bloomkit remove FILE [INPUT...] [--null] [--no-wait] [--quiet | --progress]\n"
     "       bloomkit remove --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
     "       (and [--canonical-urls [--keep-query-order]], as the lines were added)\n"
-    "Remove each input line from a counting filter and save it atomically. Lines\n"
+    "Remove each input line from a counting or cuckoo filter and save it atomically. Lines\n"
     "that are certainly absent change nothing; their number goes to standard error\n"
     "and the exit status is 1 (0 when every line was removed).\n"
     "Remove only lines you added: a line never added that the filter reports present\n"
@@ -123,15 +123,17 @@ static int run(cli_opts *o, int op)
     }
     cli_say_redated(o, j.f, path);
     if (op == 2) {
-        bk_filter_stats st;
-        bk_stats(j.f, &st);
-        if (strcmp(st.variant, "counting") != 0) {
+        bk_config cfg;
+        bk_get_config(j.f, &cfg);
+        if (!bk_variant_removes(cfg.variant)) {
+            char can[64];
             bk_free(j.f);
             bk_unlock_file(lock);
             return cli_fail(o, EXIT_USAGE,
-                            "%s: a %s filter cannot remove keys (only counting filters can); "
+                            "%s: a %s filter cannot remove keys (only %s filters can); "
                             "%s unchanged",
-                            path, st.variant, o->redis ? "filter" : "file");
+                            path, bk_variant_name(cfg.variant),
+                            cli_removing_variants(can, sizeof can), o->redis ? "filter" : "file");
         }
     }
     if (out_init(&j.out, STDOUT_FILENO) != 0) {

@@ -12,6 +12,7 @@
 
 static const char plan_usage[] =
     "usage: bloomkit plan --capacity N --fpr P [filter options] [--json]\n"
+    "       bloomkit plan --capacity N --fpr P --compare [--layout L] [--json]\n"
     "       bloomkit plan --bits M [--hashes K] --capacity N [filter options] [--json]\n"
     "       bloomkit plan --bits M --fpr P [filter options] [--json]\n"
     "Size a filter for N keys at false-positive rate P: bits m = ceil(-N ln P / ln^2 2),\n"
@@ -19,7 +20,8 @@ static const char plan_usage[] =
     "--layout blocked (all probes in one 64-byte line) takes more bits for the same\n"
     "rate; scalable shows its first slice (rate P * (1 - tightening)); --window T\n"
     "(variant=window, N keys per window T) shows every live generation: memory, bits\n"
-    "per key of the window and the rate of a lookup.\n";
+    "per key of the window and the rate of a lookup. --compare: every variant's plan\n"
+    "for N keys at P, side by side (bits per key, bytes, k, rate, whether it removes).\n";
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--show-key]\n"
     "       bloomkit info --redis URL [--json] [--show-key]\n"
@@ -78,7 +80,42 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-const cli_spec cmd_plan_spec = CLI_SPEC("plan", plan_usage, OPT_KEYS | OPT(JSON), 0, 0, 0, NULL);
+/* What a filter's cells are, for "size": bits, counters, or the slots of a
+ * cuckoo table (its fingerprint key, which only it has, says their width). */
+static const char *cells_word(const bk_config *cfg, char *buf, size_t n)
+{
+    char fp[16];
+    if (bk_config_get(cfg, "fingerprint", fp, sizeof fp) > 0 && strcmp(fp, "0") != 0)
+        snprintf(buf, n, "slots of %s-bit fingerprints", fp);
+    else
+        snprintf(buf, n, "%s", cfg->variant == BK_VARIANT_COUNTING ? "counters" : "bits");
+    return buf;
+}
+
+/* The keys a filter of cfg would choose for itself (bk_config_resolve),
+ * each as "  name value" (json: ,"name":"value"). */
+static void print_chosen(const bk_config *cfg, int json)
+{
+    bk_config chosen;
+    if (bk_config_resolve(cfg, &chosen) != BK_OK)
+        return;
+    for (unsigned i = 0;; i++) {
+        const char *name = bk_config_key(i, NULL, 0, NULL);
+        if (!name)
+            break;
+        char was[64], now[64];
+        if (bk_config_get(cfg, name, was, sizeof was) < 0 ||
+            bk_config_get(&chosen, name, now, sizeof now) < 0 || strcmp(was, now) == 0)
+            continue;
+        if (json)
+            printf("\"%s\":\"%s\",", name, now);
+        else
+            printf("%-13s %s (chosen for the rate)\n", name, now);
+    }
+}
+
+const cli_spec cmd_plan_spec =
+    CLI_SPEC("plan", plan_usage, OPT_KEYS | OPT(JSON) | OPT(COMPARE), 0, 0, 0, NULL);
 
 /* plan --bits M --fpr P: the keys that fit, into *cfg as its capacity (and
  * P as its fpr), with the plan of that filter in *p. */
@@ -106,6 +143,46 @@ static int plan_fit(cli_opts *o, bk_config *cfg, bk_plan *p)
     return 0;
 }
 
+/* plan --compare: the plan of every variant the library has for cfg's
+ * capacity and rate (their other keys at each one's defaults), one row
+ * each: the memory a key costs, the rate at capacity, and whether it
+ * removes. */
+static int plan_compare(const cli_opts *o, const bk_config *cfg)
+{
+    if (!o->json)
+        printf("%-10s %10s %14s %4s %13s  %s\n", "variant", "bits/key", "bytes", "k",
+               "expected fpr", "removes");
+    else
+        printf("[");
+    for (int v = 0; bk_variant_name((bk_variant)v); v++) {
+        bk_config c;
+        bk_plan p;
+        bk_config_init(&c);
+        c.variant = (bk_variant)v;
+        c.capacity = cfg->capacity;
+        c.fpr = cfg->fpr;
+        c.layout = cfg->layout;
+        const int rc = bk_plan_config(&c, &p);
+        const char *name = bk_variant_name(c.variant);
+        if (rc != BK_OK)
+            return cli_fail(o, cli_exit_for(rc), "%s: %s", name, bk_last_error());
+        const int removes = bk_variant_removes(c.variant);
+        if (o->json) {
+            printf("%s{\"variant\":\"%s\",\"bytes\":%llu,\"k\":%u,", v ? "," : "", name,
+                   (unsigned long long)p.bytes, p.k);
+            json_num("bits_per_key", p.bits_per_key, 0);
+            json_num("expected_fpr", p.expected_fpr, 0);
+            printf("\"removes\":%s}", removes ? "true" : "false");
+        } else {
+            printf("%-10s %10.2f %14llu %4u %13.4g  %s\n", name, p.bits_per_key,
+                   (unsigned long long)p.bytes, p.k, p.expected_fpr, removes ? "yes" : "no");
+        }
+    }
+    if (o->json)
+        printf("]\n");
+    return EXIT_OK;
+}
+
 int cmd_plan(cli_opts *o)
 {
     const char *capacity = cli_key(o, "capacity"), *fpr = cli_key(o, "fpr");
@@ -122,6 +199,9 @@ int cmd_plan(cli_opts *o)
     int rc = fit ? plan_fit(o, &cfg, &p) : cli_apply_config(o, &cfg);
     if (rc)
         return rc;
+    if (o->compare)
+        return fit ? cli_usage(o, "--compare takes --capacity N and --fpr P")
+                   : plan_compare(o, &cfg);
     rc = fit ? BK_OK : bk_plan_config(&cfg, &p);
     if (rc != BK_OK)
         return cli_fail(o, cli_exit_for(rc), "cannot size %llu keys at %g: %s",
@@ -148,6 +228,7 @@ int cmd_plan(cli_opts *o)
                (unsigned long long)p.bits, (unsigned long long)p.bits, (unsigned long long)bytes,
                human, p.k);
         json_num("bits_per_key", p.bits_per_key, 0);
+        print_chosen(&cfg, 1);
         if (window)
             printf("\"window\":\"%s\",\"generations\":%llu,", window_text,
                    (unsigned long long)cfg.generations);
@@ -171,6 +252,7 @@ int cmd_plan(cli_opts *o)
                    cfg.hashes ? "hashes as given" : "the best k for the capacity");
         else
             printf("target fpr    %g\n", cfg.fpr);
+        print_chosen(&cfg, 0);
         printf("bits (m)      %llu\n", (unsigned long long)p.bits);
         printf("bytes         %llu (%s)\n", (unsigned long long)bytes, human);
         printf("hashes (k)    %u\n", p.k);
@@ -295,8 +377,9 @@ int cmd_info(cli_opts *o)
         printf("variant       %s\n", st.variant);
         printf("hash          %s\n", st.hash);
         printf("layout        %s\n", bk_layout_name(cfg.layout));
+        char cells[48];
         printf("size          %llu %s, %s\n", (unsigned long long)st.bits,
-               strcmp(st.variant, "counting") ? "bits" : "counters", human);
+               cells_word(&cfg, cells, sizeof cells), human);
         printf("k             %u\n", st.k);
         printf("keys added    %llu\n", (unsigned long long)st.keys);
         printf("est. distinct %.0f\n", st.est_cardinality);

@@ -1,6 +1,7 @@
 """bloomkit: Bloom filters (standard, 4-bit counting with removal, scalable,
-time window) from the bloomkit C library, in memory, mapped from files, or shared through
-Redis. See docs/python.md.
+time window) and cuckoo filters (removal in a quarter of the memory) from the
+bloomkit C library, in memory, mapped from files, or shared through Redis. See
+docs/python.md.
 
     >>> from bloomkit import BloomFilter
     >>> seen = BloomFilter("variant=scalable capacity=100000 fpr=0.0001")

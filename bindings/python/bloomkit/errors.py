@@ -57,8 +57,9 @@ class FileLockedError(BloomkitError, BlockingIOError):
 
 
 class FilterFullError(BloomkitError):
-    """Growing would pass the filter's max_bytes (BK_EFULL): the add changed
-    nothing, lookups still work; the message names the limit."""
+    """The filter has no room for the key (BK_EFULL): growing would pass its
+    max_bytes, or a cuckoo filter's buckets are full. The add changed
+    nothing, lookups still work; the message says which."""
 
 
 class ServerError(BloomkitError, ConnectionError):

@@ -1,5 +1,5 @@
-"""BloomFilter: a bloomkit filter (standard, counting, scalable or window; in
-memory, mapped from a file, or shared in Redis) as a Python object. The
+"""BloomFilter: a bloomkit filter (standard, counting, scalable, window or
+cuckoo; in memory, mapped from a file, or shared in Redis) as a Python object. The
 calls run in the C extension (bloomkit._native, bindings/python/src); this
 module adds what is Python's: configurations as text, mappings or keywords,
 the constructors, the set operators, pickling."""

@@ -152,9 +152,15 @@ class BloomDupeFilter(BaseDupeFilter):
 
     @staticmethod
     def _open_state(plan: Plan) -> BloomFilter:
+        """The crawl's filter, in this process's memory: holding each
+        fingerprint once (a counting or cuckoo filter would otherwise keep a
+        count or a copy per duplicate request)."""
         if not plan.state or not os.path.exists(plan.state):
-            return BloomFilter(plan.config)
+            bloom = BloomFilter(plan.config)
+            bloom.set_add_once(True)
+            return bloom
         bloom = BloomFilter.load(plan.state)
+        bloom.set_add_once(True)
         diff = bloom.differs_from(plan.config) if plan.config_stated else None
         if diff:
             bloom.close()

@@ -453,6 +453,19 @@ static int do_save(bk_filter *f, void *arg)
     return bk_save(f, (const char *)arg);
 }
 
+static int do_add_once(bk_filter *f, void *arg)
+{
+    return bk_set_add_once(f, *(const int *)arg);
+}
+
+static PyObject *filter_set_add_once(bkpy_filter *self, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+    if (on < 0)
+        return NULL;
+    return whole_result(self, whole(self, do_add_once, &on), "set_add_once", 1);
+}
+
 static PyObject *filter_clear(bkpy_filter *self, PyObject *unused)
 {
     (void)unused;
@@ -753,6 +766,10 @@ static PyMethodDef filter_methods[] = {
       "remove_many(keys) -> list[bool]: remove one occurrence of each key (counting filters); for "
       "each, True when it was removed, False when the filter did not hold it (nothing changed for "
       "that key)."),
+    M("set_add_once", filter_set_add_once, METH_O,
+      "set_add_once(on): with True, an add of a key present changes nothing, so a counting or "
+      "cuckoo filter holds each key once (for 'first sight?' callers, such as the Scrapy "
+      "filter); not for a filter in Redis."),
     M("clear", filter_clear, METH_NOARGS,
       "clear(): empty the filter, keeping its configuration and hash key."),
     M("expire", filter_expire, METH_NOARGS,

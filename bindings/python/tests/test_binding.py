@@ -90,8 +90,47 @@ class BindingTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             BloomFilter("variant=standard").remove("x")
 
+    def test_a_cuckoo_filter(self):
+        """variant=cuckoo through the binding: its own keys as keywords, a
+        multiset as counting, bytes and files, and a full table refusing
+        an add with FilterFullError, changing nothing."""
+        f = BloomFilter(variant="cuckoo", capacity=1000, fpr=0.001, bucket=4)
+        self.assertIn(" bucket=4", f.config)
+        self.assertRegex(f.config, r" fingerprint=[1-9]")  # chosen, and recorded
+        self.assertTrue(f.add("x"))
+        self.assertFalse(f.add("x"))
+        f.remove("x")
+        self.assertIn("x", f)
+        f.remove("x")
+        self.assertNotIn("x", f)
+        f.update("k%d" % i for i in range(1000))
+        g = BloomFilter.from_bytes(f.to_bytes())
+        self.assertEqual(f, g)
+        self.assertTrue(all("k%d" % i in g for i in range(1000)))
+        path = os.path.join(self.dir, "ck.bkf")
+        h = BloomFilter(variant="cuckoo", capacity=1000, fpr=0.001, path=path)
+        h.update("k%d" % i for i in range(500))
+        h.close()
+        self.assertIn("k7", BloomFilter.load(path))
+        added = 1000
+        with self.assertRaises(bloomkit.FilterFullError):
+            while True:
+                f.add("more%d" % added)
+                added += 1
+        before = f.to_bytes()
+        with self.assertRaises(bloomkit.FilterFullError):
+            f.add("more%d" % added)
+        self.assertEqual(f.to_bytes(), before)
+        with self.assertRaises(ValueError):
+            BloomFilter(variant="counting", fingerprint=8)
+        once = BloomFilter(variant="cuckoo", capacity=100)
+        once.set_add_once(True)  # a set: repeats add nothing, one removal takes a key out
+        self.assertEqual([once.add("x") for _ in range(50)], [True] + [False] * 49)
+        once.remove("x")
+        self.assertNotIn("x", once)
+
     def test_bad_config_is_a_value_error_naming_the_key(self):
-        for bad in ("fpr=2", "variant=cuckoo", "capacity=0", "nonsense=1", {"fpr": "a b"}):
+        for bad in ("fpr=2", "variant=quotient", "capacity=0", "nonsense=1", {"fpr": "a b"}):
             with self.assertRaises(ValueError) as cm:
                 BloomFilter(bad)
             self.assertIsInstance(cm.exception, bloomkit.BloomkitError)

@@ -10,7 +10,7 @@
  *                                     the operations, in order (default: insert
  *                                     every key); amounts are a percentage of
  *                                     the keys or a number; delete removes the
- *                                     oldest keys still inserted (counting only)
+ *                                     oldest keys still inserted (variants that remove)
  *   checkpoints = 10% | geometric START FACTOR | list N1 N2 ...
  *                                     when to measure, counted in operations
  *                                     (inserts, with the default phases); every
@@ -486,12 +486,15 @@ int exp_plan(experiment *e, uint64_t n)
             deletes = 1;
         }
     }
+    char why[256], can[64];
     for (int c = 0; deletes && c < e->nconfigs; c++)
-        if (!bk_variant_removes(e->cfgs[c].variant))
-            return exp_fail_at(e, e->lines[c],
-                               "configuration '%s' cannot delete (only variant=counting can); "
-                               "the workload's phases delete",
-                               e->names[c]);
+        if (!bk_variant_removes(e->cfgs[c].variant)) {
+            snprintf(why, sizeof why,
+                     "configuration '%s' cannot delete (only %s filters can); the workload's "
+                     "phases delete",
+                     e->names[c], cli_removing_variants(can, sizeof can));
+            return exp_fail_at(e, e->lines[c], "%s", why);
+        }
     return make_checkpoints(e, exp_total_ops(e));
 }
 
