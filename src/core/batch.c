@@ -93,7 +93,7 @@ static int contains_one(bk_filter *f, const bk_hash *h, bk_tally *t)
 static int add_one(bk_filter *f, const bk_hash *h, bk_tally *t)
 {
     (void)t;
-    return bk_filter_add(f, h);
+    return f->ops->add(f, h);
 }
 
 /* Arguments common to every batch call (what: "add_batch", ...), checked

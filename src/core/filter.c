@@ -181,7 +181,7 @@ static inline int one_key(bk_filter *f, int op, const void *key, size_t len, con
     } else {
         bk_hash h;
         bk_filter_hash(f, key, len, &h);
-        rc = op == BK_KEYS_ADD        ? bk_filter_add(f, &h)
+        rc = op == BK_KEYS_ADD        ? f->ops->add(f, &h)
              : op == BK_KEYS_CONTAINS ? f->ops->contains(f, &h)
                                       : f->ops->remove(f, &h);
     }

@@ -135,7 +135,10 @@ typedef struct bk_filter_ops {
     int version; /* BK_FILTER_OPS_VERSION */
     int store;   /* BK_STORE_MEMORY or BK_STORE_REMOTE */
     /* -- semantics: one key's digest, computed once by src/core/filter.c */
-    /* 1 new, 0 (maybe) present, or a negative BK_E* code. */
+    /* 1 new, 0 (maybe) present, or a negative BK_E* code. A variant whose
+     * add of a present key changes the filter (one that counts copies:
+     * counting, cuckoo) makes it change nothing while f->add_once is set,
+     * deciding under the lock its add takes (bk_set_add_once). */
     int (*add)(bk_filter *f, const bk_hash *h);
     /* 1 maybe present, 0 absent. */
     int (*contains)(const bk_filter *f, const bk_hash *h);
@@ -221,20 +224,6 @@ static inline void bk_filter_hash_keys(const bk_filter *f, const void *const *ke
                                        const size_t *lens, size_t n, bk_hash *hs)
 {
     bk_hash_keys(f->cfg.hash, &f->hkey, keys, lens, n, hs);
-}
-
-/* Add one digest to f as its mode says: with bk_set_add_once, a key f
- * reports present changes nothing (0). Only the variants that remove keep
- * a count per add (the others' add of a present key changes nothing
- * anyway), so only they look first. */
-static inline int bk_filter_add(bk_filter *f, const bk_hash *h)
-{
-    if (f->add_once && f->ops->remove) {
-        const int present = f->ops->contains(f, h);
-        if (present != 0)
-            return present < 0 ? present : 0;
-    }
-    return f->ops->add(f, h);
 }
 
 /* Set up the base part of a variant's struct. */

@@ -78,8 +78,12 @@ static void cell_inc(bk_counting *c, uint64_t i)
     c->v.saturated += (v + 1 == BK_COUNTER_MAX);
 }
 
+static int contains_unlocked(const bk_filter *f, const bk_hash *h);
+
 static int add_unlocked(bk_filter *f, const bk_hash *h)
 {
+    if (f->add_once && contains_unlocked(f, h))
+        return 0; /* each key once (bk_set_add_once) */
     bk_counting *c = (bk_counting *)f;
     bk_probes pr = bk_probes_for(h, c->v.m, c->v.block, c->v.probes);
     int was_new = 0;

@@ -176,8 +176,8 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
     read_bucket(c, ck_bucket_of(&c->s, h), &b1);
     read_bucket(c, ck_other(&c->s, b1.i, fp), &b2);
     const unsigned n1 = count(c, &b1, fp), n2 = count(c, &b2, fp);
-    if (n1 == c->s.b && n2 == c->s.b)
-        return 0; /* saturated: sticky, no copy more, none less */
+    if ((n1 == c->s.b && n2 == c->s.b) || (f->add_once && n1 + n2))
+        return 0; /* saturated (sticky: no copy more, none less), or held once */
     const int free1 = slot_of(c, &b1, 0), free2 = free1 < 0 ? slot_of(c, &b2, 0) : -1;
     if (free1 >= 0)
         slot_put(c, b1.i, (unsigned)free1, fp);

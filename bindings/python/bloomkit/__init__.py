@@ -10,6 +10,8 @@ docs/python.md.
     >>> "https://example.org/" in seen
     True
 """
+from typing import Dict
+
 from ._lib import _native
 from .errors import (
     BloomkitError,
@@ -43,6 +45,7 @@ __all__ = [
     "config_text",
     "library_version",
     "set_threads",
+    "variants",
 ]
 
 
@@ -52,6 +55,14 @@ from ._version import __version__  # the release, as include/bloomkit.h has it
 def library_version() -> str:
     """The version of the bloomkit library in use ("0.1.0")."""
     return _native.library_version()
+
+
+def variants() -> Dict[str, Dict[str, bool]]:
+    """The library's variants, in its registry's order: for each name,
+    whether its filters remove keys (``removes``) and grow as keys come
+    (``grows``): ``{"standard": {"removes": False, "grows": False}, ...}``."""
+    return {name: {"removes": removes, "grows": grows}
+            for name, removes, grows in _native.variants()}
 
 
 def set_threads(n: int) -> None:

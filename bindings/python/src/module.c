@@ -61,7 +61,29 @@ static PyObject *m_canonical_url(PyObject *m, PyObject *args)
     return res;
 }
 
+/* variants() -> ((name, removes, grows), ...): the library's registry. */
+static PyObject *m_variants(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    PyObject *out = PyList_New(0);
+    for (int v = 0; out && bk_variant_name((bk_variant)v); v++) {
+        PyObject *row = Py_BuildValue("(sOO)", bk_variant_name((bk_variant)v),
+                                      bk_variant_removes((bk_variant)v) ? Py_True : Py_False,
+                                      bk_variant_grows((bk_variant)v) ? Py_True : Py_False);
+        if (!row || PyList_Append(out, row) < 0) {
+            Py_XDECREF(row);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(row);
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
+    {"variants", m_variants, METH_NOARGS,
+     "variants() -> [(name, removes, grows), ...]: the library's variants."},
     {"library_version", m_version, METH_NOARGS, "bk_version() of the library in use."},
     {"strerror", m_strerror, METH_O, "bk_strerror(code)."},
     {"err_name", m_err_name, METH_O, "bk_err_name(code): \"BK_EIO\", ..."},

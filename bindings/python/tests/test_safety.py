@@ -16,8 +16,8 @@ from helpers import child_env, scratch
 
 class CopyTest(unittest.TestCase):
     def test_copy_is_independent_for_every_variant(self):
-        for variant in ("standard", "counting", "scalable"):
-            capacity = 100 if variant == "scalable" else 5000  # scalable: grows
+        for variant, kind in bloomkit.variants().items():
+            capacity = 100 if kind["grows"] else 5000  # a growing one: several arrays
             f = BloomFilter({"variant": variant, "capacity": capacity, "fpr": 0.0001})
             f.add_many("k%d" % i for i in range(1000))  # scalable: several slices
             for c in (copy.copy(f), copy.deepcopy(f), f.copy()):
