@@ -320,7 +320,7 @@ START_TEST(tables_are_deterministic_and_lines_hold_whole_buckets)
             ck_assert_uint_eq(ck_bytes(&s), s.buckets / s.per_line * 64);
             /* the other bucket's other bucket is the bucket */
             for (uint64_t i = 0; i < 200; i++)
-                for (unsigned fp = 1; fp < 50 && fp < (1u << fbits) - 1; fp += 7)
+                for (unsigned fp = 1; fp < 50 && fp < (UINT64_C(1) << fbits) - 1; fp += 7)
                     ck_assert_uint_eq(ck_other(&s, ck_other(&s, i, fp), fp), i);
         }
 }

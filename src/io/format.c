@@ -451,7 +451,7 @@ struct bk_payload_sum {
     XXH3_state_t xxh;
     bk_cells c;
     uint64_t nbytes, fed; /* the slice's payload bytes, and those fed so far */
-    uint64_t unused;      /* word-wide paths: bits past the last cell, in the last byte */
+    unsigned unused;      /* word-wide paths: bits past the last cell, in the last byte */
     uint64_t cells_left;  /* bitwise path: cells still to read */
     uint64_t acc;         /* bitwise path: the low `accn` bits read, not yet a cell */
     unsigned accn;
@@ -487,7 +487,7 @@ void bk_payload_sum_slice(bk_payload_sum *ps, uint64_t m, bk_cells c)
     ps->c = c;
     ps->nbytes = bk_file_payload_bytes(m, c);
     ps->fed = 0;
-    ps->unused = ps->nbytes * 8 - (c.block ? 0 : m * c.bits);
+    ps->unused = word_wide(c) ? (unsigned)(ps->nbytes * 8 - m * c.bits) : 0; /* 0..7 */
     ps->cells_left = m;
     ps->acc = 0;
     ps->accn = 0;
