@@ -203,7 +203,7 @@ $(BUILD)/obj/src/redis/%.o: override CFLAGS += $(HIREDIS_CFLAGS)
 $(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOURCE -DBK_HAVE_HIREDIS=$(HIREDIS)
 
 # The CLI suite runs the bloomkit built alongside it.
-$(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_redis.o $(BUILD)/obj/tests/test_faults.o \
+$(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_redis.o $(BUILD)/obj/tests/test_import.o $(BUILD)/obj/tests/test_faults.o \
   $(BUILD)/obj/tests/test_experiment.o $(BUILD)/obj/tests/test_writers.o: \
   override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"' -DBK_FAULT_SHIM='"$(BUILD)/tests/fault_shim.so"'
 

@@ -56,7 +56,8 @@ extern "C" {
     X(BK_EREADONLY, -11, "filter is read-only")                                                    \
     X(BK_ESERVER, -12, "server refused the request or sent an unexpected reply")                   \
     X(BK_EBUSY, -13, "file is being written by another process")                                   \
-    X(BK_EFULL, -14, "filter full: growing would pass its max_bytes")
+    X(BK_EFULL, -14, "filter full: growing would pass its max_bytes")                              \
+    X(BK_ECANCELED, -15, "stopped by the caller")
 
 enum {
 #define BK_ERROR_ENUM_(name, value, text) name = (value),

@@ -94,6 +94,55 @@ BK_API int bk_redis_pull(const char *url, bk_filter **out);
  * shards, then its descriptor. BK_OK also when it did not exist. */
 BK_API int bk_redis_drop(const char *url);
 
+/* What an import did (bk_redis_import_set). */
+typedef struct bk_redis_import_stats {
+    uint64_t members; /* members of the set read */
+    uint64_t added;   /* of which new to the filter */
+    char kept[512];   /* in place: the name the set was kept under; else "" */
+} bk_redis_import_stats;
+
+/* Called by a long call with the work done of total (total 0: unknown),
+ * about every thousand units, on the calling thread. Returning nonzero stops
+ * the call, which then returns BK_ECANCELED. */
+typedef int (*bk_progress_fn)(uint64_t done, uint64_t total, void *arg);
+
+/* Import the members of the Redis set set_key into the filter at url (on
+ * the same server and database): a crawl moves from scrapy-redis's
+ * duplicate filter, which keeps one member per request, to a bloomkit
+ * filter without fetching again what it fetched (docs/redis.md,
+ * "Importing"). The filter is created with config_text (NULL: none) over
+ * `variant=scalable fpr=0.0001 input=scrapy-redis` and a capacity of the
+ * set's size (at least 1000000), or an existing one is used (it must agree
+ * with what config_text states). Under input=scrapy-redis (the default) each
+ * member must be a request fingerprint, 40 hexadecimal digits, and is added
+ * as its 20 bytes, as bloomkit's Scrapy filter adds the fingerprints it
+ * makes; under input=raw as it is. When set_key is the filter's own NAME
+ * (in place), the set is first renamed to a name reported in st->kept
+ * (SET:imported, or {SET}:imported when Redis Cluster would put that in
+ * another slot), which an import meeting NAME and the kept set again resumes
+ * from; it is never deleted. Writers of the set must stop meanwhile. An add
+ * is never counted twice: a resumed import adds no member twice, even to a
+ * counting or cuckoo filter.
+ *
+ * Errors: BK_EINVAL (url, set_key or st NULL), BK_ENOTFOUND (no set_key),
+ * BK_ESERVER (set_key is not a set; a member is not a fingerprint under
+ * input=scrapy-redis; the kept name exists), BK_ECANCELED (progress said
+ * stop: what was added stays, and the import can be run again), the errors
+ * of bk_redis_open. The filter is left as the adds made it; nothing else is
+ * changed. progress may be NULL. Thread-safe. */
+BK_API int bk_redis_import_set(const char *url, const char *set_key, const char *config_text,
+                               bk_progress_fn progress, void *arg, bk_redis_import_stats *st);
+
+/* What the key `key` holds on the server of url (a filter's NAME or not):
+ * its type as Redis names it ("none", "string", "set", "hash", a module's
+ * type) into type (typelen bytes), and its size (STRLEN, SCARD, HLEN, LLEN,
+ * ZCARD; 0 for other types) into *size. For tools that meet keys bloomkit
+ * did not make (the Scrapy filter looks for a dupefilter recipe's bitmaps
+ * before it makes its own filter beside them). Errors: BK_EINVAL, BK_EIO,
+ * BK_ESERVER as bk_redis_open. Thread-safe. */
+BK_API int bk_redis_key_type(const char *url, const char *key, char *type, size_t typelen,
+                             uint64_t *size);
+
 #ifdef __cplusplus
 }
 #endif

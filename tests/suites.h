@@ -27,6 +27,7 @@
     X(batch) \
     X(blocked) \
     X(redis) \
+    X(import) \
     X(props) \
     X(faults) \
     X(experiment) \

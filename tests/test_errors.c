@@ -294,6 +294,17 @@ static int call_redis_drop(void)
 {
     return bk_redis_drop(NULL);
 }
+static int call_redis_import_set(void)
+{
+    bk_redis_import_stats st;
+    return bk_redis_import_set("redis://127.0.0.1:1/x", NULL, NULL, NULL, NULL, &st);
+}
+static int call_redis_key_type(void)
+{
+    char type[16];
+    uint64_t size;
+    return bk_redis_key_type("redis://127.0.0.1:1/x", "k", type, 0, &size);
+}
 
 /* What a Redis call's detail holds when this build has no hiredis. */
 #if BK_HAVE_HIREDIS
@@ -358,6 +369,8 @@ static const struct row {
     {"bk_redis_push", call_redis_push, REDIS_SAYS("push")},
     {"bk_redis_pull", call_redis_pull, REDIS_SAYS("pull")},
     {"bk_redis_drop", call_redis_drop, REDIS_SAYS("redis")},
+    {"bk_redis_import_set", call_redis_import_set, REDIS_SAYS("no url, set or stats")},
+    {"bk_redis_key_type", call_redis_key_type, REDIS_SAYS("no url, key or output")},
 };
 
 /* Public functions that return int but cannot fail: they answer 0 or 1

@@ -36,6 +36,7 @@
 static const char *const variant_names[] = {"standard", "counting", "scalable", "window", "cuckoo"};
 static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3"};
 static const char *const layout_names[] = {"classic", "blocked"};
+static const char *const input_names[] = {"raw", "scrapy-redis"};
 #define NAMES(list) (list), sizeof(list) / sizeof *(list)
 
 /* Enumerations are stored as int-sized fields. */
@@ -124,6 +125,13 @@ static const key_desc keys[] = {
     {"bucket", K_COUNT, MORE(1), NULL, 0, 0, 8, 0, "0 (chosen from fpr) or an integer in 1 .. 8",
      "0", "cuckoo: fingerprints a bucket holds; each key has two buckets", ONLY(BK_VARIANT_CUCKOO),
      KEY_AUTO},
+    /* for the applications: the library carries it, the command and the
+     * Scrapy filter make their keys by it */
+    {"input", K_NAME, MORE(2), NAMES(input_names), 0, 0, 0, NULL, "raw",
+     "what a key is: raw (the bytes given), or scrapy-redis (a request fingerprint as "
+     "scrapy-redis makes it, its 40 hex digits held as 20 bytes: a filter imported from "
+     "scrapy-redis's set, whose Scrapy filter then fingerprints requests as scrapy-redis does)",
+     0, 0},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
 
@@ -478,7 +486,10 @@ static int unused(const bk_config *c, const key_desc *k)
         return c->bits != 0;
     if (k->off == FIELD(bits) || k->off == FIELD(hashes) || (k->flags & KEY_AUTO))
         return *count_at((bk_config *)c, k) == 0;
-    return 0;
+    /* a key added since 0.1.0 (a slot of more[]) has 0 for its default,
+     * the behaviour before it: at 0 it is not written, so that texts of
+     * filters that do not use it read in versions that do not know it */
+    return k->off >= FIELD(more) && *count_at((bk_config *)c, k) == 0;
 }
 
 /* --- the configuration as a whole ------------------------------------------ */

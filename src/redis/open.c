@@ -18,6 +18,7 @@
 #include "../common/config.h"
 #include "../common/error.h"
 #include "../common/random.h"
+#include "import.h"
 #include "modkey.h"
 #include "rfilter.h"
 #include "redis_url.h"
@@ -295,7 +296,9 @@ static int meta_fetch(bk_rfilter *rf, meta *m, int *exists)
     int rc = bk_rconn_callf(rf->conn, rf->name, &r, "HGETALL %s", rf->name);
     if (rc != BK_OK)
         return rc;
-    if (r->type == REDIS_REPLY_ERROR)
+    if (r->type == REDIS_REPLY_ERROR && strncmp(r->str, "WRONGTYPE", 9) == 0)
+        rc = bk_redis_foreign(rf->conn, rf->name); /* says what it is, and what to do */
+    else if (r->type == REDIS_REPLY_ERROR)
         rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s is not a bloomkit filter: %.200s",
                      rf->name, rf->name, r->str);
     else
@@ -336,8 +339,7 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
         rc = bk_fail(BK_ESERVER, "redis filter %s: key %.200s, not a string; nothing was created",
                      rf->name, strstr(r->str, BK_RS_WRONGTYPE " ") + sizeof BK_RS_WRONGTYPE);
     else if (r->type == REDIS_REPLY_ERROR && strstr(r->str, BK_RS_WRONGTYPE))
-        rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s holds something else", rf->name,
-                     rf->name);
+        rc = bk_redis_foreign(rf->conn, rf->name);
     else if (r->type == REDIS_REPLY_ERROR)
         rc = bk_fail(BK_ESERVER, "redis filter %s: creating the metadata failed: %.200s", rf->name,
                      r->str);

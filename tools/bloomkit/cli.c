@@ -467,6 +467,45 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     return rc;
 }
 
+int cli_config_text(const cli_opts *o, char **text)
+{
+    bk_config check;
+    bk_config_init(&check);
+    int rc = cli_apply_config(o, &check); /* every value checked, messages said */
+    if (rc)
+        return rc;
+    char *file_text = o->config_file ? cli_read_text_file(o, o->config_file, &rc) : NULL;
+    if (rc)
+        return rc;
+    const char *base = file_text ? file_text : o->config_text ? o->config_text : "";
+    size_t n = strlen(base) + 128;
+    for (unsigned i = 0; i < CLI_KEYS_MAX; i++)
+        if (o->keys[i])
+            n += strlen(o->keys[i]) + 64;
+    char *t = malloc(n);
+    if (!t) {
+        free(file_text);
+        return cli_fail(o, EXIT_IO, "out of memory");
+    }
+    /* each value passed bk_config_set alone, so it is one value: no blank,
+     * comma or '#' that would make it more text */
+    size_t len = (size_t)snprintf(t, n, "%s", base);
+    for (unsigned i = 0; i < CLI_KEYS_MAX; i++) {
+        const char *name = o->keys[i] ? bk_config_key(i, NULL, 0, NULL) : NULL;
+        if (name)
+            len += (size_t)snprintf(t + len, n - len, "\n%s=%s", name, o->keys[i]);
+    }
+    /* as cli_apply_config reads them: --window alone, BLOOMKIT_KEY */
+    const char *env_key = getenv("BLOOMKIT_KEY");
+    if (cli_key(o, "window") && !cli_key(o, "variant") && !bk_config_text_sets(base, "variant"))
+        len += (size_t)snprintf(t + len, n - len, "\nvariant=window");
+    if (!cli_key(o, "key") && env_key && *env_key && !bk_config_text_sets(base, "key"))
+        snprintf(t + len, n - len, "\nkey=%s", env_key);
+    free(file_text);
+    *text = t;
+    return 0;
+}
+
 /* The filter's options, one entry per key of the configuration table:
  * "--NAME VALUE" then its help and the values it takes. */
 static void print_keys(void)

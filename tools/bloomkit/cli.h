@@ -2,7 +2,7 @@
  * cli.h - shared parts of the bloomkit command: options, exit codes, errors,
  * config building, signals. The commands live in cmd_*.c, grouped by what
  * they do (cmd_filter.c: add, check, remove; cmd_file.c: whole filters;
- * cmd_report.c: plan, info; cmd_dedup.c; experiment/).
+ * cmd_report.c: plan, info; cmd_dedup.c; cmd_import.c; experiment/).
  */
 #ifndef BK_CLI_H
 #define BK_CLI_H
@@ -52,7 +52,8 @@ enum {
     X(O_THREADS, "threads", 0, COUNT, threads)                     /* dedup: threads, >= 1 */      \
     X(O_CANONICAL_URLS, "canonical-urls", 0, FLAG, canonical_urls) /* key: the canonical URL */    \
     X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order)                           \
-    X(O_COMPARE, "compare", 0, FLAG, compare) /* plan: every variant side by side */
+    X(O_COMPARE, "compare", 0, FLAG, compare)   /* plan: every variant side by side */             \
+    X(O_FROM_SET, "from-set", 0, STR, from_set) /* import: the Redis set read */
 
 #define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
@@ -78,12 +79,14 @@ typedef struct cli_opts {
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
     const char *key_file, *password_file;
+    const char *from_set; /* import --from-set KEY */
     uint64_t checkpoint, threads;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
     int canonical_urls, keep_query_order; /* keys are canonical URLs (bk_url_canonical) */
-    int compare;                          /* plan --compare */
-    cli_optset given;                     /* options seen on the command line */
-    char **args;                          /* positional arguments */
+    int fingerprints; /* set by the command: the filter's keys are fingerprints (keys.h) */
+    int compare;      /* plan --compare */
+    cli_optset given; /* options seen on the command line */
+    char **args;      /* positional arguments */
     int nargs;
 } cli_opts;
 
@@ -156,6 +159,12 @@ void cli_set_key(cli_opts *o, const char *name, const char *val);
  * twice (in the text and as a flag) is an error. Returns 0 or EXIT_USAGE
  * (message printed). */
 int cli_apply_config(const cli_opts *o, bk_config *cfg);
+/* What the options state of the configuration, as config text (*text,
+ * malloc, "" when nothing): --config or --config-file, then each filter
+ * option, checked as cli_apply_config checks them. For calls that take the
+ * text (a filter made elsewhere, with defaults of its own). 0 or EXIT_USAGE
+ * (message printed). */
+int cli_config_text(const cli_opts *o, char **text);
 
 /* Take the writer's lock of the file at path (bk_lock_file) for the whole
  * read-modify-write: waits, saying once who holds it, or with --no-wait
@@ -216,6 +225,7 @@ const char *cli_human_duration(uint64_t ms, char *buf, size_t n);
     X(push, "copy a filter file into Redis (--redis URL)")                                         \
     X(pull, "copy a filter from Redis into a file (--redis URL)")                                  \
     X(drop, "delete a shared filter and all its keys (--redis URL)")                               \
+    X(import, "add a Redis set's members to a shared filter (--from-set KEY)")                     \
     X(experiment, "measure configurations side by side (--config-file EXP)")
 
 #define CLI_COMMAND_DECL(name, summary)                                                            \

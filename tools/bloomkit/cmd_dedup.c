@@ -407,6 +407,17 @@ int cmd_dedup(cli_opts *o)
         return rc;
     }
     rc = open_filter(o, &j.f);
+    if (rc == 0 && cli_filter_fingerprints(j.f)) {
+        bk_free(j.f);
+        rc = cli_fail(o, EXIT_USAGE,
+                      "%s: the filter's keys are request fingerprints (input=scrapy-redis: "
+                      "imported from scrapy-redis's set), which dedup does not make of its "
+                      "lines; check or add fingerprints (40 hex digits) with bloomkit check "
+                      "and add",
+                      o->redis   ? "--redis"
+                      : o->state ? o->state
+                                 : "dedup");
+    }
     if (rc == 0 && out_init(&j.out, STDOUT_FILENO) != 0) {
         bk_free(j.f);
         rc = cli_fail(o, EXIT_IO, "out of memory");

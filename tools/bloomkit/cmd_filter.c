@@ -122,6 +122,14 @@ static int run(cli_opts *o, int op)
         return cli_lib_fail(o, rc, path);
     }
     cli_say_redated(o, j.f, path);
+    if ((o->fingerprints = cli_filter_fingerprints(j.f)) && o->canonical_urls) {
+        bk_free(j.f);
+        bk_unlock_file(lock);
+        return cli_fail(o, EXIT_USAGE,
+                        "%s: the filter's keys are request fingerprints (input=scrapy-redis), "
+                        "not URLs: give each as its 40 hex digits, without --canonical-urls",
+                        path);
+    }
     if (op == 2) {
         bk_config cfg;
         bk_get_config(j.f, &cfg);

@@ -348,6 +348,8 @@ int cmd_info(cli_opts *o)
             : 0;
     for (size_t i = 0; o->show_key && i < 16; i++)
         snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
+    char input[32] = "";
+    bk_config_get(&cfg, "input", input, sizeof input);
     if (o->json) {
         printf("{\"%s\":", o->redis ? "redis" : "file");
         json_str(where);
@@ -362,6 +364,7 @@ int cmd_info(cli_opts *o)
         json_num("target_fpr", st.fpr, 0);
         printf("\"capacity\":%llu,\"slices\":%u,\"saturated\":%llu",
                (unsigned long long)st.capacity, st.slices, (unsigned long long)st.saturated);
+        printf(",\"input\":\"%s\"", input);
         if (o->show_key)
             printf(",\"key\":\"%s\"", key);
         if (cfg.variant == BK_VARIANT_WINDOW) {
@@ -392,6 +395,8 @@ int cmd_info(cli_opts *o)
             printf("capacity      %llu\n", (unsigned long long)st.capacity);
         printf("slices        %u\n", st.slices);
         printf("saturated     %llu\n", (unsigned long long)st.saturated);
+        if (strcmp(input, "raw") != 0) /* keys made of the items otherwise (bk_config "input") */
+            printf("input         %s\n", input);
         if (o->show_key)
             printf("key           %s\n", key);
         if (cfg.variant == BK_VARIANT_WINDOW) {

@@ -1,9 +1,62 @@
 /*
- * keys.c - a record's key: its bytes, or its canonical URL.
+ * keys.c - a record's key: its bytes, its canonical URL, or for a filter of
+ * request fingerprints (input=scrapy-redis) the 20 bytes its 40 hex digits
+ * spell.
  */
 #include "keys.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+int cli_filter_fingerprints(const bk_filter *f)
+{
+    bk_config cfg;
+    char input[32] = "";
+    bk_config_init(&cfg);
+    bk_get_config(f, &cfg);
+    bk_config_get(&cfg, "input", input, sizeof input);
+    return strcmp(input, "scrapy-redis") == 0;
+}
+
+static int hex_digit(uint8_t c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The fingerprints' bytes into *arena; a record that is not 40 hex digits
+ * is a usage error naming it. */
+static int fingerprint_keys(const cli_opts *o, key_arena *arena, const record *recs, size_t n,
+                            const void **keys, size_t *lens)
+{
+    if (n * 20 > arena->cap) {
+        char *grown = realloc(arena->buf, n * 20);
+        if (!grown)
+            return cli_fail(o, EXIT_IO, "out of memory");
+        arena->buf = grown;
+        arena->cap = n * 20;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *r = recs[i].raw;
+        uint8_t *out = (uint8_t *)arena->buf + 20 * i;
+        int ok = recs[i].keylen == 40;
+        for (size_t j = 0; ok && j < 20; j++) {
+            const int hi = hex_digit(r[2 * j]), lo = hex_digit(r[2 * j + 1]);
+            ok = hi >= 0 && lo >= 0;
+            out[j] = (uint8_t)(hi << 4 | (lo & 15));
+        }
+        if (!ok)
+            return cli_fail(o, EXIT_USAGE,
+                            "\"%.*s\" is not a request fingerprint (40 hex digits): this "
+                            "filter's keys are scrapy-redis's fingerprints (input=scrapy-redis)",
+                            (int)(recs[i].keylen < 60 ? recs[i].keylen : 60), (const char *)r);
+        keys[i] = out;
+        lens[i] = 20;
+    }
+    return 0;
+}
 
 unsigned cli_canonical_flags(const cli_opts *o)
 {
@@ -38,6 +91,8 @@ int cli_canonical_keys(unsigned flags, key_arena *arena, const record *recs, siz
 int cli_record_keys(const cli_opts *o, key_arena *arena, const record *recs, size_t n,
                     const void **keys, size_t *lens)
 {
+    if (o->fingerprints)
+        return fingerprint_keys(o, arena, recs, n, keys, lens);
     if (!o->canonical_urls) {
         for (size_t i = 0; i < n; i++) {
             keys[i] = recs[i].raw;

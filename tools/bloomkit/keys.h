@@ -14,9 +14,10 @@ typedef struct key_arena {
 
 /* keys[i], lens[i] for recs[0..n): the records' keys (their bytes without
  * terminator), or with --canonical-urls their canonical URLs
- * (bk_url_canonical; a record that is not a URL is its own key), written
- * into *arena, valid until its next use. 0, or an exit code (out of
- * memory). */
+ * (bk_url_canonical; a record that is not a URL is its own key), or with
+ * o->fingerprints the 20 bytes of each record's 40 hex digits, written into
+ * *arena, valid until its next use. 0, or an exit code (out of memory; a
+ * record that is not a fingerprint: 2). */
 int cli_record_keys(const cli_opts *o, key_arena *arena, const record *recs, size_t n,
                     const void **keys, size_t *lens);
 
@@ -28,6 +29,10 @@ int cli_canonical_keys(unsigned flags, key_arena *arena, const record *recs, siz
 
 /* The bk_url_canonical flags o asks for. */
 unsigned cli_canonical_flags(const cli_opts *o);
+
+/* 1 when f's keys are request fingerprints (input=scrapy-redis: a filter
+ * imported from scrapy-redis's set), which records then spell in hex. */
+int cli_filter_fingerprints(const bk_filter *f);
 
 void key_arena_free(key_arena *arena);
 

@@ -221,6 +221,29 @@ void progress_tick(progress *p, uint64_t lines, const bk_filter *f)
         show(p, lines, f, t);
 }
 
+void progress_work(progress *p, uint64_t done, uint64_t total, const char *unit)
+{
+    if (!p->enabled)
+        return;
+    const double t = now_s();
+    if (t - p->start < p->delay || (p->shown && t - p->last < 0.5 && done != total))
+        return;
+    if (total)
+        fprintf(stderr, "\r%llu of %llu %s (%.0f%%)   ", (unsigned long long)done,
+                (unsigned long long)total, unit, 100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "\r%llu %s   ", (unsigned long long)done, unit);
+    fflush(stderr);
+    p->shown = 1;
+    p->last = t;
+}
+
+void progress_end(progress *p)
+{
+    if (p->enabled && p->shown)
+        fputc('\n', stderr);
+}
+
 void progress_done(progress *p, uint64_t lines, const bk_filter *f)
 {
     if (!p->enabled)

@@ -70,5 +70,9 @@ void progress_init(progress *p, int quiet, int force);
 void progress_tick(progress *p, uint64_t lines, const bk_filter *f);
 /* Final figures and a newline if the line was ever shown. */
 void progress_done(progress *p, uint64_t lines, const bk_filter *f);
+/* For work of a known size: "done of total UNIT (x%)" (total 0: "done
+ * UNIT"), at most twice a second; progress_end ends the line if shown. */
+void progress_work(progress *p, uint64_t done, uint64_t total, const char *unit);
+void progress_end(progress *p);
 
 #endif

@@ -43,6 +43,7 @@ __all__ = [
     "UnsupportedError",
     "canonical_url",
     "config_text",
+    "import_set",
     "library_version",
     "set_threads",
     "variants",
@@ -50,6 +51,9 @@ __all__ = [
 
 
 from ._version import __version__  # the release, as include/bloomkit.h has it
+
+
+import_set = BloomFilter.import_set  # bloomkit.import_set(url, set_key, ...)
 
 
 def library_version() -> str:

@@ -1,6 +1,6 @@
 # Types of the C extension bloomkit._native (bindings/python/src), checked
 # against the module itself by tests/test_types.py (mypy's stubtest).
-from typing import Dict, Iterable, List, Optional, Tuple, TypeVar, Union, final
+from typing import Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, Union, final
 
 from os import PathLike
 
@@ -83,3 +83,8 @@ class Filter:
     def _pull(cls: type[_F], url: str, /) -> _F: ...
     @classmethod
     def _drop(cls, url: str, /) -> None: ...
+    @classmethod
+    def _import_set(cls, url: str, set_key: str, config: Optional[str],
+                    progress: Optional[Callable[[int, int], object]], /) -> Tuple[int, int, str]: ...
+    @classmethod
+    def _key_type(cls, url: str, key: str, /) -> Tuple[str, int]: ...

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 import os
 import warnings
-from typing import Dict, Mapping, Optional, Union
+from typing import Callable, Dict, Mapping, Optional, Union
 
 from . import _lib
 from . import _native  # (after _lib, whose import checks the release)
@@ -236,6 +236,28 @@ class BloomFilter(_native.Filter):
         """Delete the shared filter at a Redis URL (every key it has there,
         nothing else); nothing happens when there is none."""
         BloomFilter._drop(url)
+
+    @staticmethod
+    def import_set(url: str, set_key: str, config: ConfigLike = None,
+                   progress: Optional[Callable[[int, int], object]] = None) -> Dict[str, object]:
+        """Add the members of the Redis set `set_key` (on the URL's server)
+        to the shared filter at `url`: a crawl moves from scrapy-redis's
+        duplicate filter to bloomkit's without fetching again what it
+        fetched (docs/python.md, "Moving a scrapy-redis crawl over"). A new
+        filter is made of `config` over ``variant=scalable fpr=0.0001
+        input=scrapy-redis`` and a capacity of the set's size; an existing
+        one is used as it is. Under ``input=scrapy-redis`` each member must
+        be a request fingerprint (40 hex digits; ServerError otherwise, and
+        nothing is written); ``input=raw`` adds members as they are. When
+        `set_key` is the filter's own name, the set is first renamed, kept
+        (the name is returned), and a second call resumes from it.
+        `progress(done, total)` is called every thousand members; an
+        exception it raises (or Ctrl-C) stops the import, keeping what was
+        added. Returns ``{"members": read, "added": new to the filter,
+        "kept": the kept set's name or None}``."""
+        text = config_text(config)
+        members, added, kept = BloomFilter._import_set(url, set_key, text or None, progress)
+        return {"members": members, "added": added, "kept": kept or None}
 
     # ---- configuration -------------------------------------------------------
 

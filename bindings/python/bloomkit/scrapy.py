@@ -77,6 +77,70 @@ from .filter import BloomFilter, FileLock
 from .scrapy_settings import DEFAULT_CONFIG, STATE_NAME, Plan, resolve  # noqa: F401
 
 
+def _input_of(bloom: BloomFilter) -> str:
+    """The filter's input key (config ``input``): what its keys are."""
+    for item in bloom.config.split():
+        if item.startswith("input="):
+            return item[len("input="):]
+    return "raw"
+
+
+class _ScrapyRedisFingerprinter:
+    """Requests fingerprinted as scrapy-redis's RFPDupeFilter does (its own
+    method, whatever its version), each 40-hex fingerprint held as its 20
+    bytes as ``bloomkit import`` adds them: for a filter imported from
+    scrapy-redis's set (``input=scrapy-redis``)."""
+
+    def __init__(self) -> None:
+        try:
+            from scrapy_redis.dupefilter import RFPDupeFilter
+        except ImportError:
+            raise ValueError(
+                "the filter holds scrapy-redis's request fingerprints (input=scrapy-redis: "
+                "imported from its set), and scrapy-redis is not installed here: install it, "
+                "so that requests are fingerprinted as the set's were") from None
+        self._df = RFPDupeFilter(None, "")  # only its request_fingerprint is used
+
+    def fingerprint(self, request) -> bytes:
+        fp = self._df.request_fingerprint(request)
+        if isinstance(fp, bytes):
+            fp = fp.decode("ascii", "replace")
+        if len(fp) != 40:
+            raise ValueError("scrapy-redis fingerprinted %r as %r, not 40 hex digits"
+                             % (request, fp))
+        return bytes.fromhex(fp)
+
+
+def _fingerprinter_for(bloom: BloomFilter, crawler_fingerprinter):
+    """The fingerprinter the filter's keys were made with: scrapy-redis's
+    for a filter imported from its set, else the crawler's (Scrapy's)."""
+    if _input_of(bloom) == "scrapy-redis":
+        return _ScrapyRedisFingerprinter()
+    return crawler_fingerprinter
+
+
+def _refuse_recipe_bitmaps(plan: Plan) -> None:
+    """A Bloom dupefilter recipe's bitmaps at the settings' key, and no
+    bloomkit filter there yet: stop, rather than crawl again beside them."""
+    url, name = plan.redis_url, plan.recipe_name
+    if not plan.recipe_bitmaps or url is None or name is None:
+        return
+    if BloomFilter._key_type(url, name)[0] != "none":
+        return  # bloomkit's filter (or something it reports on opening) is there
+    for key in plan.recipe_bitmaps:
+        kind, size = BloomFilter._key_type(url, key)
+        if kind == "none":
+            continue
+        raise ValueError(
+            "BLOOMFILTER_REDIS_KEY: Redis holds %s, a %s of %d %s: the bitmap of a Bloom "
+            "dupefilter recipe, whose crawl it remembers. Its bits cannot be imported into "
+            "bloomkit (they were set by another hashing), so bloomkit does not start a filter "
+            "beside it that knows none of those requests. Finish that crawl with the recipe, "
+            "or accept fetching again what it fetched: delete %s (and its other blocks), or "
+            "give bloomkit another BLOOMFILTER_REDIS_KEY"
+            % (key, kind, size, "bytes" if kind == "string" else "entries", key))
+
+
 class BloomDupeFilter(BaseDupeFilter):
     """Scrapy duplicate filter backed by a bloomkit filter (see the module)."""
 
@@ -116,6 +180,7 @@ class BloomDupeFilter(BaseDupeFilter):
         plan = resolve(settings, spider_name)
         file_lock = None
         if plan.redis_url:
+            _refuse_recipe_bitmaps(plan)
             bloom = BloomFilter.redis(plan.redis_url, plan.config)
         else:
             if plan.state:
@@ -136,6 +201,13 @@ class BloomDupeFilter(BaseDupeFilter):
                 if file_lock:
                     file_lock.release()
                 raise
+        try:
+            fingerprinter = _fingerprinter_for(bloom, fingerprinter)
+        except BaseException:
+            bloom.close()
+            if file_lock:
+                file_lock.release()
+            raise
         df = cls(
             bloom,
             state=plan.state,

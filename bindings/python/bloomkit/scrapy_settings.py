@@ -16,7 +16,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 DEFAULT_CONFIG = "variant=scalable capacity=1000000 fpr=0.0001"
@@ -59,13 +59,17 @@ class Plan:
     """The filter to open: in Redis at `redis_url`, or local (`state`: a file
     to load and save, or None: memory). `config`: its config text;
     `config_stated`: whether the settings stated it (an existing filter must
-    agree with a stated one)."""
+    agree with a stated one). `recipe_bitmaps`: where a Bloom dupefilter
+    recipe named by the same settings keeps its bitmaps (BLOOMFILTER_REDIS_KEY
+    and the block number), which the filter must not be made beside."""
     config: str
     config_stated: bool
     redis_url: Optional[str] = None
     state: Optional[str] = None
     save_every: int = 10000
     debug: bool = False
+    recipe_name: Optional[str] = None
+    recipe_bitmaps: Tuple[str, ...] = ()
 
 
 def _user_set(settings, name: str) -> bool:
@@ -347,6 +351,10 @@ def resolve(settings, spider_name: Optional[str] = None) -> Plan:
                              "characters without spaces, braces or %%" % name)
         block_bytes = (bits // blocks) // 8 if pins and blocks > 1 else None
         plan.redis_url = _redis_url(settings, name, block_bytes)
+        if "BLOOMFILTER_REDIS_KEY" in keys:
+            # the recipes keep block i's bits at KEY + str(i)
+            plan.recipe_name = name
+            plan.recipe_bitmaps = tuple("%s%d" % (name, i) for i in range(blocks or 1))
     else:
         if not state:
             from scrapy.utils.job import job_dir

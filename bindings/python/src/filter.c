@@ -283,6 +283,65 @@ static PyObject *filter_drop(PyObject *cls, PyObject *args)
         return bkpy_error_detail(rc, "drop");
     Py_RETURN_NONE;
 }
+/* The import's progress, on the importing thread (GIL released): the
+ * Python callable, and Ctrl-C; an exception stops the import. */
+static int import_tick(uint64_t done, uint64_t total, void *arg)
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    int stop = PyErr_CheckSignals() != 0;
+    if (!stop && arg) {
+        PyObject *r = PyObject_CallFunction((PyObject *)arg, "KK", (unsigned long long)done,
+                                            (unsigned long long)total);
+        stop = r == NULL;
+        Py_XDECREF(r);
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+/* _import_set(url, set_key, config or None, progress or None)
+ * -> (members, added, kept): bk_redis_import_set. */
+static PyObject *filter_import_set(PyObject *cls, PyObject *args)
+{
+    (void)cls;
+    const char *url, *set_key, *config;
+    PyObject *progress;
+    if (!PyArg_ParseTuple(args, "sszO:import_set", &url, &set_key, &config, &progress))
+        return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress)) {
+        PyErr_SetString(PyExc_TypeError, "import_set: progress must be callable or None");
+        return NULL;
+    }
+    bk_redis_import_stats st;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = bk_redis_import_set(url, set_key, config, import_tick,
+                             progress == Py_None ? NULL : progress, &st);
+    Py_END_ALLOW_THREADS
+    if (PyErr_Occurred()) /* the progress callable's, or KeyboardInterrupt */
+        return NULL;
+    if (rc != BK_OK)
+        return bkpy_error_detail(rc, "import_set");
+    return Py_BuildValue("KKs", (unsigned long long)st.members, (unsigned long long)st.added,
+                         st.kept);
+}
+/* _key_type(url, key) -> (type, size): bk_redis_key_type. */
+static PyObject *filter_key_type(PyObject *cls, PyObject *args)
+{
+    (void)cls;
+    const char *url, *key;
+    if (!PyArg_ParseTuple(args, "ss:key_type", &url, &key))
+        return NULL;
+    char type[64];
+    uint64_t size;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = bk_redis_key_type(url, key, type, sizeof type, &size);
+    Py_END_ALLOW_THREADS
+    if (rc != BK_OK)
+        return bkpy_error_detail(rc, "key_type");
+    return Py_BuildValue("sK", type, (unsigned long long)size);
+}
 #else
 static PyObject *no_redis(void)
 {
@@ -296,8 +355,10 @@ static PyObject *filter_redis(PyObject *cls, PyObject *args)
     (void)cls, (void)args;
     return no_redis();
 }
-#define filter_pull filter_redis
-#define filter_drop filter_redis
+#define filter_pull       filter_redis
+#define filter_drop       filter_redis
+#define filter_import_set filter_redis
+#define filter_key_type   filter_redis
 #endif
 
 /* ---- one key --------------------------------------------------------------- */
@@ -816,6 +877,10 @@ static PyMethodDef filter_methods[] = {
     M("_redis", filter_redis, METH_VARARGS | METH_CLASS, "A shared filter in Redis."),
     M("_pull", filter_pull, METH_VARARGS | METH_CLASS, "A local copy of a shared filter."),
     M("_drop", filter_drop, METH_VARARGS | METH_CLASS, "Delete a shared filter."),
+    M("_import_set", filter_import_set, METH_VARARGS | METH_CLASS,
+      "Import a Redis set's members into a shared filter."),
+    M("_key_type", filter_key_type, METH_VARARGS | METH_CLASS,
+      "What a Redis key holds: (type, size)."),
     {NULL, NULL, 0, NULL},
 };
 

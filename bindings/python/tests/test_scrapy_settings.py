@@ -6,7 +6,9 @@ refused at start, the figures in the stats, and real crawls under a scheduler
 that drives the filter as scrapy-redis's does."""
 import importlib.util
 import os
+import re
 import shutil
+import subprocess
 import unittest
 
 from helpers import RedisServer, Site, crawl, have_redis, redis_keys, scratch
@@ -299,6 +301,133 @@ class RecipeCrawlTest(unittest.TestCase):
         self.assertEqual(first["bloomkit/keys"], n)  # the figures before the clear
         crawl(self.dir, "c2", [self.site.url(0)], settings)
         self.assertEqual(sum(self.site.fetches().values()), 2 * n)  # all again
+
+
+@unittest.skipUnless(HAVE_SCRAPY, "Scrapy is not installed (python3-scrapy)")
+@unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
+class MigrationTest(unittest.TestCase):
+    """A crawl kept by scrapy-redis's duplicate filter (a set of request
+    fingerprints) or by a Bloom dupefilter recipe (bitmaps) meets bloomkit's:
+    the set is imported and the crawl goes on where it was; the recipe's
+    bits cannot be, and the crawl stops rather than fetch everything again.
+    scrapy-redis's filter is the stand-in in tests/scrapy_redis."""
+
+    PAGES = 1500
+
+    def setUp(self):
+        self.dir = scratch()
+        self.site = Site(self.dir, self.PAGES)
+        self.redis = RedisServer(self.dir)
+        self.server = "redis://127.0.0.1:%d" % self.redis.port
+
+    def tearDown(self):
+        self.site.stop()
+        self.redis.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_a_scrapy_redis_crawl_moves_over_by_import_and_fetches_nothing_twice(self):
+        from bloomkit import import_set
+
+        settings = {
+            "SCHEDULER": "redis_like_scheduler.Scheduler", "SCHEDULER_PERSIST": "True",
+            "SCHEDULER_QUEUE_FILE": os.path.join(self.dir, "queue.json"),
+            "REDIS_URL": self.server, "SCHEDULER_DUPEFILTER_KEY": "legacy:dupefilter",
+        }
+        old = crawl(self.dir, "old", [self.site.url(0)], dict(
+            settings, DUPEFILTER_CLASS="scrapy_redis.dupefilter.RFPDupeFilter",
+            CLOSESPIDER_PAGECOUNT="500"))
+        self.assertEqual(old["finish_reason"], "closespider_pagecount")
+        before = sum(self.site.fetches().values())
+        self.assertLess(before, self.PAGES)
+        self.assertEqual(redis_keys(self.redis.port, 0, "legacy:*"), ["legacy:dupefilter"])
+        # in place: the set is kept under another name, the filter takes its
+        # name (the command when the tests have it, as a user runs it)
+        url = self.server + "/legacy:dupefilter"
+        cli = os.environ.get("BLOOMKIT_CLI")
+        if cli:
+            out = subprocess.run([cli, "import", "--redis", url, "--from-set",
+                                  "legacy:dupefilter"], capture_output=True, text=True, check=True)
+            m = re.search(r"(\d+) members of (\S+), (\d+) of them new", out.stderr)
+            done = {"members": int(m[1]), "kept": m[2], "added": int(m[3])}
+        else:
+            done = import_set(url, "legacy:dupefilter")
+        self.assertGreater(done["members"], before)  # those fetched and those queued
+        self.assertEqual(done["added"], done["members"])
+        self.assertEqual(done["kept"], "{legacy:dupefilter}:imported")
+        new = crawl(self.dir, "new", [self.site.url(0)], settings)
+        self.assertEqual(new["finish_reason"], "finished")
+        fetches = self.site.fetches()
+        self.assertEqual({p: n for p, n in fetches.items() if n > 1}, {}, "fetched twice")
+        # requests in flight when the first crawl stopped were taken for seen
+        # and never fetched (scrapy-redis loses them too): at most its
+        # concurrency, and a false positive
+        self.assertGreaterEqual(len(fetches), self.PAGES - 65)
+        self.assertGreater(sum(fetches.values()), before)
+        print("\n[scrapy import] %d pages under scrapy-redis's filter, %d fingerprints "
+              "imported, %d pages after: none twice" % (before, done["members"],
+                                                        sum(fetches.values()) - before))
+
+    def test_a_set_at_the_filters_key_stops_the_crawl_saying_how_to_import(self):
+        from scrapy_redis.dupefilter import _Redis
+
+        from bloomkit.errors import ServerError
+        from bloomkit.scrapy import BloomDupeFilter
+
+        r = _Redis(self.server)
+        r.sadd("legacy:dupefilter", "0" * 40)
+        r.close()
+        with self.assertRaises(ServerError) as cm:
+            BloomDupeFilter.from_spider(FakeSpider("legacy", settings_of(REDIS_URL=self.server)))
+        msg = str(cm.exception)
+        for words in ("legacy:dupefilter is a set of 1 members", "bloomkit import",
+                      "--from-set legacy:dupefilter", "bloomkit.import_set"):
+            self.assertIn(words, msg)
+        self.assertEqual(redis_keys(self.redis.port, 0, "*"), ["legacy:dupefilter"])
+
+    def test_a_recipes_bitmap_is_never_crawled_around(self):
+        from scrapy_redis.dupefilter import _Redis
+
+        from bloomkit.scrapy import BloomDupeFilter
+
+        r = _Redis(self.server)
+        r.call(b"SETBIT", b"recipe:bloom1", b"4095", b"1")
+        settings = settings_of(REDIS_URL=self.server, BLOOMFILTER_REDIS_KEY="recipe:bloom",
+                               BLOOMFILTER_BLOCK_NUMBER=2, BLOOMFILTER_BIT=15)
+        with self.assertRaises(ValueError) as cm:
+            BloomDupeFilter.from_settings(settings)
+        msg = str(cm.exception)
+        for words in ("recipe:bloom1, a string of 512 bytes", "cannot be imported",
+                      "BLOOMFILTER_REDIS_KEY"):
+            self.assertIn(words, msg)
+        self.assertEqual(redis_keys(self.redis.port, 0, "*"), ["recipe:bloom1"])
+        # without the bitmap, the filter is made at the key
+        r.delete("recipe:bloom1")
+        r.close()
+        df = BloomDupeFilter.from_settings(settings)
+        df.close("finished")
+        self.assertIn("recipe:bloom", redis_keys(self.redis.port, 0, "*"))
+
+    def test_an_imported_filter_fingerprints_requests_as_scrapy_redis_did(self):
+        from scrapy import Request
+        from scrapy_redis.dupefilter import RFPDupeFilter, _Redis
+
+        from bloomkit import import_set
+        from bloomkit.scrapy import BloomDupeFilter
+
+        seen = [Request("http://a.example/%d" % i) for i in range(100)]
+        fp = RFPDupeFilter(None, "")
+        r = _Redis(self.server)
+        for req in seen:
+            r.sadd("old", fp.request_fingerprint(req))
+        r.close()
+        import_set(self.server + "/new", "old")
+        self.assertEqual(redis_keys(self.redis.port, 0, "old"), ["old"])  # left as it was
+        df = BloomDupeFilter.from_spider(FakeSpider("s", settings_of(
+            REDIS_URL=self.server, SCHEDULER_DUPEFILTER_KEY="new")))
+        self.assertIn("input=scrapy-redis", df.bloom.config)
+        self.assertTrue(all(df.request_seen(req) for req in seen))
+        self.assertFalse(df.request_seen(Request("http://a.example/new")))
+        df.close("finished")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 /*
  * none.c - libbloomkit-redis built without hiredis (make HIREDIS=0, which the
- * Makefile chooses when hiredis's headers are missing): the library's six
+ * Makefile chooses when hiredis's headers are missing): the library's
  * functions, each failing with BK_ENOTSUP and saying why, so that the
  * command, the Python binding and programs link and run unchanged, and only
  * what needs Redis refuses.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "bloomkit_redis.h"
 
@@ -69,4 +70,28 @@ int bk_redis_drop(const char *url)
 {
     (void)url;
     return none("redis_drop");
+}
+
+int bk_redis_import_set(const char *url, const char *set_key, const char *config_text,
+                        bk_progress_fn progress, void *arg, bk_redis_import_stats *st)
+{
+    (void)url;
+    (void)set_key;
+    (void)config_text;
+    (void)progress;
+    (void)arg;
+    if (st)
+        memset(st, 0, sizeof *st);
+    return none("redis_import_set");
+}
+
+int bk_redis_key_type(const char *url, const char *key, char *type, size_t typelen, uint64_t *size)
+{
+    (void)url;
+    (void)key;
+    if (type && typelen)
+        type[0] = '\0';
+    if (size)
+        *size = 0;
+    return none("redis_key_type");
 }
