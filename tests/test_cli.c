@@ -659,6 +659,68 @@ START_TEST(create_add_check_remove_info_merge_intersect)
 }
 END_TEST
 
+/* Each error says what to do (issue 32): the command to run, the size
+ * needed, the flag and both values, the nearest option, the file given. */
+START_TEST(errors_say_what_to_do)
+{
+    struct {
+        int code;
+        const char *input, *const *args, *expect[3];
+    } cases[] = {
+        {3,
+         "x\n",
+         (const char *[]){"add", in_dir("none.bkf"), NULL},
+         {"no such filter file", "bloomkit create", "dedup --state"}},
+        {3,
+         NULL,
+         (const char *[]){"create", in_dir("huge.bkf"), "--capacity", "100000000000000", "--fpr",
+                          "0.000001", NULL},
+         {"TiB", "bytes)", "bloomkit plan"}},
+        {2,
+         NULL,
+         (const char *[]){"create", in_dir("m.bkf"), "--variant", "scalable", "--max-bytes", "1k",
+                          NULL},
+         {"max_bytes=1024 is less than", "a capacity of at most 709", NULL}},
+        {2, NULL, (const char *[]){"dedup", "--stat", "x", NULL}, {"did you mean --state?", NULL}},
+        {2,
+         NULL,
+         (const char *[]){"create", "f", "--capacty", "9", NULL},
+         {"did you mean --capacity?", NULL}},
+        {2,
+         NULL,
+         (const char *[]){"add", "f", "--plot", "x", NULL},
+         {"does not apply to add", NULL}},
+        {3,
+         NULL,
+         (const char *[]){"create", "/nonexistent-dir/f.bkf", NULL},
+         {"/nonexistent-dir/f.bkf: cannot take its writers' lock", NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *argv[12] = {0};
+        for (int j = 0; cases[i].args[j]; j++)
+            argv[j] = (char *)cases[i].args[j];
+        run_result r = run_limited(cases[i].input, len_of(cases[i].input), 0, argv);
+        for (int j = 0; j < 3 && cases[i].expect[j]; j++)
+            ck_assert_msg(strstr(r.err, cases[i].expect[j]), "case %zu: '%s' lacks '%s'", i, r.err,
+                          cases[i].expect[j]);
+        ck_assert_msg(!strstr(r.err, ".lock"), "case %zu names the lock file: %s", i, r.err);
+        expect_code(r, cases[i].code, cases[i].args[0]);
+    }
+    /* dedup --state with a flag the saved filter disagrees with */
+    char *state = in_dir("s.bkf");
+    expect_code(RUN("a\n", "dedup", "--state", state), 0, "dedup makes the state");
+    run_result r = RUN("a\n", "dedup", "--state", state, "--fpr", "0.001");
+    ck_assert_msg(strstr(r.err, "--fpr asks fpr=0.001, and the saved filter has fpr=0.0001") &&
+                      strstr(r.err, "drop --fpr") && !strstr(r.err, "--config"),
+                  "%s", r.err);
+    expect_code(r, 2, "dedup --fpr against its state");
+    /* nothing was made by the failing commands */
+    ck_assert_int_eq(access(in_dir("huge.bkf"), F_OK), -1);
+    ck_assert_int_eq(access(in_dir("m.bkf"), F_OK), -1);
+    ck_assert_int_eq(access(in_dir("none.bkf"), F_OK), -1);
+}
+END_TEST
+
 START_TEST(errors_and_exit_codes)
 {
     char *f = in_dir("f.bkf"), *bad = in_dir("bad.bkf");
@@ -1073,6 +1135,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, dedup_saves_on_signals);
     tcase_add_test(tc, create_add_check_remove_info_merge_intersect);
     tcase_add_test(tc, errors_and_exit_codes);
+    tcase_add_test(tc, errors_say_what_to_do);
     tcase_add_test(tc, hard_links_are_refused_by_every_writer);
     tcase_add_test(tc, a_window_state_from_a_clock_ahead_is_redated_with_a_warning);
     tcase_add_test(tc, full_disk_during_add);

@@ -205,7 +205,9 @@ START_TEST(bad_experiment_files_name_the_line)
     } bad[] = {
         {"[workload]\nkeys = 10\ncolour = blue\n[a]\nvariant=standard\n",
          "e.exp:3: unknown workload key 'colour'"},
-        {"[workload]\nkeys = 10\n[a]\nvariant=standard\nfpr=2\n", "e.exp:3: "},
+        /* the line of the key at fault, named once (not the text's own "line 2") */
+        {"[workload]\nkeys = 10\n[a]\nvariant=standard\nfpr=2\n",
+         "e.exp:5: fpr: invalid value '2'"},
         {"[workload]\nkeys = ten\n[a]\nvariant=standard\n",
          "e.exp:2: bad value for workload key 'keys'"},
         {"variant=standard\n", "e.exp:1: 'variant=standard' outside any section"},
@@ -242,6 +244,7 @@ START_TEST(bad_experiment_files_name_the_line)
         ck_assert_int_eq(run_exp(dir, bad[i].text, NULL, &err), 2);
         ck_assert_msg(strstr(err, bad[i].expect), "case %zu: '%s' lacks '%s'", i, err,
                       bad[i].expect);
+        ck_assert_msg(!strstr(err, ": line "), "case %zu: '%s' names its place twice", i, err);
         free(err);
     }
     tu_rmtree(dir);

@@ -139,7 +139,7 @@ char *bk_mem_strdup(const bk_allocator *a, const char *s)
     return d;
 }
 
-void *bk_payload_alloc(const bk_allocator *a, size_t size)
+static void *payload_alloc(const bk_allocator *a, size_t size)
 {
     if (!uses_mapping(a, size))
         return bk_mem_calloc_aligned(a, size, BK_BLOCK_BYTES);
@@ -159,6 +159,24 @@ void *bk_payload_alloc(const bk_allocator *a, size_t size)
     if (span - head > used)
         munmap(p + used, span - head - used);
     madvise(p, used, MADV_HUGEPAGE); /* advice: failure (no THP) is harmless */
+    return p;
+}
+
+void *bk_payload_alloc(const bk_allocator *a, size_t size)
+{
+    void *p = payload_alloc(a, size);
+    if (!p) { /* the size the filter needs, for a message that says it */
+        static const char unit[][4] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        double v = (double)size;
+        unsigned u = 0;
+        for (; v >= 1024 && u + 1 < sizeof unit / sizeof *unit; u++)
+            v /= 1024;
+        bk_fail(BK_ENOMEM,
+                "out of memory: the filter's cells need %.4g %s (%zu bytes), more than this "
+                "process can have; a smaller capacity or a larger fpr needs less (bloomkit plan "
+                "shows the size)",
+                v, unit[u], size);
+    }
     return p;
 }
 

@@ -24,6 +24,31 @@
 BK_API const int bk_cppflags_seen = 1;
 #endif
 
+/* The bytes the last refused growth of this thread needed (bk_new turns a
+ * refusal at creation into a configuration error that says what fits). */
+static _Thread_local uint64_t refused_need;
+
+/* The largest capacity whose first slice fits c->max_bytes, when the
+ * capacity asked needs `need` bytes: a binary search on the plan's bytes,
+ * scaled by what creation needed of the plan's. 0 when none does. */
+static uint64_t capacity_that_fits(const bk_config *c, uint64_t need)
+{
+    bk_config t = *c;
+    bk_plan p;
+    if (bk_plan_config(&t, &p) != BK_OK || p.bytes == 0)
+        return 0;
+    const double scale = (double)need / (double)p.bytes;
+    uint64_t lo = 0, hi = c->capacity; /* lo fits (or is 0), hi does not */
+    while (hi - lo > 1) {
+        t.capacity = lo + (hi - lo) / 2;
+        if (bk_plan_config(&t, &p) == BK_OK && (double)p.bytes * scale <= (double)c->max_bytes)
+            lo = t.capacity;
+        else
+            hi = t.capacity;
+    }
+    return lo;
+}
+
 int bk_new(const bk_config *cfg, bk_filter **out)
 {
     bk_call_begin();
@@ -44,7 +69,27 @@ int bk_new(const bk_config *cfg, bk_filter **out)
         c.has_key = 1;
     }
     const bk_allocator a = bk_current_allocator();
-    return bk_done(bk_variant_for(c.variant)->create(&c, &a, out), "new");
+    refused_need = 0;
+    const int rc = bk_variant_for(c.variant)->create(&c, &a, out);
+    if (rc == BK_EFULL && refused_need > c.max_bytes) {
+        /* nothing in use yet: max_bytes cannot hold the first slice */
+        const uint64_t need = refused_need, fit = capacity_that_fits(&c, need);
+        bk_detail_clear();
+        if (!fit)
+            return bk_fail(BK_ECONFIG,
+                           "max_bytes=%llu is less than the %llu bytes the filter's first slice "
+                           "needs (capacity=%llu, fpr=%g): give max_bytes of at least %llu",
+                           (unsigned long long)c.max_bytes, (unsigned long long)need,
+                           (unsigned long long)c.capacity, c.fpr, (unsigned long long)need);
+        return bk_fail(BK_ECONFIG,
+                       "max_bytes=%llu is less than the %llu bytes the filter's first slice "
+                       "needs (capacity=%llu, fpr=%g): give max_bytes of at least %llu, or a "
+                       "capacity of at most %llu (or a larger fpr)",
+                       (unsigned long long)c.max_bytes, (unsigned long long)need,
+                       (unsigned long long)c.capacity, c.fpr, (unsigned long long)need,
+                       (unsigned long long)fit);
+    }
+    return bk_done(rc, "new");
 }
 
 int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_config *cfg,
@@ -88,6 +133,7 @@ int bk_read_locked(const bk_filter *f, int (*op)(const bk_filter *, const bk_has
 
 int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays)
 {
+    refused_need = after - used;
     if (max_arrays)
         return bk_fail(BK_EFULL, "filter full: %u slices, the most a file can hold", max_arrays);
     return bk_fail(BK_EFULL,
@@ -229,9 +275,22 @@ int bk_remove(bk_filter *f, const void *key, size_t len)
     int rc = key_check(f, key, len, 0, "remove");
     if (rc != BK_OK)
         return rc;
-    if (!f->ops->remove)
-        return bk_fail(BK_ENOTSUP, "remove: %s filters cannot remove keys",
-                       bk_variant_name(f->cfg.variant));
+    if (!f->ops->remove) {
+        char can[128] = ""; /* the registry's variants that remove: "counting or cuckoo" */
+        size_t at = 0;
+        int n = 0, total = 0;
+        for (int v = 0; bk_variant_name((bk_variant)v); v++)
+            total += bk_variant_removes((bk_variant)v);
+        for (int v = 0; bk_variant_name((bk_variant)v) && at < sizeof can; v++)
+            if (bk_variant_removes((bk_variant)v))
+                at += (size_t)snprintf(can + at, sizeof can - at, "%s%s",
+                                       n++ == 0     ? ""
+                                       : n == total ? " or "
+                                                    : ", ",
+                                       bk_variant_name((bk_variant)v));
+        return bk_fail(BK_ENOTSUP, "remove: %s filters cannot remove keys (only %s filters can)",
+                       bk_variant_name(f->cfg.variant), can);
+    }
     if (f->readonly)
         return bk_fail(BK_EREADONLY, "remove: the filter is mapped read-only");
     rc = one_key(f, BK_KEYS_REMOVE, key, len, "remove");

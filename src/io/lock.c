@@ -72,8 +72,11 @@ int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
     for (;;) {
         fd = bk_sys.open(name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
-            rc = bk_fail(BK_EIO, "lock %s: create %s: %s", path, name,
-                         bk_os_error(errno, why, sizeof why));
+            /* the user named path: the lock beside it is ours to explain */
+            rc = bk_fail(BK_EIO,
+                         "%s: cannot take its writers' lock (a file beside it, in its "
+                         "directory): %s",
+                         path, bk_os_error(errno, why, sizeof why));
             bk_mem_free(&a, name);
             return bk_done(rc, "lock");
         }
@@ -90,11 +93,12 @@ int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
         const int e = errno;
         const long pid = e == EWOULDBLOCK ? holder_of(fd) : 0;
         if (e != EWOULDBLOCK)
-            rc = bk_fail(BK_EIO, "lock %s: %s", name, bk_os_error(e, why, sizeof why));
+            rc = bk_fail(BK_EIO, "%s: cannot take its writers' lock: %s", path,
+                         bk_os_error(e, why, sizeof why));
         else if (pid)
-            rc = bk_fail(BK_EBUSY, "%s is being written by process %ld (lock %s)", path, pid, name);
+            rc = bk_fail(BK_EBUSY, "%s is being written by process %ld", path, pid);
         else
-            rc = bk_fail(BK_EBUSY, "%s is being written by another process (lock %s)", path, name);
+            rc = bk_fail(BK_EBUSY, "%s is being written by another process", path);
         bk_sys.close(fd);
         bk_mem_free(&a, name);
         return bk_done(rc, "lock");

@@ -216,10 +216,11 @@ int bk_rmod_try(const char *url, int what, const bk_filter *f, bk_filter **out)
     } else if (rc == BK_RMOD_MODULE || rc == BK_RMOD_SHARDS) {
         const int sharded = rc == BK_RMOD_SHARDS;
         if (what == BK_RMOD_PUSH)
-            rc = bk_fail(BK_EINCOMPAT,
-                         "redis filter %s already exists (kept by bloomkit's Redis module); "
-                         "push needs a new name",
-                         name);
+            rc = bk_fail(
+                BK_EINCOMPAT,
+                "redis filter %s already exists (kept by bloomkit's Redis module); "
+                "push needs a new name, or the old one dropped first (bloomkit drop --redis URL)",
+                name);
         else if (what == BK_RMOD_DROP)
             rc = sharded ? drop_sharded(c, name) : bk_rmod_drop(c, name);
         else if (sharded)

@@ -539,10 +539,11 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
                      shards);
     if (rc == BK_OK && (kind == BK_RMOD_MODULE || kind == BK_RMOD_SHARDS)) {
         if (flags & BK_ROPEN_PUSH) {
-            rc = bk_fail(BK_EINCOMPAT,
-                         "redis filter %s already exists (kept by bloomkit's Redis module); "
-                         "push needs a new name",
-                         rf->name);
+            rc = bk_fail(
+                BK_EINCOMPAT,
+                "redis filter %s already exists (kept by bloomkit's Redis module); "
+                "push needs a new name, or the old one dropped first (bloomkit drop --redis URL)",
+                rf->name);
         } else {
             rc = kind == BK_RMOD_SHARDS
                      ? bk_rmod_open_sharded(rf->conn, rf->name, &c, text, strict, !create, shards,
@@ -568,8 +569,11 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
         rc = meta_fetch(rf, &m, &exists);
     const int create_pushing = (flags & BK_ROPEN_PUSH) != 0;
     if (rc == BK_OK && exists && create_pushing)
-        rc = bk_fail(BK_EINCOMPAT, "redis filter %s already exists; push needs a new name",
-                     rf->name);
+        rc =
+            bk_fail(BK_EINCOMPAT,
+                    "redis filter %s already exists; push needs a new name, or the old one dropped "
+                    "first (bloomkit drop --redis URL)",
+                    rf->name);
     if (rc == BK_OK && !exists && (flags & BK_ROPEN_EXISTING))
         rc = bk_fail(BK_ENOTFOUND, "redis filter %s does not exist", rf->name);
     if (rc == BK_OK && !exists) {

@@ -190,6 +190,55 @@ static const struct optdef *find_long(const char *name, size_t len, cli_optset a
     return any;
 }
 
+static const char *key_option(unsigned i, char *buf, size_t len);
+
+/* Levenshtein distance of a[0..n) and b, both short (options). */
+static size_t distance(const char *a, size_t n, const char *b)
+{
+    const size_t m = strlen(b);
+    if (n > 63 || m > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            const size_t up = row[j];
+            const size_t best = diag + (a[i - 1] != b[j - 1]);
+            row[j] = best < up + 1 ? (best < row[j - 1] + 1 ? best : row[j - 1] + 1)
+                                   : (up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1);
+            diag = up;
+        }
+    }
+    return row[m];
+}
+
+/* The option of the command (allowed) nearest to name[0..len), into buf
+ * ("state"), or "" when none is near (a third of its letters, at least 2). */
+static void nearest_option(const char *name, size_t len, cli_optset allowed, char *buf,
+                           size_t buflen)
+{
+    size_t best = len / 3 > 2 ? len / 3 : 2;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NOPTS; i++) {
+        const size_t d = distance(name, len, optdefs[i].name);
+        if ((optdefs[i].id & (allowed | OPT(HELP) | OPT(QUIET))) && d <= best && d > 0) {
+            best = d - 1; /* the first of the nearest wins */
+            snprintf(buf, buflen, "%s", optdefs[i].name);
+        }
+    }
+    char opt[64];
+    for (unsigned i = 0; (allowed & OPT_KEYS) && key_option(i, opt, sizeof opt); i++) {
+        const size_t d = distance(name, len, opt);
+        if (d <= best && d > 0) {
+            best = d - 1;
+            snprintf(buf, buflen, "%s", opt);
+        }
+    }
+}
+
 static const struct optdef *find_short(char c)
 {
     for (size_t i = 0; i < NOPTS; i++)
@@ -330,9 +379,20 @@ static int parse_options(int argc, char **argv, const char *cmd, cli_optset allo
                 return rc;
             continue;
         }
-        if (!d || !(d->id & allowed))
+        if (!d || !(d->id & allowed)) {
+            char near[64] = "";
+            if (a[1] == '-')
+                nearest_option(a + 2, strcspn(a + 2, "="), allowed, near, sizeof near);
+            if (d && !near[0])
+                return cli_fail(o, EXIT_USAGE, "%s does not apply to %s (see bloomkit %s --help)",
+                                a, cmd, cmd);
+            if (near[0])
+                return cli_fail(o, EXIT_USAGE,
+                                "unknown option '%s': did you mean --%s? (see bloomkit %s --help)",
+                                a, near, cmd);
             return cli_fail(o, EXIT_USAGE, "unknown option '%s' (see bloomkit %s --help)", a,
                             cmd); /* the option itself is the message: not cli_usage */
+        }
         if (d->kind != FLAG && !val) {
             if (i + 1 >= argc)
                 return cli_fail(o, EXIT_USAGE, "--%s needs a value", d->name);

@@ -15,6 +15,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -246,13 +247,26 @@ static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
     const int rc = cli_apply_config(o, &asked);
     const char *diff = rc ? NULL : bk_config_diff(&asked, &have);
     if (rc || diff) {
+        char saved[64] = "", given[64] = "", flag[80];
+        if (!rc) {
+            bk_config_get(&have, diff, saved, sizeof saved);
+            bk_config_get(&asked, diff, given, sizeof given);
+            if (cli_key(o, diff)) { /* --max-bytes for max_bytes */
+                snprintf(flag, sizeof flag, "--%s", diff);
+                for (char *c = flag; *c; c++)
+                    *c = *c == '_' ? '-' : *c;
+            } else
+                snprintf(flag, sizeof flag, "%s's %s", o->config_file ? o->config_file : "--config",
+                         diff);
+        }
         bk_free(*f);
         *f = NULL;
         return rc ? rc
                   : cli_fail(o, EXIT_USAGE,
-                             "%s: the filter was made with a different %s than --config asks; "
-                             "its parameters are kept only if they agree",
-                             what, diff);
+                             "%s: %s asks %s=%s, and the saved filter has %s=%s (a filter keeps "
+                             "the parameters it was made with): drop %s to go on with the "
+                             "saved filter, or give another --state to start a new one",
+                             what, flag, diff, given, diff, saved, flag);
     }
     return 0;
 }

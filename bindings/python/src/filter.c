@@ -459,8 +459,8 @@ static PyObject *filter_remove(bkpy_filter *self, PyObject *key)
     if (rc <= BKPY_CLOSED)
         return call_error(self, rc, "remove");
     PyObject *what = PyUnicode_FromFormat("remove %R", key);
-    if (what) {
-        if (self->remote)
+    if (what) { /* which variants can, when this one cannot */
+        if (self->remote || rc == BK_ENOTSUP)
             bkpy_error_detail(rc, PyUnicode_AsUTF8(what));
         else
             bkpy_error(rc, PyUnicode_AsUTF8(what), NULL);

@@ -116,6 +116,16 @@ class UpdateTest(unittest.TestCase):
         with self.assertRaises(UnsupportedError):
             BloomFilter(capacity=10).remove_many(["a"])
 
+    def test_remove_on_a_variant_that_cannot_names_those_that_can(self):
+        can = [name for name, v in bloomkit.variants().items() if v["removes"]]
+        for name, v in bloomkit.variants().items():
+            if v["removes"]:
+                continue
+            with self.assertRaises(UnsupportedError) as cm:
+                BloomFilter(variant=name, capacity=10).remove("a")
+            self.assertIn("%s filters cannot remove keys" % name, str(cm.exception))
+            self.assertIn(" or ".join(can) if len(can) == 2 else can[-1], str(cm.exception))
+
 
 class SetOperatorTest(unittest.TestCase):
     def test_union_intersection_and_equality(self):

@@ -98,16 +98,29 @@ static int parse_age(const char *s, uint64_t *ms)
     return *ms > 0 && *ms <= UINT64_C(3650) * 86400000 ? 0 : -1;
 }
 
-/* A configuration's text, accumulated over its lines, then parsed. */
-static int finish_config(experiment *e, char *text, int line)
+/* Where a configuration's text came from: the file line of each of its
+ * lines, and of its section's header. */
+typedef struct text_lines {
+    int header;
+    int n;
+    int at[512];
+} text_lines;
+
+/* A configuration's text, accumulated over its lines, then parsed: an error
+ * names the file's line once (the parser's "line N: " of the text becomes
+ * the file's line). */
+static int finish_config(experiment *e, const char *text, const text_lines *tl)
 {
     if (e->nconfigs == 0)
         return 0;
     char err[256];
     bk_config *c = &e->cfgs[e->nconfigs - 1];
-    if (bk_config_parse(c, text, err, sizeof err) != BK_OK)
-        return exp_fail_at(e, line, "%s", err);
-    return 0;
+    if (bk_config_parse(c, text, err, sizeof err) == BK_OK)
+        return 0;
+    int n = 0, used = 0;
+    if (sscanf(err, "line %d: %n", &n, &used) == 1 && used > 0 && n >= 1 && n <= tl->n)
+        return exp_fail_at(e, tl->at[n - 1], "%s", err + used);
+    return exp_fail_at(e, tl->header, "%s", err);
 }
 
 static int add_config(experiment *e, const char *name, int line)
@@ -269,7 +282,8 @@ int exp_read(experiment *e)
         return EXIT_IO;
     }
     char line[4096], text[8192] = "";
-    int lineno = 0, in_workload = 0, rc = 0, text_line = 0;
+    int lineno = 0, in_workload = 0, rc = 0;
+    text_lines tl = {0, 0, {0}};
     long at = 0;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
@@ -296,12 +310,13 @@ int exp_read(experiment *e)
             if (rc)
                 break;
             *close = '\0';
-            if ((rc = finish_config(e, text, text_line)) != 0)
+            if ((rc = finish_config(e, text, &tl)) != 0)
                 break;
             text[0] = '\0';
             char *name = trim(s + 1);
             in_workload = strcmp(name, "workload") == 0;
-            text_line = lineno;
+            tl.header = lineno;
+            tl.n = 0;
             if (!in_workload)
                 rc = add_config(e, name, lineno);
             continue;
@@ -321,13 +336,15 @@ int exp_read(experiment *e)
         }
         const char *eq = strchr(s, '=');
         if (colon && (!eq || colon < eq)) { /* "name: config text" */
-            if ((rc = finish_config(e, text, text_line)) != 0)
+            if ((rc = finish_config(e, text, &tl)) != 0)
                 break;
             *colon = '\0';
             if ((rc = add_config(e, trim(s), lineno)) != 0)
                 break;
             snprintf(text, sizeof text, "%s", trim(colon + 1));
-            text_line = lineno;
+            tl.header = lineno;
+            tl.n = 1;
+            tl.at[0] = lineno;
             continue;
         }
         if (e->nconfigs == 0) {
@@ -339,8 +356,11 @@ int exp_read(experiment *e)
             rc = exp_fail_at(e, lineno, "configuration text longer than %s bytes", "8191");
             break;
         }
-        strcat(text, " ");
+        if (text[0])
+            strcat(text, "\n");
         strcat(text, s);
+        if (tl.n < (int)(sizeof tl.at / sizeof *tl.at))
+            tl.at[tl.n++] = lineno;
     }
     if (!rc && ferror(f)) {
         fprintf(stderr, "bloomkit experiment: %s: read error\n", e->path);
@@ -348,7 +368,7 @@ int exp_read(experiment *e)
     }
     fclose(f);
     if (!rc)
-        rc = finish_config(e, text, text_line);
+        rc = finish_config(e, text, &tl);
     if (!rc && e->nconfigs == 0)
         rc = exp_fail_at(e, lineno, "no configuration (add a [name] section of config %s)", "text");
     if (!rc && (e->arrivals_per_ms > 0) != (e->duration_ms > 0))
