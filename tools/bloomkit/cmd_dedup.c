@@ -253,8 +253,8 @@ static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
             bk_config_get(&asked, diff, given, sizeof given);
             if (cli_key(o, diff)) { /* --max-bytes for max_bytes */
                 snprintf(flag, sizeof flag, "--%s", diff);
-                for (char *c = flag; *c; c++)
-                    *c = *c == '_' ? '-' : *c;
+                for (char *c = strchr(flag, '_'); c; c = strchr(c, '_'))
+                    *c = '-';
             } else
                 snprintf(flag, sizeof flag, "%s's %s", o->config_file ? o->config_file : "--config",
                          diff);
