@@ -765,7 +765,7 @@ START_TEST(errors_and_exit_codes)
     expect_code(RUN(NULL, "info", "--quiet", f), 0, "info --quiet");
     /* tiny pinned filters get their exact rate (one bit, one key: 1, not 0.632) */
     r = RUN(NULL, "plan", "--bits", "1", "--capacity", "1");
-    ck_assert_msg(strstr(r.out, "expected fpr  1 (after 1 keys)") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "expected fpr  1 (after 1 key)") != NULL, "%s", r.out);
     expect_code(r, 0, "plan --bits 1");
     /* windows whose spans differ: merge names the spans */
     expect_code(RUN(NULL, "create", in_dir("w10.bkf"), "--window", "10s", "--config",

@@ -237,7 +237,8 @@ int cmd_plan(cli_opts *o)
     } else {
         printf("variant       %s\n", bk_variant_name(cfg.variant));
         printf("layout        %s\n", bk_layout_name(cfg.layout));
-        printf("capacity      %llu keys%s\n", (unsigned long long)cfg.capacity,
+        printf("capacity      %llu key%s%s\n", (unsigned long long)cfg.capacity,
+               cfg.capacity == 1 ? "" : "s",
                window ? " per window"
                : fit  ? " (the most that fit at the target fpr)"
                       : "");
@@ -257,8 +258,8 @@ int cmd_plan(cli_opts *o)
         printf("bytes         %llu (%s)\n", (unsigned long long)bytes, human);
         printf("hashes (k)    %u\n", p.k);
         printf("bits per key  %.2f\n", p.bits_per_key);
-        printf("expected fpr  %.4g (after %llu keys)\n", p.expected_fpr,
-               (unsigned long long)cfg.capacity);
+        printf("expected fpr  %.4g (after %llu key%s)\n", p.expected_fpr,
+               (unsigned long long)cfg.capacity, cfg.capacity == 1 ? "" : "s");
     }
     return EXIT_OK;
 }
@@ -298,8 +299,9 @@ static void print_generations(const bk_filter *f, const bk_config *cfg, uint32_t
                    (unsigned long long)keys, (double)set / (double)bits, (unsigned long long)bytes,
                    n, live ? "true" : "false");
         else
-            printf("generation    %s .. %s UTC: %llu keys, fill %.4f, %s, %u slice%s%s\n", from, to,
-                   (unsigned long long)keys, (double)set / (double)bits, human, n,
+            printf("generation    %s .. %s UTC: %llu key%s, fill %.4f, %s, %u slice%s%s\n", from,
+                   to, (unsigned long long)keys, keys == 1 ? "" : "s", (double)set / (double)bits,
+                   human, n,
                    n == 1 ? "" : "s", live ? "" : " (expired: no longer consulted)");
         first = 0;
     }
@@ -389,8 +391,9 @@ int cmd_info(cli_opts *o)
         printf("fill          %.4f\n", st.fill);
         printf("est. fpr      %.3g (target %g)\n", st.est_fpr, st.fpr);
         if (gen_capacity)
-            printf("capacity      %llu keys per window (a generation starts at %llu)\n",
-                   (unsigned long long)st.capacity, (unsigned long long)gen_capacity);
+            printf("capacity      %llu key%s per window (a generation starts at %llu)\n",
+                   (unsigned long long)st.capacity, st.capacity == 1 ? "" : "s",
+                   (unsigned long long)gen_capacity);
         else
             printf("capacity      %llu\n", (unsigned long long)st.capacity);
         printf("slices        %u\n", st.slices);

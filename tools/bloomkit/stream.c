@@ -203,9 +203,9 @@ static void show(progress *p, uint64_t lines, const bk_filter *f, double t)
     bk_filter_stats st;
     bk_stats(f, &st);
     const double dt = t - p->start;
-    fprintf(stderr, "\r%llu lines, %.0f lines/s, %llu keys, fill %.3f, est. rate %.2e   ",
-            (unsigned long long)lines, dt > 0 ? (double)lines / dt : 0.0,
-            (unsigned long long)st.keys, st.fill, st.est_fpr);
+    fprintf(stderr, "\r%llu line%s, %.0f lines/s, %llu key%s, fill %.3f, est. rate %.2e   ",
+            (unsigned long long)lines, lines == 1 ? "" : "s", dt > 0 ? (double)lines / dt : 0.0,
+            (unsigned long long)st.keys, st.keys == 1 ? "" : "s", st.fill, st.est_fpr);
     fflush(stderr);
     p->shown = 1;
     p->last = t;
