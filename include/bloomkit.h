@@ -321,6 +321,14 @@ BK_API int bk_config_get(const bk_config *cfg, const char *key, char *buf, size_
  * in a text and another way. Thread-safe. */
 BK_API int bk_config_text_sets(const char *text, const char *key);
 
+/* A count as people type it, the way the config text reads capacity and
+ * every other count: decimal digits (1000000), exponent form equal to a
+ * whole number (1e6), or a number with a decimal suffix k, M, G or T
+ * (10^3 .. 10^12: 1M and 2.5k are 1000000 and 2500; sizes, max_bytes, keep
+ * their binary k, M, G). BK_OK with *out, or BK_EINVAL (not a whole number
+ * in 0 .. 2^63, s or out NULL) with *out unchanged. Thread-safe. */
+BK_API int bk_count_parse(const char *s, uint64_t *out);
+
 /* Write cfg as config text that bk_config_parse() reads back to the same
  * values (the key is written only when include_key is non-zero). Returns the
  * length the full text needs (excluding NUL) like snprintf; writes at most

@@ -46,6 +46,37 @@ START_TEST(every_key_and_separator)
     ck_assert_int_eq(bk_config_parse(&c, "capacity=1e6 fpr=0.5", err, sizeof err), BK_OK);
     ck_assert_uint_eq(c.capacity, 1000000);
     ck_assert_int_eq(bk_config_parse(&c, "capacity=281474976710656", err, sizeof err), BK_OK);
+    /* counts as people type them, the same through bk_count_parse */
+    static const struct {
+        const char *text;
+        uint64_t v;
+    } counts[] = {{"1000000", 1000000},
+                  {"1e6", 1000000},
+                  {"1M", 1000000},
+                  {"2.5k", 2500},
+                  {"3G", 3000000000},
+                  {"1T", UINT64_C(1000000000000)},
+                  {"0", 0}};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        uint64_t v = 7;
+        ck_assert_int_eq(bk_count_parse(counts[i].text, &v), BK_OK);
+        ck_assert_uint_eq(v, counts[i].v);
+        char t[64];
+        snprintf(t, sizeof t, "capacity=%s", counts[i].text);
+        if (counts[i].v)
+            ck_assert_int_eq(bk_config_parse(&c, t, err, sizeof err), BK_OK);
+        ck_assert_uint_eq(c.capacity, counts[i].v ? counts[i].v : c.capacity);
+    }
+    static const char *const not_counts[] = {"1.5", "1MB", "M",    "-1", "1e19", "",
+                                             "1 M", "1m",  "0x10", "1e", "k1",   "1.5e-3k"};
+    for (size_t i = 0; i < sizeof not_counts / sizeof *not_counts; i++) {
+        uint64_t v = 7;
+        ck_assert_msg(bk_count_parse(not_counts[i], &v) == BK_EINVAL && v == 7, "'%s'",
+                      not_counts[i]);
+    }
+    /* sizes keep their binary units */
+    ck_assert_int_eq(bk_config_parse(&c, "variant=scalable max_bytes=1M", err, sizeof err), BK_OK);
+    ck_assert_uint_eq(c.max_bytes, 1u << 20);
     ck_assert_int_eq(bk_config_parse(&c, "capacity=1 growth=2 growth_x=1", err, sizeof err),
                      BK_ECONFIG);
 }

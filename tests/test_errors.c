@@ -294,6 +294,11 @@ static int call_redis_drop(void)
 {
     return bk_redis_drop(NULL);
 }
+static int call_count_parse(void)
+{
+    uint64_t v;
+    return bk_count_parse("12 apples", &v);
+}
 static int call_redis_import_set(void)
 {
     bk_redis_import_stats st;
@@ -350,6 +355,7 @@ static const struct row {
     {"bk_config_format", call_config_format, "config_format"},
     {"bk_config_get", call_config_get, "no_such_key"},
     {"bk_config_resolve", call_config_resolve, "fpr"},
+    {"bk_count_parse", call_count_parse, "12 apples"},
     {"bk_url_canonical", call_url_canonical, "output"},
     {"bk_set_allocator", call_set_allocator, "allocator"},
     {"bk_set_allocator_zeroed", call_set_allocator_zeroed, "allocator"},

@@ -230,8 +230,8 @@ static int parse_real(const char *s, double *out)
     return 0;
 }
 
-/* A whole number: decimal digits, or a real in exponent form equal to an
- * integer (1e6). */
+/* A whole number: decimal digits, a real in exponent form equal to an
+ * integer (1e6), or either with a decimal suffix k, M, G, T (bk_count_parse). */
 static int parse_count(const char *s, uint64_t *out)
 {
     size_t digits = strspn(s, "0123456789");
@@ -239,16 +239,46 @@ static int parse_count(const char *s, uint64_t *out)
         char *end;
         errno = 0;
         const unsigned long long v = strtoull(s, &end, 10);
-        if (errno == ERANGE || *end != '\0')
+        if (errno == ERANGE || *end != '\0' || v > (unsigned long long)INT64_MAX)
             return -1;
         *out = (uint64_t)v;
         return 0;
     }
-    double d;
-    if (parse_real(s, &d) != 0 || d != floor(d) || d > (double)UINT64_MAX / 2)
+    static const char suffixes[] = "kMGT";
+    const size_t n = strlen(s);
+    const char *u = n > 1 ? strchr(suffixes, s[n - 1]) : NULL;
+    double d, scale = 1;
+    char body[VALUE_MAX + 1];
+    if (u && *u) {
+        if (n - 1 > VALUE_MAX || !isdigit((unsigned char)s[n - 2]))
+            return -1;
+        memcpy(body, s, n - 1);
+        body[n - 1] = '\0';
+        scale = pow(10, 3.0 * (double)(u - suffixes + 1));
+        s = body;
+    }
+    if (parse_real(s, &d) != 0 || !(d >= 0) || !isdigit((unsigned char)s[0]))
+        return -1;
+    d *= scale;
+    if (d != floor(d) || d > (double)INT64_MAX)
         return -1;
     *out = (uint64_t)d;
     return 0;
+}
+
+int bk_count_parse(const char *s, uint64_t *out)
+{
+    bk_call_begin();
+    if (!s || !out)
+        return bk_fail(BK_EINVAL, "count_parse: no text or output");
+    uint64_t v;
+    if (parse_count(s, &v) != 0)
+        return bk_fail(BK_EINVAL,
+                       "'%.*s' is not a count (a whole number: 1000000, 1e6 or 1M; k, M, G, T "
+                       "are 10^3 .. 10^12)",
+                       QUOTE_MAX, s);
+    *out = v;
+    return BK_OK;
 }
 
 /* A duration: a whole number and a unit, s m h or d ("30d"), in ms. */

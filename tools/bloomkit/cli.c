@@ -147,18 +147,6 @@ int cli_lock(const cli_opts *o, const char *path, bk_file_lock **lock)
     return rc == BK_OK ? 0 : cli_fail(o, cli_exit_for(rc), "%s", bk_last_error());
 }
 
-static int parse_count(const char *s, uint64_t *out)
-{
-    if (!*s || strspn(s, "0123456789") != strlen(s))
-        return -1;
-    errno = 0;
-    const unsigned long long v = strtoull(s, NULL, 10);
-    if (errno == ERANGE)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* Store the value of option d into o. */
 static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
 {
@@ -167,8 +155,9 @@ static int set_opt(cli_opts *o, const struct optdef *d, const char *val)
         *(const char **)field = val;
     } else if (d->kind == FLAG) {
         *(int *)field = 1;
-    } else if (parse_count(val, (uint64_t *)field) != 0 || *(uint64_t *)field == 0) {
-        return cli_fail(o, EXIT_USAGE, "--%s: '%s' is not a whole number >= 1", d->name, val);
+    } else if (bk_count_parse(val, (uint64_t *)field) != BK_OK || *(uint64_t *)field == 0) {
+        return cli_fail(o, EXIT_USAGE, "--%s: '%s' is not a whole number >= 1 (1000000, 1e6, 1M)",
+                        d->name, val);
     }
     if (o->given & d->id && d->kind != FLAG)
         return cli_fail(o, EXIT_USAGE, "--%s given twice", d->name);

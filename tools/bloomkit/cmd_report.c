@@ -301,8 +301,7 @@ static void print_generations(const bk_filter *f, const bk_config *cfg, uint32_t
         else
             printf("generation    %s .. %s UTC: %llu key%s, fill %.4f, %s, %u slice%s%s\n", from,
                    to, (unsigned long long)keys, keys == 1 ? "" : "s", (double)set / (double)bits,
-                   human, n,
-                   n == 1 ? "" : "s", live ? "" : " (expired: no longer consulted)");
+                   human, n, n == 1 ? "" : "s", live ? "" : " (expired: no longer consulted)");
         first = 0;
     }
     if (json)

@@ -77,11 +77,13 @@ static char *trim(char *s)
     return s;
 }
 
+/* A count as the config text reads one (1000000, 1e6, 1M), below 10^15. */
 static int parse_u64(const char *s, uint64_t *out)
 {
-    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 15)
+    uint64_t v;
+    if (bk_count_parse(s, &v) != BK_OK || v >= UINT64_C(1000000000000000))
         return -1;
-    *out = strtoull(s, NULL, 10);
+    *out = v;
     return 0;
 }
 
