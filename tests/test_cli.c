@@ -599,7 +599,7 @@ START_TEST(create_add_check_remove_info_merge_intersect)
     done(&r);
     r = RUN("apple\nzebra\n", "remove", cf);
     ck_assert_int_eq(r.code, 1); /* a line was absent */
-    ck_assert_ptr_nonnull(strstr(r.err, "1 of 2 lines were not in the filter"));
+    ck_assert_ptr_nonnull(strstr(r.err, "1 of 2 lines was not in the filter"));
     done(&r);
     r = RUN("apple\nbanana\n", "check", cf);
     ck_assert_str_eq(r.out, "banana\n");
@@ -1118,6 +1118,90 @@ START_TEST(every_config_key_is_an_option_in_help_and_man)
 }
 END_TEST
 
+/* Man-page text without roff's escapes of '-' ("\\-\\-redis" -> "--redis"). */
+static void unescape_dashes(char *t)
+{
+    char *w = t;
+    for (const char *r = t; *r; r++)
+        if (!(r[0] == '\\' && r[1] == '-'))
+            *w++ = *r;
+    *w = '\0';
+}
+
+/* Every option of every command, as its --help lists them from the option
+ * table, is in the man page's SYNOPSIS among that command's forms and has
+ * an entry in OPTIONS; every command is in the SYNOPSIS. */
+START_TEST(every_option_of_every_command_is_in_help_and_man)
+{
+    size_t len;
+    char *man = (char *)tu_read_file("docs/bloomkit.1", &len);
+    man[len] = '\0';
+    unescape_dashes(man);
+    char *syn = strstr(man, ".SH SYNOPSIS"), *desc = strstr(man, ".SH DESCRIPTION");
+    char *opts = strstr(man, ".SH OPTIONS");
+    ck_assert(syn && desc && opts && desc > syn);
+    *desc = '\0';
+    run_result top = RUN(NULL, "--help");
+    unsigned commands = 0;
+    for (char *line = strstr(top.out, "\n  "); line; line = strstr(line + 1, "\n  ")) {
+        char cmd[32];
+        if (sscanf(line + 3, "%31s", cmd) != 1)
+            continue;
+        commands++;
+        /* the command's forms in the SYNOPSIS: from each ".B bloomkit CMD" to the next form */
+        char form[48], text[8192] = "";
+        snprintf(form, sizeof form, ".B bloomkit %s\n", cmd);
+        for (char *f = strstr(syn, form); f; f = strstr(f + 1, form)) {
+            char *next = strstr(f + 1, ".B bloomkit ");
+            const size_t n = next ? (size_t)(next - f) : strlen(f);
+            strncat(text, f,
+                    n < sizeof text - strlen(text) - 1 ? n : sizeof text - strlen(text) - 1);
+        }
+        ck_assert_msg(text[0], "the man page's SYNOPSIS lacks bloomkit %s", cmd);
+        run_result h = RUN(NULL, cmd, "--help");
+        char *list = strstr(h.out, "Options of ");
+        ck_assert_msg(list, "bloomkit %s --help lists no options", cmd);
+        char *list_end = strstr(list, "\n\n");
+        if (list_end)
+            *list_end = '\0'; /* the list alone, not the filter options' header */
+        for (char *o = strstr(list, "--"); o; o = strstr(o + 2, "--")) {
+            char name[64], entry[80], entry2[80];
+            if (sscanf(o, "%63[-a-z]", name) != 1 || strcmp(name, "--help") == 0 ||
+                strcmp(name, "--quiet") == 0)
+                continue;
+            char with_space[70];
+            snprintf(with_space, sizeof with_space, "%s ", name);
+            char nl[70];
+            snprintf(nl, sizeof nl, "%s\n", name);
+            char br[70];
+            snprintf(br, sizeof br, "%s]", name);
+            char roman[70]; /* "\fB--config-file\fR" inside an .IR line */
+            snprintf(roman, sizeof roman, "%s\\fR", name);
+            ck_assert_msg(strstr(text, with_space) || strstr(text, nl) || strstr(text, br) ||
+                              strstr(text, roman),
+                          "the man page's SYNOPSIS of %s lacks %s", cmd, name);
+            /* an entry: the line after a .TP names it */
+            int found = 0;
+            for (char *tp = strstr(opts, ".TP\n"); tp && !found; tp = strstr(tp + 1, ".TP\n")) {
+                char *head = tp + 4, *end = strchr(head, '\n');
+                const size_t n = end ? (size_t)(end - head) : strlen(head);
+                snprintf(entry, sizeof entry, "%.*s", (int)(n < 79 ? n : 79), head);
+                char *at = strstr(entry, name);
+                found = at && strchr(" \",", at[strlen(name)]);
+            }
+            (void)entry2;
+            ck_assert_msg(found, "the man page's OPTIONS has no entry for %s", name);
+        }
+        done(&h);
+    }
+    ck_assert_uint_ge(commands, 14);
+    /* the exit statuses name remove's 1 */
+    ck_assert_msg(strstr(top.out, "1 check found nothing or remove met lines"), "%s", top.out);
+    done(&top);
+    free(man);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     TCase *tc;
@@ -1148,6 +1232,7 @@ Suite *cli_suite(void)
     tcase_set_timeout(man, BK_TEST_TIMEOUT);
     tcase_add_checked_fixture(man, setup, teardown);
     tcase_add_test(man, every_config_key_is_an_option_in_help_and_man);
+    tcase_add_test(man, every_option_of_every_command_is_in_help_and_man);
     suite_add_tcase(s, man);
     return s;
 }

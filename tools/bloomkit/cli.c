@@ -25,12 +25,17 @@ enum { STR, FLAG, COUNT };
 #define KIND_TYPE_STR   const char *
 #define KIND_TYPE_FLAG  int
 #define KIND_TYPE_COUNT uint64_t
-#define CLI_OPTION_DEF(id, name, short_name, kind, field)                                          \
-    {name, short_name, kind, (cli_optset)1 << id##_BIT,                                            \
+#define CLI_OPTION_DEF(id, name, short_name, kind, field, arg)                                     \
+    {name,                                                                                         \
+     arg,                                                                                          \
+     short_name,                                                                                   \
+     kind,                                                                                         \
+     (cli_optset)1 << id##_BIT,                                                                    \
      offsetof(cli_opts, field) +                                                                   \
          0 * sizeof(_Generic(((cli_opts *)0)->field, KIND_TYPE_##kind : 1))},
 static const struct optdef {
     const char *name;
+    const char *arg; /* its value's name in --help ("FILE"), "" for a flag */
     char short_name;
     int kind;
     cli_optset id;
@@ -181,6 +186,19 @@ static const struct optdef *find_long(const char *name, size_t len, cli_optset a
 
 static const char *key_option(unsigned i, char *buf, size_t len);
 
+/* Every option a command of spec->allowed takes: its own, --help and
+ * --quiet, and the secrets' files wherever a secret is taken (the hash key
+ * where a filter is made, the password with --redis). */
+static cli_optset accepted(cli_optset allowed)
+{
+    allowed |= OPT(HELP) | OPT(QUIET);
+    if ((allowed & OPT_KEYS) && (allowed & OPT(CONFIG))) /* a command that makes a filter */
+        allowed |= OPT(KEY_FILE);
+    if (allowed & OPT(REDIS))
+        allowed |= OPT(PASSWORD_FILE);
+    return allowed;
+}
+
 /* Levenshtein distance of a[0..n) and b, both short (options). */
 static size_t distance(const char *a, size_t n, const char *b)
 {
@@ -213,7 +231,7 @@ static void nearest_option(const char *name, size_t len, cli_optset allowed, cha
     buf[0] = '\0';
     for (size_t i = 0; i < NOPTS; i++) {
         const size_t d = distance(name, len, optdefs[i].name);
-        if ((optdefs[i].id & (allowed | OPT(HELP) | OPT(QUIET))) && d <= best && d > 0) {
+        if ((optdefs[i].id & accepted(allowed)) && d <= best && d > 0) {
             best = d - 1; /* the first of the nearest wins */
             snprintf(buf, buflen, "%s", optdefs[i].name);
         }
@@ -322,11 +340,7 @@ static int set_key(cli_opts *o, int i, const char *opt, const char *val)
 /* The options and arguments into o: 0 or EXIT_USAGE (message printed). */
 static int parse_options(int argc, char **argv, const char *cmd, cli_optset allowed, cli_opts *o)
 {
-    /* secrets come from files (or the environment) wherever they are taken */
-    if (allowed & OPT_KEYS)
-        allowed |= OPT(KEY_FILE);
-    if (allowed & OPT(REDIS))
-        allowed |= OPT(PASSWORD_FILE);
+    allowed = accepted(allowed);
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     /* Kept reachable in a static so the process owns it until exit. */
@@ -590,9 +604,33 @@ void cli_wrap(const char *text, int indent, int width)
     }
 }
 
+/* The command's options, every one, from the table: "--name ARG" (-x). */
+static void print_options(const cli_spec *spec)
+{
+    const cli_optset allowed = accepted(spec->allowed);
+    char line[4096];
+    size_t at = 0;
+    at += (size_t)snprintf(line + at, sizeof line - at, "Options of %s: ", spec->name);
+    int first = 1;
+    for (size_t i = 0; i < NOPTS && at < sizeof line; i++) {
+        if (!(optdefs[i].id & allowed))
+            continue;
+        at += (size_t)snprintf(line + at, sizeof line - at, "%s--%s%s%s", first ? "" : ", ",
+                               optdefs[i].name, optdefs[i].arg[0] ? " " : "", optdefs[i].arg);
+        if (optdefs[i].short_name && at < sizeof line)
+            at += (size_t)snprintf(line + at, sizeof line - at, " (-%c)", optdefs[i].short_name);
+        first = 0;
+    }
+    if ((spec->allowed & OPT_KEYS) && at < sizeof line)
+        snprintf(line + at, sizeof line - at, ", and the filter options below");
+    fputc('\n', stdout);
+    cli_wrap(line, 0, 79);
+}
+
 int cli_help(const cli_spec *spec)
 {
     fputs(spec->usage, stdout);
+    print_options(spec);
     if (spec->allowed & OPT_KEYS)
         print_keys();
     return EXIT_OK;

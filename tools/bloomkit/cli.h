@@ -22,7 +22,7 @@ enum {
 };
 
 /* Every option of the command's own, written once: X(id, long name, short
- * letter or 0, kind, field of cli_opts). Kinds: STR takes a value (the
+ * letter or 0, kind, field of cli_opts, its value's name in --help). Kinds: STR takes a value (the
  * field, a string, points at it), FLAG takes none (the int field becomes
  * 1), COUNT takes a whole number (a uint64_t field). A command lists the
  * ids it accepts as a bit set; two options may share a name if no command
@@ -30,32 +30,34 @@ enum {
  * of the configuration table is an option --KEY VALUE (max_bytes as
  * --max-bytes), taken by the commands whose set has OPT_KEYS (cli_key). */
 #define CLI_OPTIONS(X)                                                                             \
-    X(O_CONFIG, "config", 0, STR, config_text)                                                     \
-    X(O_CONFIG_FILE, "config-file", 0, STR, config_file)                                           \
-    X(O_STATE, "state", 0, STR, state)                                                             \
-    X(O_CHECKPOINT, "checkpoint", 0, COUNT, checkpoint) /* lines, >= 1 */                          \
-    X(O_JSON, "json", 0, FLAG, json)                    /* plan, info: JSON out */                 \
-    X(O_QUIET, "quiet", 'q', FLAG, quiet)                                                          \
-    X(O_PROGRESS, "progress", 0, FLAG, progress)                                                   \
-    X(O_NULL, "null", '0', FLAG, null_sep)                                                         \
-    X(O_INVERT, "invert", 'v', FLAG, invert)                                                       \
-    X(O_FORCE, "force", 'f', FLAG, force)                                                          \
-    X(O_SHOW_KEY, "show-key", 0, FLAG, show_key)                                                   \
-    X(O_HELP, "help", 'h', FLAG, help)                                                             \
-    X(O_REDIS, "redis", 0, STR, redis)                                                             \
-    X(O_CSV, "csv", 0, STR, csv)              /* experiment: --csv FILE */                         \
-    X(O_JSON_FILE, "json", 0, STR, json_file) /* experiment: --json FILE */                        \
-    X(O_PLOT, "plot", 0, STR, plot)           /* experiment: --plot FILE.png */                    \
-    X(O_NO_WAIT, "no-wait", 0, FLAG, no_wait) /* writers: fail at once when the file is locked */  \
-    X(O_KEY_FILE, "key-file", 0, STR, key_file) /* the hash key from a file (with --key) */        \
-    X(O_PASSWORD_FILE, "password-file", 0, STR, password_file)     /* Redis password (O_REDIS) */  \
-    X(O_THREADS, "threads", 0, COUNT, threads)                     /* dedup: threads, >= 1 */      \
-    X(O_CANONICAL_URLS, "canonical-urls", 0, FLAG, canonical_urls) /* key: the canonical URL */    \
-    X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order)                           \
-    X(O_COMPARE, "compare", 0, FLAG, compare)   /* plan: every variant side by side */             \
-    X(O_FROM_SET, "from-set", 0, STR, from_set) /* import: the Redis set read */
+    X(O_CONFIG, "config", 0, STR, config_text, "TEXT")                                             \
+    X(O_CONFIG_FILE, "config-file", 0, STR, config_file, "F")                                      \
+    X(O_STATE, "state", 0, STR, state, "FILE")                                                     \
+    X(O_CHECKPOINT, "checkpoint", 0, COUNT, checkpoint, "N") /* lines, >= 1 */                     \
+    X(O_JSON, "json", 0, FLAG, json, "")                     /* plan, info: JSON out */            \
+    X(O_QUIET, "quiet", 'q', FLAG, quiet, "")                                                      \
+    X(O_PROGRESS, "progress", 0, FLAG, progress, "")                                               \
+    X(O_NULL, "null", '0', FLAG, null_sep, "")                                                     \
+    X(O_INVERT, "invert", 'v', FLAG, invert, "")                                                   \
+    X(O_FORCE, "force", 'f', FLAG, force, "")                                                      \
+    X(O_SHOW_KEY, "show-key", 0, FLAG, show_key, "")                                               \
+    X(O_HELP, "help", 'h', FLAG, help, "")                                                         \
+    X(O_REDIS, "redis", 0, STR, redis, "URL")                                                      \
+    X(O_CSV, "csv", 0, STR, csv, "FILE")              /* experiment: --csv FILE */                 \
+    X(O_JSON_FILE, "json", 0, STR, json_file, "FILE") /* experiment: --json FILE */                \
+    X(O_PLOT, "plot", 0, STR, plot, "FILE")           /* experiment: --plot FILE.png */            \
+    X(O_NO_WAIT, "no-wait", 0, FLAG, no_wait,                                                      \
+      "") /* writers: fail at once when the file is locked */                                      \
+    X(O_KEY_FILE, "key-file", 0, STR, key_file, "F") /* the hash key from a file (with --key) */   \
+    X(O_PASSWORD_FILE, "password-file", 0, STR, password_file, "F") /* Redis password (O_REDIS) */ \
+    X(O_THREADS, "threads", 0, COUNT, threads, "N")                 /* dedup: threads, >= 1 */     \
+    X(O_CANONICAL_URLS, "canonical-urls", 0, FLAG, canonical_urls,                                 \
+      "") /* key: the canonical URL */                                                             \
+    X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order, "")                       \
+    X(O_COMPARE, "compare", 0, FLAG, compare, "")      /* plan: every variant side by side */      \
+    X(O_FROM_SET, "from-set", 0, STR, from_set, "KEY") /* import: the Redis set read */
 
-#define CLI_OPTION_BIT(id, name, short_name, kind, field) id##_BIT,
+#define CLI_OPTION_BIT(id, name, short_name, kind, field, arg) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
 /* A set of options: bit O_X_BIT for --x; OPT(X) is the set of one. */
 typedef uint64_t cli_optset;

@@ -170,9 +170,10 @@ static int run(cli_opts *o, int op)
     }
     if (op == 2 && j.misses && !o->quiet)
         fprintf(stderr,
-                "bloomkit remove: %llu of %llu lines were not in the filter (nothing "
-                "changed for them; exit 1)\n",
-                (unsigned long long)j.misses, (unsigned long long)lines);
+                "bloomkit remove: %llu of %llu line%s %s not in the filter (nothing "
+                "changed for %s; exit 1)\n",
+                (unsigned long long)j.misses, (unsigned long long)lines, lines == 1 ? "" : "s",
+                j.misses == 1 ? "was" : "were", j.misses == 1 ? "it" : "them");
     out_free(&j.out);
     key_arena_free(&j.canonical);
     bk_free(j.f);

@@ -22,8 +22,9 @@ static int usage(FILE *to, int code)
     fprintf(to, "usage: bloomkit COMMAND [ARGS...]   (bloomkit COMMAND --help for details)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(to, "\nExit status: 0 success, 1 check found nothing, 2 usage or bad input,\n"
-                "3 I/O error or corrupt file.\n");
+    fprintf(to, "\nExit status: 0 success, 1 check found nothing or remove met lines that\n"
+                "were not in the filter, 2 usage or bad input, 3 I/O error or corrupt file,\n"
+                "128+N stopped by signal N.\n");
     return code;
 }
 
