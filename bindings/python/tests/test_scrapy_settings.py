@@ -214,6 +214,27 @@ class RedisSettingsTest(unittest.TestCase):
         self.assertIn("crawl-gamma", redis_keys(self.redis.port, 0, "crawl-*"))
         gamma.close("finished")
 
+    def test_a_window_is_shared_through_bloomkit_redis(self):
+        from scrapy import Request
+
+        from bloomkit import BloomFilter
+        from bloomkit.scrapy import BloomDupeFilter
+
+        url = "redis://127.0.0.1:%d/recrawl" % self.redis.port
+        settings = settings_of(BLOOMKIT_REDIS=url,
+                               BLOOMKIT_CONFIG="variant=window window=30d capacity=10000")
+        a = BloomDupeFilter.from_settings(settings)
+        b = BloomDupeFilter.from_settings(settings)
+        r = Request("http://a.example/page")
+        self.assertFalse(a.request_seen(r))
+        self.assertTrue(b.request_seen(r))  # the other spider's filter: the same window
+        self.assertEqual(a.bloom.stats()["variant"], "window")
+        other = BloomFilter.redis(url)
+        self.assertIn("window=30d", other.config)
+        other.close()
+        a.close("finished")
+        b.close("finished")
+
     def test_stats_carry_the_filters_figures_at_close(self):
         from scrapy import Request
         from scrapy.statscollectors import MemoryStatsCollector
