@@ -106,7 +106,7 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: man check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: man check-readme check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli module python
@@ -237,7 +237,12 @@ run-examples: $(EXAMPLES)
 # The tests. The Python suite (check-python) and the benchmarks' smoke run
 # (bench-smoke) are targets of their own; the README's test command names
 # them beside this one.
-check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install check-flags check-module
+check: lib cli run-tests run-examples run-fuzz-replay check-exports check-install check-flags check-module \
+  check-readme
+
+# The README's tour, run: what it shows is what the commands print.
+check-readme: $(CLI_BIN)
+	@sh tools/check-readme.sh $(CLI_BIN) README.md
 
 # The Python binding and its Scrapy crawls (bindings/python), run with
 # Debian's own interpreter: its python3-* packages (python3-scrapy) install

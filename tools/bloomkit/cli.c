@@ -530,6 +530,17 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     return rc;
 }
 
+int cli_no_such_file(const cli_opts *o, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 || errno != ENOENT)
+        return 0;
+    return cli_fail(o, EXIT_IO,
+                    "%s: no such filter file; make it first: bloomkit create %s [options] (or "
+                    "bloomkit dedup --state %s, which creates it)",
+                    path, path, path);
+}
+
 int cli_config_text(const cli_opts *o, char **text)
 {
     bk_config check;

@@ -161,6 +161,11 @@ void cli_set_key(cli_opts *o, const char *name, const char *val);
  * twice (in the text and as a flag) is an error. Returns 0 or EXIT_USAGE
  * (message printed). */
 int cli_apply_config(const cli_opts *o, bk_config *cfg);
+/* When path does not exist: a message naming it and the commands that make
+ * one (create, dedup --state), and EXIT_IO; else 0 (other errors are the
+ * opener's to report). */
+int cli_no_such_file(const cli_opts *o, const char *path);
+
 /* What the options state of the configuration, as config text (*text,
  * malloc, "" when nothing): --config or --config-file, then each filter
  * option, checked as cli_apply_config checks them. For calls that take the

@@ -113,12 +113,8 @@ static int run(cli_opts *o, int op)
     const char *path = o->redis ? "--redis" : o->args[0];
     const int first_input = o->redis ? 0 : 1;
     bk_file_lock *lock = NULL; /* add, remove: one writer of the file at a time */
-    struct stat st;
-    if (!o->redis && stat(path, &st) != 0 && errno == ENOENT)
-        return cli_fail(o, EXIT_IO,
-                        "%s: no such filter file; make it first: bloomkit create %s [options] "
-                        "(or bloomkit dedup --state %s, which creates it)",
-                        path, path, path);
+    if (!o->redis && (rc = cli_no_such_file(o, path)) != 0)
+        return rc;
     if (op != 1 && !o->redis && (rc = cli_lock(o, path, &lock)) != 0)
         return rc;
     if (o->redis)

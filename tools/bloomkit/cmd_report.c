@@ -325,6 +325,8 @@ int cmd_info(cli_opts *o)
             rc = bk_redis_pull(o->redis, &f) == BK_OK ? BK_OK : rc;
     } else {
         snprintf(where, sizeof where, "%s", o->args[0]);
+        if ((rc = cli_no_such_file(o, o->args[0])) != 0)
+            return rc;
         rc = bk_open_mmap(o->args[0], BK_MAP_READONLY, &f);
     }
     if (rc != BK_OK)
