@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -390,6 +391,43 @@ START_TEST(hostile_names_never_reach_gnuplot_as_commands)
 }
 END_TEST
 
+/* Key and probe files are named relative to the .exp file (the command
+ * runs elsewhere), and probes that are also keys are left out of the
+ * false-positive count, saying how many. */
+START_TEST(files_beside_the_exp_and_probes_that_are_keys)
+{
+    char *dir = tu_tmpdir(), sub[4096], path[4200], *err;
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    char keys[16384] = "", probes[16384] = "";
+    for (int i = 1; i <= 1000; i++)
+        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "k%d\n", i);
+    for (int i = 990; i <= 1500; i++) /* k990 .. k1000: 11 of them inserted too */
+        snprintf(probes + strlen(probes), sizeof probes - strlen(probes), "k%d\n", i);
+    snprintf(path, sizeof path, "%s/keys.txt", sub);
+    tu_write_file(path, (const uint8_t *)keys, strlen(keys));
+    snprintf(path, sizeof path, "%s/probes.txt", sub);
+    tu_write_file(path, (const uint8_t *)probes, strlen(probes));
+    char csv[4200];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    const char *extra[] = {"--csv", csv, NULL};
+    ck_assert_int_eq(run_exp_named(dir, "sub/e.exp",
+                                   "[workload]\nkeys_file = keys.txt\nprobes_file = probes.txt\n"
+                                   "checkpoints = list 1000\n[a]\nvariant=standard capacity=1000 "
+                                   "fpr=0.01\n",
+                                   extra, &err),
+                     0);
+    ck_assert_msg(strstr(err, "11 probes are also among the keys inserted") &&
+                      strstr(err, "500 probes remain"),
+                  "%s", err);
+    free(err);
+    char *out = read_text(csv);
+    ck_assert_msg(strstr(out, "\na,1000,500,"), "%s", out); /* config, keys, probes */
+    free(out);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *experiment_suite(void)
 {
     TCase *tc;
@@ -397,6 +435,7 @@ Suite *experiment_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, tiny_workload_writes_every_column_and_matches_the_model);
     tcase_add_test(tc, bad_experiment_files_name_the_line);
+    tcase_add_test(tc, files_beside_the_exp_and_probes_that_are_keys);
     tcase_add_test(tc, simulated_time_measures_re_emission_against_the_model);
     tcase_add_test(tc, phases_insert_delete_insert);
     tcase_add_test(tc, plot_writes_a_png_or_says_gnuplot_is_missing);

@@ -3,8 +3,7 @@
  * named configurations, measured side by side at checkpoints (the file
  * format is in exp_file.c, the outputs in exp_output.c and exp_plot.c).
  *
- * Generated keys are crawler-like URLs, inserted ones and probes from
- * disjoint families.
+ * Keys come from exp_keys.c.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -34,83 +33,6 @@ static const char usage[] =
     "d), duration = D (e.g. 90d), revisits = AGE... (each key is seen again at these\n"
     "ages), checkpoints = P% of the duration; the rows add the share of revisits\n"
     "reported new again at each age beside the share the model expects.\n";
-
-/* ---- keys ---------------------------------------------------------------- */
-
-static int keys_generate(exp_keys *k, const char *family, uint64_t n)
-{
-    k->n = (size_t)n;
-    k->bytes = malloc((size_t)n * 64 + 1);
-    k->off = malloc(((size_t)n + 1) * sizeof *k->off);
-    if (!k->bytes || !k->off)
-        return -1;
-    size_t pos = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        k->off[i] = pos;
-        /* crawler-like: host, path, query; the family keeps sets disjoint */
-        pos += (size_t)snprintf(k->bytes + pos, 64, "https://s%llu.example.org/%s/%llu?p=%llu",
-                                (unsigned long long)(i % 997), family, (unsigned long long)i,
-                                (unsigned long long)(i * 2654435761u % 100000));
-    }
-    k->off[n] = pos;
-    return 0;
-}
-
-static int keys_load(exp_keys *k, const char *path)
-{
-    FILE *f = exp_open_regular(path); /* a directory: EISDIR, not "no keys" */
-    if (!f)
-        return -1;
-    size_t cap = 1 << 20, len = 0, ncap = 1024;
-    k->bytes = malloc(cap);
-    k->off = malloc(ncap * sizeof *k->off);
-    k->n = 0;
-    if (!k->bytes || !k->off) {
-        fclose(f);
-        return -1;
-    }
-    int c, at_start = 1;
-    while ((c = getc(f)) != EOF) {
-        if (len + 2 > cap) {
-            char *nb = realloc(k->bytes, cap *= 2);
-            if (!nb) {
-                fclose(f);
-                return -1;
-            }
-            k->bytes = nb;
-        }
-        if (at_start) {
-            if (k->n + 2 > ncap) {
-                size_t *no = realloc(k->off, (ncap *= 2) * sizeof *no);
-                if (!no) {
-                    fclose(f);
-                    return -1;
-                }
-                k->off = no;
-            }
-            k->off[k->n++] = len;
-            at_start = 0;
-        }
-        if (c == '\n') {
-            if (len > k->off[k->n - 1] && k->bytes[len - 1] == '\r')
-                len--; /* CRLF: the CR is not part of the key */
-            at_start = 1;
-            continue;
-        }
-        k->bytes[len++] = (char)c;
-    }
-    fclose(f);
-    if (!k->off)
-        return -1;
-    k->off[k->n] = len;
-    return 0;
-}
-
-static void keys_free(exp_keys *k)
-{
-    free(k->bytes);
-    free(k->off);
-}
 
 /* ---- measuring ------------------------------------------------------------ */
 
@@ -234,18 +156,33 @@ int cmd_experiment(cli_opts *o)
     exp_row *rows = NULL;
     int nrows = 0;
     rc = exp_read(e);
-    if (!rc && (e->keys_file ? keys_load(&ins, e->keys_file)
-                             : keys_generate(&ins, "insert", e->nkeys)) != 0)
+    if (!rc && (e->keys_file ? exp_keys_load(&ins, e->keys_file)
+                             : exp_keys_generate(&ins, "insert", e->nkeys)) != 0)
         rc = e->keys_file ? cli_fail(o, EXIT_IO, "%s: %s", e->keys_file, strerror(errno))
                           : cli_fail(o, EXIT_IO, "out of memory for %llu keys",
                                      (unsigned long long)e->nkeys);
-    if (!rc && (e->probes_file ? keys_load(&probes, e->probes_file)
-                               : keys_generate(&probes, "probe", e->nprobes)) != 0)
+    if (!rc && (e->probes_file ? exp_keys_load(&probes, e->probes_file)
+                               : exp_keys_generate(&probes, "probe", e->nprobes)) != 0)
         rc = e->probes_file ? cli_fail(o, EXIT_IO, "%s: %s", e->probes_file, strerror(errno))
                             : cli_fail(o, EXIT_IO, "out of memory for %llu probes",
                                        (unsigned long long)e->nprobes);
     if (!rc && ins.n == 0)
         rc = cli_fail(o, EXIT_USAGE, "the workload has no keys to insert");
+    if (!rc && (e->keys_file || e->probes_file)) { /* generated ones are disjoint */
+        const long both = exp_keys_drop_inserted(&probes, &ins);
+        if (both < 0)
+            rc = cli_fail(o, EXIT_IO, "out of memory");
+        else if (both > 0 && !o->quiet)
+            fprintf(stderr,
+                    "bloomkit experiment: %ld probe%s also among the keys inserted: left out "
+                    "of the false-positive count (an inserted key read present is no false "
+                    "positive); %zu probe%s remain\n",
+                    both, both == 1 ? " is" : "s are", probes.n, probes.n == 1 ? "" : "s");
+        if (!rc && probes.n == 0)
+            rc = cli_fail(o, EXIT_USAGE,
+                          "every probe is also a key inserted: no false positive can be "
+                          "measured (give probes that are never inserted)");
+    }
     if (!rc)
         rc = exp_plan(e, ins.n);
     if (!rc &&
@@ -273,8 +210,8 @@ int cmd_experiment(cli_opts *o)
     for (int i = 0; i < 3; i++)
         bk_unlock_file(locks[i]);
     free(rows);
-    keys_free(&ins);
-    keys_free(&probes);
+    exp_keys_free(&ins);
+    exp_keys_free(&probes);
     exp_free(e);
     free(e);
     return rc;

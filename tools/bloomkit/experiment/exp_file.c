@@ -100,6 +100,20 @@ static int parse_age(const char *s, uint64_t *ms)
     return *ms > 0 && *ms <= UINT64_C(3650) * 86400000 ? 0 : -1;
 }
 
+/* A path named in the file at `exp`: relative to the file's directory, as
+ * a reader of the file expects (absolute ones as they are). malloc'd. */
+static char *beside(const char *exp, const char *path)
+{
+    const char *slash = strrchr(exp, '/');
+    if (path[0] == '/' || !slash)
+        return strdup(path);
+    const size_t dir = (size_t)(slash - exp) + 1, n = dir + strlen(path) + 1;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%.*s%s", (int)dir, exp, path);
+    return out;
+}
+
 /* Where a configuration's text came from: the file line of each of its
  * lines, and of its section's header. */
 typedef struct text_lines {
@@ -251,14 +265,11 @@ static int workload_key(experiment *e, char *k, char *v, int line)
     if (strcmp(k, "probes") == 0 && parse_u64(v, &e->nprobes) == 0 && e->nprobes > 0 &&
         e->nprobes <= GEN_MAX)
         return 0;
-    if (strcmp(k, "keys_file") == 0 && *v) {
-        free(e->keys_file);
-        e->keys_file = strdup(v);
-        return 0;
-    }
-    if (strcmp(k, "probes_file") == 0 && *v) {
-        free(e->probes_file);
-        e->probes_file = strdup(v);
+    if ((strcmp(k, "keys_file") == 0 || strcmp(k, "probes_file") == 0) && *v) {
+        char **field = k[0] == 'k' ? &e->keys_file : &e->probes_file;
+        free(*field);
+        if (!(*field = beside(e->path, v)))
+            return exp_fail_at(e, line, "out of memory%s", "");
         return 0;
     }
     if (strcmp(k, "checkpoints") == 0 && strlen(v) < sizeof e->ckspec) {

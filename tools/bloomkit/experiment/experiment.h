@@ -77,6 +77,16 @@ typedef struct exp_keys {
     size_t n;
 } exp_keys;
 
+/* exp_keys.c: n generated keys of a family ("insert", "probe": disjoint);
+ * the lines of a file (CRLF or LF); freed. 0 or -1 (errno). */
+int exp_keys_generate(exp_keys *k, const char *family, uint64_t n);
+int exp_keys_load(exp_keys *k, const char *path);
+void exp_keys_free(exp_keys *k);
+/* Take out of probes every key that ins holds too (an inserted key read
+ * present is no false positive); the probes keep their order. The number
+ * taken out, or -1 (out of memory; probes unchanged). */
+long exp_keys_drop_inserted(exp_keys *probes, const exp_keys *ins);
+
 /* One measurement: a configuration after `ops` operations of the workload. */
 typedef struct exp_row {
     const char *config;
