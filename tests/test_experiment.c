@@ -330,9 +330,34 @@ START_TEST(plot_writes_a_png_or_says_gnuplot_is_missing)
         uint8_t *bytes = tu_read_file(png, &len);
         ck_assert_uint_gt(len, 10000);
         ck_assert_int_eq(memcmp(bytes, "\x89PNG\r\n\x1a\n", 8), 0);
+        /* the default size, from the PNG's header: 1600 x 640 */
+        ck_assert_uint_eq((unsigned)bytes[18] << 8 | bytes[19], 1600);
+        ck_assert_uint_eq((unsigned)bytes[22] << 8 | bytes[23], 640);
         free(bytes);
         unlink(png);
         unlink(csv);
+        /* a size and a title asked; SVG for a name ending in .svg */
+        const char *sized[] = {"--plot",  png,         "--plot-size", "800x300",
+                               "--title", "T <&> 'q'", NULL};
+        ck_assert_int_eq(run_exp(dir, exp, sized, &err), 0);
+        free(err);
+        bytes = tu_read_file(png, &len);
+        ck_assert_uint_eq((unsigned)bytes[18] << 8 | bytes[19], 800);
+        ck_assert_uint_eq((unsigned)bytes[22] << 8 | bytes[23], 300);
+        free(bytes);
+        char *svg = tu_path(dir, "out.svg");
+        const char *as_svg[] = {"--plot", svg, "--title", "T <&> 'q'", NULL};
+        ck_assert_int_eq(run_exp(dir, exp, as_svg, &err), 0);
+        free(err);
+        char *text = read_text(svg);
+        ck_assert_msg(strstr(text, "<svg") && strstr(text, "T &lt;&amp;"), "%.300s", text);
+        free(text);
+        free(svg);
+        const char *bad[] = {"--plot", png, "--plot-size", "800", NULL};
+        ck_assert_int_eq(run_exp(dir, exp, bad, &err), 2);
+        ck_assert_ptr_nonnull(strstr(err, "WIDTHxHEIGHT"));
+        free(err);
+        unlink(png);
     } else {
         fprintf(stderr, "[experiment] gnuplot is not installed: the PNG check is skipped\n");
     }

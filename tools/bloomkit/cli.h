@@ -54,8 +54,10 @@ enum {
     X(O_CANONICAL_URLS, "canonical-urls", 0, FLAG, canonical_urls,                                 \
       "") /* key: the canonical URL */                                                             \
     X(O_KEEP_QUERY_ORDER, "keep-query-order", 0, FLAG, keep_query_order, "")                       \
-    X(O_COMPARE, "compare", 0, FLAG, compare, "")      /* plan: every variant side by side */      \
-    X(O_FROM_SET, "from-set", 0, STR, from_set, "KEY") /* import: the Redis set read */
+    X(O_COMPARE, "compare", 0, FLAG, compare, "")         /* plan: every variant side by side */   \
+    X(O_FROM_SET, "from-set", 0, STR, from_set, "KEY")    /* import: the Redis set read */         \
+    X(O_TITLE, "title", 0, STR, plot_title, "TEXT")       /* experiment: the plot's title */       \
+    X(O_PLOT_SIZE, "plot-size", 0, STR, plot_size, "WxH") /* experiment: the plot's pixels */
 
 #define CLI_OPTION_BIT(id, name, short_name, kind, field, arg) id##_BIT,
 enum { CLI_OPTIONS(CLI_OPTION_BIT) CLI_NOPTS };
@@ -81,7 +83,8 @@ typedef struct cli_opts {
     const char *redis;                  /* --redis URL: the filter lives in Redis */
     const char *csv, *json_file, *plot; /* experiment outputs */
     const char *key_file, *password_file;
-    const char *from_set; /* import --from-set KEY */
+    const char *from_set;               /* import --from-set KEY */
+    const char *plot_title, *plot_size; /* experiment --title TEXT --plot-size WxH */
     uint64_t checkpoint, threads;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
     int canonical_urls, keep_query_order; /* keys are canonical URLs (bk_url_canonical) */

@@ -18,13 +18,14 @@
 
 static const char usage[] =
     "usage: bloomkit experiment --config-file EXP [--csv FILE] [--json FILE] [--plot FILE.png]\n"
-    "                           [--no-wait]\n"
+    "                           [--title TEXT] [--plot-size WxH] [--no-wait]\n"
     "Run the workload of EXP through every configuration of EXP and, at each\n"
     "checkpoint, measure the false-positive rate on keys never inserted (with its 95%\n"
     "confidence interval), beside the rate the sizing model predicts, bits per key,\n"
     "bytes, slices, saturated counters, ns per add (or remove) and per lookup. An\n"
     "aligned table goes to standard output; --csv and --json write the same rows to\n"
-    "files; --plot draws the rates and bits per key with gnuplot.\n"
+    "files; --plot draws the rates and bits per key with gnuplot (PNG, or SVG for a\n"
+    "name ending in .svg; --title and --plot-size 1600x640 shape it).\n"
     "EXP: a [workload] section (keys = N or keys_file = PATH, probes = N or\n"
     "probes_file = PATH, phases = insert P%, delete P%, ... (default: insert all),\n"
     "checkpoints = 10% | geometric START FACTOR | list N...) and one [name] section\n"
@@ -141,9 +142,36 @@ static int measure(const experiment *e, int ci, const exp_keys *ins, const exp_k
     return 0;
 }
 
-const cli_spec cmd_experiment_spec = CLI_SPEC(
-    "experiment", usage, OPT(CONFIG_FILE) | OPT(CSV) | OPT(JSON_FILE) | OPT(PLOT) | OPT(NO_WAIT),
-    OPT(CONFIG_FILE), 0, 0, "give --config-file EXP");
+const cli_spec cmd_experiment_spec =
+    CLI_SPEC("experiment", usage,
+             OPT(CONFIG_FILE) | OPT(CSV) | OPT(JSON_FILE) | OPT(PLOT) | OPT(NO_WAIT) | OPT(TITLE) |
+                 OPT(PLOT_SIZE),
+             OPT(CONFIG_FILE), 0, 0, "give --config-file EXP");
+
+/* --plot's options into e: the size ("1200x480", each 200 .. 10000), the
+ * title, SVG for a name ending in .svg. 0 or EXIT_USAGE. */
+static int plot_options(const cli_opts *o, experiment *e)
+{
+    if ((o->plot_size || o->plot_title) && !o->plot)
+        return cli_fail(o, EXIT_USAGE, "--%s applies to the plot: give --plot FILE too",
+                        o->plot_size ? "plot-size" : "title");
+    if (o->plot_size) {
+        unsigned w, h;
+        int used = 0;
+        if (sscanf(o->plot_size, "%5ux%5u%n", &w, &h, &used) != 2 || o->plot_size[used] != '\0' ||
+            w < 200 || h < 200 || w > 10000 || h > 10000)
+            return cli_fail(o, EXIT_USAGE,
+                            "--plot-size: '%s' is not WIDTHxHEIGHT in pixels, each 200 .. 10000 "
+                            "(1600x640)",
+                            o->plot_size);
+        e->plot_w = w;
+        e->plot_h = h;
+    }
+    e->plot_title = o->plot_title;
+    const size_t n = o->plot ? strlen(o->plot) : 0;
+    e->plot_svg = n > 4 && strcmp(o->plot + n - 4, ".svg") == 0;
+    return 0;
+}
 
 int cmd_experiment(cli_opts *o)
 {
@@ -152,6 +180,10 @@ int cmd_experiment(cli_opts *o)
     if (!e)
         return cli_fail(o, EXIT_IO, "out of memory");
     e->path = o->config_file;
+    if ((rc = plot_options(o, e)) != 0) {
+        free(e);
+        return rc;
+    }
     exp_keys ins = {0}, probes = {0};
     exp_row *rows = NULL;
     int nrows = 0;

@@ -4,9 +4,13 @@
  * gnuplot (Debian's gnuplot-nox) is run as a program, the script and the
  * data (inline datablocks) written to its standard input; no temporary
  * files. It draws into FILE.png.partXXXXXX, renamed over FILE.png only when
- * gnuplot succeeded. Two panels: the false-positive rate (measured, with
- * its 95% interval, and the model's as a dashed line of the same colour)
- * and bits per key, each curve named at its end, so no legend is needed.
+ * gnuplot succeeded (an SVG when the name ends in .svg). Two panels: the
+ * false-positive rate (measured, with its 95% interval, and the model's as a
+ * dashed line of the same colour, drawn smoothly between checkpoints) and
+ * bits per key, each curve named at its end, so no legend is needed. Each
+ * configuration has its own colour, point shape and dash pattern, so curves
+ * that coincide still show; a measured rate of zero (no false positive among
+ * the probes) is marked at the axis's floor, not dropped.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -143,19 +147,45 @@ void exp_plot_script(FILE *f, const experiment *e, const char *out, const exp_ro
 static void open_plot(FILE *f, const experiment *e, const char *out)
 {
     const char *base = strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path;
-    fputs("set terminal pngcairo size 1600,640 font 'sans,10'\nset output ", f);
+    fprintf(f, "set terminal %s size %u,%u font 'sans,10'\nset output ",
+            e->plot_svg ? "svg dynamic" : "pngcairo", e->plot_w ? e->plot_w : 1600,
+            e->plot_h ? e->plot_h : 640);
     put_quoted(f, out);
     fputs("\nset multiplot layout 1,2 title ", f);
     char title[4200];
     snprintf(title, sizeof title, "bloomkit experiment %s", base);
-    put_quoted(f, title);
+    put_quoted(f, e->plot_title ? e->plot_title : title);
     fputs(" noenhanced\n", f);
     /* eight dark colours that stay apart on white (ColorBrewer's Dark2) */
     static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
                                           "#66a61e", "#a6761d", "#e6ab02", "#666666"};
     for (int i = 0; i < 8; i++)
         fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colours[i]);
-    fputs("set linetype cycle 8\nset grid\nset lmargin 11\nset rmargin 18\n", f);
+    fputs("set linetype cycle 8\nset grid xtics ytics\nset lmargin 11\nset rmargin 18\n", f);
+}
+
+/* Configuration c's point shape and dash pattern: apart from the colour,
+ * so that curves drawn over each other still show each one. */
+static int point_of(int c)
+{
+    static const int shapes[] = {7, 5, 9, 13, 11, 15, 4, 6}; /* circle, square, triangles ... */
+    return shapes[c % 8];
+}
+static int dash_of(int c)
+{
+    return 1 + c % 5; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
+}
+
+/* A log y axis a value can be read from: each decade labelled, 2 and 5
+ * times each marked with a small label, minor ticks between. */
+static void log_y_axis(FILE *f, double lo, double hi)
+{
+    fputs("set logscale y\nset format y '10^{%L}'\nset ytics\nset mytics 10\n", f);
+    const int dlo = (int)floor(log10(lo)), dhi = (int)ceil(log10(hi));
+    if (dhi - dlo <= 4) /* few decades: 2x and 5x labelled too */
+        for (int d = dlo; d <= dhi; d++)
+            fprintf(f, "set ytics add ('2·10^{%d}' %.6g 1, '5·10^{%d}' %.6g 1)\n", d,
+                    2 * pow(10, d), d, 5 * pow(10, d));
 }
 
 /* One panel's plot command: per configuration, its datablock $<block><c>
@@ -166,10 +196,11 @@ static void plot_measured_and_model(FILE *f, const experiment *e, const layout *
 {
     fputs("plot ", f);
     for (int c = 0; c < l->n; c++) {
-        fprintf(f, "%s$%c%d using 1:2:3:4 with %s lt %d title ", c ? ", \\\n     " : "", block, c,
-                style, c + 1);
+        fprintf(f, "%s$%c%d using 1:2:3:4 with %s lt %d dt %d pt %d title ", c ? ", \\\n     " : "",
+                block, c, style, c + 1, dash_of(c), point_of(c));
         put_quoted(f, e->names[c]);
-        fprintf(f, ", $%c%d using 1:5 with lines lt %d lw 1.5 dt 2 notitle", block, c, c + 1);
+        fprintf(f, ", $%c%d using 1:5 smooth mcsplines with lines lt %d lw 1.5 dt 2 notitle", block,
+                c, c + 1);
     }
     fputs("\n", f);
 }
@@ -205,15 +236,18 @@ static void write_timed(FILE *f, const experiment *e, const char *out, const exp
     }
     open_plot(f, e, out);
     fputs("set key top left noenhanced\nset xlabel 'simulated day'\n", f);
-    fputs("set logscale y\nset format y '10^{%L}'\nset ylabel 'false-positive rate'\n", f);
+    log_y_axis(f, floor_rate / 3, fmax(yhi * 3, floor_rate * 100));
+    fputs("set ylabel 'false-positive rate'\n", f);
     fprintf(f, "set yrange [%.6g:%.6g]\n", floor_rate / 3, fmax(yhi * 3, floor_rate * 100));
     fputs("set title 'rate over time: measured (points, 95% interval), model (dashed)'\n", f);
-    plot_measured_and_model(f, e, l, 't', "yerrorlines lw 1.5 pt 7 ps 0.5");
-    fputs("unset logscale y\nset format y '%g'\nset yrange [-0.03:1.08]\n", f);
+    plot_measured_and_model(f, e, l, 't', "yerrorlines lw 1.5 ps 0.5");
+    fputs("unset logscale y\nunset ytics\nset ytics\nset format y '%g'\nset mytics 2\n"
+          "set yrange [-0.03:1.08]\n",
+          f);
     fputs("set xlabel 'age of the revisit (days since the key was first seen)'\n", f);
     fputs("set ylabel 'share reported new again'\nset key top left\n", f);
     fputs("set title 're-emission: measured (points, 95% interval), model (dashed)'\n", f);
-    plot_measured_and_model(f, e, l, 'r', "yerrorbars pt 7 ps 0.9");
+    plot_measured_and_model(f, e, l, 'r', "yerrorbars ps 0.9");
     fputs("unset multiplot\nset output\n", f);
 }
 
@@ -259,6 +293,7 @@ static void write_script(FILE *f, const experiment *e, const char *out, const ex
             put_num(f, r->hi);
             put_num(f, r->model);
             put_num(f, r->bits_per_key);
+            fprintf(f, " %d", r->probes > 0 && r->false_pos == 0); /* measured zero */
             fputc('\n', f);
         }
         fputs("EOD\n", f);
@@ -284,30 +319,36 @@ static void write_script(FILE *f, const experiment *e, const char *out, const ex
         fprintf(f, "set xrange [%.6g:%.6g]\n", xmin / 1.3, xmax * 1.3);
     }
     /* left: rates */
-    fputs("set logscale y\nset format y '10^{%L}'\nset ylabel 'false-positive rate'\n", f);
+    log_y_axis(f, ylo, yhi);
+    fputs("set ylabel 'false-positive rate'\n", f);
     fprintf(f, "set yrange [%.6g:%.6g]\n", ylo, yhi);
-    fputs("set title 'measured (points, 95% interval) and the sizing model (dashed, same "
-          "colour)'\n",
+    fputs("set title 'measured (points, 95% interval), model (thin); open marks at the floor: "
+          "no false positive measured' noenhanced\n",
           f);
     end_labels(f, e, l, rows, 1, ylo, yhi);
     fputs("plot ", f);
+    /* a measured zero: at the floor (just above the axis), an open mark */
     for (int c = 0; c < l->n; c++)
         fprintf(f,
-                "%s$d%d using 1:2:3:4 with yerrorlines lt %d lw 1.5 pt 7 ps 0.6, "
-                "$d%d using 1:5 with lines lt %d lw 1.5 dt 2",
-                c ? ", \\\n     " : "", c, c + 1, c, c + 1);
+                "%s$d%d using 1:2:3:4 with yerrorlines lt %d lw 1.5 dt %d pt %d ps 0.7, "
+                "$d%d using 1:5 smooth mcsplines with lines lt %d lw 1 dt 2, "
+                "$d%d using 1:($7 > 0 ? %.6g : NaN) with points lt %d pt %d ps 1.2",
+                c ? ", \\\n     " : "", c, c + 1, dash_of(c), point_of(c), c, c + 1, c, ylo * 1.15,
+                c + 1, point_of(c) - 1);
     fputs("\n", f);
     /* right: bits per key (the phase labels stay) */
     for (int c = 0; c < l->n; c++)
         fprintf(f, "unset label %d\n", c + 1);
-    fputs("set format y '%g'\nset ytics 1, 2\nset ylabel 'bits per key'\n", f);
+    fputs("unset ytics\nset ytics\nset format y '%g'\nset ytics 1, 2\nset mytics 2\n"
+          "set ylabel 'bits per key'\n",
+          f);
     fprintf(f, "set yrange [%.6g:%.6g]\n", blo, bhi);
     fputs("set title 'memory: bytes x 8 / keys in the filter'\n", f);
     end_labels(f, e, l, rows, 0, blo, bhi);
     fputs("plot ", f);
     for (int c = 0; c < l->n; c++)
-        fprintf(f, "%s$d%d using 1:6 with linespoints lt %d lw 1.5 pt 7 ps 0.6",
-                c ? ", \\\n     " : "", c, c + 1);
+        fprintf(f, "%s$d%d using 1:6 with linespoints lt %d lw 1.5 dt %d pt %d ps 0.7",
+                c ? ", \\\n     " : "", c, c + 1, dash_of(c), point_of(c));
     fputs("\nunset multiplot\nset output\n", f);
 }
 

@@ -56,6 +56,11 @@ typedef struct experiment {
     uint64_t ages_ms[EXP_MAX_AGES];
     int nages;
     int tline; /* the line of arrivals */
+    /* the plot's: pixels (0: 1600 x 640), title (NULL: "bloomkit experiment
+     * FILE"), and SVG instead of PNG (the name ends in .svg) */
+    unsigned plot_w, plot_h;
+    const char *plot_title;
+    int plot_svg;
 } experiment;
 
 /* 1 when e runs over simulated time. */
@@ -144,10 +149,11 @@ int exp_write_json(const char *path, const exp_row *rows, int n);
  * file mode), for writing a result whole and renaming it over path. Returns
  * its descriptor with *tmp its name (the caller frees it), or -1 with errno. */
 int exp_temp_beside(const char *path, char **tmp);
-/* Draw the rows into a PNG with gnuplot (measured rate and the model's
- * against keys, or against operations when the workload has several
- * phases; bits per key beside it). 0, or an exit code with the message
- * printed (gnuplot missing: EXIT_IO, saying how to install it). */
+/* Draw the rows into a PNG (an SVG when the name ends in .svg) with gnuplot
+ * (measured rate and the model's against keys, or against operations when
+ * the workload has several phases; bits per key beside it). 0, or an exit
+ * code with the message printed (gnuplot missing: EXIT_IO, saying how to
+ * install it). */
 int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n);
 /* The gnuplot script exp_plot feeds gnuplot, drawing into `out`: its data
  * inline, every text single-quoted (tests/fuzz/fuzz_plot.c checks that no
