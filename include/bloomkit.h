@@ -780,6 +780,18 @@ BK_API int bk_intersect(bk_filter *dst, const bk_filter *src);
  * (each chunk is a consistent snapshot); counting filters need the caller's lock. */
 BK_API int bk_save(const bk_filter *f, const char *path);
 
+/* Called by a long call with the work done of total (total 0: unknown),
+ * every so often, on the calling thread. Returning nonzero stops the call,
+ * which then returns BK_ECANCELED. */
+typedef int (*bk_progress_fn)(uint64_t done, uint64_t total, void *arg);
+
+/* bk_save reporting the bytes written of the file's size to progress (which
+ * may be NULL) about every 64 MiB and at the end: for a tool that shows
+ * progress while a large filter is written. progress saying stop ends the
+ * save with BK_ECANCELED, and path is as it was. Otherwise as bk_save. */
+BK_API int bk_save_progress(const bk_filter *f, const char *path, bk_progress_fn progress,
+                            void *arg);
+
 /* Load a file written by bk_save (any variant) into memory from the current
  * allocator. *out owns the new filter (bk_free). Errors: BK_EINVAL,
  * BK_EIO (missing, unreadable, a directory), BK_ENOMEM, BK_ECORRUPT (bad

@@ -101,11 +101,6 @@ typedef struct bk_redis_import_stats {
     char kept[512];   /* in place: the name the set was kept under; else "" */
 } bk_redis_import_stats;
 
-/* Called by a long call with the work done of total (total 0: unknown),
- * about every thousand units, on the calling thread. Returning nonzero stops
- * the call, which then returns BK_ECANCELED. */
-typedef int (*bk_progress_fn)(uint64_t done, uint64_t total, void *arg);
-
 /* Import the members of the Redis set set_key into the filter at url (on
  * the same server and database): a crawl moves from scrapy-redis's
  * duplicate filter, which keeps one member per request, to a bloomkit
@@ -122,7 +117,8 @@ typedef int (*bk_progress_fn)(uint64_t done, uint64_t total, void *arg);
  * another slot), which an import meeting NAME and the kept set again resumes
  * from; it is never deleted. Writers of the set must stop meanwhile. An add
  * is never counted twice: a resumed import adds no member twice, even to a
- * counting or cuckoo filter.
+ * counting or cuckoo filter. progress (bloomkit.h; may be NULL) sees the
+ * members read of the set's size after every thousand.
  *
  * Errors: BK_EINVAL (url, set_key or st NULL), BK_ENOTFOUND (no set_key),
  * BK_ESERVER (set_key is not a set; a member is not a fingerprint under

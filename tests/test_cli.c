@@ -909,6 +909,13 @@ START_TEST(progress_only_when_asked_or_on_a_terminal)
     r = RUN("a\nb\n", "dedup"); /* stderr is a file, not a terminal */
     ck_assert_uint_eq(r.errlen, 0);
     done(&r);
+    /* create: the MiB written (a 2-MiB filter), only when asked here */
+    r = RUN(NULL, "create", in_dir("p.bkf"), "--capacity", "2M", "--progress");
+    ck_assert_msg(strstr(r.err, "MiB written (100%)"), "%s", r.err);
+    expect_code(r, 0, "create --progress");
+    r = RUN(NULL, "create", in_dir("p.bkf"), "--capacity", "2M", "--force");
+    ck_assert_uint_eq(r.errlen, 0);
+    expect_code(r, 0, "create, stderr not a terminal");
     unsetenv("BLOOMKIT_PROGRESS_DELAY");
 }
 END_TEST

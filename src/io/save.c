@@ -54,7 +54,13 @@ typedef struct save_job {
     int fd;          /* the temporary, while open */
     int created;     /* the temporary exists on disk */
     bk_file_header h;
+    bk_progress_fn progress; /* bk_save_progress: told every PROGRESS_STEP bytes */
+    void *arg;
+    uint64_t done, total, next;
+    int stopped; /* progress said stop */
 } save_job;
+
+#define PROGRESS_STEP ((uint64_t)64 << 20)
 
 static int io_fail(save_job *j, const char *what)
 {
@@ -148,14 +154,29 @@ static int keep_owner_and_mode(save_job *j, const struct stat *st)
 
 static int write_sink(void *ctx, const void *p, size_t n)
 {
-    return bk_write_all(((const save_job *)ctx)->fd, p, n);
+    save_job *j = ctx;
+    const int rc = bk_write_all(j->fd, p, n);
+    j->done += n;
+    if (rc == 0 && j->progress && j->done >= j->next) {
+        j->next = j->done + PROGRESS_STEP;
+        if (j->progress(j->done, j->total, j->arg) != 0) {
+            j->stopped = 1;
+            return -1;
+        }
+    }
+    return rc;
 }
 
 static int write_file(save_job *j, const bk_allocator *a)
 {
     if (lseek(j->fd, (off_t)j->h.header_size, SEEK_SET) < 0)
         return io_fail(j, "seek");
+    j->done = j->h.header_size;
+    j->next = j->done + PROGRESS_STEP;
     const int rc = bk_emit_payloads(j->f, &j->h, j->bounce, write_sink, j, a);
+    if (j->stopped)
+        return bk_fail(BK_ECANCELED, "save %s: stopped after %llu of %llu bytes; nothing changed",
+                       j->path, (unsigned long long)j->done, (unsigned long long)j->total);
     if (rc == BK_ENOMEM)
         return bk_fail(BK_ENOMEM, "save %s: out of memory", j->path);
     if (rc != BK_OK)
@@ -166,6 +187,8 @@ static int write_file(save_job *j, const bk_allocator *a)
         return io_fail(j, "write header");
     if (bk_sys.fsync(j->fd) != 0)
         return io_fail(j, "fsync");
+    if (j->progress)
+        j->progress(j->total, j->total, j->arg); /* done: its answer no longer matters */
     return BK_OK;
 }
 
@@ -204,9 +227,8 @@ static int replaces_mapping(const save_job *j)
            st.st_ino == map->ino;
 }
 
-int bk_save(const bk_filter *f, const char *path)
+static int save(const bk_filter *f, const char *path, bk_progress_fn progress, void *arg)
 {
-    bk_call_begin();
     if (!f || !path || !*path)
         return bk_fail(BK_EINVAL, "save: no filter or no path");
     if (!bk_cells_in_memory(f))
@@ -215,10 +237,12 @@ int bk_save(const bk_filter *f, const char *path)
                        "bk_redis_pull (bloomkit pull)",
                        path);
     const bk_allocator a = f->alloc;
-    save_job j = {.f = f, .path = path, .fd = -1};
+    save_job j = {.f = f, .path = path, .fd = -1, .progress = progress, .arg = arg};
     struct stat old;
     int had = 0;
     int rc = describe(&j);
+    if (rc == BK_OK && progress)
+        rc = bk_save_size(f, &j.total);
     if (rc == BK_OK)
         rc = make_names(&j, &a);
     if (rc == BK_OK)
@@ -255,5 +279,17 @@ int bk_save(const bk_filter *f, const char *path)
     bk_mem_free(&a, j.target);
     bk_mem_free(&a, j.tmp);
     bk_mem_free(&a, j.dir);
-    return bk_done(rc, "save");
+    return rc;
+}
+
+int bk_save(const bk_filter *f, const char *path)
+{
+    bk_call_begin();
+    return bk_done(save(f, path, NULL, NULL), "save");
+}
+
+int bk_save_progress(const bk_filter *f, const char *path, bk_progress_fn progress, void *arg)
+{
+    bk_call_begin();
+    return bk_done(save(f, path, progress, arg), "save");
 }

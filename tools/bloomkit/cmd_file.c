@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "stream.h"
 
 static const char create_usage[] =
     "usage: bloomkit create FILE [--config TEXT | --config-file F] [filter options]\n"
@@ -17,7 +18,8 @@ static const char create_usage[] =
     "Create an empty filter and save it to FILE (mode 0600: it holds the hash key).\n"
     "Defaults: variant=standard capacity=1000000 fpr=0.01. An existing FILE is kept\n"
     "unless --force. Writers of one FILE take turns (a lock beside it, .FILE.lock);\n"
-    "--no-wait fails with exit 3 instead of waiting for another writer.\n";
+    "--no-wait fails with exit 3 instead of waiting for another writer. Writing a\n"
+    "large filter shows the MiB written on a terminal (--progress: anywhere).\n";
 static const char merge_usage[] =
     "usage: bloomkit merge OUT IN1 IN2...\n"
     "Write to OUT the union of the input filters, which must have the same variant,\n"
@@ -76,6 +78,14 @@ int cmd_push(cli_opts *o)
     return rc == BK_OK ? EXIT_OK : cli_lib_fail(o, rc, "--redis");
 }
 
+/* The bytes a save has written, on a terminal after a second (a filter of
+ * gigabytes takes a while). */
+static int save_tick(uint64_t done, uint64_t total, void *arg)
+{
+    progress_work(arg, done >> 20, total >> 20, "MiB written");
+    return cli_stop != 0;
+}
+
 /* Write a new filter file at o->args[0] under the file's writer lock: an
  * existing file is kept unless --force; the filter comes from make(arg),
  * whose failure is reported about `source`. 0 or an exit code. */
@@ -95,8 +105,14 @@ static int write_new(const cli_opts *o, int (*make)(const void *arg, bk_filter *
         rc = cli_fail(o, EXIT_USAGE, "%s: already exists (use --force to replace it)", o->args[0]);
     else if ((rc = make(arg, &f)) != BK_OK)
         rc = cli_lib_fail(o, rc, source);
-    else if ((rc = bk_save(f, o->args[0])) != BK_OK)
-        rc = cli_lib_fail(o, rc, o->args[0]);
+    else {
+        progress pg;
+        progress_init(&pg, o->quiet, o->progress);
+        cli_install_signals();
+        rc = bk_save_progress(f, o->args[0], save_tick, &pg);
+        progress_end(&pg);
+        rc = rc == BK_ECANCELED ? cli_signal_exit() : rc ? cli_lib_fail(o, rc, o->args[0]) : 0;
+    }
     bk_free(f);
     bk_unlock_file(lock);
     return rc;
@@ -112,8 +128,9 @@ static int new_filter(const void *cfg, bk_filter **f)
     return bk_new(cfg, f);
 }
 
-const cli_spec cmd_pull_spec = CLI_SPEC("pull", pull_usage, OPT(REDIS) | OPT(FORCE) | OPT(NO_WAIT),
-                                        OPT(REDIS), 1, 1, "give --redis URL and FILE");
+const cli_spec cmd_pull_spec =
+    CLI_SPEC("pull", pull_usage, OPT(REDIS) | OPT(FORCE) | OPT(NO_WAIT) | OPT(PROGRESS), OPT(REDIS),
+             1, 1, "give --redis URL and FILE");
 
 int cmd_pull(cli_opts *o)
 {
@@ -149,9 +166,9 @@ static int create_redis(cli_opts *o)
     return EXIT_OK;
 }
 
-const cli_spec cmd_create_spec =
-    CLI_SPEC("create", create_usage, O_FILTER_FLAGS | OPT(FORCE) | OPT(REDIS) | OPT(NO_WAIT), 0, 0,
-             1, "give exactly one FILE or --redis URL");
+const cli_spec cmd_create_spec = CLI_SPEC(
+    "create", create_usage, O_FILTER_FLAGS | OPT(FORCE) | OPT(REDIS) | OPT(NO_WAIT) | OPT(PROGRESS),
+    0, 0, 1, "give exactly one FILE or --redis URL");
 
 int cmd_create(cli_opts *o)
 {

@@ -14,11 +14,13 @@
 #include <time.h>
 
 #include "../cli.h"
+#include "../stream.h"
 #include "experiment.h"
 
 static const char usage[] =
     "usage: bloomkit experiment --config-file EXP [--csv FILE] [--json FILE] [--plot FILE.png]\n"
     "                           [--title TEXT] [--plot-size WxH] [--no-wait]\n"
+    "                           [--quiet | --progress]\n"
     "Run the workload of EXP through every configuration of EXP and, at each\n"
     "checkpoint, measure the false-positive rate on keys never inserted (with its 95%\n"
     "confidence interval), beside the rate the sizing model predicts, bits per key,\n"
@@ -137,6 +139,8 @@ static int measure(const experiment *e, int ci, const exp_keys *ins, const exp_k
             r->ns_add = ns_op;
         else
             r->ns_remove = ns_op;
+        if (e->on_row)
+            e->on_row(e->on_row_arg, *nrows);
     }
     bk_free(f);
     return 0;
@@ -145,8 +149,20 @@ static int measure(const experiment *e, int ci, const exp_keys *ins, const exp_k
 const cli_spec cmd_experiment_spec =
     CLI_SPEC("experiment", usage,
              OPT(CONFIG_FILE) | OPT(CSV) | OPT(JSON_FILE) | OPT(PLOT) | OPT(NO_WAIT) | OPT(TITLE) |
-                 OPT(PLOT_SIZE),
+                 OPT(PLOT_SIZE) | OPT(PROGRESS),
              OPT(CONFIG_FILE), 0, 0, "give --config-file EXP");
+
+/* The progress line: checkpoints measured of all (every configuration's). */
+typedef struct shown_progress {
+    progress *pg;
+    uint64_t total;
+} shown_progress;
+
+static void on_row(void *arg, int rows)
+{
+    const shown_progress *s = arg;
+    progress_work(s->pg, (uint64_t)rows, s->total, "checkpoints measured");
+}
 
 /* --plot's options into e: the size ("1200x480", each 200 .. 10000), the
  * title, SVG for a name ending in .svg. 0 or EXIT_USAGE. */
@@ -220,9 +236,15 @@ int cmd_experiment(cli_opts *o)
     if (!rc &&
         !(rows = calloc((size_t)e->nconfigs * (size_t)(e->ncheckpoints + e->nages), sizeof *rows)))
         rc = cli_fail(o, EXIT_IO, "out of memory");
+    progress pg;
+    progress_init(&pg, o->quiet, o->progress);
+    shown_progress show = {&pg, (uint64_t)e->nconfigs * (uint64_t)e->ncheckpoints};
+    e->on_row = on_row;
+    e->on_row_arg = &show;
     for (int c = 0; !rc && c < e->nconfigs; c++)
         rc = exp_timed(e) ? exp_run_timed(e, c, &ins, &probes, rows, &nrows)
                           : measure(e, c, &ins, &probes, rows, &nrows);
+    progress_end(&pg);
     /* Each output's writer lock while the outputs are written (two runs
      * writing one file take turns). */
     const char *outs[3] = {o->csv, o->json_file, o->plot};

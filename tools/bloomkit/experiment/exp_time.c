@@ -157,8 +157,11 @@ int exp_run_timed(const experiment *e, int ci, const exp_keys *ins, const exp_ke
         for (int i = 0; i <= e->nages; i++)
             if (next[i] < n && event_time(&s, i, next[i]) < t)
                 t = event_time(&s, i, next[j = i]);
-        for (; c < e->ncheckpoints && START_MS + (int64_t)e->checkpoints[c] <= t; c++)
+        for (; c < e->ncheckpoints && START_MS + (int64_t)e->checkpoints[c] <= t; c++) {
             checkpoint_row(&s, e->checkpoints[c], events, probes, &rows[(*nrows)++], e->names[ci]);
+            if (e->on_row)
+                e->on_row(e->on_row_arg, *nrows);
+        }
         if (j < 0)
             break;
         rc = one_event(&s, j, (size_t)next[j]++, ins);

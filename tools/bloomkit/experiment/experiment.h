@@ -61,6 +61,9 @@ typedef struct experiment {
     unsigned plot_w, plot_h;
     const char *plot_title;
     int plot_svg;
+    /* told after each row is measured (the command's progress line), or NULL */
+    void (*on_row)(void *arg, int rows);
+    void *on_row_arg;
 } experiment;
 
 /* 1 when e runs over simulated time. */
