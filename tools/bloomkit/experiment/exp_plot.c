@@ -176,6 +176,14 @@ static int dash_of(int c)
     return 1 + c % 5; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
 }
 
+/* Where configuration c marks a measured zero: just above the floor lo of a
+ * log axis, each configuration a little higher than the one before, so that
+ * marks at one checkpoint do not hide each other. */
+static double floor_mark(double lo, int c)
+{
+    return lo * pow(1.22, 1 + c % 8);
+}
+
 /* A log y axis a value can be read from: each decade labelled, 2 and 5
  * times each marked with a small label, minor ticks between. */
 static void log_y_axis(FILE *f, double lo, double hi)
@@ -189,10 +197,12 @@ static void log_y_axis(FILE *f, double lo, double hi)
 }
 
 /* One panel's plot command: per configuration, its datablock $<block><c>
- * (columns x, measured, low, high, model) as points `style` with their
- * interval, titled with its name, and the model dashed in its colour. */
+ * (columns x, measured, low, high, model, measured zero) as points `style`
+ * with their interval, titled with its name, the model dashed in its
+ * colour, and with floor > 0 (a log axis from floor) measured zeros marked
+ * there. */
 static void plot_measured_and_model(FILE *f, const experiment *e, const layout *l, char block,
-                                    const char *style)
+                                    const char *style, double floor)
 {
     fputs("plot ", f);
     for (int c = 0; c < l->n; c++) {
@@ -201,6 +211,10 @@ static void plot_measured_and_model(FILE *f, const experiment *e, const layout *
         put_quoted(f, e->names[c]);
         fprintf(f, ", $%c%d using 1:5 smooth mcsplines with lines lt %d lw 1.5 dt 2 notitle", block,
                 c, c + 1);
+        if (floor > 0) /* a log axis: a measured zero as an open mark at its floor */
+            fprintf(f,
+                    ", $%c%d using 1:($6 > 0 ? %.6g : NaN) with points lt %d pt %d ps 1.2 notitle",
+                    block, c, floor_mark(floor, c), c + 1, point_of(c) - 1);
     }
     fputs("\n", f);
 }
@@ -222,7 +236,7 @@ static void write_timed(FILE *f, const experiment *e, const char *out, const exp
                 put_num(f, r->lo > 0 ? r->lo : r->fpr);
                 put_num(f, r->hi);
                 put_num(f, r->model);
-                fputc('\n', f);
+                fprintf(f, " %d\n", r->probes > 0 && r->false_pos == 0); /* measured zero */
                 yhi = fmax(yhi, fmax(r->hi, r->model));
                 if (r->probes)
                     floor_rate = fmin(floor_rate, 1.0 / (double)r->probes);
@@ -239,15 +253,17 @@ static void write_timed(FILE *f, const experiment *e, const char *out, const exp
     log_y_axis(f, floor_rate / 3, fmax(yhi * 3, floor_rate * 100));
     fputs("set ylabel 'false-positive rate'\n", f);
     fprintf(f, "set yrange [%.6g:%.6g]\n", floor_rate / 3, fmax(yhi * 3, floor_rate * 100));
-    fputs("set title 'rate over time: measured (points, 95% interval), model (dashed)'\n", f);
-    plot_measured_and_model(f, e, l, 't', "yerrorlines lw 1.5 ps 0.5");
+    fputs("set title 'rate over time: measured (points, 95% interval), model (dashed); open "
+          "marks at the floor: none measured' noenhanced\n",
+          f);
+    plot_measured_and_model(f, e, l, 't', "yerrorlines lw 1.5 ps 0.5", floor_rate / 3);
     fputs("unset logscale y\nunset ytics\nset ytics\nset format y '%g'\nset mytics 2\n"
           "set yrange [-0.03:1.08]\n",
           f);
     fputs("set xlabel 'age of the revisit (days since the key was first seen)'\n", f);
     fputs("set ylabel 'share reported new again'\nset key top left\n", f);
     fputs("set title 're-emission: measured (points, 95% interval), model (dashed)'\n", f);
-    plot_measured_and_model(f, e, l, 'r', "yerrorbars ps 0.9");
+    plot_measured_and_model(f, e, l, 'r', "yerrorbars ps 0.9", 0);
     fputs("unset multiplot\nset output\n", f);
 }
 
@@ -333,8 +349,8 @@ static void write_script(FILE *f, const experiment *e, const char *out, const ex
                 "%s$d%d using 1:2:3:4 with yerrorlines lt %d lw 1.5 dt %d pt %d ps 0.7, "
                 "$d%d using 1:5 smooth mcsplines with lines lt %d lw 1 dt 2, "
                 "$d%d using 1:($7 > 0 ? %.6g : NaN) with points lt %d pt %d ps 1.2",
-                c ? ", \\\n     " : "", c, c + 1, dash_of(c), point_of(c), c, c + 1, c, ylo * 1.15,
-                c + 1, point_of(c) - 1);
+                c ? ", \\\n     " : "", c, c + 1, dash_of(c), point_of(c), c, c + 1, c,
+                floor_mark(ylo, c), c + 1, point_of(c) - 1);
     fputs("\n", f);
     /* right: bits per key (the phase labels stay) */
     for (int c = 0; c < l->n; c++)
