@@ -209,13 +209,16 @@ static size_t distance(const char *a, size_t n, const char *b)
     for (size_t j = 0; j <= m; j++)
         row[j] = j;
     for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
+        size_t diag = row[0]; /* the row above, one column left */
         row[0] = i;
         for (size_t j = 1; j <= m; j++) {
             const size_t up = row[j];
-            const size_t best = diag + (a[i - 1] != b[j - 1]);
-            row[j] = best < up + 1 ? (best < row[j - 1] + 1 ? best : row[j - 1] + 1)
-                                   : (up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1);
+            size_t best = diag + (a[i - 1] != b[j - 1]); /* substitute (or keep) */
+            if (up + 1 < best)
+                best = up + 1; /* delete */
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1; /* insert */
+            row[j] = best;
             diag = up;
         }
     }
