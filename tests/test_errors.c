@@ -227,6 +227,10 @@ static int call_save_size(void)
 {
     return bk_save_size(g_std, NULL);
 }
+static int call_save_progress(void)
+{
+    return bk_save_progress(NULL, "/tmp/x.bkf", NULL, NULL);
+}
 static int call_save_buffer(void)
 {
     char buf[16];
@@ -360,6 +364,7 @@ static const struct row {
     {"bk_set_allocator", call_set_allocator, "allocator"},
     {"bk_set_allocator_zeroed", call_set_allocator_zeroed, "allocator"},
     {"bk_save", call_save, "save"},
+    {"bk_save_progress", call_save_progress, "save"},
     {"bk_load", call_load, "load"},
     {"bk_save_size", call_save_size, "save size"},
     {"bk_save_buffer", call_save_buffer, "bytes needed"},

@@ -329,6 +329,48 @@ START_TEST(full_disk_leaves_old_file)
 }
 END_TEST
 
+static int ticks;
+static uint64_t last_done, last_total;
+static int count_ticks(uint64_t done, uint64_t total, void *arg)
+{
+    ticks++;
+    ck_assert_uint_ge(done, last_done); /* forward only */
+    last_done = done;
+    last_total = total;
+    return arg != NULL; /* arg: stop at the first report */
+}
+
+/* bk_save_progress reports the bytes written of the file's size, ends at
+ * the total, and when told to stop leaves the path as it was. */
+START_TEST(a_save_reports_its_progress_and_can_be_stopped)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "big.bkf");
+    bk_filter *f = tu_filter("variant=standard capacity=60000000 fpr=0.01"); /* ~72 MiB */
+    uint64_t size;
+    ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
+    ck_assert_uint_gt(size, (uint64_t)64 << 20);
+    ticks = 0, last_done = 0;
+    ck_assert_int_eq(bk_save_progress(f, path, count_ticks, NULL), BK_OK);
+    ck_assert_int_ge(ticks, 2); /* past 64 MiB, and the end */
+    ck_assert_uint_eq(last_done, size);
+    ck_assert_uint_eq(last_total, size);
+    ck_assert_int_eq(tu_count_files(dir), 1);
+    /* stopped: BK_ECANCELED, the file as it was, no temporary left */
+    ck_assert_int_eq(bk_add(f, "new", 3), 1);
+    ticks = 0, last_done = 0;
+    ck_assert_int_eq(bk_save_progress(f, path, count_ticks, &ticks), BK_ECANCELED);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "stopped after"));
+    ck_assert_int_eq(tu_count_files(dir), 1);
+    bk_filter *g;
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    ck_assert_int_eq(bk_contains(g, "new", 3), 0);
+    bk_free(g);
+    bk_free(f);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *io_suite(void)
 {
     TCase *tc;
@@ -340,6 +382,7 @@ Suite *io_suite(void)
     tcase_add_test(tc, buffer_arguments_are_checked);
     tcase_add_test(tc, specific_corruptions_are_named);
     tcase_add_test(tc, bad_paths_are_errors);
+    tcase_add_test(tc, a_save_reports_its_progress_and_can_be_stopped);
     tcase_add_test(tc, unreadable_file_is_an_error);
     tcase_add_test(tc, full_disk_leaves_old_file);
     return s;
