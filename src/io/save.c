@@ -1,5 +1,6 @@
 /*
- * save.c - bk_save: write a filter atomically.
+ * save.c - bk_save and bk_save_progress: write a filter atomically (the
+ * latter telling a callback the bytes written, which may stop it).
  *
  * The file is written to a temporary in the same directory (so rename stays on
  * one filesystem), fsync'd, renamed over the target and the directory fsync'd.

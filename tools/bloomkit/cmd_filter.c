@@ -7,10 +7,8 @@
  * (verified), which opens even huge filters without reading them whole.
  */
 #define _DEFAULT_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "keys.h"
