@@ -710,9 +710,10 @@ START_TEST(errors_say_what_to_do)
     char *state = in_dir("s.bkf");
     expect_code(RUN("a\n", "dedup", "--state", state), 0, "dedup makes the state");
     run_result r = RUN("a\n", "dedup", "--state", state, "--fpr", "0.001");
-    ck_assert_msg(strstr(r.err, "--fpr asks fpr=0.001, and the saved filter has fpr=0.0001") &&
-                      strstr(r.err, "drop --fpr") && !strstr(r.err, "--config"),
-                  "%s", r.err);
+    ck_assert_msg(
+        strstr(r.err, "--fpr asks fpr=0.001, a different fpr than the saved filter's fpr=0.0001") &&
+            strstr(r.err, "drop --fpr") && !strstr(r.err, "--config"),
+        "%s", r.err);
     expect_code(r, 2, "dedup --fpr against its state");
     /* nothing was made by the failing commands */
     ck_assert_int_eq(access(in_dir("huge.bkf"), F_OK), -1);

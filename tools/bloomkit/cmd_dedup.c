@@ -250,7 +250,13 @@ static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
         char saved[64] = "", given[64] = "", flag[80];
         if (!rc) {
             bk_config_get(&have, diff, saved, sizeof saved);
-            bk_config_get(&asked, diff, given, sizeof given);
+            /* asked mixes the saved filter's values with the stated ones, and
+             * may hold keys of another variant: the stated value then */
+            if (bk_config_get(&asked, diff, given, sizeof given) < 0)
+                snprintf(given, sizeof given, "%s",
+                         strcmp(diff, "variant") == 0 ? bk_variant_name(asked.variant)
+                         : cli_key(o, diff)           ? cli_key(o, diff)
+                                                      : "(as stated)");
             if (cli_key(o, diff)) { /* --max-bytes for max_bytes */
                 snprintf(flag, sizeof flag, "--%s", diff);
                 for (char *c = strchr(flag, '_'); c; c = strchr(c, '_'))
@@ -263,10 +269,12 @@ static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
         *f = NULL;
         return rc ? rc
                   : cli_fail(o, EXIT_USAGE,
-                             "%s: %s asks %s=%s, and the saved filter has %s=%s (a filter keeps "
-                             "the parameters it was made with): drop %s to go on with the "
-                             "saved filter, or give another --state to start a new one",
-                             what, flag, diff, given, diff, saved, flag);
+                             "%s: %s asks %s=%s, a different %s than the saved filter's %s=%s "
+                             "(a filter keeps the parameters it was made with): drop %s to go "
+                             "on with the saved filter, or %s to start a new one",
+                             what, flag, diff, given, diff, diff, saved, flag,
+                             strcmp(what, "--redis") == 0 ? "name another filter in --redis"
+                                                          : "give another --state");
     }
     return 0;
 }
