@@ -192,6 +192,12 @@ START_TEST(format_round_trips)
     ck_assert(memcmp(&a, &b, sizeof a) == 0);
     ck_assert_int_eq(bk_config_format(&a, 0, text, sizeof text), (int)strlen(text));
     ck_assert_ptr_null(strstr(text, "key="));
+    /* a subnormal rate is valid (in (0, 0.5]) and a filter can hold one (an
+     * old file's binary header): its text must read back as the same value */
+    a.fpr = 4.17201354948508e-309;
+    ck_assert_int_gt(bk_config_format(&a, 1, text, sizeof text), 0);
+    ck_assert_int_eq(bk_config_parse(&b, text, NULL, 0), BK_OK);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
     a.fpr = 2.0;
     ck_assert_int_eq(bk_config_format(&a, 0, text, sizeof text), BK_EINVAL);
 }

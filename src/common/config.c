@@ -212,7 +212,10 @@ void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
 
 /* A plain decimal number: digits with at most one '.', an optional exponent.
  * Rejects signs, "nan", "inf", hex floats and trailing junk up front, so that
- * strtod's leniency never lets them through. */
+ * strtod's leniency never lets them through. A subnormal reads as itself
+ * (strtod says ERANGE for it, yet it is exact enough, and format_real writes
+ * such values: what a filter holds must read back); a value that overflows or
+ * underflows to zero is refused. */
 static int parse_real(const char *s, double *out)
 {
     if (!(isdigit((unsigned char)s[0]) || (s[0] == '.' && isdigit((unsigned char)s[1]))))
@@ -224,7 +227,7 @@ static int parse_real(const char *s, double *out)
     char *end;
     errno = 0;
     const double v = strtod(s, &end);
-    if (*end != '\0' || errno == ERANGE || !isfinite(v))
+    if (*end != '\0' || !isfinite(v) || (errno == ERANGE && v == 0))
         return -1;
     *out = v;
     return 0;
