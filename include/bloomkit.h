@@ -736,6 +736,13 @@ BK_API int bk_copy(const bk_filter *f, bk_filter **out);
  * Errors: BK_EINVAL. Thread-safe. */
 BK_API int bk_get_config(const bk_filter *f, bk_config *cfg);
 
+/* The value of one configuration key of f ("input", "fpr", "fingerprint"),
+ * as bk_config_get writes it from bk_get_config's result, into buf like
+ * snprintf: returns the length the value needs (excluding NUL). Errors:
+ * BK_EINVAL (NULL f or key, NULL buf with buflen > 0), BK_ECONFIG (an unknown
+ * key). Thread-safe. */
+BK_API int bk_get_setting(const bk_filter *f, const char *key, char *buf, size_t buflen);
+
 /* 1 when a and b hold the same filter: the same variant, configuration and
  * hash key, and every slice the same shape with the same cells (a window's
  * generations the same spans), 0 otherwise. The counts of keys added are not

@@ -126,6 +126,11 @@ static int call_get_config(void)
 {
     return bk_get_config(NULL, NULL);
 }
+static int call_get_setting(void)
+{
+    char v[8];
+    return bk_get_setting(NULL, "input", v, sizeof v);
+}
 static int call_equal(void)
 {
     return bk_equal(NULL, g_std);
@@ -346,6 +351,7 @@ static const struct row {
     {"bk_slice_info", call_slice_info, "slice 99"},
     {"bk_copy", call_copy, "copy"},
     {"bk_get_config", call_get_config, "get_config"},
+    {"bk_get_setting", call_get_setting, "get_setting"},
     {"bk_equal", call_equal, "equal"},
     {"bk_merge", call_merge, "variants differ"},
     {"bk_intersect", call_intersect, "counting"},

@@ -180,7 +180,7 @@ START_TEST(a_set_imported_in_place_becomes_the_filter_and_resumes)
     bk_config cfg;
     bk_get_config(f, &cfg);
     char input[32];
-    bk_config_get(&cfg, "input", input, sizeof input);
+    ck_assert_int_eq(bk_get_setting(f, "input", input, sizeof input), 12);
     ck_assert_str_eq(input, "scrapy-redis");
     ck_assert_int_eq(cfg.variant, BK_VARIANT_SCALABLE);
     ck_assert_uint_eq(cfg.capacity, 1000000);

@@ -412,6 +412,13 @@ int bk_get_config(const bk_filter *f, bk_config *cfg)
     return BK_OK;
 }
 
+int bk_get_setting(const bk_filter *f, const char *key, char *buf, size_t buflen)
+{
+    if (!f)
+        return bk_fail(BK_EINVAL, "get_setting: no filter");
+    return bk_config_get(&f->cfg, key, buf, buflen);
+}
+
 int bk_plan_config(const bk_config *cfg, bk_plan *out)
 {
     bk_call_begin();

@@ -10,11 +10,8 @@
 
 int cli_filter_fingerprints(const bk_filter *f)
 {
-    bk_config cfg;
     char input[32] = "";
-    bk_config_init(&cfg);
-    bk_get_config(f, &cfg);
-    bk_config_get(&cfg, "input", input, sizeof input);
+    bk_get_setting(f, "input", input, sizeof input);
     return strcmp(input, "scrapy-redis") == 0;
 }
 
