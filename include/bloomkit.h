@@ -97,6 +97,14 @@ BK_API const char *bk_last_error(void);
 /* Library version as "MAJOR.MINOR.PATCH"; static storage. Thread-safe. */
 BK_API const char *bk_version(void);
 
+/* How this process hashes a batch of SipHash keys (bk_add_batch and every
+ * other batch call): "avx512" (8 keys at a time), "avx2" (4) or "scalar" (one
+ * at a time). The fastest this CPU has, unless the environment variable
+ * BLOOMKIT_SIMD names another path it has (scalar, avx2, avx512; read at the
+ * first batch); every path gives the same digests. Static storage. No error.
+ * Thread-safe. */
+BK_API const char *bk_simd_path(void);
+
 /* --------------------------------------------------------------- hashing -- */
 
 /* SipHash-2-4 with 64-bit output (Aumasson & Bernstein, 2012), little-endian

@@ -6,6 +6,11 @@
  * the clock when not given), set here before any test process is forked and
  * printed; after the run each failure is printed with the command that
  * replays it: the seed, its suite and its case.
+ *
+ * The suites that hash keys in batches (siphash, hash, batch) then run again
+ * on every other multi-key hash path this CPU has (BLOOMKIT_SIMD=avx2, scalar:
+ * src/common/siphash_many.c), so that each build of the suites checks every
+ * path the machine can take.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/siphash.h"
 #include "suites.h"
 
 typedef Suite *(*suite_fn)(void);
@@ -52,6 +58,52 @@ static const char *suite_of(const char *file, char *buf, size_t len)
     return buf;
 }
 
+/* Runs sr; prints each failure with the command that replays it (simd: the
+ * BLOOMKIT_SIMD the run had, or NULL). Returns the number of failures. */
+static int run(SRunner *sr, unsigned long long seed, const char *simd, const char *argv0)
+{
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    TestResult **results = failed ? srunner_failures(sr) : NULL;
+    for (int i = 0; i < failed && results; i++) {
+        char suite[64];
+        fprintf(stderr, "replay %s:%d: %s%s%sBK_TEST_SEED=%llu %sCK_RUN_CASE=%s %s\n",
+                tr_lfile(results[i]), tr_lno(results[i]), simd ? "BLOOMKIT_SIMD=" : "",
+                simd ? simd : "", simd ? " " : "", seed,
+                suite_of(tr_lfile(results[i]), suite, sizeof suite), tr_tcname(results[i]),
+                argv0);
+    }
+    free(results);
+    srunner_free(sr);
+    return failed;
+}
+
+/* The batch-hashing suites on every path but the one the first run took;
+ * nothing when CK_RUN_SUITE names another suite. */
+static int other_paths(unsigned long long seed, const char *argv0)
+{
+    const char *only = getenv("CK_RUN_SUITE");
+    if (only && strcmp(only, "siphash") != 0 && strcmp(only, "hash") != 0 &&
+        strcmp(only, "batch") != 0)
+        return 0;
+    const char *paths[8];
+    const size_t n = bk_sip_many_paths(paths, 8);
+    const char *first = bk_sip_many_path();
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(paths[i], first) == 0)
+            continue;
+        fprintf(stderr, "tests: siphash, hash and batch again on BLOOMKIT_SIMD=%s\n", paths[i]);
+        setenv("BLOOMKIT_SIMD", paths[i], 1);
+        bk_sip_many_rechoose();
+        SRunner *sr = srunner_create(siphash_suite());
+        srunner_add_suite(sr, hash_suite());
+        srunner_add_suite(sr, batch_suite());
+        failed += run(sr, seed, paths[i], argv0);
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -60,17 +112,8 @@ int main(int argc, char **argv)
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof all_suites / sizeof *all_suites; i++)
         srunner_add_suite(sr, all_suites[i]());
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    TestResult **results = failed ? srunner_failures(sr) : NULL;
-    for (int i = 0; i < failed && results; i++) {
-        char suite[64];
-        fprintf(stderr, "replay %s:%d: BK_TEST_SEED=%llu %sCK_RUN_CASE=%s %s\n",
-                tr_lfile(results[i]), tr_lno(results[i]), seed,
-                suite_of(tr_lfile(results[i]), suite, sizeof suite), tr_tcname(results[i]),
-                argv[0]);
-    }
-    free(results);
-    srunner_free(sr);
+    int failed = run(sr, seed, getenv("BLOOMKIT_SIMD"), argv[0]);
+    fprintf(stderr, "tests: multi-key hash path %s\n", bk_sip_many_path());
+    failed += other_paths(seed, argv[0]);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

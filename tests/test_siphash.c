@@ -217,7 +217,8 @@ START_TEST(many_random_keys_equal_one_at_a_time)
     const uint64_t seed0 = tu_seed("many_random_keys_equal_one_at_a_time");
     uint64_t seed = seed0;
     const bk_sipkey k = {tu_next(&seed), tu_next(&seed)};
-    enum { N = 1000000, POOL = 1 << 16 };
+    const size_t N = tu_small() ? 1000000 : 2000000; /* of each round count */
+    enum { POOL = 1 << 16 };
     uint8_t *pool = malloc(POOL + 2048);
     const void **msgs = malloc(N * sizeof *msgs);
     size_t *lens = malloc(N * sizeof *lens);
@@ -266,6 +267,49 @@ START_TEST(many_keys_read_nothing_past_their_end)
 }
 END_TEST
 
+/* The path taken is the one BLOOMKIT_SIMD names when the CPU has it, else
+ * the fastest it has below that, the fastest of all for an unknown name; the
+ * scalar path is always there. */
+START_TEST(the_path_is_the_one_asked_for_or_the_best_below)
+{
+    const char *paths[8];
+    const size_t n = bk_sip_many_paths(paths, 8);
+    ck_assert_uint_ge(n, 1);
+    ck_assert_str_eq(paths[n - 1], "scalar");
+    const char *want = getenv("BLOOMKIT_SIMD");
+    char *saved = want ? strdup(want) : NULL;
+    int has = 0;
+    for (size_t i = 0; i < n; i++)
+        has |= want && strcmp(paths[i], want) == 0;
+    ck_assert_str_eq(bk_simd_path(), has ? want : paths[0]);
+    for (size_t i = 0; i < n; i++) {
+        setenv("BLOOMKIT_SIMD", paths[i], 1);
+        bk_sip_many_rechoose();
+        ck_assert_str_eq(bk_simd_path(), paths[i]);
+    }
+    setenv("BLOOMKIT_SIMD", "avx9000", 1);
+    bk_sip_many_rechoose();
+    ck_assert_str_eq(bk_simd_path(), paths[0]);
+    /* a path this CPU lacks: the next one below it that it has */
+    static const char *const all[] = {"avx512", "avx2", "scalar"};
+    for (size_t a = 0; a < 3; a++) {
+        setenv("BLOOMKIT_SIMD", all[a], 1);
+        bk_sip_many_rechoose();
+        size_t below = a;
+        for (int found = 0; !found; below++)
+            for (size_t i = 0; i < n && !found; i++)
+                found = strcmp(paths[i], all[below]) == 0;
+        ck_assert_str_eq(bk_simd_path(), all[below - 1]);
+    }
+    if (saved)
+        setenv("BLOOMKIT_SIMD", saved, 1);
+    else
+        unsetenv("BLOOMKIT_SIMD");
+    free(saved);
+    bk_sip_many_rechoose();
+}
+END_TEST
+
 Suite *siphash_suite(void)
 {
     TCase *tc;
@@ -279,5 +323,6 @@ Suite *siphash_suite(void)
     tcase_add_test(tc, many_keys_equal_one_at_a_time);
     tcase_add_test(tc, many_random_keys_equal_one_at_a_time);
     tcase_add_test(tc, many_keys_read_nothing_past_their_end);
+    tcase_add_test(tc, the_path_is_the_one_asked_for_or_the_best_below);
     return s;
 }

@@ -36,6 +36,11 @@ void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t
     out->h2 = w[1];
 }
 
+const char *bk_simd_path(void)
+{
+    return bk_sip_many_path();
+}
+
 /* Keys per call of the multi-key SipHash (its digests staged on the stack). */
 #define BK_HASH_STAGE 256
 

@@ -65,8 +65,15 @@ void bk_sip13_128_words(const bk_sipkey *key, const void *msg, size_t len, uint6
  * allows (siphash_many.c); the same digests on every path. Thread-safe. */
 void bk_sip_128_many(const bk_sipkey *key, unsigned c, const void *const *msgs, const size_t *lens,
                      size_t n, uint64_t (*out)[2]);
-/* The path bk_sip_128_many takes: "avx512" or "scalar" (BLOOMKIT_SIMD=scalar
- * forces the latter; read once). */
+/* The path bk_sip_128_many takes: "avx512", "avx2" or "scalar", the fastest
+ * the CPU has unless BLOOMKIT_SIMD names another it has (read once, at the
+ * first call). */
 const char *bk_sip_many_path(void);
+/* The paths this CPU has, fastest first, into names[0 .. cap); returns how
+ * many. For tests and benchmarks. */
+size_t bk_sip_many_paths(const char **names, size_t cap);
+/* Reads BLOOMKIT_SIMD again and takes the path it names (tests: a run over
+ * every path). Not concurrent with hashing. */
+void bk_sip_many_rechoose(void);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * siphash_many.c - 128-bit SipHash-c-d of many keys at once: eight keys per
  * instruction with AVX-512 (the state words v0..v3 of eight keys in four
- * 512-bit registers), chosen at run time, the scalar code of siphash.c
- * otherwise. The output equals bk_sip24_128_words / bk_sip13_128_words for
+ * 512-bit registers), four with AVX2, chosen at run time, the scalar code of
+ * siphash.c otherwise. The output equals bk_sip24_128_words / bk_sip13_128_words for
  * every key (tests/test_siphash.c compares them over every length and lane).
  *
  * Keys of any length: lane l absorbs its own whole words (a masked gather
@@ -10,13 +10,14 @@
  * then every lane absorbs its last word (tail bytes and length, built in
  * scalar code so that no byte past a key is read) and the lanes finalise
  * together. A batch is ordered by word count first (a counting sort of the
- * indices), so the eight keys of a group have about the same length and few
+ * indices), so the keys of a group have about the same length and few
  * lanes idle; digests land at their keys' own places.
  *
  * Built with per-function target attributes: the library still builds for
  * generic x86-64 and for other architectures, and a CPU (or valgrind's
- * emulated one) without AVX-512 never reaches an AVX-512 instruction.
- * BLOOMKIT_SIMD=scalar forces the scalar path (tests, benchmarks).
+ * emulated one) without AVX-512 or AVX2 never reaches such an instruction.
+ * BLOOMKIT_SIMD=scalar|avx2|avx512 forces a path the CPU has (tests,
+ * benchmarks).
  */
 #include "siphash.h"
 
@@ -57,6 +58,70 @@ static int cpu_has_avx512f(void)
 }
 
 #define AVX512 __attribute__((target("avx512f")))
+#define AVX2   __attribute__((target("avx2")))
+
+/* AVX2 (leaf 7 EBX bit 5), and the operating system saving the YMM state
+ * (XCR0: SSE and AVX). */
+static int cpu_has_avx2(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_AVX2))
+        return 0;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    return (lo & 0x6) == 0x6;
+}
+
+/* The most lanes of any path. */
+#define SIP_LANES_MAX 8
+
+/* What every path's lanes need of their keys: word counts, last words, and
+ * the keys' places as offsets from the first key's (a gather's base and
+ * indices; mod 2^64, so base + offset is the key's address). */
+typedef struct lane_keys {
+    uint64_t words[SIP_LANES_MAX], last[SIP_LANES_MAX], off[SIP_LANES_MAX];
+    uint64_t most; /* the largest word count */
+    uintptr_t base;
+} lane_keys;
+
+static inline __attribute__((always_inline)) void lane_prep(lane_keys *k, unsigned lanes,
+                                                            const uint8_t *const *p,
+                                                            const size_t *len)
+{
+    k->most = 0;
+    k->base = (uintptr_t)p[0];
+    for (unsigned l = 0; l < lanes; l++) {
+        k->words[l] = len[l] / 8;
+        k->most = k->words[l] > k->most ? k->words[l] : k->most;
+        k->last[l] = bk_sip_last_word(p[l], len[l]);
+        k->off[l] = (uint64_t)((uintptr_t)p[l] - k->base);
+    }
+}
+
+/* The digests of the lanes into their keys' places (none for SIZE_MAX: a
+ * lane filling the last group). */
+static inline __attribute__((always_inline)) void lane_store(unsigned lanes, const uint64_t *h1,
+                                                             const uint64_t *h2, const size_t *at,
+                                                             uint64_t (*out)[2])
+{
+    for (unsigned l = 0; l < lanes; l++) {
+        if (at[l] == SIZE_MAX)
+            continue;
+        out[at[l]][0] = h1[l];
+        out[at[l]][1] = h2[l];
+    }
+}
+
+/* Hashes one group of keys: p[l], len[l] for lane l; digests into
+ * out[at[l]]. One instance per path and round count, so that the rounds
+ * unroll. */
+typedef void (*lanes_fn)(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
+                         const size_t *at, uint64_t (*out)[2]);
+
+/* --- AVX-512: eight lanes, native 64-bit rotates, masked gathers -------- */
 
 AVX512 static inline void round8(__m512i *v0, __m512i *v1, __m512i *v2, __m512i *v3)
 {
@@ -82,89 +147,149 @@ AVX512 static inline void rounds8(unsigned n, __m512i *v0, __m512i *v1, __m512i 
         round8(v0, v1, v2, v3);
 }
 
-/* Keys hashed together: eight lanes. Two sets of eight interleaved (two
- * independent chains of instructions) measured no faster: 18.7 against 19.3
- * ns a key, 75-byte URLs in cache; the vector units, not the rounds'
- * latency, are the bound. */
-#define SIP_LANES 8
-
-/* The lanes' state, their word counts and where their next words are
- * (offsets from the group's base address). */
-typedef struct sip_set {
-    __m512i v0, v1, v2, v3, nwords, where, last;
-} sip_set;
-
-/* Absorb word j of the lanes of s that have one; the others keep their
- * state. */
-AVX512 static inline __attribute__((always_inline)) void absorb8(sip_set *s, unsigned c, uint64_t j,
-                                                                 uintptr_t base)
-{
-    const __mmask8 has = _mm512_cmpgt_epu64_mask(s->nwords, _mm512_set1_epi64((long long)j));
-    const __m512i m =
-        _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), has, s->where, (const void *)base, 1);
-    s->where = _mm512_add_epi64(s->where, _mm512_set1_epi64(8));
-    __m512i n0 = s->v0, n1 = s->v1, n2 = s->v2, n3 = _mm512_xor_si512(s->v3, m);
-    rounds8(c, &n0, &n1, &n2, &n3);
-    n0 = _mm512_xor_si512(n0, m);
-    s->v0 = _mm512_mask_mov_epi64(s->v0, has, n0);
-    s->v1 = _mm512_mask_mov_epi64(s->v1, has, n1);
-    s->v2 = _mm512_mask_mov_epi64(s->v2, has, n2);
-    s->v3 = _mm512_mask_mov_epi64(s->v3, has, n3);
-}
-
-/* The last word, then the two halves of the 128-bit output. */
-AVX512 static inline __attribute__((always_inline)) void finish8(sip_set *s, unsigned c, unsigned d,
-                                                                 uint64_t h1[8], uint64_t h2[8])
-{
-    s->v3 = _mm512_xor_si512(s->v3, s->last);
-    rounds8(c, &s->v0, &s->v1, &s->v2, &s->v3);
-    s->v0 = _mm512_xor_si512(s->v0, s->last);
-    s->v2 = _mm512_xor_si512(s->v2, _mm512_set1_epi64(BK_SIP_128_INIT));
-    rounds8(d, &s->v0, &s->v1, &s->v2, &s->v3);
-    _mm512_storeu_si512(
-        h1, _mm512_xor_si512(_mm512_xor_si512(s->v0, s->v1), _mm512_xor_si512(s->v2, s->v3)));
-    s->v1 = _mm512_xor_si512(s->v1, _mm512_set1_epi64(BK_SIP_128_SECOND));
-    rounds8(d, &s->v0, &s->v1, &s->v2, &s->v3);
-    _mm512_storeu_si512(
-        h2, _mm512_xor_si512(_mm512_xor_si512(s->v0, s->v1), _mm512_xor_si512(s->v2, s->v3)));
-}
-
-/* SIP_LANES keys: p[l], len[l] for lane l; digests into out[at[l]] (none
- * for SIZE_MAX). Inlined into an instance per round count, so that the
- * rounds unroll. */
+/* Eight keys: the lanes absorb their whole words (word j of the lanes that
+ * have one, the others keep their state), then each its last word, and
+ * finalise together. Two sets of eight interleaved (two independent chains
+ * of instructions) measured no faster: 18.7 against 19.3 ns a key, 75-byte
+ * URLs in cache; the vector units, not the rounds' latency, are the bound. */
 AVX512 static inline __attribute__((always_inline)) void
-sip128_lanes(const bk_sipkey *key, unsigned c, unsigned d, const uint8_t *const p[SIP_LANES],
-             const size_t len[SIP_LANES], const size_t at[SIP_LANES], uint64_t (*out)[2])
+lanes8(const bk_sipkey *key, unsigned c, unsigned d, const uint8_t *const *p, const size_t *len,
+       const size_t *at, uint64_t (*out)[2])
 {
-    uint64_t last[SIP_LANES], words[SIP_LANES], off[SIP_LANES];
-    uint64_t most = 0;
-    const uintptr_t base = (uintptr_t)p[0];
-    for (unsigned l = 0; l < SIP_LANES; l++) {
-        words[l] = len[l] / 8;
-        most = words[l] > most ? words[l] : most;
-        last[l] = bk_sip_last_word(p[l], len[l]);
-        off[l] = (uint64_t)((uintptr_t)p[l] - base); /* mod 2^64: base + off is p[l] */
+    lane_keys k;
+    lane_prep(&k, 8, p, len);
+    __m512i v0 = _mm512_set1_epi64((long long)(key->k0 ^ BK_SIP_C0));
+    __m512i v1 = _mm512_set1_epi64((long long)(key->k1 ^ BK_SIP_C1 ^ BK_SIP_128_INIT));
+    __m512i v2 = _mm512_set1_epi64((long long)(key->k0 ^ BK_SIP_C2));
+    __m512i v3 = _mm512_set1_epi64((long long)(key->k1 ^ BK_SIP_C3));
+    const __m512i nwords = _mm512_loadu_si512(k.words), last = _mm512_loadu_si512(k.last);
+    __m512i where = _mm512_loadu_si512(k.off);
+    for (uint64_t j = 0; j < k.most; j++) {
+        const __mmask8 has = _mm512_cmpgt_epu64_mask(nwords, _mm512_set1_epi64((long long)j));
+        const __m512i m = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), has, where,
+                                                      (const void *)k.base, 1);
+        where = _mm512_add_epi64(where, _mm512_set1_epi64(8));
+        __m512i n0 = v0, n1 = v1, n2 = v2, n3 = _mm512_xor_si512(v3, m);
+        rounds8(c, &n0, &n1, &n2, &n3);
+        n0 = _mm512_xor_si512(n0, m);
+        v0 = _mm512_mask_mov_epi64(v0, has, n0);
+        v1 = _mm512_mask_mov_epi64(v1, has, n1);
+        v2 = _mm512_mask_mov_epi64(v2, has, n2);
+        v3 = _mm512_mask_mov_epi64(v3, has, n3);
     }
-    sip_set set = {
-        .v0 = _mm512_set1_epi64((long long)(key->k0 ^ BK_SIP_C0)),
-        .v1 = _mm512_set1_epi64((long long)(key->k1 ^ BK_SIP_C1 ^ BK_SIP_128_INIT)),
-        .v2 = _mm512_set1_epi64((long long)(key->k0 ^ BK_SIP_C2)),
-        .v3 = _mm512_set1_epi64((long long)(key->k1 ^ BK_SIP_C3)),
-        .nwords = _mm512_loadu_si512(words),
-        .where = _mm512_loadu_si512(off),
-        .last = _mm512_loadu_si512(last),
-    };
-    for (uint64_t j = 0; j < most; j++)
-        absorb8(&set, c, j, base);
-    uint64_t h1[SIP_LANES], h2[SIP_LANES];
-    finish8(&set, c, d, h1, h2);
-    for (unsigned l = 0; l < SIP_LANES; l++) {
-        if (at[l] == SIZE_MAX)
-            continue; /* a lane filling the last group */
-        out[at[l]][0] = h1[l];
-        out[at[l]][1] = h2[l];
-    }
+    v3 = _mm512_xor_si512(v3, last);
+    rounds8(c, &v0, &v1, &v2, &v3);
+    v0 = _mm512_xor_si512(v0, last);
+    v2 = _mm512_xor_si512(v2, _mm512_set1_epi64(BK_SIP_128_INIT));
+    rounds8(d, &v0, &v1, &v2, &v3);
+    uint64_t h1[8], h2[8];
+    _mm512_storeu_si512(h1, _mm512_xor_si512(_mm512_xor_si512(v0, v1), _mm512_xor_si512(v2, v3)));
+    v1 = _mm512_xor_si512(v1, _mm512_set1_epi64(BK_SIP_128_SECOND));
+    rounds8(d, &v0, &v1, &v2, &v3);
+    _mm512_storeu_si512(h2, _mm512_xor_si512(_mm512_xor_si512(v0, v1), _mm512_xor_si512(v2, v3)));
+    lane_store(8, h1, h2, at, out);
 }
+
+AVX512 static void avx512_sip24(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
+                                const size_t *at, uint64_t (*out)[2])
+{
+    lanes8(key, 2, 4, p, len, at, out);
+}
+
+AVX512 static void avx512_sip13(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
+                                const size_t *at, uint64_t (*out)[2])
+{
+    lanes8(key, 1, 3, p, len, at, out);
+}
+
+/* --- AVX2: four lanes; rotates by shifts (by 32: a dword shuffle; by 16: a
+ * byte shuffle), gathers under a vector mask ------------------------------ */
+
+#define ROTL4(x, b) _mm256_or_si256(_mm256_slli_epi64((x), (b)), _mm256_srli_epi64((x), 64 - (b)))
+
+AVX2 static inline void round4(__m256i *v0, __m256i *v1, __m256i *v2, __m256i *v3)
+{
+    /* each 64-bit word's bytes moved up by two: a rotate left by 16 */
+    const __m256i rot16 = _mm256_setr_epi8(6, 7, 0, 1, 2, 3, 4, 5, 14, 15, 8, 9, 10, 11, 12, 13, 6,
+                                           7, 0, 1, 2, 3, 4, 5, 14, 15, 8, 9, 10, 11, 12, 13);
+    *v0 = _mm256_add_epi64(*v0, *v1);
+    *v1 = ROTL4(*v1, 13);
+    *v1 = _mm256_xor_si256(*v1, *v0);
+    *v0 = _mm256_shuffle_epi32(*v0, 0xb1);
+    *v2 = _mm256_add_epi64(*v2, *v3);
+    *v3 = _mm256_shuffle_epi8(*v3, rot16);
+    *v3 = _mm256_xor_si256(*v3, *v2);
+    *v0 = _mm256_add_epi64(*v0, *v3);
+    *v3 = ROTL4(*v3, 21);
+    *v3 = _mm256_xor_si256(*v3, *v0);
+    *v2 = _mm256_add_epi64(*v2, *v1);
+    *v1 = ROTL4(*v1, 17);
+    *v1 = _mm256_xor_si256(*v1, *v2);
+    *v2 = _mm256_shuffle_epi32(*v2, 0xb1);
+}
+
+AVX2 static inline void rounds4(unsigned n, __m256i *v0, __m256i *v1, __m256i *v2, __m256i *v3)
+{
+    for (unsigned i = 0; i < n; i++)
+        round4(v0, v1, v2, v3);
+}
+
+/* Four keys, as lanes8 does eight. */
+AVX2 static inline __attribute__((always_inline)) void
+lanes4(const bk_sipkey *key, unsigned c, unsigned d, const uint8_t *const *p, const size_t *len,
+       const size_t *at, uint64_t (*out)[2])
+{
+    lane_keys k;
+    lane_prep(&k, 4, p, len);
+    __m256i v0 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C0));
+    __m256i v1 = _mm256_set1_epi64x((long long)(key->k1 ^ BK_SIP_C1 ^ BK_SIP_128_INIT));
+    __m256i v2 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C2));
+    __m256i v3 = _mm256_set1_epi64x((long long)(key->k1 ^ BK_SIP_C3));
+    /* word counts are below 2^61: the signed compare is exact */
+    const __m256i nwords = _mm256_loadu_si256((const __m256i *)k.words),
+                  last = _mm256_loadu_si256((const __m256i *)k.last);
+    __m256i where = _mm256_loadu_si256((const __m256i *)k.off);
+    for (uint64_t j = 0; j < k.most; j++) {
+        const __m256i has = _mm256_cmpgt_epi64(nwords, _mm256_set1_epi64x((long long)j));
+        const __m256i m = _mm256_mask_i64gather_epi64(_mm256_setzero_si256(),
+                                                      (const long long *)k.base, where, has, 1);
+        where = _mm256_add_epi64(where, _mm256_set1_epi64x(8));
+        __m256i n0 = v0, n1 = v1, n2 = v2, n3 = _mm256_xor_si256(v3, m);
+        rounds4(c, &n0, &n1, &n2, &n3);
+        n0 = _mm256_xor_si256(n0, m);
+        v0 = _mm256_blendv_epi8(v0, n0, has);
+        v1 = _mm256_blendv_epi8(v1, n1, has);
+        v2 = _mm256_blendv_epi8(v2, n2, has);
+        v3 = _mm256_blendv_epi8(v3, n3, has);
+    }
+    v3 = _mm256_xor_si256(v3, last);
+    rounds4(c, &v0, &v1, &v2, &v3);
+    v0 = _mm256_xor_si256(v0, last);
+    v2 = _mm256_xor_si256(v2, _mm256_set1_epi64x(BK_SIP_128_INIT));
+    rounds4(d, &v0, &v1, &v2, &v3);
+    uint64_t h1[4], h2[4];
+    _mm256_storeu_si256((__m256i *)h1,
+                        _mm256_xor_si256(_mm256_xor_si256(v0, v1), _mm256_xor_si256(v2, v3)));
+    v1 = _mm256_xor_si256(v1, _mm256_set1_epi64x(BK_SIP_128_SECOND));
+    rounds4(d, &v0, &v1, &v2, &v3);
+    _mm256_storeu_si256((__m256i *)h2,
+                        _mm256_xor_si256(_mm256_xor_si256(v0, v1), _mm256_xor_si256(v2, v3)));
+    lane_store(4, h1, h2, at, out);
+}
+
+AVX2 static void avx2_sip24(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
+                            const size_t *at, uint64_t (*out)[2])
+{
+    lanes4(key, 2, 4, p, len, at, out);
+}
+
+AVX2 static void avx2_sip13(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
+                            const size_t *at, uint64_t (*out)[2])
+{
+    lanes4(key, 1, 3, p, len, at, out);
+}
+
+/* --- every path: keys grouped by length ---------------------------------- */
 
 /* Word counts told apart by the sort; longer keys share the last bucket
  * (their lanes then idle more, nothing else). Keys sorted per block. */
@@ -177,11 +302,11 @@ static unsigned bucket(size_t len)
     return w < SIP_BUCKETS ? (unsigned)w : SIP_BUCKETS - 1;
 }
 
-/* A block of keys in groups of eight of about the same length (a counting
- * sort of their word counts), through sip128_lanes. */
-AVX512 static inline __attribute__((always_inline)) void
-avx512_block(const bk_sipkey *key, unsigned c, const void *const *msgs, const size_t *lens,
-             size_t n, uint64_t (*out)[2])
+/* A block of at most SIP_BLOCK keys in groups of `lanes` of about the same
+ * length (a counting sort of their word counts, stable: equal lengths keep
+ * their order), each group through hash. */
+static void lanes_block(const bk_sipkey *key, unsigned lanes, lanes_fn hash,
+                        const void *const *msgs, const size_t *lens, size_t n, uint64_t (*out)[2])
 {
     uint16_t start[SIP_BUCKETS + 1] = {0}, order[SIP_BLOCK];
     for (size_t i = 0; i < n; i++)
@@ -190,20 +315,19 @@ avx512_block(const bk_sipkey *key, unsigned c, const void *const *msgs, const si
         start[b + 1] = (uint16_t)(start[b + 1] + start[b]);
     for (size_t i = 0; i < n; i++)
         order[start[bucket(lens[i])]++] = (uint16_t)i;
-    const unsigned d = c == 1 ? 3 : 4;
-    for (size_t g = 0; g < n; g += SIP_LANES) {
+    for (size_t g = 0; g < n; g += lanes) {
         /* the next group's keys, first and last lines: the sort took the
          * keys out of the order a hardware prefetcher follows */
-        for (size_t j = g + SIP_LANES; j < g + (size_t)2 * SIP_LANES && j < n; j++) {
+        for (size_t j = g + lanes; j < g + (size_t)2 * lanes && j < n; j++) {
             const uint8_t *m = msgs[order[j]];
             if (lens[order[j]]) {
                 __builtin_prefetch(m);
                 __builtin_prefetch(m + lens[order[j]] - 1);
             }
         }
-        const uint8_t *p[SIP_LANES];
-        size_t len[SIP_LANES], at[SIP_LANES];
-        for (unsigned l = 0; l < SIP_LANES; l++) {
+        const uint8_t *p[SIP_LANES_MAX];
+        size_t len[SIP_LANES_MAX], at[SIP_LANES_MAX];
+        for (unsigned l = 0; l < lanes; l++) {
             /* lanes past the end hash the group's first key again, unstored */
             const size_t i = order[g + l < n ? g + l : g];
             /* an empty key has no bytes: any readable address will do */
@@ -211,62 +335,92 @@ avx512_block(const bk_sipkey *key, unsigned c, const void *const *msgs, const si
             len[l] = lens[i];
             at[l] = g + l < n ? i : SIZE_MAX;
         }
-        sip128_lanes(key, c, d, p, len, at, out);
+        hash(key, p, len, at, out);
     }
 }
 
-AVX512 static void avx512_sip24(const bk_sipkey *key, const void *const *msgs, const size_t *lens,
-                                size_t n, uint64_t (*out)[2])
-{
-    avx512_block(key, 2, msgs, lens, n, out);
-}
-
-AVX512 static void avx512_sip13(const bk_sipkey *key, const void *const *msgs, const size_t *lens,
-                                size_t n, uint64_t (*out)[2])
-{
-    avx512_block(key, 1, msgs, lens, n, out);
-}
-
-static void avx512_many(const bk_sipkey *key, unsigned c, const void *const *msgs,
-                        const size_t *lens, size_t n, uint64_t (*out)[2])
+static void lanes_many(const bk_sipkey *key, unsigned lanes, lanes_fn hash,
+                       const void *const *msgs, const size_t *lens, size_t n, uint64_t (*out)[2])
 {
     for (size_t at = 0; at < n; at += SIP_BLOCK) {
         const size_t b = n - at < SIP_BLOCK ? n - at : SIP_BLOCK;
-        (c == 1 ? avx512_sip13 : avx512_sip24)(key, msgs + at, lens + at, b, out + at);
+        lanes_block(key, lanes, hash, msgs + at, lens + at, b, out + at);
     }
 }
 #endif
 
-/* The path, chosen once: 0 scalar, 1 AVX-512. Threads that race to choose
- * choose alike. */
+/* The paths, slowest first. */
+enum { PATH_SCALAR, PATH_AVX2, PATH_AVX512, PATHS };
+static const char *const path_names[PATHS] = {"scalar", "avx2", "avx512"};
+
+static int cpu_has(int p)
+{
+#if BK_SIP_X86
+    return p == PATH_SCALAR || (p == PATH_AVX2 && cpu_has_avx2()) ||
+           (p == PATH_AVX512 && cpu_has_avx512f());
+#else
+    return p == PATH_SCALAR;
+#endif
+}
+
+/* BLOOMKIT_SIMD's path when the CPU has it; else (unset, an unknown name, a
+ * path this CPU lacks) the fastest this CPU has below it, the fastest of all
+ * when unset or unknown. */
+static int choose(void)
+{
+    const char *want = getenv("BLOOMKIT_SIMD");
+    int p = PATHS - 1;
+    for (int i = 0; want && i < PATHS; i++)
+        if (strcmp(want, path_names[i]) == 0)
+            p = i;
+    while (!cpu_has(p))
+        p--;
+    return p;
+}
+
+/* The path, chosen once; threads that race to choose choose alike. */
 static _Atomic int chosen = -1;
 
 static int path(void)
 {
     int k = atomic_load_explicit(&chosen, memory_order_relaxed);
-    if (k >= 0)
-        return k;
-    k = 0;
-#if BK_SIP_X86
-    const char *want = getenv("BLOOMKIT_SIMD");
-    if (!(want && strcmp(want, "scalar") == 0))
-        k = cpu_has_avx512f();
-#endif
-    atomic_store_explicit(&chosen, k, memory_order_relaxed);
+    if (k < 0) {
+        k = choose();
+        atomic_store_explicit(&chosen, k, memory_order_relaxed);
+    }
     return k;
 }
 
 const char *bk_sip_many_path(void)
 {
-    return path() ? "avx512" : "scalar";
+    return path_names[path()];
+}
+
+size_t bk_sip_many_paths(const char **names, size_t cap)
+{
+    size_t n = 0;
+    for (int p = PATHS - 1; p >= 0; p--)
+        if (cpu_has(p) && n < cap)
+            names[n++] = path_names[p];
+    return n;
+}
+
+void bk_sip_many_rechoose(void)
+{
+    atomic_store_explicit(&chosen, choose(), memory_order_relaxed);
 }
 
 void bk_sip_128_many(const bk_sipkey *key, unsigned c, const void *const *msgs, const size_t *lens,
                      size_t n, uint64_t (*out)[2])
 {
 #if BK_SIP_X86
-    if (n >= 8 && path() == 1) {
-        avx512_many(key, c, msgs, lens, n, out);
+    const int p = path();
+    if (p == PATH_AVX512 && n >= 8) {
+        lanes_many(key, 8, c == 1 ? avx512_sip13 : avx512_sip24, msgs, lens, n, out);
+        return;
+    }
+    if (p == PATH_AVX2 && n >= 4) {
+        lanes_many(key, 4, c == 1 ? avx2_sip13 : avx2_sip24, msgs, lens, n, out);
         return;
     }
 #endif

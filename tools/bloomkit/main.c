@@ -36,7 +36,7 @@ static int run(int argc, char **argv)
         strcmp(argv[1], "help") == 0)
         return usage(stdout, EXIT_OK);
     if (strcmp(argv[1], "--version") == 0) {
-        printf("bloomkit %s\n", bk_version());
+        printf("bloomkit %s (batches hash with %s)\n", bk_version(), bk_simd_path());
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
