@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/siphash.h"
+#include "leaks.h"
 #include "suites.h"
 
 typedef Suite *(*suite_fn)(void);
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
     (void)argc;
     const unsigned long long seed = run_seed();
     fprintf(stderr, "tests: seed %llu (BK_TEST_SEED=%llu replays this run)\n", seed, seed);
+    tu_leaks_off(); /* each test turns it on for itself (tu_tcase) */
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof all_suites / sizeof *all_suites; i++)
         srunner_add_suite(sr, all_suites[i]());

@@ -1236,8 +1236,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, key_from_file_or_environment);
     tcase_add_test(tc, a_cuckoo_filter_through_the_command);
     /* a case of its own: make man runs it alone */
-    TCase *man = tcase_create("man");
-    tcase_set_timeout(man, BK_TEST_TIMEOUT);
+    TCase *man = tu_tcase("man");
     tcase_add_checked_fixture(man, setup, teardown);
     tcase_add_test(man, every_config_key_is_an_option_in_help_and_man);
     tcase_add_test(man, every_option_of_every_command_is_in_help_and_man);

@@ -472,8 +472,7 @@ END_TEST
 Suite *errors_suite(void)
 {
     Suite *s = suite_create("errors");
-    TCase *tc = tcase_create("errors");
-    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    TCase *tc = tu_tcase("errors");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, each_failure_leaves_its_own_detail);
     tcase_add_test(tc, a_deep_failure_of_add_is_fresh);

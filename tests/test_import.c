@@ -437,7 +437,7 @@ Suite *import_suite(void)
                         "redis-server)\n");
         return s;
     }
-    TCase *tc = tcase_create("import");
+    TCase *tc = tu_tcase("import");
     tcase_add_unchecked_fixture(tc, start_server, stop_server);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, a_set_imported_in_place_becomes_the_filter_and_resumes);

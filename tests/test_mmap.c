@@ -242,8 +242,7 @@ Suite *mmap_suite(void)
     tcase_add_test(tc, writable_mapping_persists_through_sync_and_free);
     tcase_add_test(tc, crashed_writable_mapping_is_recoverable);
     tcase_add_test(tc, mapped_scalable_growth_saves_anew);
-    TCase *big = tcase_create("big");
-    tcase_set_timeout(big, BK_TEST_TIMEOUT);
+    TCase *big = tu_tcase("big");
     tcase_add_checked_fixture(big, setup, teardown);
     tcase_add_test(big, filter_beyond_2_pow_32_bits);
     tcase_add_test(big, two_gigabyte_filter_maps_without_heap);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bloomkit.h"
+#include "leaks.h"
 
 /* Generous per-test limit: the statistical tests insert ~10^6 keys, several
  * times slower under sanitizers. */
@@ -202,13 +203,22 @@ static inline uint64_t tu_add_keys(bk_filter *f, const char *family, uint64_t fr
     return added;
 }
 
-/* A suite of one test case (named tcase, in *tc, with the standard
- * timeout) for the caller to fill with tcase_add_test. */
+/* A test case with the standard timeout, whose tests' allocations (not
+ * Check's) LeakSanitizer tracks (leaks.h). */
+static inline TCase *tu_tcase(const char *name)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, BK_TEST_TIMEOUT);
+    tcase_add_checked_fixture(tc, tu_leaks_on, tu_leaks_off);
+    return tc;
+}
+
+/* A suite of one test case (named tcase, in *tc, tu_tcase's) for the caller
+ * to fill with tcase_add_test. */
 static inline Suite *tu_suite(const char *name, const char *tcase, TCase **tc)
 {
     Suite *s = suite_create(name);
-    *tc = tcase_create(tcase);
-    tcase_set_timeout(*tc, BK_TEST_TIMEOUT);
+    *tc = tu_tcase(tcase);
     suite_add_tcase(s, *tc);
     return s;
 }

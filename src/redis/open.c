@@ -250,7 +250,7 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
     rf->block_bytes = bb;
     rf->counts_in_meta = strcmp(m->v[F_COUNTS], "meta") == 0;
     rf->cell_bits = bk_variant_for(c.variant)->cells(&c).bits;
-    rf->nslices = 0;
+    rf->nslices = rf->shaped = 0;
     memset(rf->s, 0, sizeof rf->s);
     rc = bk_rfilter_set_slices(rf, 1);
     if (rc != BK_OK)

@@ -110,6 +110,18 @@ static int storable(const bk_rfilter *rf, const bk_rslice *s)
     return s->v.block || s->v.nbytes <= rf->block_bytes;
 }
 
+/* Slice j's shape into rf->s[j], once: a shape never changes, and slice j
+ * keeps its counts. */
+static int shape(bk_rfilter *rf, uint32_t j)
+{
+    if (j < rf->shaped)
+        return BK_OK;
+    const int rc = shape_of(rf, j, &rf->s[j]);
+    if (rc == BK_OK && j == rf->shaped)
+        rf->shaped = j + 1;
+    return rc;
+}
+
 int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n)
 {
     const uint32_t max = bk_rfilter_chained(rf) ? BK_SCALABLE_MAX_SLICES : 1;
@@ -117,9 +129,7 @@ int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n)
         return bk_fail(BK_ESERVER, "redis filter %s: %" PRIu32 " slices (1 .. %" PRIu32 ")",
                        rf->name, n, max);
     for (uint32_t j = 0; j < n; j++) {
-        if (j < rf->nslices && rf->s[j].v.m)
-            continue; /* shapes never change; keep its counts */
-        const int rc = shape_of(rf, j, &rf->s[j]);
+        const int rc = shape(rf, j);
         if (rc != BK_OK)
             return bk_fail(rc, "redis filter %s: slice %" PRIu32 " cannot be sized", rf->name, j);
         if (!storable(rf, &rf->s[j]))
@@ -131,7 +141,7 @@ int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n)
     }
     rf->nslices = n;
     rf->has_next = 0;
-    if (n < max && shape_of(rf, n, &rf->s[n]) == BK_OK && storable(rf, &rf->s[n]))
+    if (n < max && shape(rf, n) == BK_OK && storable(rf, &rf->s[n]))
         rf->has_next = 1;
     return BK_OK;
 }

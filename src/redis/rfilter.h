@@ -54,6 +54,8 @@ typedef struct bk_rfilter {
     uint32_t nslices;     /* slices known (scalable: the server may have more;
                            * window: shapes of a generation's first nslices) */
     int has_next;         /* scalable: slice nslices can be stored */
+    uint32_t shaped;      /* s[0 .. shaped) hold their shapes (computed once: they never
+                           * change, and a blocked slice's sizing costs milliseconds) */
     bk_rslice s[BK_SCALABLE_MAX_SLICES + 1];
     /* window: span in ms, and the live generations' slices as last read
      * (rwindow.c), oldest first, each naming its generation */
