@@ -353,44 +353,79 @@ static int meta_create(bk_rfilter *rf, const meta *mine, meta *m, int *created, 
     return rc;
 }
 
+/* Keys whose types are asked at a time: one round trip for each so many
+ * (a filter of small blocks has thousands). */
+#define BK_TYPES_AHEAD 64
+
+typedef struct typed_key {
+    char name[BK_REDIS_KEY_MAX];
+    const char *want; /* "string" or "hash" */
+} typed_key;
+
+/* TYPE of q[0 .. n) in one pipeline: BK_OK when each is absent or of its
+ * type, else the first misfit's BK_ESERVER. Every reply of what was queued
+ * is read, so that the connection stays in step. */
+static int types_of(bk_rfilter *rf, const typed_key *q, size_t n)
+{
+    size_t queued = 0;
+    int rc = BK_OK;
+    for (; queued < n && rc == BK_OK; queued++) {
+        const char *argv[2] = {"TYPE", q[queued].name};
+        const size_t lens[2] = {4, strlen(q[queued].name)};
+        rc = bk_rconn_append(rf->conn, argv[1], lens[1], 2, argv, lens);
+        if (rc != BK_OK)
+            break;
+    }
+    for (size_t i = 0; i < queued; i++) {
+        redisReply *r;
+        const int got = bk_rconn_reply(rf->conn, &r);
+        if (got != BK_OK)
+            return got; /* the pipeline broke: nothing more to read */
+        const int ok = r->type == REDIS_REPLY_STATUS &&
+                       (strcmp(r->str, "none") == 0 || strcmp(r->str, q[i].want) == 0);
+        if (!ok && rc == BK_OK)
+            rc = bk_fail(BK_ESERVER, "redis filter %s: key %s holds a %.40s, not a %s", rf->name,
+                         q[i].name, r->type == REDIS_REPLY_STATUS ? r->str : "?", q[i].want);
+        freeReplyObject(r);
+    }
+    return rc;
+}
+
 /* Every data key must be a string (or absent), every count key a hash (or
  * absent): a key of another type means the name collides with someone
  * else's data, and nothing is written. */
 static int check_types(bk_rfilter *rf)
 {
-    char name[BK_REDIS_KEY_MAX];
     if (rf->base.cfg.variant == BK_VARIANT_WINDOW)
         return BK_OK; /* its keys come and go with the spans: its scripts check them */
-    for (uint32_t j = 0; j < rf->nslices; j++) {
+    typed_key *q = bk_mem_alloc(&rf->base.alloc, BK_TYPES_AHEAD * sizeof *q);
+    if (!q)
+        return bk_fail(BK_ENOMEM, "redis filter %s: out of memory", rf->name);
+    size_t n = 0;
+    int rc = BK_OK;
+    for (uint32_t j = 0; j < rf->nslices && rc == BK_OK; j++) {
         const uint64_t blocks = bk_rfilter_blocks(rf, j);
-        for (uint64_t b = 0; b < blocks; b++) {
-            for (int what = 0; what < 2; what++) {
+        for (uint64_t b = 0; b < blocks && rc == BK_OK; b++) {
+            for (int what = 0; what < 2 && rc == BK_OK; what++) {
                 if (what == 1 && (j || b) &&
                     (rf->base.cfg.variant == BK_VARIANT_SCALABLE || rf->counts_in_meta))
                     continue; /* one count hash: the metadata */
                 if (what == 0)
-                    bk_rfilter_data_key(rf, j, b, name, sizeof name);
+                    bk_rfilter_data_key(rf, j, b, q[n].name, sizeof q[n].name);
                 else
-                    bk_rfilter_count_key(rf, b, name, sizeof name);
-                redisReply *r;
-                const int rc = bk_rconn_callf(rf->conn, name, &r, "TYPE %s", name);
-                if (rc != BK_OK)
-                    return rc;
-                const char *want = what == 0 ? "string" : "hash";
-                const int ok = r->type == REDIS_REPLY_STATUS &&
-                               (strcmp(r->str, "none") == 0 || strcmp(r->str, want) == 0);
-                const int err =
-                    ok ? BK_OK
-                       : bk_fail(BK_ESERVER, "redis filter %s: key %s holds a %.40s, not a %s",
-                                 rf->name, name, r->type == REDIS_REPLY_STATUS ? r->str : "?",
-                                 want);
-                freeReplyObject(r);
-                if (err != BK_OK)
-                    return err;
+                    bk_rfilter_count_key(rf, b, q[n].name, sizeof q[n].name);
+                q[n].want = what == 0 ? "string" : "hash";
+                if (++n == BK_TYPES_AHEAD) {
+                    rc = types_of(rf, q, n);
+                    n = 0;
+                }
             }
         }
     }
-    return BK_OK;
+    if (rc == BK_OK && n)
+        rc = types_of(rf, q, n);
+    bk_mem_free(&rf->base.alloc, q);
+    return rc;
 }
 
 /* A single server must be able to hold the new filter's cells: the limit
@@ -593,9 +628,9 @@ int bk_redis_open_impl(const char *url, const bk_config *want, const char *text,
          * written: blocks in other slots here (a script may touch one
          * slot), the metadata's slot again inside the create script */
         if (rc == BK_OK)
-            rc = check_types(rf);
+            rc = check_room(rf); /* before asking each of its keys' types */
         if (rc == BK_OK)
-            rc = check_room(rf);
+            rc = check_types(rf);
         if (rc == BK_OK) {
             meta_from(rf, &mine);
             rc = meta_create(rf, &mine, &m, &created, create_pushing);
