@@ -32,12 +32,8 @@ static inline void tu_leaks_off(void)
     __lsan_disable();
 }
 #else
-static inline void tu_leaks_on(void)
-{
-}
-static inline void tu_leaks_off(void)
-{
-}
+static inline void tu_leaks_on(void) {}
+static inline void tu_leaks_off(void) {}
 #endif
 
 #endif

@@ -71,8 +71,7 @@ static int run(SRunner *sr, unsigned long long seed, const char *simd, const cha
         fprintf(stderr, "replay %s:%d: %s%s%sBK_TEST_SEED=%llu %sCK_RUN_CASE=%s %s\n",
                 tr_lfile(results[i]), tr_lno(results[i]), simd ? "BLOOMKIT_SIMD=" : "",
                 simd ? simd : "", simd ? " " : "", seed,
-                suite_of(tr_lfile(results[i]), suite, sizeof suite), tr_tcname(results[i]),
-                argv0);
+                suite_of(tr_lfile(results[i]), suite, sizeof suite), tr_tcname(results[i]), argv0);
     }
     free(results);
     srunner_free(sr);

@@ -107,8 +107,8 @@ START_TEST(sigkill_during_save_leaves_old_or_new)
         ck_assert_int_eq(tu_count_files(dir), 1);
     }
     fprintf(stderr,
-            "[sigkill] %d kills over %.2f s saves: %d times A, %d times B, %d stale temps\n",
-            kills, (double)save_ns / 1e9, seen_a, seen_b, stale);
+            "[sigkill] %d kills over %.2f s saves: %d times A, %d times B, %d stale temps\n", kills,
+            (double)save_ns / 1e9, seen_a, seen_b, stale);
     ck_assert_int_gt(seen_b, 0); /* guaranteed: some rounds wait for B's save */
     bk_free(a);
     bk_free(b);

@@ -87,9 +87,8 @@ typedef struct lane_keys {
     uintptr_t base;
 } lane_keys;
 
-static inline __attribute__((always_inline)) void lane_prep(lane_keys *k, unsigned lanes,
-                                                            const uint8_t *const *p,
-                                                            const size_t *len)
+static inline __attribute__((always_inline)) void
+lane_prep(lane_keys *k, unsigned lanes, const uint8_t *const *p, const size_t *len)
 {
     k->most = 0;
     k->base = (uintptr_t)p[0];
@@ -152,9 +151,10 @@ AVX512 static inline void rounds8(unsigned n, __m512i *v0, __m512i *v1, __m512i 
  * finalise together. Two sets of eight interleaved (two independent chains
  * of instructions) measured no faster: 18.7 against 19.3 ns a key, 75-byte
  * URLs in cache; the vector units, not the rounds' latency, are the bound. */
-AVX512 static inline __attribute__((always_inline)) void
-lanes8(const bk_sipkey *key, unsigned c, unsigned d, const uint8_t *const *p, const size_t *len,
-       const size_t *at, uint64_t (*out)[2])
+AVX512 static inline __attribute__((always_inline)) void lanes8(const bk_sipkey *key, unsigned c,
+                                                                unsigned d, const uint8_t *const *p,
+                                                                const size_t *len, const size_t *at,
+                                                                uint64_t (*out)[2])
 {
     lane_keys k;
     lane_prep(&k, 8, p, len);
@@ -235,9 +235,10 @@ AVX2 static inline void rounds4(unsigned n, __m256i *v0, __m256i *v1, __m256i *v
 }
 
 /* Four keys, as lanes8 does eight. */
-AVX2 static inline __attribute__((always_inline)) void
-lanes4(const bk_sipkey *key, unsigned c, unsigned d, const uint8_t *const *p, const size_t *len,
-       const size_t *at, uint64_t (*out)[2])
+AVX2 static inline __attribute__((always_inline)) void lanes4(const bk_sipkey *key, unsigned c,
+                                                              unsigned d, const uint8_t *const *p,
+                                                              const size_t *len, const size_t *at,
+                                                              uint64_t (*out)[2])
 {
     lane_keys k;
     lane_prep(&k, 4, p, len);
@@ -339,8 +340,8 @@ static void lanes_block(const bk_sipkey *key, unsigned lanes, lanes_fn hash,
     }
 }
 
-static void lanes_many(const bk_sipkey *key, unsigned lanes, lanes_fn hash,
-                       const void *const *msgs, const size_t *lens, size_t n, uint64_t (*out)[2])
+static void lanes_many(const bk_sipkey *key, unsigned lanes, lanes_fn hash, const void *const *msgs,
+                       const size_t *lens, size_t n, uint64_t (*out)[2])
 {
     for (size_t at = 0; at < n; at += SIP_BLOCK) {
         const size_t b = n - at < SIP_BLOCK ? n - at : SIP_BLOCK;
