@@ -333,6 +333,9 @@ $(BUILD)/bench/bench_window: bench/bench_window.c $(STATIC_LIB)
 BENCH_KEYS ?= 10000000
 bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/bench_window
 	$(BUILD)/bench/bench_filter -n $(BENCH_KEYS) $(BENCH_ARGS)
+	@echo "multi-key SipHash, each path (BLOOMKIT_SIMD):"
+	@for p in avx512 avx2 scalar; do \
+	  BLOOMKIT_SIMD=$$p $(BUILD)/bench/bench_filter -n $(BENCH_KEYS) --path-row || exit 1; done
 	$(BUILD)/bench/bench_hash
 	$(BUILD)/bench/bench_window
 
@@ -340,7 +343,7 @@ bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/benc
 bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash \
   $(if $(filter 1,$(HIREDIS)),$(BUILD)/bench/bench_redis) \
   $(BUILD)/bench/bench_window $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls python
-	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
+	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_filter --smoke --path-row >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
 	$(BUILD)/bench/bench_window --smoke >/dev/null && \
 	sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/bench_python.py $(BUILD)/bench/gen_urls 2000 --reps 1 >/dev/null && \

@@ -10,11 +10,13 @@
  * (urlgen.h, 59-83 bytes).
  *
  * usage: bench_filter [-n KEYS] [-p RATE] [-l LOOKUPS] [--smoke]
- *                     [--variant V] [--table-only] [--sweep FILE [--sweep-max N]]
+ *                     [--variant V] [--table-only] [--path-row] [--sweep FILE [--sweep-max N]]
  *   --smoke  a few seconds on small n; figures are printed, nothing asserted
  *   --variant  only that variant's rows; --table-only: no huge-page or thread
  *            sections (for n = 10^8: make bench BENCH_KEYS=100000000
  *            BENCH_ARGS="--variant standard --table-only")
+ *   --path-row  one line: the blocked standard filter's batch figures on the
+ *            multi-key hash path BLOOMKIT_SIMD names, against the scalar hash
  *   --sweep  ns per operation for n = 10^4 .. sweep-max (default 10^8), one
  *            line per n and peer, to FILE (bench/plot.gp draws it)
  *
@@ -537,6 +539,36 @@ static void print_floors(const floors *fl, run bk[][NMODES], const char *only)
     }
 }
 
+/* ------------------------------------------------- multi-key hash paths */
+
+/* One line for the path this process takes (BLOOMKIT_SIMD; the Makefile runs
+ * --path-row once per path): a blocked standard filter's batch add and
+ * lookups (SipHash-2-4) as ns and as multiples of the scalar hash alone (one
+ * key at a time, the floor above), the issue's targets beside them. A path
+ * this CPU lacks prints so and measures nothing. */
+static int print_path_row(const workload *w, const char *asked)
+{
+    const char *path = bk_simd_path();
+    if (asked && strcmp(asked, path) != 0) {
+        printf("path %-7s not on this CPU (it takes %s): not measured\n", asked, path);
+        return 0;
+    }
+    double hash = hash_all(&w->in, 0, 0);
+#ifdef HAVE_SODIUM
+    if (sodium_init() >= 0) {
+        const double so = hash_all(&w->in, 0, 1);
+        hash = so < hash ? so : hash;
+    }
+#endif
+    const run r = run_bloomkit("variant=standard layout=blocked hash=siphash24", w, BATCH);
+    printf("path %-7s blocked standard batch, n = %zu: add %.1f ns = %.2fx (target <= 0.9x), "
+           "lookup present %.1f = %.2fx, absent %.1f = %.2fx (target <= 0.6x) the scalar "
+           "SipHash-2-4 alone (%.1f ns a key)\n",
+           path, w->in.n, r.ns[OP_ADD], r.ns[OP_ADD] / hash, r.ns[OP_PRESENT],
+           r.ns[OP_PRESENT] / hash, r.ns[OP_ABSENT], r.ns[OP_ABSENT] / hash, hash);
+    return 0;
+}
+
 /* ------------------------------------------------- transparent huge pages */
 
 /* A caller allocator turns off bloomkit's huge-page mapping (it only maps
@@ -669,7 +701,7 @@ int main(int argc, char **argv)
 {
     size_t n = 10000000, lookups = 2000000, sweep_max = 100000000;
     double p = 0.0001;
-    int smoke = 0, table_only = 0;
+    int smoke = 0, table_only = 0, path_row = 0;
     const char *sweep_path = NULL, *only = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -689,9 +721,12 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (!strcmp(a, "--table-only"))
             table_only = 1;
+        else if (!strcmp(a, "--path-row"))
+            path_row = 1;
         else {
             fprintf(stderr, "usage: bench_filter [-n KEYS] [-p RATE] [-l LOOKUPS] [--smoke] "
-                            "[--variant V] [--table-only] [--sweep FILE [--sweep-max N]]\n");
+                            "[--variant V] [--table-only] [--path-row] "
+                            "[--sweep FILE [--sweep-max N]]\n");
             return 2;
         }
     }
@@ -711,6 +746,14 @@ int main(int argc, char **argv)
         lookups = n;
     workload w = {keys_make(0, n), keys_make(UINT64_C(1) << 40, lookups), lookups, p, {0, 0, 0}};
     w.present = present_sample(&w.in, lookups);
+    if (path_row) {
+        const int rc = print_path_row(&w, getenv("BLOOMKIT_SIMD"));
+        keyset in = w.in, ab = w.absent, pr = w.present;
+        keys_free(&in);
+        keys_free(&pr);
+        keys_free(&ab);
+        return rc;
+    }
     const run lb = run_libbloom(&w);
     run bk[NCONFIGS][NMODES];
     for (size_t c = 0; c < NCONFIGS; c++)
