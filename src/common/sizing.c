@@ -14,7 +14,10 @@
 #include "sizing.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <string.h>
 
+#include "alloc.h"
 #include "bits.h"
 #include "config.h"
 #include "error.h"
@@ -137,28 +140,59 @@ unsigned bk_block_cells(bk_layout layout, unsigned cell_bits)
 #define BK_LAMBDA_EXACT 1024.0
 #define BK_JMAX         1432 /* jmax_for(BK_LAMBDA_EXACT) */
 
-/* rates[j] for j = 0 .. jmax: E[(X/B)^k] after jk probes into B cells.
- * Costs up to B jmax k steps; block <= 512. A step's two chances are taken
- * from tables rather than divided out again, and cells past the probes made
- * so far are skipped (they hold exact zeros): the same numbers, bit for bit,
- * about 4x sooner (a chain's growth sizes its next slice while the threads
- * adding to it wait). */
-static void block_rates(unsigned block, unsigned k, unsigned jmax, double *rates)
+/* The per-load rates of one (B, k), as far as they have been needed, and
+ * the occupancy after the last of them: a later need for more keys per
+ * block continues from there. rates[j] is the same arithmetic whatever jmax
+ * was asked, so a table continued gives the numbers, bit for bit, that one
+ * computed afresh would (sizing must not change: a Redis filter's stored m
+ * and k are checked against it). */
+typedef struct rate_table {
+    unsigned block, k; /* 0: the slot is free */
+    unsigned done;     /* rates[0 .. done] hold */
+    unsigned top;      /* occ[x] == 0 for every x > top: the probes so far */
+    double occ[513];
+    double rates[BK_JMAX + 1];
+} rate_table;
+
+/* Tables kept per process (every filter made sizes with the same few
+ * (B, k): blocks of 512 bits or 128 counters, k near the optimum), reused
+ * in turn when more are needed; about 16 KB each, touched only when used. */
+#define BK_RATE_TABLES 32
+static rate_table g_tables[BK_RATE_TABLES];
+static unsigned g_next_table;
+static pthread_mutex_t g_tables_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A table with nothing computed yet. */
+static void table_start(rate_table *t, unsigned block, unsigned k)
+{
+    t->block = block;
+    t->k = k;
+    t->done = 0;
+    t->top = 0;
+    for (unsigned x = 0; x <= block; x++)
+        t->occ[x] = x == 0;
+    t->rates[0] = 0.0;
+}
+
+/* Continue t to rates[0 .. jmax]. A step's two chances are taken from
+ * tables rather than divided out again, and cells past the probes made so
+ * far are skipped (they hold exact zeros). */
+static void table_extend(rate_table *t, unsigned jmax)
 {
     /* occ[x]: chance that x cells are occupied; a probe keeps x with
      * stay[x] = x / B and moves x - 1 to x with move[x] = (B - x + 1) / B */
-    double occ[513], pw[513], stay[513], move[513];
+    double pw[513], stay[513], move[513];
+    const unsigned block = t->block, k = t->k;
     const double b = (double)block;
     for (unsigned x = 0; x <= block; x++) {
-        occ[x] = x == 0;
         pw[x] = pow((double)x / b, (double)k);
         stay[x] = (double)x / b;
         move[x] = (b - (double)x + 1.0) / b;
     }
-    rates[0] = 0.0;
-    unsigned top = 0; /* occ[x] == 0 for every x > top: the probes so far */
-    for (unsigned j = 1; j <= jmax; j++) {
-        for (unsigned t = 0; t < k; t++) {
+    double *occ = t->occ;
+    unsigned top = t->top;
+    for (unsigned j = t->done + 1; j <= jmax; j++) {
+        for (unsigned s = 0; s < k; s++) {
             top += top < block;
             for (unsigned x = top; x > 0; x--)
                 occ[x] = occ[x] * stay[x] + occ[x - 1] * move[x];
@@ -167,8 +201,47 @@ static void block_rates(unsigned block, unsigned k, unsigned jmax, double *rates
         double r = 0.0;
         for (unsigned x = 1; x <= top; x++)
             r += occ[x] * pw[x];
-        rates[j] = r;
+        t->rates[j] = r;
     }
+    t->top = top;
+    t->done = jmax > t->done ? jmax : t->done;
+}
+
+/* rates[j] for j = 0 .. jmax (<= BK_JMAX): E[(X/B)^k] after jk probes into
+ * B cells; block <= 512. Costs up to B jmax k steps the first time a (B, k)
+ * needs them (a blocked filter's sizing: tens of milliseconds), nothing but
+ * the copy after: sizing every slice of a growing chain, every generation of
+ * a window and every filter a program makes would otherwise compute the
+ * same tables again. Thread-safe, and never waits: while another thread
+ * holds the tables (or a fork copied their lock held), the rates are
+ * computed in a table of the caller's own. */
+static void block_rates(unsigned block, unsigned k, unsigned jmax, double *rates)
+{
+    if (pthread_mutex_trylock(&g_tables_lock) != 0) {
+        const bk_allocator a = bk_current_allocator();
+        rate_table *own = bk_mem_alloc(&a, sizeof *own);
+        if (own) {
+            table_start(own, block, k);
+            table_extend(own, jmax);
+            memcpy(rates, own->rates, ((size_t)jmax + 1) * sizeof *rates);
+            bk_mem_free(&a, own);
+            return;
+        }
+        pthread_mutex_lock(&g_tables_lock); /* no memory for a table: wait for the shared ones */
+    }
+    rate_table *t = NULL;
+    for (unsigned i = 0; i < BK_RATE_TABLES && !t; i++)
+        if (g_tables[i].block == block && g_tables[i].k == k)
+            t = &g_tables[i];
+    if (!t) {
+        t = &g_tables[g_next_table];
+        g_next_table = (g_next_table + 1) % BK_RATE_TABLES;
+        table_start(t, block, k);
+    }
+    if (jmax > t->done)
+        table_extend(t, jmax);
+    memcpy(rates, t->rates, ((size_t)jmax + 1) * sizeof *rates);
+    pthread_mutex_unlock(&g_tables_lock);
 }
 
 static double poisson_average(double lambda, const double *rates, unsigned jmax)
