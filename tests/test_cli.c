@@ -296,6 +296,47 @@ START_TEST(dedup_streams_first_sightings_in_order)
 }
 END_TEST
 
+/* A chain for regular files starts at the records they hold (one slice
+ * probed a key, not a chain grown to them); a capacity given wins. */
+START_TEST(dedup_sizes_its_chain_from_regular_files)
+{
+    enum { LINES = 1100000 }; /* past the default capacity of 10^6 */
+    char *text = malloc((size_t)LINES * 12), *p = text;
+    ck_assert_ptr_nonnull(text);
+    for (unsigned i = 0; i < LINES; i++)
+        p += sprintf(p, "r%u\n", i);
+    tu_write_file(in_dir("many.txt"), (const uint8_t *)text, (size_t)(p - text));
+    free(text);
+    const struct {
+        const char *capacity; /* NULL: the default */
+        unsigned long long at_least, at_most;
+        unsigned slices;
+    } cases[] = {{NULL, LINES, LINES + LINES / 10, 1}, {"5000", 5000, 5000, 2}};
+    for (size_t c = 0; c < 2; c++) {
+        char *state = in_dir(c ? "given.bkf" : "sized.bkf");
+        run_result r = cases[c].capacity
+                           ? RUN(NULL, "dedup", "--quiet", "--state", state, "--capacity",
+                                 (char *)cases[c].capacity, in_dir("many.txt"))
+                           : RUN(NULL, "dedup", "--quiet", "--state", state, in_dir("many.txt"));
+        ck_assert_msg(r.code == 0, "%s", r.err);
+        done(&r);
+        bk_filter *f;
+        ck_assert_int_eq(bk_load(state, &f), BK_OK);
+        bk_config cfg;
+        bk_get_config(f, &cfg);
+        bk_filter_stats st;
+        bk_stats(f, &st);
+        ck_assert_uint_ge(cfg.capacity, cases[c].at_least);
+        ck_assert_uint_le(cfg.capacity, cases[c].at_most);
+        ck_assert_uint_ge(st.keys, LINES - LINES / 1000); /* all but false positives */
+        ck_assert_uint_ge(st.slices, cases[c].slices);
+        if (!cases[c].capacity)
+            ck_assert_uint_eq(st.slices, 1);
+        bk_free(f);
+    }
+}
+END_TEST
+
 START_TEST(dedup_keeps_huge_lines_whole_and_null_records)
 {
     const size_t big = 3u << 20; /* 3 MB, longer than every buffer */
@@ -1220,6 +1261,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, plan_and_create_take_pinned_bits_and_hashes);
     tcase_add_test(tc, canonical_urls_decide_on_one_key_and_print_the_line);
     tcase_add_test(tc, dedup_streams_first_sightings_in_order);
+    tcase_add_test(tc, dedup_sizes_its_chain_from_regular_files);
     tcase_add_test(tc, dedup_keeps_huge_lines_whole_and_null_records);
     tcase_add_test(tc, two_run_crawl_with_state);
     tcase_add_test(tc, dedup_with_a_window_re_emits_after_it);
