@@ -115,6 +115,14 @@ static void expect_code(run_result r, int code, const char *what)
     done(&r);
 }
 
+/* The exit code and exactly this output. */
+static void expect_out(run_result r, int code, const char *want)
+{
+    ck_assert_msg(r.code == code, "exit %d, expected %d; stderr: %s", r.code, code, r.err);
+    ck_assert_str_eq(r.out, want);
+    done(&r);
+}
+
 /* A clock for bk_set_clock: the time *ctx holds. */
 static int64_t fixed_clock(void *ctx)
 {
@@ -261,17 +269,74 @@ START_TEST(canonical_urls_decide_on_one_key_and_print_the_line)
     done(&r);
     expect_code(RUN("x\n", "dedup", "--keep-query-order"), 2, "--keep-query-order alone");
     char *cf = in_dir("canon.bkf");
-    expect_code(RUN(NULL, "create", cf, "--variant", "counting", "--capacity", "1000"), 0,
-                "create");
+    expect_code(
+        RUN(NULL, "create", cf, "--variant", "counting", "--capacity", "1000", "--canonical-urls"),
+        0, "create");
     expect_code(RUN("HTTP://Example.com/a/b/../c\n", "add", cf, "--canonical-urls"), 0, "add");
     r = RUN("http://example.com/a/c#x\nhttp://example.com/a/b\n", "check", cf, "--canonical-urls");
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "http://example.com/a/c#x\n");
     done(&r);
-    expect_code(RUN("http://example.com/a/c#x\n", "check", cf), 1, "check without canonical");
     expect_code(RUN("http://EXAMPLE.com:80/a/c\n", "remove", cf, "--canonical-urls"), 0,
                 "remove by another spelling");
     expect_code(RUN("http://example.com/a/c\n", "check", cf, "--canonical-urls"), 1, "removed");
+}
+END_TEST
+
+/* The rule is recorded in the filter (input=url or url-keep-query-order):
+ * later runs apply it with or without the flag; a flag asking for another
+ * rule, or --canonical-urls on a filter of raw lines, is a usage error that
+ * names both and changes nothing; create records it too. */
+START_TEST(canonical_urls_are_recorded_in_the_filter)
+{
+    char *sf = in_dir("canon-state.bkf");
+    run_result r =
+        RUN("http://Example.com/a?b=2&a=1\n", "dedup", "--state", sf, "--canonical-urls");
+    ck_assert_int_eq(r.code, 0);
+    done(&r);
+    r = RUN(NULL, "info", sf);
+    ck_assert_msg(strstr(r.out, "input") && strstr(r.out, "url\n"), "%s", r.out);
+    done(&r);
+    /* no flag: the recorded rule applies */
+    expect_out(
+        RUN("HTTP://example.com:80/a?a=1&b=2#top\nhttp://example.com/b\n", "dedup", "--state", sf),
+        0, "http://example.com/b\n");
+    expect_out(RUN("http://EXAMPLE.com/a?a=1&b=2\n", "check", sf), 0,
+               "http://EXAMPLE.com/a?a=1&b=2\n");
+    size_t before_len, after_len;
+    uint8_t *before = tu_read_file(sf, &before_len);
+    /* another rule: refused, named, the state unchanged */
+    r = RUN("http://example.com/c\n", "dedup", "--state", sf, "--canonical-urls",
+            "--keep-query-order");
+    ck_assert_msg(r.code == 2 && strstr(r.err, "input=url") && strstr(r.err, "--keep-query-order"),
+                  "%d %s", r.code, r.err);
+    done(&r);
+    expect_code(RUN("http://example.com/c\n", "add", sf, "--canonical-urls", "--keep-query-order"),
+                2, "add with another rule");
+    uint8_t *after = tu_read_file(sf, &after_len);
+    ck_assert(before_len == after_len && memcmp(before, after, before_len) == 0);
+    free(before);
+    free(after);
+    /* a filter of raw lines: --canonical-urls would look up other keys */
+    char *rf = in_dir("canon-raw.bkf");
+    expect_code(RUN("http://Example.com/\n", "dedup", "--state", rf), 0, "raw dedup");
+    r = RUN("http://example.com/\n", "check", rf, "--canonical-urls");
+    ck_assert_msg(r.code == 2 && strstr(r.err, "input=raw"), "%d %s", r.code, r.err);
+    done(&r);
+    expect_code(RUN("http://example.com/\n", "dedup", "--state", rf, "--canonical-urls"), 2,
+                "raw state with the flag");
+    /* created with the rule that keeps the query's order */
+    char *kf = in_dir("canon-keep.bkf");
+    expect_code(RUN(NULL, "create", kf, "--canonical-urls", "--keep-query-order"), 0, "create");
+    expect_code(RUN("http://e.com/?b=1&a=2\n", "add", kf), 0, "add by the recorded rule");
+    expect_out(RUN("HTTP://E.com/?b=1&a=2\nhttp://e.com/?a=2&b=1\n", "check", kf), 0,
+               "HTTP://E.com/?b=1&a=2\n");
+    expect_code(RUN("x\n", "check", kf, "--canonical-urls"), 2, "the sorting rule asked");
+    /* the flag and a stated input that disagree */
+    char *cf = in_dir("canon-conflict.bkf");
+    expect_code(RUN(NULL, "create", cf, "--canonical-urls", "--input", "raw"), 2,
+                "flag and --input disagree");
+    ck_assert_int_ne(access(cf, F_OK), 0);
 }
 END_TEST
 
@@ -1260,6 +1325,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, plan_reports_the_worked_example);
     tcase_add_test(tc, plan_and_create_take_pinned_bits_and_hashes);
     tcase_add_test(tc, canonical_urls_decide_on_one_key_and_print_the_line);
+    tcase_add_test(tc, canonical_urls_are_recorded_in_the_filter);
     tcase_add_test(tc, dedup_streams_first_sightings_in_order);
     tcase_add_test(tc, dedup_sizes_its_chain_from_regular_files);
     tcase_add_test(tc, dedup_keeps_huge_lines_whole_and_null_records);

@@ -977,6 +977,50 @@ START_TEST(eight_cli_processes_dedup_overlapping_streams)
 }
 END_TEST
 
+/* dedup --canonical-urls records its rule in the shared filter's metadata
+ * (input=url): a later run without the flag decides on canonical URLs too,
+ * and one with another rule is refused, naming both. */
+START_TEST(canonical_urls_are_recorded_in_a_shared_filter)
+{
+    char url[256], in[64], out[64];
+    test_redis_url(&srv, "canon", NULL, url, sizeof url);
+    bk_redis_drop(url);
+    snprintf(in, sizeof in, "/tmp/bk-canon-in.%d", (int)getpid());
+    snprintf(out, sizeof out, "/tmp/bk-canon-out.%d", (int)getpid());
+    const char *const runs[][6] = {
+        {"dedup", "--redis", url, "--canonical-urls", NULL},
+        {"dedup", "--redis", url, NULL},
+        {"dedup", "--redis", url, "--canonical-urls", "--keep-query-order", NULL}};
+    const char *lines[] = {"http://Example.com/a?b=2&a=1\n", "HTTP://example.com:80/a?a=1&b=2#x\n",
+                           "http://example.com/a?a=1&b=2\n"};
+    const int codes[] = {0, 0, 2};
+    const size_t outs[] = {strlen(lines[0]), 0, 0};
+    for (int r = 0; r < 3; r++) {
+        FILE *f = fopen(in, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(lines[r], f);
+        fclose(f);
+        const pid_t pid = spawn_cli(in, out, runs[r]);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st));
+        ck_assert_int_eq(WEXITSTATUS(st), codes[r]);
+        size_t len;
+        free(slurp(out, &len));
+        ck_assert_uint_eq(len, outs[r]);
+    }
+    bk_filter *f;
+    ck_assert_int_eq(bk_redis_open_existing(url, &f), BK_OK);
+    char input[32];
+    ck_assert_int_gt(bk_get_setting(f, "input", input, sizeof input), 0);
+    ck_assert_str_eq(input, "url");
+    bk_free(f);
+    unlink(in);
+    unlink(out);
+    bk_redis_drop(url);
+}
+END_TEST
+
 /* A server that stops answering (CLIENT PAUSE) makes a call fail after the
  * URL's command timeout, with BK_EIO, instead of hanging. */
 START_TEST(command_timeout_is_honoured)
@@ -1913,6 +1957,7 @@ Suite *redis_suite(void)
     tcase_add_test(tc, redis_options_are_never_ignored);
     tcase_add_test(tc, cli_faults_have_their_exit_codes);
     tcase_add_test(tc, command_timeout_is_honoured);
+    tcase_add_test(tc, canonical_urls_are_recorded_in_a_shared_filter);
     tcase_add_test(tc, every_failing_allocation_on_redis_paths_is_clean);
     suite_add_tcase(s, tc);
     TCase *tcc = tu_tcase("cluster");

@@ -36,7 +36,7 @@
 static const char *const variant_names[] = {"standard", "counting", "scalable", "window", "cuckoo"};
 static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3"};
 static const char *const layout_names[] = {"classic", "blocked"};
-static const char *const input_names[] = {"raw", "scrapy-redis"};
+static const char *const input_names[] = {"raw", "scrapy-redis", "url", "url-keep-query-order"};
 #define NAMES(list) (list), sizeof(list) / sizeof *(list)
 
 /* Enumerations are stored as int-sized fields. */
@@ -128,9 +128,12 @@ static const key_desc keys[] = {
     /* for the applications: the library carries it, the command and the
      * Scrapy filter make their keys by it */
     {"input", K_NAME, MORE(2), NAMES(input_names), 0, 0, 0, NULL, "raw",
-     "what a key is: raw (the bytes given), or scrapy-redis (a request fingerprint as "
-     "scrapy-redis makes it, its 40 hex digits held as 20 bytes: a filter imported from "
-     "scrapy-redis's set, whose Scrapy filter then fingerprints requests as scrapy-redis does)",
+     "what a key is: raw (the bytes given); url or url-keep-query-order (a line's canonical "
+     "URL, its query sorted or kept in order: the command's --canonical-urls "
+     "[--keep-query-order], which a filter made with it then applies by itself); or "
+     "scrapy-redis (a request fingerprint as scrapy-redis makes it, its 40 hex digits held as "
+     "20 bytes: a filter imported from scrapy-redis's set, whose Scrapy filter then "
+     "fingerprints requests as scrapy-redis does)",
      0, 0},
 };
 #define NKEYS (sizeof keys / sizeof *keys)

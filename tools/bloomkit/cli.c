@@ -523,6 +523,19 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
         else if (bk_config_set(&c, name, o->keys[i], err, sizeof err) != BK_OK)
             rc = cli_fail(o, EXIT_USAGE, "--%s: %s", opt, without_key(err, name));
     }
+    /* --canonical-urls [--keep-query-order]: the keys are canonical URLs,
+     * which a filter made here records (input) and applies by itself */
+    if (rc == 0 && o->canonical_urls) {
+        const char *rule = o->keep_query_order ? "url-keep-query-order" : "url";
+        char stated[32] = "";
+        if (!cli_key(o, "input") && !bk_config_text_sets(base, "input"))
+            bk_config_set(&c, "input", rule, NULL, 0);
+        else if (bk_config_get(&c, "input", stated, sizeof stated) < 0 || strcmp(stated, rule) != 0)
+            rc = cli_fail(o, EXIT_USAGE,
+                          "--canonical-urls%s makes the keys canonical URLs (input=%s), and "
+                          "input=%s is stated too: give one of the two",
+                          o->keep_query_order ? " --keep-query-order" : "", rule, stated);
+    }
     if (rc == 0 && c.bits && (cli_key(o, "fpr") || bk_config_text_sets(base, "fpr")))
         rc = cli_fail(o, EXIT_USAGE,
                       "fpr and bits contradict: a filter of pinned bits (and hashes) has the "

@@ -48,7 +48,8 @@ static const char usage[] =
     "--canonical-urls: decide on each line's canonical URL (scheme and host lower-case,\n"
     "default port, fragment and dot segments gone, escapes normalised, query sorted;\n"
     "--keep-query-order keeps its order) while printing the line as it is; a line\n"
-    "that is not a URL is its own key (docs/urls.md).\n";
+    "that is not a URL is its own key (docs/urls.md). A filter made with it records\n"
+    "it (input=url) and applies it by itself in later runs.\n";
 
 /* --canonical-urls with a thread adding in the background: the part of a
  * batch whose canonical URLs that thread makes before it adds them (the
@@ -243,6 +244,12 @@ static int on_batch_bg(void *ctx, const record *recs, size_t n)
  * them. 0, or an exit code (message printed, *f freed). */
 static int keep_if_agreeing(const cli_opts *o, bk_filter **f, const char *what)
 {
+    const int krc = cli_keys_agree(o, *f, what); /* --canonical-urls, in its own words */
+    if (krc) {
+        bk_free(*f);
+        *f = NULL;
+        return krc;
+    }
     bk_config have, asked;
     bk_get_config(*f, &have);
     asked = have;
@@ -496,7 +503,9 @@ int cmd_dedup(cli_opts *o)
         return rc;
     }
     rc = open_filter(o, &j.f);
-    if (rc == 0 && cli_filter_fingerprints(j.f)) {
+    if (rc == 0)
+        cli_keys_follow(o, j.f); /* a filter of canonical URLs: by its rule */
+    if (rc == 0 && o->fingerprints) {
         bk_free(j.f);
         rc = cli_fail(o, EXIT_USAGE,
                       "%s: the filter's keys are request fingerprints (input=scrapy-redis: "

@@ -14,8 +14,11 @@
 static const char create_usage[] =
     "usage: bloomkit create FILE [--config TEXT | --config-file F] [filter options]\n"
     "                       [--key-file F] [--force] [--no-wait]\n"
+    "                       [--canonical-urls [--keep-query-order]]\n"
     "       bloomkit create --redis URL [the same config and filter options]\n"
     "Create an empty filter and save it to FILE (mode 0600: it holds the hash key).\n"
+    "--canonical-urls: its keys are lines' canonical URLs (input=url), which add,\n"
+    "check and remove then make by themselves (docs/urls.md).\n"
     "Defaults: variant=standard capacity=1000000 fpr=0.01. An existing FILE is kept\n"
     "unless --force. Writers of one FILE take turns (a lock beside it, .FILE.lock);\n"
     "--no-wait fails with exit 3 instead of waiting for another writer. Writing a\n"
@@ -166,9 +169,10 @@ static int create_redis(cli_opts *o)
     return EXIT_OK;
 }
 
-const cli_spec cmd_create_spec = CLI_SPEC(
-    "create", create_usage, O_FILTER_FLAGS | OPT(FORCE) | OPT(REDIS) | OPT(NO_WAIT) | OPT(PROGRESS),
-    0, 0, 1, "give exactly one FILE or --redis URL");
+const cli_spec cmd_create_spec =
+    CLI_SPEC("create", create_usage,
+             O_FILTER_FLAGS | OPT(FORCE) | OPT(REDIS) | OPT(NO_WAIT) | OPT(PROGRESS) | O_URL_FLAGS,
+             0, 0, 1, "give exactly one FILE or --redis URL");
 
 int cmd_create(cli_opts *o)
 {

@@ -17,7 +17,8 @@ static const char add_usage[] =
     "usage: bloomkit add FILE [INPUT...] [--null] [--no-wait] [--quiet | --progress]\n"
     "       bloomkit add --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
     "       (and [--canonical-urls [--keep-query-order]]: the key of a line is its\n"
-    "       canonical URL, docs/urls.md; give it to add, check and remove alike)\n"
+    "       canonical URL, docs/urls.md; a filter made with it records it and applies\n"
+    "       it by itself, so add, check and remove need it only to make a filter)\n"
     "Add each line of the INPUTs (default or '-': standard input) to the filter in FILE\n"
     "and save it atomically, or to the shared filter at URL (each add applied on the\n"
     "server as it is made). Lines end in LF or CRLF (the CR is not part of the key);\n"
@@ -26,13 +27,13 @@ static const char add_usage[] =
 static const char check_usage[] =
     "usage: bloomkit check FILE [INPUT...] [-v] [--null] [--quiet | --progress]\n"
     "       bloomkit check --redis URL [INPUT...] [-v] [--null] [--quiet | --progress]\n"
-    "       (and [--canonical-urls [--keep-query-order]], as the lines were added)\n"
+    "       (and [--canonical-urls [--keep-query-order]], as the filter records)\n"
     "Print each input line that may be in the filter (with -v: each line that is\n"
     "definitely not). Exit 0 if a line was printed, 1 if none, like grep.\n";
 static const char remove_usage[] =
     "usage: bloomkit remove FILE [INPUT...] [--null] [--no-wait] [--quiet | --progress]\n"
     "       bloomkit remove --redis URL [INPUT...] [--null] [--quiet | --progress]\n"
-    "       (and [--canonical-urls [--keep-query-order]], as the lines were added)\n"
+    "       (and [--canonical-urls [--keep-query-order]], as the filter records)\n"
     "Remove each input line from a counting or cuckoo filter and save it atomically. Lines\n"
     "that are certainly absent change nothing; their number goes to standard error\n"
     "and the exit status is 1 (0 when every line was removed).\n"
@@ -124,14 +125,12 @@ static int run(cli_opts *o, int op)
         return cli_lib_fail(o, rc, path);
     }
     cli_say_redated(o, j.f, path);
-    if ((o->fingerprints = cli_filter_fingerprints(j.f)) && o->canonical_urls) {
+    if ((rc = cli_keys_agree(o, j.f, path)) != 0) {
         bk_free(j.f);
         bk_unlock_file(lock);
-        return cli_fail(o, EXIT_USAGE,
-                        "%s: the filter's keys are request fingerprints (input=scrapy-redis), "
-                        "not URLs: give each as its 40 hex digits, without --canonical-urls",
-                        path);
+        return rc;
     }
+    cli_keys_follow(o, j.f); /* a filter of canonical URLs: by its rule */
     if (op == 2) {
         bk_config cfg;
         bk_get_config(j.f, &cfg);

@@ -1,18 +1,73 @@
 /*
  * keys.c - a record's key: its bytes, its canonical URL, or for a filter of
  * request fingerprints (input=scrapy-redis) the 20 bytes its 40 hex digits
- * spell.
+ * spell; which of them, from what the filter records (its input) and the
+ * command's flags.
  */
 #include "keys.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* What f records of its keys: input's value, "raw" when it records none. */
+static void input_of(const bk_filter *f, char *buf, size_t len)
+{
+    if (bk_get_setting(f, "input", buf, len) <= 0)
+        snprintf(buf, len, "raw");
+}
+
 int cli_filter_fingerprints(const bk_filter *f)
 {
-    char input[32] = "";
-    bk_get_setting(f, "input", input, sizeof input);
+    char input[32];
+    input_of(f, input, sizeof input);
     return strcmp(input, "scrapy-redis") == 0;
+}
+
+int cli_keys_agree(const cli_opts *o, const bk_filter *f, const char *what)
+{
+    if (!o->canonical_urls)
+        return 0; /* the filter's own rule applies */
+    char input[32];
+    input_of(f, input, sizeof input);
+    if (strcmp(input, "scrapy-redis") == 0)
+        return cli_fail(o, EXIT_USAGE,
+                        "%s: the filter's keys are request fingerprints (input=scrapy-redis), "
+                        "not URLs: give each as its 40 hex digits, without --canonical-urls",
+                        what);
+    if (strcmp(input, "url") == 0 && o->keep_query_order)
+        return cli_fail(o, EXIT_USAGE,
+                        "%s: the filter's keys are canonical URLs with their query parameters "
+                        "sorted (input=url), and --keep-query-order keeps them in their order, "
+                        "which makes other keys: drop --keep-query-order (the filter applies "
+                        "its rule by itself; --canonical-urls may go too)",
+                        what);
+    if (strcmp(input, "url-keep-query-order") == 0 && !o->keep_query_order)
+        return cli_fail(o, EXIT_USAGE,
+                        "%s: the filter's keys are canonical URLs whose query parameters keep "
+                        "their order (input=url-keep-query-order), and --canonical-urls alone "
+                        "sorts them, which makes other keys: add --keep-query-order, or drop "
+                        "--canonical-urls (the filter applies its rule by itself)",
+                        what);
+    if (strcmp(input, "raw") == 0)
+        return cli_fail(o, EXIT_USAGE,
+                        "%s: the filter's keys are the lines as they are (input=raw), and "
+                        "--canonical-urls would look up their canonical URLs instead, which "
+                        "the lines added before are not: drop --canonical-urls, or start a new "
+                        "filter with it (which records it and then applies it by itself)",
+                        what);
+    return 0;
+}
+
+void cli_keys_follow(cli_opts *o, const bk_filter *f)
+{
+    char input[32];
+    input_of(f, input, sizeof input);
+    o->fingerprints = strcmp(input, "scrapy-redis") == 0;
+    if (strncmp(input, "url", 3) == 0) {
+        o->canonical_urls = 1;
+        o->keep_query_order = strcmp(input, "url-keep-query-order") == 0;
+    }
 }
 
 static int hex_digit(uint8_t c)

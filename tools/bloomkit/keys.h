@@ -34,6 +34,19 @@ unsigned cli_canonical_flags(const cli_opts *o);
  * imported from scrapy-redis's set), which records then spell in hex. */
 int cli_filter_fingerprints(const bk_filter *f);
 
+/* Whether o's --canonical-urls and --keep-query-order agree with what the
+ * existing filter f (named `what` in messages) records of its keys (its
+ * input): 0, or a usage error that names both and the remedy (printed). A
+ * filter of canonical URLs applies its rule by itself (cli_keys_follow), so
+ * leaving the flags out is fine; flags that ask for another rule, or
+ * --canonical-urls on a filter of raw keys or fingerprints, would look up
+ * other keys than those added before. */
+int cli_keys_agree(const cli_opts *o, const bk_filter *f, const char *what);
+
+/* o's key options set from what f records: canonical URLs by its rule, or
+ * fingerprints. After cli_keys_agree. */
+void cli_keys_follow(cli_opts *o, const bk_filter *f);
+
 void key_arena_free(key_arena *arena);
 
 #endif
