@@ -176,9 +176,9 @@ static void check_many(const bk_sipkey *k, const void *const *msgs, const size_t
     free(many);
 }
 
-/* Every length 0..1,024 in every lane: eight keys of one length (a stable
- * sort keeps key i in lane i), each with its own bytes; then batches of
- * mixed lengths and of every size 1..40 (groups that lanes do not fill). */
+/* Every length 0..1,024 in every lane: eight keys of one length (key i in
+ * lane i), each with its own bytes; then batches of mixed lengths and of
+ * every size 1..40 (groups that lanes do not fill), and of close lengths. */
 START_TEST(many_keys_equal_one_at_a_time)
 {
     const uint64_t seed0 = tu_seed("many_keys_equal_one_at_a_time");
@@ -203,6 +203,16 @@ START_TEST(many_keys_equal_one_at_a_time)
         for (size_t i = 0; i < n; i++) {
             lens[i] = tu_next(&seed) % 200;
             msgs[i] = buf + tu_next(&seed) % (LANES * (MAXLEN + 1) - 200); /* any alignment */
+        }
+        check_many(&k, msgs, lens, n, seed0);
+    }
+    /* lengths within 40 bytes of each other (URLs): hashed in their own
+     * order, a group's lanes ending at different words */
+    for (size_t base = 0; base <= 400; base++) {
+        const size_t n = 8 + base % 33;
+        for (size_t i = 0; i < n; i++) {
+            lens[i] = base + tu_next(&seed) % 40;
+            msgs[i] = buf + tu_next(&seed) % (LANES * (MAXLEN + 1) - 440);
         }
         check_many(&k, msgs, lens, n, seed0);
     }
