@@ -239,94 +239,132 @@ AVX2 static inline __attribute__((always_inline)) void rounds4(unsigned n, __m25
         round4(v0, v1, v2, v3);
 }
 
-/* One message word m into the four lanes' states, every lane. */
-AVX2 static inline __attribute__((always_inline)) void
-absorb4(unsigned c, __m256i m, __m256i *v0, __m256i *v1, __m256i *v2, __m256i *v3)
+/* The states of four keys' SipHash, lane by lane. */
+typedef struct sip4 {
+    __m256i v0, v1, v2, v3;
+} sip4;
+
+/* One message word m into every lane of s. */
+AVX2 static inline __attribute__((always_inline)) void absorb4(unsigned c, __m256i m, sip4 *s)
 {
-    *v3 = _mm256_xor_si256(*v3, m);
-    rounds4(c, v0, v1, v2, v3);
-    *v0 = _mm256_xor_si256(*v0, m);
+    s->v3 = _mm256_xor_si256(s->v3, m);
+    rounds4(c, &s->v0, &s->v1, &s->v2, &s->v3);
+    s->v0 = _mm256_xor_si256(s->v0, m);
 }
 
-/* Four keys, as lanes8 does eight, except that the words every lane has
- * are absorbed without masks, four at a time from four plain loads
- * transposed (a gather per word, and the blends, cost more on the CPUs
- * measured: docs/performance.md); only the words some lanes lack are
- * gathered under a mask. */
-AVX2 static inline __attribute__((always_inline)) void lanes4(const bk_sipkey *key, unsigned c,
-                                                              unsigned d, const uint8_t *const *p,
-                                                              const size_t *len, const size_t *at,
-                                                              uint64_t (*out)[2])
+/* Words j and j + 1 of four keys that all have them, lane by lane: two
+ * plain 16-byte loads per key, transposed. */
+AVX2 static inline __attribute__((always_inline)) void words2(const uint8_t *const *p, uint64_t j,
+                                                              __m256i m[2])
 {
-    lane_keys k;
-    lane_prep(&k, 4, p, len);
-    __m256i v0 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C0));
-    __m256i v1 = _mm256_set1_epi64x((long long)(key->k1 ^ BK_SIP_C1 ^ BK_SIP_128_INIT));
-    __m256i v2 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C2));
-    __m256i v3 = _mm256_set1_epi64x((long long)(key->k1 ^ BK_SIP_C3));
+    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p[0] + 8 * j));
+    const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p[1] + 8 * j));
+    const __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(p[2] + 8 * j));
+    const __m128i g = _mm_loadu_si128((const __m128i *)(const void *)(p[3] + 8 * j));
+    m[0] = _mm256_set_m128i(_mm_unpacklo_epi64(e, g), _mm_unpacklo_epi64(a, b));
+    m[1] = _mm256_set_m128i(_mm_unpackhi_epi64(e, g), _mm_unpackhi_epi64(a, b));
+}
+
+/* Words [j, k->most) of four keys, each lane absorbing those it has (a
+ * masked gather; the others keep their state). */
+AVX2 static inline __attribute__((always_inline)) void rest4(unsigned c, const lane_keys *k,
+                                                             uint64_t j, sip4 *s)
+{
     /* word counts are below 2^61: the signed compare is exact */
-    const __m256i nwords = _mm256_loadu_si256((const __m256i *)k.words),
-                  last = _mm256_loadu_si256((const __m256i *)k.last);
-    uint64_t least = k.words[0], j = 0;
-    for (unsigned l = 1; l < 4; l++)
-        least = k.words[l] < least ? k.words[l] : least;
-    for (; j + 4 <= least; j += 4) {
-        /* words j .. j + 3 of each lane, lane by lane, into word by word */
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p[0] + 8 * j));
-        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p[1] + 8 * j));
-        const __m256i e = _mm256_loadu_si256((const __m256i *)(const void *)(p[2] + 8 * j));
-        const __m256i g = _mm256_loadu_si256((const __m256i *)(const void *)(p[3] + 8 * j));
-        const __m256i ab0 = _mm256_unpacklo_epi64(a, b), ab1 = _mm256_unpackhi_epi64(a, b);
-        const __m256i eg0 = _mm256_unpacklo_epi64(e, g), eg1 = _mm256_unpackhi_epi64(e, g);
-        absorb4(c, _mm256_permute2x128_si256(ab0, eg0, 0x20), &v0, &v1, &v2, &v3);
-        absorb4(c, _mm256_permute2x128_si256(ab1, eg1, 0x20), &v0, &v1, &v2, &v3);
-        absorb4(c, _mm256_permute2x128_si256(ab0, eg0, 0x31), &v0, &v1, &v2, &v3);
-        absorb4(c, _mm256_permute2x128_si256(ab1, eg1, 0x31), &v0, &v1, &v2, &v3);
-    }
-    __m256i where = _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)k.off),
+    const __m256i nwords = _mm256_loadu_si256((const __m256i *)(const void *)k->words);
+    __m256i where = _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)(const void *)k->off),
                                      _mm256_set1_epi64x((long long)(8 * j)));
-    for (; j < least; j++) {
-        absorb4(c, _mm256_i64gather_epi64((const long long *)k.base, where, 1), &v0, &v1, &v2, &v3);
-        where = _mm256_add_epi64(where, _mm256_set1_epi64x(8));
-    }
-    for (; j < k.most; j++) {
+    for (; j < k->most; j++) {
         const __m256i has = _mm256_cmpgt_epi64(nwords, _mm256_set1_epi64x((long long)j));
         const __m256i m = _mm256_mask_i64gather_epi64(_mm256_setzero_si256(),
-                                                      (const long long *)k.base, where, has, 1);
+                                                      (const long long *)k->base, where, has, 1);
         where = _mm256_add_epi64(where, _mm256_set1_epi64x(8));
-        __m256i n0 = v0, n1 = v1, n2 = v2, n3 = _mm256_xor_si256(v3, m);
-        rounds4(c, &n0, &n1, &n2, &n3);
-        n0 = _mm256_xor_si256(n0, m);
-        v0 = _mm256_blendv_epi8(v0, n0, has);
-        v1 = _mm256_blendv_epi8(v1, n1, has);
-        v2 = _mm256_blendv_epi8(v2, n2, has);
-        v3 = _mm256_blendv_epi8(v3, n3, has);
+        sip4 n = *s;
+        absorb4(c, m, &n);
+        s->v0 = _mm256_blendv_epi8(s->v0, n.v0, has);
+        s->v1 = _mm256_blendv_epi8(s->v1, n.v1, has);
+        s->v2 = _mm256_blendv_epi8(s->v2, n.v2, has);
+        s->v3 = _mm256_blendv_epi8(s->v3, n.v3, has);
     }
-    v3 = _mm256_xor_si256(v3, last);
-    rounds4(c, &v0, &v1, &v2, &v3);
-    v0 = _mm256_xor_si256(v0, last);
-    v2 = _mm256_xor_si256(v2, _mm256_set1_epi64x(BK_SIP_128_INIT));
-    rounds4(d, &v0, &v1, &v2, &v3);
-    uint64_t h1[4], h2[4];
-    _mm256_storeu_si256((__m256i *)h1,
-                        _mm256_xor_si256(_mm256_xor_si256(v0, v1), _mm256_xor_si256(v2, v3)));
-    v1 = _mm256_xor_si256(v1, _mm256_set1_epi64x(BK_SIP_128_SECOND));
-    rounds4(d, &v0, &v1, &v2, &v3);
-    _mm256_storeu_si256((__m256i *)h2,
-                        _mm256_xor_si256(_mm256_xor_si256(v0, v1), _mm256_xor_si256(v2, v3)));
-    lane_store(4, h1, h2, at, out);
+}
+
+/* The digest half of every lane of s (h[0..3]). */
+AVX2 static inline __attribute__((always_inline)) void digest4(const sip4 *s, uint64_t *h)
+{
+    _mm256_storeu_si256((__m256i *)(void *)h, _mm256_xor_si256(_mm256_xor_si256(s->v0, s->v1),
+                                                               _mm256_xor_si256(s->v2, s->v3)));
+}
+
+/* 4 x sets keys (sets 1 or 2), as lanes8 does eight: the words every lane
+ * has absorbed without masks from plain loads (a gather per word, and the
+ * blends, cost more on the CPUs measured: docs/performance.md), the two
+ * sets' rounds side by side (independent chains, so that one set's
+ * latency hides under the other's work); only the words some lanes lack
+ * are gathered under a mask. */
+AVX2 static inline __attribute__((always_inline)) void
+lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_t *const *p,
+       const size_t *len, const size_t *at, uint64_t (*out)[2])
+{
+    lane_keys k[2];
+    sip4 s[2];
+    uint64_t least = UINT64_MAX, j = 0;
+    for (unsigned g = 0; g < sets; g++) {
+        lane_prep(&k[g], 4, p + 4 * g, len + 4 * g);
+        s[g].v0 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C0));
+        s[g].v1 = _mm256_set1_epi64x((long long)(key->k1 ^ BK_SIP_C1 ^ BK_SIP_128_INIT));
+        s[g].v2 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C2));
+        s[g].v3 = _mm256_set1_epi64x((long long)(key->k1 ^ BK_SIP_C3));
+        for (unsigned l = 0; l < 4; l++)
+            least = k[g].words[l] < least ? k[g].words[l] : least;
+    }
+    for (; j + 2 <= least; j += 2) {
+        __m256i m[2][2];
+        for (unsigned g = 0; g < sets; g++)
+            words2(p + 4 * g, j, m[g]);
+        for (unsigned w = 0; w < 2; w++)
+            for (unsigned g = 0; g < sets; g++)
+                absorb4(c, m[g][w], &s[g]);
+    }
+    uint64_t h1[8], h2[8];
+    for (unsigned g = 0; g < sets; g++) {
+        rest4(c, &k[g], j, &s[g]);
+        absorb4(c, _mm256_loadu_si256((const __m256i *)(const void *)k[g].last), &s[g]);
+        s[g].v2 = _mm256_xor_si256(s[g].v2, _mm256_set1_epi64x(BK_SIP_128_INIT));
+    }
+    for (unsigned g = 0; g < sets; g++) {
+        rounds4(d, &s[g].v0, &s[g].v1, &s[g].v2, &s[g].v3);
+        digest4(&s[g], h1 + 4 * g);
+        s[g].v1 = _mm256_xor_si256(s[g].v1, _mm256_set1_epi64x(BK_SIP_128_SECOND));
+    }
+    for (unsigned g = 0; g < sets; g++) {
+        rounds4(d, &s[g].v0, &s[g].v1, &s[g].v2, &s[g].v3);
+        digest4(&s[g], h2 + 4 * g);
+    }
+    lane_store(4 * sets, h1, h2, at, out);
 }
 
 AVX2 static void avx2_sip24(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
                             const size_t *at, uint64_t (*out)[2])
 {
-    lanes4(key, 2, 4, p, len, at, out);
+    lanes4(key, 2, 4, 2, p, len, at, out);
 }
 
 AVX2 static void avx2_sip13(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
                             const size_t *at, uint64_t (*out)[2])
 {
-    lanes4(key, 1, 3, p, len, at, out);
+    lanes4(key, 1, 3, 2, p, len, at, out);
+}
+
+AVX2 static void avx2_sip24_one(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
+                                const size_t *at, uint64_t (*out)[2])
+{
+    lanes4(key, 2, 4, 1, p, len, at, out);
+}
+
+AVX2 static void avx2_sip13_one(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
+                                const size_t *at, uint64_t (*out)[2])
+{
+    lanes4(key, 1, 3, 1, p, len, at, out);
 }
 
 /* --- every path: keys grouped by length ---------------------------------- */
@@ -474,8 +512,12 @@ void bk_sip_128_many(const bk_sipkey *key, unsigned c, const void *const *msgs, 
         lanes_many(key, 8, c == 1 ? avx512_sip13 : avx512_sip24, msgs, lens, n, out);
         return;
     }
+    if (p == PATH_AVX2 && n >= 8) {
+        lanes_many(key, 8, c == 1 ? avx2_sip13 : avx2_sip24, msgs, lens, n, out);
+        return;
+    }
     if (p == PATH_AVX2 && n >= 4) {
-        lanes_many(key, 4, c == 1 ? avx2_sip13 : avx2_sip24, msgs, lens, n, out);
+        lanes_many(key, 4, c == 1 ? avx2_sip13_one : avx2_sip24_one, msgs, lens, n, out);
         return;
     }
 #endif
