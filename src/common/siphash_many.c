@@ -309,7 +309,7 @@ lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_
     sip4 s[2];
     uint64_t least = UINT64_MAX, j = 0;
     for (unsigned g = 0; g < sets; g++) {
-        lane_prep(&k[g], 4, p + 4 * g, len + 4 * g);
+        lane_prep(&k[g], 4, p + (size_t)4 * g, len + (size_t)4 * g);
         s[g].v0 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C0));
         s[g].v1 = _mm256_set1_epi64x((long long)(key->k1 ^ BK_SIP_C1 ^ BK_SIP_128_INIT));
         s[g].v2 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C2));
@@ -320,7 +320,7 @@ lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_
     for (; j + 2 <= least; j += 2) {
         __m256i m[2][2];
         for (unsigned g = 0; g < sets; g++)
-            words2(p + 4 * g, j, m[g]);
+            words2(p + (size_t)4 * g, j, m[g]);
         for (unsigned w = 0; w < 2; w++)
             for (unsigned g = 0; g < sets; g++)
                 absorb4(c, m[g][w], &s[g]);
@@ -333,12 +333,12 @@ lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_
     }
     for (unsigned g = 0; g < sets; g++) {
         rounds4(d, &s[g].v0, &s[g].v1, &s[g].v2, &s[g].v3);
-        digest4(&s[g], h1 + 4 * g);
+        digest4(&s[g], h1 + (size_t)4 * g);
         s[g].v1 = _mm256_xor_si256(s[g].v1, _mm256_set1_epi64x(BK_SIP_128_SECOND));
     }
     for (unsigned g = 0; g < sets; g++) {
         rounds4(d, &s[g].v0, &s[g].v1, &s[g].v2, &s[g].v3);
-        digest4(&s[g], h2 + 4 * g);
+        digest4(&s[g], h2 + (size_t)4 * g);
     }
     lane_store(4 * sets, h1, h2, at, out);
 }
