@@ -17,13 +17,6 @@ static void input_of(const bk_filter *f, char *buf, size_t len)
         snprintf(buf, len, "raw");
 }
 
-int cli_filter_fingerprints(const bk_filter *f)
-{
-    char input[32];
-    input_of(f, input, sizeof input);
-    return strcmp(input, "scrapy-redis") == 0;
-}
-
 int cli_keys_agree(const cli_opts *o, const bk_filter *f, const char *what)
 {
     if (!o->canonical_urls)

@@ -30,10 +30,6 @@ int cli_canonical_keys(unsigned flags, key_arena *arena, const record *recs, siz
 /* The bk_url_canonical flags o asks for. */
 unsigned cli_canonical_flags(const cli_opts *o);
 
-/* 1 when f's keys are request fingerprints (input=scrapy-redis: a filter
- * imported from scrapy-redis's set), which records then spell in hex. */
-int cli_filter_fingerprints(const bk_filter *f);
-
 /* Whether o's --canonical-urls and --keep-query-order agree with what the
  * existing filter f (named `what` in messages) records of its keys (its
  * input): 0, or a usage error that names both and the remedy (printed). A
@@ -44,7 +40,8 @@ int cli_filter_fingerprints(const bk_filter *f);
 int cli_keys_agree(const cli_opts *o, const bk_filter *f, const char *what);
 
 /* o's key options set from what f records: canonical URLs by its rule, or
- * fingerprints. After cli_keys_agree. */
+ * fingerprints (input=scrapy-redis: a filter imported from scrapy-redis's
+ * set, whose records then spell its keys in hex). After cli_keys_agree. */
 void cli_keys_follow(cli_opts *o, const bk_filter *f);
 
 void key_arena_free(key_arena *arena);
