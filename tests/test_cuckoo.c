@@ -221,18 +221,30 @@ START_TEST(removal_is_exact_for_added_keys_and_hazardous_for_others)
     bk_filter *f = tu_filter("variant=cuckoo capacity=20000 fpr=0.05");
     tu_assert_multiset(f, "twice");
     tu_add_keys(f, "k", 0, 20000);
+    /* A key whose two buckets are full of its own fingerprint (other keys'
+     * copies) is saturated: sticky, an add or a remove of it changes
+     * nothing (a_saturated_key_is_sticky). Rare at this size: at most a
+     * few, and the counts follow exactly what was stored and taken. */
+    bk_filter_stats st;
+    bk_stats(f, &st);
+    const uint64_t stored = st.keys;
+    ck_assert_uint_eq(st.set_bits, stored);
+    ck_assert_uint_ge(stored, 20000 - 4);
+    uint64_t taken = 0;
     for (uint64_t i = 0; i < 20000; i += 2) {
         char key[32];
         ck_assert_int_eq(bk_remove(f, key, tu_key(key, sizeof key, "k", i)), BK_OK);
+        bk_stats(f, &st);
+        taken += st.keys < stored - taken;
     }
+    ck_assert_uint_ge(taken, 10000 - 4);
     for (uint64_t i = 1; i < 20000; i += 2) {
         char key[32];
         ck_assert_int_eq(bk_contains(f, key, tu_key(key, sizeof key, "k", i)), 1);
     }
-    bk_filter_stats st;
     bk_stats(f, &st);
-    ck_assert_uint_eq(st.keys, 10000);
-    ck_assert_uint_eq(st.set_bits, 10000);
+    ck_assert_uint_eq(st.keys, stored - taken);
+    ck_assert_uint_eq(st.set_bits, stored - taken);
     uint64_t absent = 0, removed = 0;
     for (uint64_t i = 0; i < 20000; i++) {
         char key[32];
@@ -253,8 +265,9 @@ START_TEST(removal_is_exact_for_added_keys_and_hazardous_for_others)
     }
     fprintf(stderr,
             "[cuckoo hazard] %llu never-added keys read present and were removed: %llu added "
-            "keys lost\n",
-            (unsigned long long)removed, (unsigned long long)lost);
+            "keys lost (saturated, unchanged: %llu adds, %llu removes)\n",
+            (unsigned long long)removed, (unsigned long long)lost,
+            (unsigned long long)(20000 - stored), (unsigned long long)(10000 - taken));
     ck_assert_uint_gt(removed, 0);
     ck_assert_uint_gt(lost, 0);
     ck_assert_uint_le(lost, removed);
