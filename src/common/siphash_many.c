@@ -343,29 +343,17 @@ lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_
     lane_store(4 * sets, h1, h2, at, out);
 }
 
-AVX2 static void avx2_sip24(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
-                            const size_t *at, uint64_t (*out)[2])
-{
-    lanes4(key, 2, 4, 2, p, len, at, out);
-}
-
-AVX2 static void avx2_sip13(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
-                            const size_t *at, uint64_t (*out)[2])
-{
-    lanes4(key, 1, 3, 2, p, len, at, out);
-}
-
-AVX2 static void avx2_sip24_one(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
-                                const size_t *at, uint64_t (*out)[2])
-{
-    lanes4(key, 2, 4, 1, p, len, at, out);
-}
-
-AVX2 static void avx2_sip13_one(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,
-                                const size_t *at, uint64_t (*out)[2])
-{
-    lanes4(key, 1, 3, 1, p, len, at, out);
-}
+/* One lanes_fn per round count and set count, so that each unrolls. */
+#define AVX2_LANES(name, c, d, sets)                                                               \
+    AVX2 static void name(const bk_sipkey *key, const uint8_t *const *p, const size_t *len,        \
+                          const size_t *at, uint64_t(*out)[2])                                     \
+    {                                                                                              \
+        lanes4(key, c, d, sets, p, len, at, out);                                                  \
+    }
+AVX2_LANES(avx2_sip24, 2, 4, 2)
+AVX2_LANES(avx2_sip13, 1, 3, 2)
+AVX2_LANES(avx2_sip24_one, 2, 4, 1)
+AVX2_LANES(avx2_sip13_one, 1, 3, 1)
 
 /* --- every path: keys grouped by length ---------------------------------- */
 
