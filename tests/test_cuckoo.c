@@ -352,11 +352,25 @@ START_TEST(tables_are_deterministic_and_lines_hold_whole_buckets)
                 ck_assert_uint_eq(ck_bit(&s, i, 0) / 512,
                                   (ck_bit(&s, i, bk - 1) + fbits - 1) / 512);
             ck_assert_uint_eq(ck_bytes(&s), s.buckets / s.per_line * 64);
-            /* the other bucket's other bucket is the bucket */
+            /* the other bucket's other bucket is the bucket, and never the
+             * bucket itself (a key always has 2b slots) */
+            ck_assert_uint_eq(s.buckets % 2, 0);
             for (uint64_t i = 0; i < 200; i++)
-                for (unsigned fp = 1; fp < 50 && fp < (UINT64_C(1) << fbits) - 1; fp += 7)
+                for (unsigned fp = 1; fp < 50 && fp < (UINT64_C(1) << fbits) - 1; fp += 7) {
+                    ck_assert_uint_ne(ck_other(&s, i, fp), i);
                     ck_assert_uint_eq(ck_other(&s, ck_other(&s, i, fp), fp), i);
+                }
         }
+    for (unsigned cap = 1; cap <= 64; cap++) { /* packed tables too, of any size */
+        bk_config c;
+        char text[128];
+        snprintf(text, sizeof text, "variant=cuckoo capacity=%u bucket=%u", cap, cap % 8 + 1);
+        ck_assert_int_eq(bk_config_parse(&c, text, NULL, 0), BK_OK);
+        ck_shape s;
+        ck_assert_int_eq(ck_shape_of(&c, &s), BK_OK);
+        ck_assert_uint_eq(s.buckets % 2, 0);
+        ck_assert_uint_ne(ck_other(&s, cap % s.buckets, cap), cap % s.buckets);
+    }
 }
 END_TEST
 

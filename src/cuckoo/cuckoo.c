@@ -26,8 +26,8 @@
  *  - Removing a key never added finds a fingerprint only by a false
  *    positive, and then takes another key's copy (as with counting):
  *    remove only keys you added.
- *  - A key whose two buckets hold its fingerprint in every slot (2b copies,
- *    b when its buckets are one) is saturated and sticky, as a counting
+ *  - A key whose two buckets hold its fingerprint in every slot (2b copies;
+ *    the buckets always differ, table.h) is saturated and sticky, as a counting
  *    filter's counter at 15: adding it again changes nothing (0), removing
  *    it changes nothing (BK_OK), so it stays present and no count of
  *    copies can run out under it. Relocations cannot move such copies (each

@@ -37,6 +37,11 @@ static const double load_reached[CK_BUCKET_MAX + 1] = {0,    0.49, 0.85,  0.93, 
  * of them cannot be placed. An automatic f is long enough that the table
  * expects fewer than this many such overloaded pairs at its capacity. */
 #define OVERLOAD_MAX 1e-3
+/* Keys that share both buckets need a slot each too, whatever their
+ * fingerprints: a small table has few pairs of buckets, and is given enough
+ * of them that the chance of more than 2b keys in one, at its capacity, is
+ * below this. */
+#define PAIR_OVERLOAD_MAX 1e-7
 
 /* The load a table of b-slot buckets is sized for. */
 static double design_load(unsigned b)
@@ -44,30 +49,47 @@ static double design_load(unsigned b)
     return load_reached[b] * LOAD_MARGIN;
 }
 
-/* Buckets for `capacity` keys in b-slot buckets: at the design load, and
- * sqrt(capacity) / b more, a share that matters only to small tables,
- * whose loads vary most (without it one table for 10 keys in 300 fails
- * before its tenth). */
+/* P(X > k) for X ~ Poisson(lambda), summed term by term above k (the tail
+ * is far below 1 wherever it is asked: no cancellation). */
+static double poisson_above(double lambda, unsigned k)
+{
+    double term = exp(-lambda), tail = 0.0;
+    for (unsigned j = 1; j <= k + 64; j++) {
+        term *= lambda / j;
+        if (j > k)
+            tail += term;
+    }
+    return tail;
+}
+
+/* The chance that one of `pairs` equally likely pairs, given `keys` keys,
+ * gets more than `slots` of them (a union bound). */
+static double overloaded(double pairs, double keys, unsigned slots)
+{
+    return pairs * poisson_above(keys / pairs, slots);
+}
+
+/* Buckets for `capacity` keys in b-slot buckets, an even number (ck_other
+ * pairs even buckets with odd ones): at the design load, and sqrt(capacity)
+ * / b more, a share that matters only to small tables, whose loads vary
+ * most; and enough that no pair of buckets (N^2 / 4 of them) is likely to
+ * be given more keys than its 2b slots. Without the last, one table in
+ * 10^4 sized for 10 to 40 keys was full before its capacity. */
 static double buckets_for(uint64_t capacity, unsigned b)
 {
-    return ceil((double)capacity / (b * design_load(b))) + ceil(sqrt((double)capacity) / b);
+    double n = ceil((double)capacity / (b * design_load(b))) + ceil(sqrt((double)capacity) / b);
+    n += fmod(n, 2.0);
+    while (overloaded(n * n / 4, (double)capacity, 2 * b) > PAIR_OVERLOAD_MAX)
+        n = 2 * ceil(n * 0.55); /* 10% more, even */
+    return n;
 }
 
 /* The pairs of buckets and fingerprint that a table of n buckets of b
- * slots, f-bit fingerprints, at its design load, expects to be given more
- * than 2b keys: there are n (2^f - 1) / 2 of them, each holding
- * Poisson(2 b a / (2^f - 1)) keys. */
-static double overloaded(unsigned f, unsigned b, double n)
+ * slots, f-bit fingerprints, at its design load (n b a keys), expects to be
+ * given more than 2b keys: there are n (2^f - 1) / 2 of them. */
+static double fingerprints_overloaded(unsigned f, unsigned b, double n)
 {
-    const double pairs = n * (ldexp(1.0, (int)f) - 1.0) / 2.0;
-    const double lambda = 2.0 * b * design_load(b) / (ldexp(1.0, (int)f) - 1.0);
-    double term = exp(-lambda), tail = 0.0;
-    for (unsigned j = 1; j <= 2 * b + 12; j++) {
-        term *= lambda / j;
-        if (j > 2 * b)
-            tail += term;
-    }
-    return pairs * tail;
+    return overloaded(n * (ldexp(1.0, (int)f) - 1.0) / 2.0, n * b * design_load(b), 2 * b);
 }
 
 double ck_rate(unsigned f, double load)
@@ -87,7 +109,8 @@ static unsigned bits_for(unsigned b, double fpr, uint64_t capacity)
         f++;
     if (f > CK_FINGERPRINT_MAX)
         return 0;
-    while (f < CK_FINGERPRINT_MAX && overloaded(f, b, buckets_for(capacity, b)) > OVERLOAD_MAX)
+    while (f < CK_FINGERPRINT_MAX &&
+           fingerprints_overloaded(f, b, buckets_for(capacity, b)) > OVERLOAD_MAX)
         f++;
     return f;
 }
@@ -130,9 +153,12 @@ int ck_shape_of(const bk_config *cfg, ck_shape *out)
         return bk_fail(BK_ERANGE, "cuckoo: %.0f buckets of %u are more than %llu cells", n, out->b,
                        (unsigned long long)BK_BITS_MAX);
     out->per_line = c.layout == BK_LAYOUT_BLOCKED ? BK_BLOCK_BYTES * 8 / (out->b * out->f) : 0;
-    /* blocked: whole lines (their buckets are there anyway) */
-    out->buckets = out->per_line ? ((uint64_t)n + out->per_line - 1) / out->per_line * out->per_line
-                                 : (uint64_t)n;
+    /* blocked: whole lines (their buckets are there anyway), an even number
+     * of buckets */
+    const uint64_t unit = !out->per_line      ? 2
+                          : out->per_line % 2 ? 2 * out->per_line
+                                              : out->per_line;
+    out->buckets = ((uint64_t)n + unit - 1) / unit * unit;
     return BK_OK;
 }
 

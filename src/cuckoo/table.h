@@ -68,13 +68,15 @@ static inline unsigned ck_fingerprint_of(const ck_shape *s, const bk_hash *h)
 
 /* The other bucket of fingerprint fp in bucket i: (H(fp) - i) mod N, so
  * that the other bucket of the other bucket is i again (the partial-key
- * cuckoo hashing of Fan et al., for any N rather than a power of two). */
+ * cuckoo hashing of Fan et al., for any even N rather than a power of two).
+ * H(fp) is odd and N even, so the two buckets differ in parity and are
+ * never one: every key has 2b slots. */
 static inline uint64_t ck_other(const ck_shape *s, uint64_t i, unsigned fp)
 {
     uint64_t x = fp * UINT64_C(0x9e3779b97f4a7c15); /* splitmix64's finaliser */
     x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    const uint64_t hf = bk_reduce(x ^ (x >> 31), s->buckets);
+    const uint64_t hf = bk_reduce(x ^ (x >> 31), s->buckets) | 1;
     return hf >= i ? hf - i : hf + s->buckets - i;
 }
 
