@@ -207,7 +207,7 @@ static int block_contains(const bk_std_slice *s, const bk_hash *h)
 static int block_add(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
     bk_word *words = block_of(s, h);
-    uint16_t clear[BK_BLOCK_BYTES * 8]; /* k <= the block's bits */
+    uint16_t clear[BK_K_MAX]; /* any k a file may hold (k > 512 repeats bits) */
     unsigned nclear = 0;
     uint64_t x = h->h2;
     for (unsigned i = 0; i < s->shape.k; i++) {
