@@ -151,6 +151,26 @@ START_TEST(counting_blocked_removes_exactly)
 }
 END_TEST
 
+/* More probes than a block has bits (k pinned with m: a block's bits are
+ * probed again) still add, answer and count as one key each, singly and in
+ * batches. */
+START_TEST(more_probes_than_a_block_has_bits)
+{
+    bk_filter *f = tu_holding("variant=standard layout=blocked bits=4096 hashes=1000 capacity=8",
+                              "many", 0, 4);
+    ck_assert_uint_eq(tu_count_present(f, "many", 0, 4), 4);
+    const void *keys[] = {"batch-a", "batch-b"};
+    const size_t lens[] = {7, 7};
+    int res[2];
+    ck_assert_int_eq(bk_add_batch(f, keys, lens, 2, res), BK_OK);
+    ck_assert_int_eq(bk_contains(f, "batch-b", 7), 1);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_uint_eq(st.keys, 4 + (uint64_t)res[0] + (uint64_t)res[1]);
+    bk_free(f);
+}
+END_TEST
+
 /* Files keep the layout (header byte 18 = 1) and every answer, through load
  * and both mappings; the layout shows in the config read back. */
 START_TEST(files_keep_the_layout)
@@ -219,6 +239,7 @@ Suite *blocked_suite(void)
     tcase_add_test(tc, sizing_accounts_for_blocks);
     tcase_add_test(tc, measured_rate_matches_the_model);
     tcase_add_test(tc, counting_blocked_removes_exactly);
+    tcase_add_test(tc, more_probes_than_a_block_has_bits);
     tcase_add_test(tc, files_keep_the_layout);
     tcase_add_test(tc, config_names_the_layout);
     return s;
