@@ -109,8 +109,8 @@ static unsigned bits_for(unsigned b, double fpr, uint64_t capacity)
         f++;
     if (f > CK_FINGERPRINT_MAX)
         return 0;
-    while (f < CK_FINGERPRINT_MAX &&
-           fingerprints_overloaded(f, b, buckets_for(capacity, b)) > OVERLOAD_MAX)
+    const double n = buckets_for(capacity, b); /* the same for every f */
+    while (f < CK_FINGERPRINT_MAX && fingerprints_overloaded(f, b, n) > OVERLOAD_MAX)
         f++;
     return f;
 }
