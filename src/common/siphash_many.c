@@ -300,7 +300,10 @@ AVX2 static inline __attribute__((always_inline)) void digest4(const sip4 *s, ui
  * blends, cost more on the CPUs measured: docs/performance.md), the two
  * sets' rounds side by side (independent chains, so that one set's
  * latency hides under the other's work); only the words some lanes lack
- * are gathered under a mask. */
+ * are gathered under a mask. The loops over sets and words are unrolled
+ * (the pragmas) so that the states stay in registers: gcc otherwise kept
+ * them in memory, an absorb's loads and stores on the rounds' path (25.6 ->
+ * 22.0 ns a key, 256 URLs in cache, best of 8 alternating runs). */
 AVX2 static inline __attribute__((always_inline)) void
 lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_t *const *p,
        const size_t *len, const size_t *at, uint64_t (*out)[2])
@@ -308,6 +311,7 @@ lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_
     lane_keys k[2];
     sip4 s[2];
     uint64_t least = UINT64_MAX, j = 0;
+#pragma GCC unroll 2
     for (unsigned g = 0; g < sets; g++) {
         lane_prep(&k[g], 4, p + (size_t)4 * g, len + (size_t)4 * g);
         s[g].v0 = _mm256_set1_epi64x((long long)(key->k0 ^ BK_SIP_C0));
@@ -319,23 +323,29 @@ lanes4(const bk_sipkey *key, unsigned c, unsigned d, unsigned sets, const uint8_
     }
     for (; j + 2 <= least; j += 2) {
         __m256i m[2][2];
+#pragma GCC unroll 2
         for (unsigned g = 0; g < sets; g++)
             words2(p + (size_t)4 * g, j, m[g]);
+#pragma GCC unroll 2
         for (unsigned w = 0; w < 2; w++)
+#pragma GCC unroll 2
             for (unsigned g = 0; g < sets; g++)
                 absorb4(c, m[g][w], &s[g]);
     }
     uint64_t h1[8], h2[8];
+#pragma GCC unroll 2
     for (unsigned g = 0; g < sets; g++) {
         rest4(c, &k[g], j, &s[g]);
         absorb4(c, _mm256_loadu_si256((const __m256i *)(const void *)k[g].last), &s[g]);
         s[g].v2 = _mm256_xor_si256(s[g].v2, _mm256_set1_epi64x(BK_SIP_128_INIT));
     }
+#pragma GCC unroll 2
     for (unsigned g = 0; g < sets; g++) {
         rounds4(d, &s[g].v0, &s[g].v1, &s[g].v2, &s[g].v3);
         digest4(&s[g], h1 + (size_t)4 * g);
         s[g].v1 = _mm256_xor_si256(s[g].v1, _mm256_set1_epi64x(BK_SIP_128_SECOND));
     }
+#pragma GCC unroll 2
     for (unsigned g = 0; g < sets; g++) {
         rounds4(d, &s[g].v0, &s[g].v1, &s[g].v2, &s[g].v3);
         digest4(&s[g], h2 + (size_t)4 * g);
