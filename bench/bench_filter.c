@@ -15,8 +15,10 @@
  *   --variant  only that variant's rows; --table-only: no huge-page or thread
  *            sections (for n = 10^8: make bench BENCH_KEYS=100000000
  *            BENCH_ARGS="--variant standard --table-only")
- *   --path-row  one line: the blocked standard filter's batch figures on the
- *            multi-key hash path BLOOMKIT_SIMD names, against the scalar hash
+ *   --path-row  two lines: the blocked standard filter's batch figures on the
+ *            multi-key hash path BLOOMKIT_SIMD names, against the scalar hash;
+ *            then that path's hash alone and the reference loop with it (no
+ *            library around the hash), what bounds the first line
  *   --sweep  ns per operation for n = 10^4 .. sweep-max (default 10^8), one
  *            line per n and peer, to FILE (bench/plot.gp draws it)
  *
@@ -44,6 +46,8 @@
 
 #include "keys.h"
 #include "textbook_siphash.h"
+/* the multi-key SipHash, for the path row's reference (internal) */
+#include "../src/common/siphash.h"
 
 enum { OP_ADD, OP_PRESENT, OP_ABSENT, NOPS };
 enum { SINGLE, BATCH, NMODES };
@@ -384,6 +388,52 @@ static inline uint64_t *ref_line(uint64_t *mem, size_t lines, uint64_t h1)
     return mem + (size_t)(((ref_u128)h1 * lines) >> 64) * 8;
 }
 
+/* The next probe of a key's line (bloomkit's blocked probes: the top 9
+ * bits of an LCG on the second hash word) as word << 6 | bit. */
+static inline unsigned ref_probe(uint64_t *x)
+{
+    const unsigned bit = (unsigned)(*x >> 55);
+    *x = *x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    return (bit & ~63u) | ((bit & 63) ^ 7);
+}
+
+/* Key h's work in its line in mode (REF_*): 1 when found (lookups) or new
+ * (adds). */
+static inline int ref_key(uint64_t *line, const uint64_t h[2], unsigned k, int mode)
+{
+    uint64_t x = h[1];
+    if (mode == REF_PRESENT || mode == REF_ABSENT) {
+        /* two probes a branch, leaving at the first pair with a clear bit
+         * (an absent key mostly stops after one) */
+        unsigned q = 0;
+        for (; q + 1 < k; q += 2) {
+            const unsigned a = ref_probe(&x), b = ref_probe(&x);
+            if (!((line[a >> 6] >> (a & 63)) & (line[b >> 6] >> (b & 63)) & 1))
+                return 0;
+        }
+        const unsigned a = ref_probe(&x);
+        return q == k || (int)(line[a >> 6] >> (a & 63) & 1);
+    }
+    uint64_t want[8] = {0};
+    for (unsigned q = 0; q < k; q++) {
+        const unsigned p = ref_probe(&x);
+        want[p >> 6] |= UINT64_C(1) << (p & 63);
+    }
+    /* no branch on the bits: words with a clear bit as a mask */
+    unsigned todo = 0;
+    for (unsigned w = 0; w < 8; w++)
+        todo |= (unsigned)((want[w] & ~line[w]) != 0) << w;
+    if (mode == REF_ADD_PLAIN) {
+        for (unsigned w = 0; w < 8; w++)
+            line[w] |= want[w];
+    } else {
+        for (unsigned left = todo; left; left &= left - 1)
+            __atomic_fetch_or(&line[__builtin_ctz(left)], want[__builtin_ctz(left)],
+                              __ATOMIC_SEQ_CST);
+    }
+    return todo != 0;
+}
+
 /* ns per key over ks in mode (REF_*); *hits counts keys found or new. */
 static double ref_loop(const keyset *ks, uint64_t *mem, size_t lines, unsigned k, int mode,
                        int xxh3, int sodium, size_t *hits)
@@ -403,46 +453,68 @@ static double ref_loop(const keyset *ks, uint64_t *mem, size_t lines, unsigned k
             __builtin_prefetch(ref_line(mem, lines, h[0]), 1, 0);
         }
         const uint64_t *h = ring[i % (REF_AHEAD + 1)];
-        uint64_t *line = ref_line(mem, lines, h[0]), want[8] = {0}, x = h[1];
-        for (unsigned q = 0; q < k; q++) {
-            const unsigned bit = (unsigned)(x >> 55);
-            x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-            want[bit >> 6] |= UINT64_C(1) << ((bit & 63) ^ 7);
-        }
-        /* no branch on the bits (a mispredicted branch per key would
-         * cost more than the probing): words with a clear bit as a mask */
-        unsigned todo = 0;
-        for (unsigned w = 0; w < 8; w++)
-            todo |= (unsigned)((want[w] & ~line[w]) != 0) << w;
-        if (mode == REF_ADD_PLAIN) {
-            for (unsigned w = 0; w < 8; w++)
-                line[w] |= want[w];
-        } else if (mode == REF_ADD_LOCKED) {
-            for (unsigned left = todo; left; left &= left - 1)
-                __atomic_fetch_or(&line[__builtin_ctz(left)], want[__builtin_ctz(left)],
-                                  __ATOMIC_SEQ_CST);
-        }
-        found += (size_t)(mode == REF_PRESENT || mode == REF_ABSENT ? !todo : todo != 0);
+        found += (size_t)ref_key(ref_line(mem, lines, h[0]), h, k, mode);
     }
     *hits = found;
     return (now_ns() - t) / (double)n;
 }
 
-/* The reference loop's four figures for one hash, on memory of the blocked
- * filter's size (zeroed before each add). */
+/* ref_loop with the multi-key SipHash-2-4 of the path this process takes
+ * (bloomkit's bk_sip_128_many, the one piece of bloomkit in it): BATCH_KEYS
+ * keys hashed at once, then probed in order, REF_AHEAD lines prefetched
+ * ahead. What a batch call can reach on this path with this layout: a
+ * target below it is beyond the hash and the memory, not the library. With
+ * mem NULL, the keys are hashed and nothing else. */
+static double ref_loop_many(const keyset *ks, uint64_t *mem, size_t lines, unsigned k, int mode,
+                            size_t *hits)
+{
+    const bk_sipkey key = bk_sipkey_from_bytes(floor_key);
+    const void *kp[BATCH_KEYS];
+    size_t kl[BATCH_KEYS], found = 0;
+    uint64_t h[BATCH_KEYS][2], sum = 0;
+    const double t = now_ns();
+    for (size_t at = 0; at < ks->n; at += BATCH_KEYS) {
+        const size_t g = ks->n - at < BATCH_KEYS ? ks->n - at : BATCH_KEYS;
+        for (size_t i = 0; i < g; i++) {
+            kp[i] = key_at(ks, at + i);
+            kl[i] = key_len(ks, at + i);
+        }
+        bk_sip_128_many(&key, 2, kp, kl, g, h);
+        if (!mem) {
+            sum += h[0][0] ^ h[g - 1][1];
+            continue;
+        }
+        for (size_t i = 0; i < g && i < REF_AHEAD; i++)
+            __builtin_prefetch(ref_line(mem, lines, h[i][0]), 1, 0);
+        for (size_t i = 0; i < g; i++) {
+            if (i + REF_AHEAD < g)
+                __builtin_prefetch(ref_line(mem, lines, h[i + REF_AHEAD][0]), 1, 0);
+            found += (size_t)ref_key(ref_line(mem, lines, h[i][0]), h[i], k, mode);
+        }
+    }
+    floor_sink = sum;
+    *hits = found;
+    return (now_ns() - t) / (double)ks->n;
+}
+
+/* The reference loop's four figures for one hash (many: the multi-key
+ * SipHash of ref_loop_many), on memory of the blocked filter's size (zeroed
+ * before each add). */
 static void measure_ref(const workload *w, uint64_t *mem, size_t lines, int xxh3, int sodium,
-                        double out[NOPS + 1])
+                        int many, double out[NOPS + 1])
 {
     const unsigned k = (unsigned)lround(-log2(w->p)); /* about bloomkit's blocked k */
-    size_t hits;
-    memset(mem, 0, lines * 64);
-    out[0] = ref_loop(&w->in, mem, lines, k, REF_ADD_PLAIN, xxh3, sodium, &hits);
-    memset(mem, 0, lines * 64);
-    out[1] = ref_loop(&w->in, mem, lines, k, REF_ADD_LOCKED, xxh3, sodium, &hits);
-    out[2] = ref_loop(&w->present, mem, lines, k, REF_PRESENT, xxh3, sodium, &hits);
-    if (hits != w->present.n)
-        fprintf(stderr, "bench: the reference loop lost a key\n");
-    out[3] = ref_loop(&w->absent, mem, lines, k, REF_ABSENT, xxh3, sodium, &hits);
+    static const int modes[NOPS + 1] = {REF_ADD_PLAIN, REF_ADD_LOCKED, REF_PRESENT, REF_ABSENT};
+    for (int i = 0; i <= NOPS; i++) {
+        const keyset *ks = i < 2 ? &w->in : i == 2 ? &w->present : &w->absent;
+        size_t hits;
+        if (i < 2)
+            memset(mem, 0, lines * 64);
+        out[i] = many ? ref_loop_many(ks, mem, lines, k, modes[i], &hits)
+                      : ref_loop(ks, mem, lines, k, modes[i], xxh3, sodium, &hits);
+        if (i == 2 && hits != w->present.n)
+            fprintf(stderr, "bench: the reference loop lost a key\n");
+    }
 }
 
 /* Memory for the floors on huge pages where the system gives them, as
@@ -457,6 +529,20 @@ static uint64_t *floor_alloc(size_t bytes)
     if (mem)
         (void)madvise(mem, size, MADV_HUGEPAGE); /* advice only */
 #endif
+    return mem;
+}
+
+/* The reference loop's memory: a blocked filter's (about 1.15 times the
+ * classic size at these rates, as bloomkit sizes it), in *lines lines. */
+static uint64_t *ref_alloc(const workload *w, size_t *lines)
+{
+    const double bits = -(double)w->in.n * log(w->p) / (log(2) * log(2));
+    *lines = (size_t)(bits * 1.15 / 512) + 1;
+    uint64_t *mem = floor_alloc(*lines * 64);
+    if (!mem) {
+        fprintf(stderr, "bench: out of memory for the reference loop\n");
+        exit(1);
+    }
     return mem;
 }
 
@@ -488,17 +574,11 @@ static floors measure_floors(const workload *w)
     f.read = touch_lines(mem, lines, w->in.n, 0);
     f.bytes = (double)lines * 64;
     free(mem);
-    /* the reference loop on a blocked filter's memory (about 1.15 times
-     * the classic size at these rates, as bloomkit sizes it) */
-    const size_t blines = (size_t)(bits * 1.15 / 512) + 1;
-    uint64_t *bmem = floor_alloc(blines * 64);
-    if (!bmem) {
-        fprintf(stderr, "bench: out of memory for the reference loop\n");
-        exit(1);
-    }
+    size_t blines;
+    uint64_t *bmem = ref_alloc(w, &blines);
     const int sodium = strcmp(f.hash_by, "libsodium") == 0;
-    measure_ref(w, bmem, blines, 0, sodium, f.ref[0]);
-    measure_ref(w, bmem, blines, 1, sodium, f.ref[1]);
+    measure_ref(w, bmem, blines, 0, sodium, 0, f.ref[0]);
+    measure_ref(w, bmem, blines, 1, sodium, 0, f.ref[1]);
     free(bmem);
     return f;
 }
@@ -566,6 +646,19 @@ static int print_path_row(const workload *w, const char *asked)
            "SipHash-2-4 alone (%.1f ns a key)\n",
            path, w->in.n, r.ns[OP_ADD], r.ns[OP_ADD] / hash, r.ns[OP_PRESENT],
            r.ns[OP_PRESENT] / hash, r.ns[OP_ABSENT], r.ns[OP_ABSENT] / hash, hash);
+    /* the same work with no library around this path's hash: what bounds
+     * the row above */
+    size_t lines, hits;
+    uint64_t *mem = ref_alloc(w, &lines);
+    const double many = ref_loop_many(&w->in, NULL, 0, 0, REF_PRESENT, &hits);
+    double ref[NOPS + 1];
+    measure_ref(w, mem, lines, 0, 0, 1, ref);
+    free(mem);
+    printf("path %-7s its multi-key hash alone %.1f ns = %.2fx; the reference loop with it: add "
+           "%.1f (plain) / %.1f (locked) = %.2fx / %.2fx, lookup present %.1f = %.2fx, absent "
+           "%.1f = %.2fx the scalar hash\n",
+           path, many, many / hash, ref[0], ref[1], ref[0] / hash, ref[1] / hash, ref[2],
+           ref[2] / hash, ref[3], ref[3] / hash);
     return 0;
 }
 
