@@ -37,7 +37,7 @@
  * buffers and are still cached when used. A key needs one line per blocked
  * slice and k per classic slice; the pipeline keeps about
  * BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
-#define BK_LINES_IN_FLIGHT 48
+#define BK_LINES_IN_FLIGHT 24
 #define BK_AHEAD_MAX       16
 
 /* Keys hashed, then applied, per round of a multi-threaded add: the digests
