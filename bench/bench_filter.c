@@ -532,12 +532,17 @@ static uint64_t *floor_alloc(size_t bytes)
     return mem;
 }
 
+/* A standard filter's bits for w: m = -n ln p / ln^2 2. */
+static double classic_bits(const workload *w)
+{
+    return -(double)w->in.n * log(w->p) / (log(2) * log(2));
+}
+
 /* The reference loop's memory: a blocked filter's (about 1.15 times the
  * classic size at these rates, as bloomkit sizes it), in *lines lines. */
 static uint64_t *ref_alloc(const workload *w, size_t *lines)
 {
-    const double bits = -(double)w->in.n * log(w->p) / (log(2) * log(2));
-    *lines = (size_t)(bits * 1.15 / 512) + 1;
+    *lines = (size_t)(classic_bits(w) * 1.15 / 512) + 1;
     uint64_t *mem = floor_alloc(*lines * 64);
     if (!mem) {
         fprintf(stderr, "bench: out of memory for the reference loop\n");
@@ -561,9 +566,8 @@ static floors measure_floors(const workload *w)
     }
 #endif
     f.xxh3 = hash_all(&w->in, 1, 0);
-    /* a blocked standard filter's size: m = -n ln p / ln^2 2, in lines */
-    const double bits = -(double)w->in.n * log(w->p) / (log(2) * log(2));
-    const size_t lines = (size_t)(bits / 512) + 1;
+    /* a standard filter's size, in lines */
+    const size_t lines = (size_t)(classic_bits(w) / 512) + 1;
     uint64_t *mem = floor_alloc(lines * 64);
     if (!mem) {
         fprintf(stderr, "bench: out of memory for the memory floor\n");
