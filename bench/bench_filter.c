@@ -532,6 +532,24 @@ static uint64_t *floor_alloc(size_t bytes)
     return mem;
 }
 
+/* The floor of the SipHash rows: the keys hashed one at a time by the
+ * faster of the textbook code and libsodium (when built); *by names it. */
+static double scalar_hash(const workload *w, const char **by)
+{
+    double ns = hash_all(&w->in, 0, 0);
+    *by = "textbook";
+#ifdef HAVE_SODIUM
+    if (sodium_init() >= 0) {
+        const double so = hash_all(&w->in, 0, 1);
+        if (so < ns) {
+            ns = so;
+            *by = "libsodium";
+        }
+    }
+#endif
+    return ns;
+}
+
 /* A standard filter's bits for w: m = -n ln p / ln^2 2. */
 static double classic_bits(const workload *w)
 {
@@ -555,16 +573,7 @@ static floors measure_floors(const workload *w)
 {
     floors f = {0, 0, 0, 0, "textbook", 0, {{0}}};
     XXH3_generateSecret(floor_secret, sizeof floor_secret, floor_key, sizeof floor_key);
-    f.hash = hash_all(&w->in, 0, 0);
-#ifdef HAVE_SODIUM
-    if (sodium_init() >= 0) {
-        const double so = hash_all(&w->in, 0, 1);
-        if (so < f.hash) {
-            f.hash = so;
-            f.hash_by = "libsodium";
-        }
-    }
-#endif
+    f.hash = scalar_hash(w, &f.hash_by);
     f.xxh3 = hash_all(&w->in, 1, 0);
     /* a standard filter's size, in lines */
     const size_t lines = (size_t)(classic_bits(w) / 512) + 1;
@@ -637,19 +646,14 @@ static int print_path_row(const workload *w, const char *asked)
         printf("path %-7s not on this CPU (it takes %s): not measured\n", asked, path);
         return 0;
     }
-    double hash = hash_all(&w->in, 0, 0);
-#ifdef HAVE_SODIUM
-    if (sodium_init() >= 0) {
-        const double so = hash_all(&w->in, 0, 1);
-        hash = so < hash ? so : hash;
-    }
-#endif
+    const char *by;
+    const double hash = scalar_hash(w, &by);
     const run r = run_bloomkit("variant=standard layout=blocked hash=siphash24", w, BATCH);
     printf("path %-7s blocked standard batch, n = %zu: add %.1f ns = %.2fx (target <= 0.9x), "
            "lookup present %.1f = %.2fx, absent %.1f = %.2fx (target <= 0.6x) the scalar "
-           "SipHash-2-4 alone (%.1f ns a key)\n",
+           "SipHash-2-4 alone (%s, %.1f ns a key)\n",
            path, w->in.n, r.ns[OP_ADD], r.ns[OP_ADD] / hash, r.ns[OP_PRESENT],
-           r.ns[OP_PRESENT] / hash, r.ns[OP_ABSENT], r.ns[OP_ABSENT] / hash, hash);
+           r.ns[OP_PRESENT] / hash, r.ns[OP_ABSENT], r.ns[OP_ABSENT] / hash, by, hash);
     /* the same work with no library around this path's hash: what bounds
      * the row above */
     size_t lines, hits;
