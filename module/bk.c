@@ -197,13 +197,14 @@ static int at_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     size_t n;
     const char *name = RedisModule_StringPtrLen(argv[2], &n);
     RedisModuleCmdFunc fn = bkm_write_command(name, n);
-    if (RedisModule_StringToLongLong(argv[1], &ms) != REDISMODULE_OK || !fn)
+    if (RedisModule_StringToLongLong(argv[1], &ms) != REDISMODULE_OK || !bkm_time_ok(ms) || !fn)
         return RedisModule_ReplyWithError(ctx, "ERR BK.AT: bad time or not a write command");
     bkm_clock_pin((int64_t)ms);
     bkm_replaying = 1;
     const int rc = fn(ctx, argv + 2, argc - 2);
     bkm_replaying = 0;
     bkm_clock_unpin();
+    bkm_clock_set((int64_t)ms); /* the master's time: a replica's reads act at its latest */
     return rc;
 }
 

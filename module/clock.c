@@ -5,7 +5,10 @@
  * before each command (time.c): the master's own time on a master, the
  * master's time carried by BK.AT on a replica or in an AOF replay, and a
  * payload's save time while it loads. So a replica and a replay act at
- * exactly the times the master did and reach the same bytes.
+ * exactly the times the master did and reach the same bytes. A pin ends
+ * with the clock where it was: one RESTOREd value's time (a host whose
+ * clock ran ahead, or a crafted payload) is that value's alone, never the
+ * time every other window filter of the server acts at.
  */
 #include "clock.h"
 
@@ -21,6 +24,11 @@ static int64_t module_clock(void *ctx)
 {
     (void)ctx;
     return g_now;
+}
+
+int bkm_time_ok(int64_t ms)
+{
+    return ms >= 0 && ms <= BKM_TIME_MAX;
 }
 
 void bkm_clock_init(int64_t now)
@@ -48,7 +56,7 @@ void bkm_clock_unpin(void)
 {
     if (g_pinned) {
         g_pinned = 0;
-        g_now = g_saved > g_now ? g_saved : g_now;
+        g_now = g_saved;
     }
 }
 

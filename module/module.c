@@ -58,6 +58,7 @@ bkm_value *bkm_value_new(bk_filter *f)
     }
     memset(v, 0, sizeof *v);
     v->f = f;
+    v->at = INT64_MIN;
     bkm_sweep_track(v);
     return v;
 }
@@ -65,10 +66,17 @@ bkm_value *bkm_value_new(bk_filter *f)
 void bkm_value_changed(bkm_value *v)
 {
     v->writes++;
+    v->at = INT64_MIN; /* changed at the clock's time */
     if (v->dump) {
         RedisModule_Free(v->dump);
         v->dump = NULL;
     }
+}
+
+int64_t bkm_value_time(const bkm_value *v)
+{
+    const int64_t now = bkm_clock_now();
+    return v->at > now ? v->at : now;
 }
 
 void bkm_value_free(void *value)

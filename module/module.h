@@ -35,6 +35,7 @@ typedef struct bkm_value {
     uint64_t dump_writes; /* writes when it was taken */
     uint64_t keys;        /* a standard filter's keys, once keys_known (BF's capacity check) */
     int keys_known;
+    int64_t at; /* the saved time it was loaded at, until its first change (else INT64_MIN) */
     struct bkm_value *prev, *next; /* window filters: the sweep's list (sweep.c) */
     int tracked;
 } bkm_value;
@@ -48,6 +49,11 @@ bkm_value *bkm_value_new(bk_filter *f);
 void bkm_value_free(void *value);
 /* Forget any dump snapshot: call after every change. */
 void bkm_value_changed(bkm_value *v);
+/* The time v's state is at, for its RDB payload: the clock, or the saved
+ * time v was loaded at when that is later and v has not changed since (a
+ * payload from a clock that ran ahead then saves and loads as the same
+ * value, and moves no other value's time). */
+int64_t bkm_value_time(const bkm_value *v);
 
 /* Open key `name` for a command: *v the filter, or NULL when the key is
  * empty (*key may then be NULL: a missing key opened to read). 0, or -1

@@ -30,6 +30,11 @@ int bkm_image_load(const void *buf, size_t len, int64_t saved_ms, uint64_t max_b
                    bk_filter **out, char *err, size_t errlen)
 {
     *out = NULL;
+    if (!bkm_time_ok(saved_ms)) {
+        snprintf(err, errlen, "saved time %llu ms is outside 1970 .. 9999",
+                 (unsigned long long)saved_ms);
+        return BK_ECORRUPT;
+    }
     const uint64_t slack = (uint64_t)1 << 20; /* the largest header, and then some */
     if (max_bytes < UINT64_MAX - slack && len > max_bytes + slack) {
         snprintf(err, errlen, "an image of %zu bytes is over the module's MAX_BYTES (%llu)", len,

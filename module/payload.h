@@ -23,7 +23,9 @@ int bkm_image(const bk_filter *f, uint8_t **buf, size_t *len);
 
 /* A filter from an image, as the master had it at saved_ms (a window filter
  * is loaded at that time, so that it drops nothing the master still had;
- * time then moves on from the clock). Every check of bk_load_buffer;
+ * time then moves on from the clock, which the load leaves where it was).
+ * A saved_ms outside bkm_time_ok is refused (BK_ECORRUPT). Every check of
+ * bk_load_buffer;
  * with max_bytes (UINT64_MAX: none, for the server's own RDB and AOF)
  * refuses an image over it and a growing filter that could pass it (its
  * max_bytes 0 or larger). BK_OK or a code with detail in err. */

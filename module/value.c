@@ -17,7 +17,7 @@ static void rdb_save(RedisModuleIO *io, void *value)
     uint8_t *buf = NULL;
     size_t len = 0;
     const int rc = bkm_image(v->f, &buf, &len);
-    RedisModule_SaveUnsigned(io, (uint64_t)bkm_clock_now());
+    RedisModule_SaveUnsigned(io, (uint64_t)bkm_value_time(v));
     if (rc != BK_OK) {
         /* only out of memory in the saving child: the payload then loads as
          * refused, and the log says which key */
@@ -59,7 +59,10 @@ static void *rdb_load(RedisModuleIO *io, int encver)
                                (int)(nlen > 200 ? 200 : nlen), kname, err);
         return NULL;
     }
-    return bkm_value_new(f);
+    bkm_value *v = bkm_value_new(f);
+    if (v)
+        v->at = (int64_t)saved; /* its time, not the server's: bkm_value_time */
+    return v;
 }
 
 static void aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
@@ -73,7 +76,9 @@ static void aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
                                bk_strerror(rc));
         return;
     }
-    /* The image in BF.LOADCHUNK pieces, at the time it was taken. */
+    /* The image in BF.LOADCHUNK pieces, at the clock's time: a later time
+     * of the value's own (bkm_value_time) would move the clock of the whole
+     * replay, so such a window filter is re-dated to it instead. */
     const long long now = (long long)bkm_clock_now();
     for (size_t off = 0; off < len;) {
         const size_t n = len - off < BKM_CHUNK ? len - off : BKM_CHUNK;
@@ -101,7 +106,10 @@ static void *copy(RedisModuleString *from, RedisModuleString *to, const void *va
     bk_filter *f;
     if (bk_copy(v->f, &f) != BK_OK)
         return NULL; /* COPY then fails, the source unchanged */
-    return bkm_value_new(f);
+    bkm_value *c = bkm_value_new(f);
+    if (c)
+        c->at = v->at;
+    return c;
 }
 
 int bkm_register_type(RedisModuleCtx *ctx);

@@ -112,13 +112,23 @@ static int64_t span_of(const bk_window *w, int64_t t)
     return t >= 0 ? t / w->span_ms : -((-t + w->span_ms - 1) / w->span_ms);
 }
 
+/* The clock, held within +-2^61 ms (73 million years): a clock set beyond
+ * that acts at its edge, so that no generation it makes, nor one re-dated
+ * to it (at most BK_WINDOW_MAX_LIVE older), falls outside the +-2^62 ms
+ * that check_generations accepts. What a filter saves, it loads. */
+static int64_t clock_ms(void)
+{
+    const int64_t limit = INT64_C(1) << 61, t = bk_now_ms();
+    return t > limit ? limit : t < -limit ? -limit : t;
+}
+
 /* The span the filter is in now: by the later of the clock and the latest
  * time it has seen (so time never runs back here); the clock's own span in
  * *clock. */
 static int64_t current_span(const bk_window *wc, int64_t *clock)
 {
     bk_window *w = (bk_window *)wc;
-    const int64_t now = bk_now_ms();
+    const int64_t now = clock_ms();
     int64_t seen = atomic_load_explicit(&w->latest, memory_order_relaxed);
     while (now > seen && !atomic_compare_exchange_weak_explicit(
                              &w->latest, &seen, now, memory_order_relaxed, memory_order_relaxed))
