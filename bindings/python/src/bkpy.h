@@ -66,8 +66,11 @@ PyObject *bkpy_closed(void);
 int bkpy_errors_init(PyObject *module);
 
 /* keys.c: the bytes of a key (bytes, bytearray, memoryview, str as UTF-8),
- * valid while the GIL is held and *hold lives; *hold is a new reference to
- * release (Py_XDECREF) after use, or NULL. -1 with an exception set. */
+ * valid while *hold lives, the GIL held or not (a bytearray's or a
+ * memoryview's buffer stays exported through *hold: no other thread can
+ * resize or free it meanwhile); *hold is a new reference to release
+ * (Py_XDECREF, with the GIL) after the call, or NULL. -1 with an exception
+ * set. */
 int bkpy_key_slow(PyObject *key, const void **p, size_t *n, PyObject **hold);
 
 static inline int bkpy_key(PyObject *key, const void **p, size_t *n, PyObject **hold)

@@ -1,31 +1,28 @@
 /*
  * keys.c - the keys that are not bytes or str (bkpy.h has those inline):
- * bytearray and memoryview, read in place while the GIL is held; a
- * memoryview that is not contiguous is copied first, as bytes(view) would.
+ * bytearray and memoryview. Their bytes are read in place through a
+ * memoryview of ours (*hold) that keeps the buffer exported until the call
+ * returns: a call may wait for the filter's lock with the GIL released, and
+ * a bytearray cannot be resized (nor its memory freed) while it is exported.
+ * A memoryview that is not contiguous is copied first, as bytes(view) would.
  */
 #include "bkpy.h"
 
 int bkpy_key_slow(PyObject *key, const void **p, size_t *n, PyObject **hold)
 {
     *hold = NULL;
-    if (PyByteArray_Check(key)) {
-        *p = PyByteArray_AS_STRING(key);
-        *n = (size_t)PyByteArray_GET_SIZE(key);
-        return 0;
-    }
-    if (PyMemoryView_Check(key)) {
-        Py_buffer view;
-        if (PyObject_GetBuffer(key, &view, PyBUF_SIMPLE) == 0) {
-            /* the exporter outlives this call and cannot resize while the
-             * GIL is held */
-            *p = view.buf;
-            *n = (size_t)view.len;
-            PyBuffer_Release(&view);
+    if (PyByteArray_Check(key) || PyMemoryView_Check(key)) {
+        PyObject *view = PyMemoryView_FromObject(key); /* a released view: its ValueError */
+        if (!view)
+            return -1;
+        const Py_buffer *b = PyMemoryView_GET_BUFFER(view);
+        if (PyBuffer_IsContiguous(b, 'C')) {
+            *hold = view;
+            *p = b->buf;
+            *n = (size_t)b->len;
             return 0;
         }
-        if (!PyErr_ExceptionMatches(PyExc_BufferError))
-            return -1; /* a released view: its ValueError */
-        PyErr_Clear(); /* not contiguous */
+        Py_DECREF(view);
         PyObject *copy = PyBytes_FromObject(key);
         if (!copy)
             return -1;

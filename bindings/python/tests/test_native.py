@@ -251,6 +251,70 @@ class ThreadTest(unittest.TestCase):
             self.assertEqual(news, [1] * len(keys), variant)
             self.assertEqual(len(f), len(keys), variant)  # each key once
 
+    def test_a_bytearray_key_stays_whole_while_a_call_waits(self):
+        """A one-key call (add, in, remove) with a bytearray or memoryview
+        key may wait for the filter's lock with the GIL released while a
+        batch writes; another thread resizing the bytearray meanwhile must
+        not free the bytes being hashed (it did: a use-after-free, found by
+        ASan in check-python-asan; SIGSEGV in a release build). The key stays
+        exported for the call, so the resize raises BufferError instead."""
+        for variant in ("standard", "counting"):
+            f = BloomFilter(variant=variant, capacity=400000, fpr=0.01)
+            batch = [b"key-%d" % i for i in range(100000)]
+            ba = bytearray(b"k" * 300000)
+            done = threading.Event()
+            seen = {"calls": 0, "refused": 0, "grown": 0}
+            errors = []
+
+            def writer():
+                try:
+                    for _ in range(6):
+                        f.add_many(batch)
+                        if variant == "counting":
+                            f.remove_many(batch)
+                finally:
+                    done.set()
+
+            def single():
+                try:
+                    while not done.is_set():
+                        for part in (None, 1000):
+                            if part is None:
+                                key = ba
+                            else:  # a view of it, released before the next call
+                                key = memoryview(ba)[:part]
+                            f.add(key)
+                            self.assertIn(key, f)
+                            if variant == "counting":
+                                f.remove(key)
+                            if part is not None:
+                                key.release()
+                            del key
+                            seen["calls"] += 1
+                except Exception as e:  # pragma: no cover - the failure reported
+                    errors.append(e)
+
+            def resizer():
+                while not done.is_set():
+                    try:
+                        ba.extend(b"x" * 3000000)
+                        del ba[300000:]
+                        seen["grown"] += 1
+                    except BufferError:  # exported to a call (or our own view) right now
+                        seen["refused"] += 1
+
+            threads = [threading.Thread(target=t) for t in (writer, single, resizer)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(errors, [], variant)
+            self.assertGreater(seen["calls"], 0, variant)
+            self.assertGreater(seen["grown"] + seen["refused"], 0, variant)
+            f.add(ba)
+            self.assertIn(bytes(ba), f, variant)
+            f.close()
+
     def test_whole_filter_calls_wait_for_the_batches(self):
         f = BloomFilter(capacity=500000, fpr=0.001)
         keys = ["k%d" % i for i in range(200000)]
