@@ -839,12 +839,15 @@ BK_API int bk_save_buffer(const bk_filter *f, void *buf, size_t cap, size_t *len
 BK_API int bk_load_buffer(const void *buf, size_t len, bk_filter **out);
 
 /* The whole size of the image (file) that begins with head[0..len), as its
- * fixed header declares it, from the first 128 bytes on: for a reader that
- * receives an image in pieces (the Redis module's BF.LOADCHUNK) and must
- * know when it is whole, and refuse a wrong one early. Only the framing is
- * checked here (magic, version, header size); bk_load_buffer checks the
- * rest. Errors: BK_EINVAL (NULL, or len < 128), BK_ECORRUPT (detail in
- * bk_last_error()). Thread-safe. */
+ * header declares it: for a reader that receives an image in pieces (the
+ * Redis module's BF.LOADCHUNK) and must know when it is whole, and refuse a
+ * wrong one before it takes memory for it. head must hold the whole header
+ * (its first 128 bytes say how long it is: 128 + 72 per slice + the config
+ * text, rounded up to 8), which is checked whole here (checksum, every
+ * field, consistency with the declared size); bk_load_buffer checks the
+ * payloads. Errors: BK_EINVAL (NULL, or fewer bytes than the header: the
+ * detail names its length), BK_ECORRUPT (detail in bk_last_error()).
+ * Thread-safe. */
 BK_API int bk_image_size(const void *head, size_t len, uint64_t *size);
 
 /* One writer at a time. A read-modify-write of a filter file (load or map,

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
-#define KNOWN             "ERROR_RATE, INITIAL_SIZE, EXPANSION, MAX_BYTES, BF_CONFIG, SWEEP_MS"
+#define KNOWN                                                                                      \
+    "ERROR_RATE, INITIAL_SIZE, EXPANSION, MAX_BYTES, BF_CONFIG, SWEEP_MS, LOADS_MAX_BYTES, "       \
+    "LOAD_TIMEOUT_MS"
 
 /* A NUL-terminated copy of a short argument for strto*: refuses NUL bytes,
  * spaces and anything longer than a number can be. */
@@ -97,6 +99,22 @@ static int set_key(bk_config *cfg, const char *key, bkm_arg v, char *err, size_t
     return bk_config_set(cfg, key, buf, err, errlen) == BK_OK ? 0 : -1;
 }
 
+/* A size setting (MAX_BYTES, LOADS_MAX_BYTES): bytes with k, M or G, as
+ * max_bytes in config text takes them; not 0. */
+static int parse_bytes(bkm_arg name, bkm_arg v, uint64_t *out, char *err, size_t errlen)
+{
+    bk_config probe;
+    bk_config_init(&probe);
+    probe.variant = BK_VARIANT_SCALABLE;
+    char why[200];
+    if (set_key(&probe, "max_bytes", v, why, sizeof why) != 0 || probe.max_bytes == 0)
+        return snprintf(err, errlen, "%.*s: a size in bytes, with k, M or G (%s)", (int)name.n,
+                        name.p, probe.max_bytes == 0 ? "0 is no filter at all" : why),
+               -1;
+    *out = probe.max_bytes;
+    return 0;
+}
+
 int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err, size_t errlen)
 {
     s->error_rate = 0.01;
@@ -104,6 +122,8 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
     s->expansion = 2;
     s->max_bytes = DEFAULT_MAX_BYTES;
     s->sweep_ms = 1000;
+    s->loads_max_bytes = 0; /* MAX_BYTES, once it is known */
+    s->load_timeout_ms = 60000;
     bk_config_init(&s->bf_base);
     if (n % 2)
         return snprintf(err, errlen,
@@ -122,20 +142,19 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
         } else if (bkm_arg_is(name, "EXPANSION")) {
             if (bkm_parse_u64(v, &s->expansion) != 0 || s->expansion < 2 || s->expansion > 16)
                 return snprintf(err, errlen, "EXPANSION: an integer in 2 .. 16"), -1;
-        } else if (bkm_arg_is(name, "MAX_BYTES")) {
-            bk_config probe;
-            bk_config_init(&probe);
-            probe.variant = BK_VARIANT_SCALABLE;
-            char why[200];
-            if (set_key(&probe, "max_bytes", v, why, sizeof why) != 0 || probe.max_bytes == 0)
-                return snprintf(err, errlen, "MAX_BYTES: a size in bytes, with k, M or G (%s)",
-                                probe.max_bytes == 0 ? "0 is no filter at all" : why),
-                       -1;
-            s->max_bytes = probe.max_bytes;
+        } else if (bkm_arg_is(name, "MAX_BYTES") || bkm_arg_is(name, "LOADS_MAX_BYTES")) {
+            uint64_t bytes;
+            if (parse_bytes(name, v, &bytes, err, errlen) != 0)
+                return -1;
+            *(bkm_arg_is(name, "MAX_BYTES") ? &s->max_bytes : &s->loads_max_bytes) = bytes;
         } else if (bkm_arg_is(name, "SWEEP_MS")) {
             if (bkm_parse_u64(v, &s->sweep_ms) != 0 || (s->sweep_ms && s->sweep_ms < 10) ||
                 s->sweep_ms > 3600000)
                 return snprintf(err, errlen, "SWEEP_MS: 0 (no sweep) or 10 .. 3600000 ms"), -1;
+        } else if (bkm_arg_is(name, "LOAD_TIMEOUT_MS")) {
+            if (bkm_parse_u64(v, &s->load_timeout_ms) != 0 || s->load_timeout_ms < 100 ||
+                s->load_timeout_ms > 86400000)
+                return snprintf(err, errlen, "LOAD_TIMEOUT_MS: 100 .. 86400000 ms"), -1;
         } else if (bkm_arg_is(name, "BF_CONFIG")) {
             char text[1024], why[200];
             if (v.n >= sizeof text || memchr(v.p, '\0', v.n))
@@ -153,6 +172,8 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
                    -1;
         }
     }
+    if (s->loads_max_bytes == 0)
+        s->loads_max_bytes = s->max_bytes;
     return 0;
 }
 

@@ -26,6 +26,8 @@ typedef struct bkm_settings {
     uint64_t max_bytes; /* MAX_BYTES: the most one filter may hold (512M) */
     bk_config bf_base;  /* BF_CONFIG: config text under BF-made filters ("") */
     uint64_t sweep_ms;  /* SWEEP_MS: window filters' sweep period, 0 = none (1000) */
+    uint64_t loads_max_bytes; /* LOADS_MAX_BYTES: unfinished BF.LOADCHUNKs together (MAX_BYTES) */
+    uint64_t load_timeout_ms; /* LOAD_TIMEOUT_MS: an unfinished load idle this long goes (60000) */
 } bkm_settings;
 
 /* Defaults, then the NAME VALUE pairs of args[0..n). 0, or -1 with a message

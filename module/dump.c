@@ -9,11 +9,17 @@
  * hand out a mix of two states.
  *
  * LOADCHUNK key iter data takes the chunks in order: the first (iterator =
- * its length) must hold the image's 128-byte header, which says the whole
- * size; the filter is made, with every check of bk_load_buffer, when the
- * last byte arrives, and only then does the key exist. Loads in progress
- * live in the module's memory, not in the keyspace (at most MAX_LOADS at
- * once: the oldest is dropped for a new one); they are not saved, so a
+ * its length) must hold the image's whole header, which is checked whole
+ * (checksum included) before anything is kept, and says the image's size:
+ * an image over MAX_BYTES or over maxmemory's headroom is refused then. The
+ * filter is made, with every check of bk_load_buffer, when the last byte
+ * arrives, and only then does the key exist. Loads in progress live in the
+ * module's memory, not in the keyspace, and hold what has arrived (their
+ * buffers grow with the chunks), all of them together at most
+ * LOADS_MAX_BYTES; at most MAX_LOADS at once (the oldest is dropped for a
+ * new one). An unfinished load is freed when it is abandoned: idle for
+ * LOAD_TIMEOUT_MS, its database flushed, a new first chunk for its key, or
+ * its key made meanwhile by another command. They are not saved, so a
  * restart in the middle means starting again. A finished load reaches
  * replicas and the AOF as the whole image, in chunks, in one transaction.
  */
@@ -32,20 +38,33 @@ typedef struct pending {
     int db;
     char *name; /* key name (bkm_alloc) */
     size_t name_len;
-    uint8_t *buf;
-    size_t total, filled;
-    uint64_t started; /* load order, for dropping the oldest */
+    uint8_t *buf;                /* cap bytes, filled of them received */
+    size_t total, filled, cap;   /* the image's size; received; held */
+    uint64_t started;            /* load order, for dropping the oldest */
+    long long last_ms;           /* when its last chunk arrived */
 } pending;
 
 static pending loads[MAX_LOADS];
-static uint64_t load_clock;
+static uint64_t load_clock, abandoned;
+static RedisModuleTimerID timer;
+static int timer_armed;
 
-size_t bkm_loading_bytes(void)
+static size_t held_bytes(void)
 {
     size_t n = 0;
     for (int i = 0; i < MAX_LOADS; i++)
-        n += loads[i].buf ? loads[i].total : 0;
+        n += loads[i].cap;
     return n;
+}
+
+void bkm_loads_info(RedisModuleInfoCtx *ctx)
+{
+    unsigned long long n = 0;
+    for (int i = 0; i < MAX_LOADS; i++)
+        n += loads[i].name != NULL;
+    RedisModule_InfoAddFieldULongLong(ctx, "loads_pending", n);
+    RedisModule_InfoAddFieldULongLong(ctx, "loading_bytes", held_bytes());
+    RedisModule_InfoAddFieldULongLong(ctx, "loads_abandoned", abandoned);
 }
 
 static void drop(pending *p)
@@ -55,10 +74,70 @@ static void drop(pending *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Free an unfinished load that nobody will finish. */
+static void abandon(pending *p)
+{
+    abandoned++;
+    drop(p);
+}
+
+static void drop_idle(long long now)
+{
+    for (int i = 0; i < MAX_LOADS; i++)
+        if (loads[i].name && now - loads[i].last_ms >= (long long)bkm_conf.load_timeout_ms)
+            abandon(&loads[i]);
+}
+
+static int any_pending(void)
+{
+    for (int i = 0; i < MAX_LOADS; i++)
+        if (loads[i].name)
+            return 1;
+    return 0;
+}
+
+/* The timer that frees idle loads: armed while any is pending. It touches
+ * no key and propagates nothing, so it is safe whatever the server does. */
+static void idle_timer(RedisModuleCtx *ctx, void *data)
+{
+    (void)data;
+    timer_armed = 0;
+    drop_idle(RedisModule_Milliseconds());
+    if (any_pending()) {
+        timer = RedisModule_CreateTimer(ctx, (long long)bkm_conf.load_timeout_ms, idle_timer, NULL);
+        timer_armed = 1;
+    }
+}
+
+static void arm_timer(RedisModuleCtx *ctx)
+{
+    if (!timer_armed) {
+        timer = RedisModule_CreateTimer(ctx, (long long)bkm_conf.load_timeout_ms, idle_timer, NULL);
+        timer_armed = 1;
+    }
+}
+
+static void on_flush(RedisModuleCtx *ctx, RedisModuleEvent eid, uint64_t sub, void *data)
+{
+    (void)ctx, (void)eid;
+    const RedisModuleFlushInfo *fi = data;
+    if (sub != REDISMODULE_SUBEVENT_FLUSHDB_START || !fi)
+        return;
+    for (int i = 0; i < MAX_LOADS; i++)
+        if (loads[i].name && (fi->dbnum == -1 || fi->dbnum == loads[i].db))
+            abandon(&loads[i]);
+}
+
+int bkm_loads_watch(RedisModuleCtx *ctx)
+{
+    const RedisModuleEvent flush = {REDISMODULE_EVENT_FLUSHDB, 1};
+    return RedisModule_SubscribeToServerEvent(ctx, flush, on_flush);
+}
+
 static pending *find(int db, const char *name, size_t len)
 {
     for (int i = 0; i < MAX_LOADS; i++)
-        if (loads[i].buf && loads[i].db == db && loads[i].name_len == len &&
+        if (loads[i].name && loads[i].db == db && loads[i].name_len == len &&
             memcmp(loads[i].name, name, len) == 0)
             return &loads[i];
     return NULL;
@@ -68,13 +147,50 @@ static pending *slot(void)
 {
     pending *oldest = &loads[0];
     for (int i = 0; i < MAX_LOADS; i++) {
-        if (!loads[i].buf)
+        if (!loads[i].name)
             return &loads[i];
         if (loads[i].started < oldest->started)
             oldest = &loads[i];
     }
-    drop(oldest);
+    abandon(oldest);
     return oldest;
+}
+
+/* Room in p's buffer for `more` bytes past what it holds: it grows by
+ * doubling up to the image's size, within LOADS_MAX_BYTES for all loads
+ * together (not when replaying: the master's load is made as it was). 0, or
+ * -1 with the reply in err. */
+static int reserve(RedisModuleCtx *ctx, pending *p, size_t more, char *err, size_t errlen)
+{
+    const size_t want = p->filled + more;
+    if (want <= p->cap)
+        return 0;
+    size_t cap = p->cap ? p->cap : 64 * 1024;
+    while (cap < want)
+        cap = cap > p->total / 2 ? p->total : cap * 2;
+    if (cap > p->total)
+        cap = p->total;
+    const size_t others = held_bytes() - p->cap;
+    if (!bkm_replaying && others + cap > bkm_conf.loads_max_bytes) {
+        snprintf(err, errlen,
+                 "ERR unfinished BF.LOADCHUNK loads would hold %zu bytes, over LOADS_MAX_BYTES "
+                 "(%llu): finish one, or wait for an idle one to go (LOAD_TIMEOUT_MS)",
+                 others + cap, (unsigned long long)bkm_conf.loads_max_bytes);
+        return -1;
+    }
+    if (bkm_headroom(ctx, cap - p->cap, err, errlen) != 0)
+        return -1;
+    uint8_t *buf = bkm_alloc(cap);
+    if (!buf) {
+        snprintf(err, errlen, "ERR out of memory");
+        return -1;
+    }
+    if (p->filled)
+        memcpy(buf, p->buf, p->filled);
+    bkm_free(p->buf);
+    p->buf = buf;
+    p->cap = cap;
+    return 0;
 }
 
 static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
@@ -153,11 +269,18 @@ static int finish(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *n
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+static int loadchunk_reply(RedisModuleCtx *ctx, RedisModuleKey *key, const char *msg)
+{
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithError(ctx, msg);
+}
+
 static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 4)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
+    drop_idle(RedisModule_Milliseconds());
     long long iter;
     size_t len, nlen;
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
@@ -166,73 +289,84 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         return RedisModule_ReplyWithError(
             ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
                  "BF.SCANDUMP gave it) and the chunk is not empty");
-    RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
-    if (!key)
-        return REDISMODULE_OK;
     const char *name = RedisModule_StringPtrLen(argv[1], &nlen);
     const int db = RedisModule_GetSelectedDb(ctx);
-    const size_t off = (size_t)iter - len;
     pending *p = find(db, name, nlen);
+    RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
+    if (!key) { /* the key exists now (made by another command): nobody can finish this load */
+        if (p)
+            abandon(p);
+        return REDISMODULE_OK;
+    }
+    const size_t off = (size_t)iter - len;
+    char msg[600];
     int rc = REDISMODULE_OK;
     if (off == 0) {
         if (p)
-            drop(p); /* a new load replaces an unfinished one */
+            abandon(p); /* a new load replaces an unfinished one */
         uint64_t total;
         if (bk_image_size(data, len, &total) != BK_OK) {
-            char msg[400];
             snprintf(msg, sizeof msg, "ERR invalid chunk: %s",
-                     len < 128 ? "the first chunk holds the image's 128-byte header"
+                     len < 128 ? "the first chunk holds the image's whole header"
                                : bk_last_error());
-            RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(ctx, msg);
+            for (char *c = msg; *c; c++)
+                if (*c == '\r' || *c == '\n')
+                    *c = ' ';
+            return loadchunk_reply(ctx, key, msg);
         }
-        if (total < len || (!bkm_replaying && total > bkm_conf.max_bytes + ((uint64_t)1 << 20))) {
-            RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(
-                ctx, total < len ? "ERR invalid chunk: longer than the image it begins"
-                                 : "ERR invalid chunk: the image is over the module's MAX_BYTES");
+        if (total < len)
+            return loadchunk_reply(ctx, key, "ERR invalid chunk: longer than the image it begins");
+        if (!bkm_replaying && total > bkm_conf.max_bytes + ((uint64_t)1 << 20)) {
+            snprintf(msg, sizeof msg,
+                     "ERR invalid chunk: the image is %llu bytes, over the module's MAX_BYTES "
+                     "(%llu)",
+                     (unsigned long long)total, (unsigned long long)bkm_conf.max_bytes);
+            return loadchunk_reply(ctx, key, msg);
         }
+        if (total > SIZE_MAX)
+            return loadchunk_reply(ctx, key, "ERR invalid chunk: the image is too large here");
+        /* the whole image, then the filter made of it (about as much again) */
+        if (bkm_headroom(ctx, 2 * total, msg, sizeof msg) != 0)
+            return loadchunk_reply(ctx, key, msg);
         if (total == len) {
             rc = finish(ctx, key, argv[1], data, len);
             RedisModule_CloseKey(key);
             return rc;
         }
         p = slot();
-        p->buf = bkm_alloc((size_t)total);
-        p->name = bkm_alloc(nlen ? nlen : 1);
-        if (!p->buf || !p->name) {
+        if (!(p->name = bkm_alloc(nlen ? nlen : 1))) {
             drop(p);
-            RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+            return loadchunk_reply(ctx, key, "ERR out of memory");
         }
         memcpy(p->name, name, nlen);
         p->name_len = nlen;
         p->db = db;
         p->total = (size_t)total;
         p->started = ++load_clock;
-        memcpy(p->buf, data, len);
-        p->filled = len;
-    } else {
-        if (!p || p->filled != off || p->total - p->filled < len) {
-            char msg[200];
-            if (p && p->filled != off)
-                snprintf(msg, sizeof msg, "ERR chunk out of order: the next begins at %zu",
-                         p->filled);
-            else
-                snprintf(msg, sizeof msg, "ERR %s",
-                         p ? "invalid chunk: past the end of the image"
-                           : "no load in progress for this key: send the chunk of iterator "
-                             "1.. first");
-            RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(ctx, msg);
-        }
-        memcpy(p->buf + p->filled, data, len);
-        p->filled += len;
+    } else if (!p || p->filled != off || p->total - p->filled < len) {
+        if (p && p->filled != off)
+            snprintf(msg, sizeof msg, "ERR chunk out of order: the next begins at %zu", p->filled);
+        else
+            snprintf(msg, sizeof msg, "ERR %s",
+                     p ? "invalid chunk: past the end of the image"
+                       : "no load in progress for this key: send the chunk of iterator "
+                         "1.. first (an unfinished load is freed after LOAD_TIMEOUT_MS idle, "
+                         "or when its database is flushed)");
+        return loadchunk_reply(ctx, key, msg);
     }
+    if (reserve(ctx, p, len, msg, sizeof msg) != 0) {
+        if (off == 0)
+            drop(p); /* nothing of it kept */
+        return loadchunk_reply(ctx, key, msg);
+    }
+    memcpy(p->buf + p->filled, data, len);
+    p->filled += len;
+    p->last_ms = RedisModule_Milliseconds();
     if (p->filled == p->total) {
         rc = finish(ctx, key, argv[1], p->buf, p->total);
         drop(p);
     } else {
+        arm_timer(ctx);
         rc = RedisModule_ReplyWithSimpleString(ctx, "OK");
     }
     RedisModule_CloseKey(key);

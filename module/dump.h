@@ -11,7 +11,13 @@
  * (16 MiB, as RedisBloom's). */
 #define BKM_CHUNK ((size_t)16 << 20)
 
-/* Bytes held by loads in progress (INFO). */
-size_t bkm_loading_bytes(void);
+#include "rm_api.h"
+
+/* The INFO fields of loads in progress: loads_pending, loading_bytes (what
+ * they hold now), loads_abandoned (freed unfinished: timed out, flushed,
+ * replaced, their key taken meanwhile). */
+void bkm_loads_info(RedisModuleInfoCtx *ctx);
+/* Free the loads of a flushed database (OnLoad subscribes to FlushDB). */
+int bkm_loads_watch(RedisModuleCtx *ctx);
 
 #endif

@@ -75,8 +75,7 @@ void bkm_value_changed(bkm_value *v)
 
 int64_t bkm_value_time(const bkm_value *v)
 {
-    const int64_t now = bkm_clock_now();
-    return v->at > now ? v->at : now;
+    return v->at != INT64_MIN ? v->at : bkm_clock_now();
 }
 
 void bkm_value_free(void *value)
@@ -191,6 +190,29 @@ int bkm_create(RedisModuleKey *key, const bk_config *want, bkm_value **out, char
     return BK_OK;
 }
 
+int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
+{
+    if (bkm_replaying)
+        return 0; /* the master took it: a replica and a replay make the same */
+    RedisModuleServerInfoData *info = RedisModule_GetServerInfo(ctx, "memory");
+    if (!info)
+        return 0;
+    int e1 = 0, e2 = 0;
+    const unsigned long long max = RedisModule_ServerInfoGetFieldUnsigned(info, "maxmemory", &e1),
+                             used =
+                                 RedisModule_ServerInfoGetFieldUnsigned(info, "used_memory", &e2);
+    RedisModule_FreeServerInfo(ctx, info);
+    if (e1 || e2 || max == 0)
+        return 0; /* no maxmemory: the allocator says when there is no more */
+    const unsigned long long left = used < max ? max - used : 0;
+    if (need <= left)
+        return 0;
+    snprintf(err, errlen,
+             "ERR not enough memory: this needs %llu bytes and maxmemory (%llu) leaves %llu",
+             (unsigned long long)need, max, left);
+    return -1;
+}
+
 static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
 {
     (void)for_crash_report;
@@ -199,7 +221,9 @@ static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
     RedisModule_InfoAddFieldULongLong(ctx, "initial_size", bkm_conf.capacity);
     RedisModule_InfoAddFieldULongLong(ctx, "expansion", bkm_conf.expansion);
     RedisModule_InfoAddFieldULongLong(ctx, "sweep_ms", bkm_conf.sweep_ms);
-    RedisModule_InfoAddFieldULongLong(ctx, "loading_bytes", bkm_loading_bytes());
+    RedisModule_InfoAddFieldULongLong(ctx, "loads_max_bytes", bkm_conf.loads_max_bytes);
+    RedisModule_InfoAddFieldULongLong(ctx, "load_timeout_ms", bkm_conf.load_timeout_ms);
+    bkm_loads_info(ctx);
 }
 
 int bkm_register_type(RedisModuleCtx *ctx);
@@ -239,6 +263,7 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
     if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_bf(ctx) != REDISMODULE_OK ||
         bkm_register_bk(ctx) != REDISMODULE_OK || bkm_register_dump(ctx) != REDISMODULE_OK ||
+        bkm_loads_watch(ctx) != REDISMODULE_OK ||
         RedisModule_RegisterInfoFunc(ctx, info) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     bkm_sweep_start(ctx);

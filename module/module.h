@@ -49,10 +49,11 @@ bkm_value *bkm_value_new(bk_filter *f);
 void bkm_value_free(void *value);
 /* Forget any dump snapshot: call after every change. */
 void bkm_value_changed(bkm_value *v);
-/* The time v's state is at, for its RDB payload: the clock, or the saved
- * time v was loaded at when that is later and v has not changed since (a
- * payload from a clock that ran ahead then saves and loads as the same
- * value, and moves no other value's time). */
+/* The time v's state is at, for its RDB payload: the saved time v was
+ * loaded at while it has not changed since, else the clock. So a value
+ * saves and loads as the same value whatever time it came with (a window
+ * loaded at a time far from the clock is re-dated to it only at its first
+ * change), and its time moves no other value's. */
 int64_t bkm_value_time(const bkm_value *v);
 
 /* Open key `name` for a command: *v the filter, or NULL when the key is
@@ -78,6 +79,12 @@ int bkm_reply_code(RedisModuleCtx *ctx, int rc);
  * checked before any memory is taken); BK_OK or a code, detail in err. */
 int bkm_create(RedisModuleKey *key, const bk_config *cfg, bkm_value **out, char *err,
                size_t errlen);
+
+/* 0 when the server has room for `need` more bytes under maxmemory (or no
+ * maxmemory, or BK.AT replaying the master's write); else -1 with the
+ * reply in err, saying how much is needed and how much there is. Call
+ * before allocating anything large. */
+int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen);
 
 /* ---- time.c: the clock and replication ---- */
 

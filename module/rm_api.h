@@ -30,6 +30,22 @@ typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
 typedef struct RedisModuleServerInfoData RedisModuleServerInfoData;
 typedef uint64_t RedisModuleTimerID;
 
+/* A server event to subscribe to (RedisModuleEvent_FlushDB is {2, 1}). */
+typedef struct RedisModuleEvent {
+    uint64_t id;
+    uint64_t dataver;
+} RedisModuleEvent;
+#define REDISMODULE_EVENT_FLUSHDB           2
+#define REDISMODULE_SUBEVENT_FLUSHDB_START  0
+/* The data of a FlushDB event: dbnum -1 for FLUSHALL. */
+typedef struct RedisModuleFlushInfo {
+    uint64_t version;
+    int32_t sync;
+    int32_t dbnum;
+} RedisModuleFlushInfo;
+typedef void (*RedisModuleEventCallback)(RedisModuleCtx *ctx, RedisModuleEvent eid,
+                                         uint64_t subevent, void *data);
+
 #define REDISMODULE_OK                       0
 #define REDISMODULE_ERR                      1
 #define REDISMODULE_APIVER_1                 1
@@ -132,6 +148,10 @@ typedef struct RedisModuleTypeMethods {
       (RedisModuleServerInfoData * data, const char *field, int *out_err))                         \
     X(RedisModuleTimerID, CreateTimer,                                                             \
       (RedisModuleCtx * ctx, long long period, RedisModuleTimerProc callback, void *data))         \
+    X(int, SubscribeToServerEvent,                                                                 \
+      (RedisModuleCtx * ctx, RedisModuleEvent event, RedisModuleEventCallback callback))           \
+    X(unsigned long long, ServerInfoGetFieldUnsigned,                                              \
+      (RedisModuleServerInfoData * data, const char *field, int *out_err))                         \
     X(int, GetContextFlags, (RedisModuleCtx * ctx))                                                \
     X(int, GetSelectedDb, (RedisModuleCtx * ctx))                                                  \
     X(int, NotifyKeyspaceEvent,                                                                    \

@@ -156,13 +156,19 @@ int bk_image_size(const void *head, size_t len, uint64_t *size)
         return bk_fail(BK_EINVAL, "image size: %s",
                        !head || !size ? "no buffer or no output" : "fewer than 128 bytes");
     bk_file_header h;
-    const int rc = bk_file_decode_fixed(head, UINT64_MAX, &h);
+    int rc = bk_file_decode_fixed(head, UINT64_MAX, &h);
     if (rc != BK_OK)
         return bk_done(rc, "image_size");
+    if (len < h.header_size)
+        return bk_fail(BK_EINVAL, "image size: its header is %u bytes, %zu given", h.header_size,
+                       len);
     const uint64_t declared = bk_file_declared_size(head);
     if (declared < h.header_size)
         return bk_fail(BK_ECORRUPT, "image declares %llu bytes, fewer than its %u-byte header",
                        (unsigned long long)declared, h.header_size);
+    /* the whole header: its checksum, every field, a file of that size */
+    if ((rc = bk_file_decode(head, declared, &h)) != BK_OK)
+        return bk_done(rc, "image_size");
     *size = declared;
     return BK_OK;
 }

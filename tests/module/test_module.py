@@ -275,14 +275,17 @@ class BFTest(ModuleTest):
         r.execute_command("BK.CREATE", "src", "variant=scalable capacity=20000")
         r.execute_command("BK.ADD", "src", *items("p", 3000))
         image = dump(r, "src")
-        cut = [0, 200, 1000, len(image) // 2, len(image)]
+        header = struct.unpack("<I", image[12:16])[0]  # the first chunk holds it whole
+        self.assertError("its header is %d bytes" % header, r.execute_command, "BF.LOADCHUNK",
+                         "dst", header - 1, image[:header - 1])
+        cut = [0, header, 1000, len(image) // 2, len(image)]
         for a, b in zip(cut, cut[1:]):
             r.execute_command("BF.LOADCHUNK", "dst", b, image[a:b])
             self.assertEqual(r.exists("dst"), 1 if b == len(image) else 0)
         self.assertEqual(dump(r, "dst"), image)
         self.assertError("out of order", lambda: (
-            r.execute_command("BF.LOADCHUNK", "d2", 200, image[:200]),
-            r.execute_command("BF.LOADCHUNK", "d2", 2000, image[1000:2000])))
+            r.execute_command("BF.LOADCHUNK", "d2", 1000, image[:1000]),
+            r.execute_command("BF.LOADCHUNK", "d2", 3000, image[2000:3000])))
         bad = bytearray(image)
         bad[len(bad) // 2] ^= 0x40
         self.assertError("invalid filter image", r.execute_command, "BF.LOADCHUNK", "d3",

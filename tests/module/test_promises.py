@@ -18,18 +18,33 @@ from test_module import ModuleTest, VARIANTS, crc64_jones, dump, items  # noqa: 
 DAY_MS = 86400 * 1000
 
 
+def saved_field(payload: bytes):
+    """Where the module value's saved time lies in a DUMP payload: the first
+    unsigned the value writes (opcode 0x02 at byte 10), RDB-length-encoded
+    from byte 11 (6, 14, 32 or 64 bits). (start, end, value)."""
+    assert payload[10] == 2, payload[:20].hex()
+    b = payload[11]
+    if b >> 6 == 0:
+        return 11, 12, b & 0x3F
+    if b >> 6 == 1:
+        return 11, 13, ((b & 0x3F) << 8) | payload[12]
+    if b == 0x80:
+        return 11, 16, struct.unpack(">I", payload[12:16])[0]
+    assert b == 0x81, hex(b)
+    return 11, 20, struct.unpack(">Q", payload[12:20])[0]
+
+
 def restamp(payload: bytes, saved_ms: int) -> bytes:
-    """A DUMP payload of the module's type with its saved time (the first
-    unsigned the value writes: opcode 0x02, a 64-bit length 0x81, then the
-    time big-endian at bytes 12..19) set to saved_ms mod 2^64, resealed."""
-    body = bytearray(payload[:-8])
-    assert body[10:12] == b"\x02\x81", body[:20].hex()
-    body[12:20] = struct.pack(">Q", saved_ms % (1 << 64))
-    return bytes(body) + struct.pack("<Q", crc64_jones(bytes(body)))
+    """A DUMP payload of the module's type with its saved time set to
+    saved_ms mod 2^64 (64-bit encoded), resealed (CRC-64 of the rest)."""
+    start, end, _ = saved_field(payload)
+    body = payload[:start] + b"\x81" + struct.pack(">Q", saved_ms % (1 << 64)) + \
+        payload[end:-8]
+    return body + struct.pack("<Q", crc64_jones(body))
 
 
 def saved_time(payload: bytes) -> int:
-    return struct.unpack(">Q", payload[12:20])[0]
+    return saved_field(payload)[2]
 
 
 class TimeTest(ModuleTest):
@@ -41,6 +56,11 @@ class TimeTest(ModuleTest):
 
     def images(self, r):
         return {k: dump(r, k) for k in sorted(r.keys("*"))}
+
+    def assertSameImages(self, before, after, note=""):
+        self.assertEqual(sorted(before), sorted(after), note)
+        changed = [k for k in before if before[k] != after[k]]
+        self.assertEqual(changed, [], note)
 
     def test_restored_time_moves_no_other_window(self):
         s = self.debug_server()
@@ -137,8 +157,9 @@ class TimeTest(ModuleTest):
         same images, and no window key added and not yet expired is lost."""
         s = self.debug_server()
         r = s.client()
-        rng = random.Random(int(os.environ.get("BK_SEED", str(int(time.time())))))
-        seed_note = "seed %r" % rng.getstate()[1][0]
+        seed = int(os.environ.get("BK_SEED", str(int(time.time() * 1000))))
+        rng = random.Random(seed)
+        seed_note = "BK_SEED=%d" % seed
         names = list(VARIANTS)
         for name in names:
             r.execute_command("BK.CREATE", name, *VARIANTS[name].split())
@@ -174,11 +195,131 @@ class TimeTest(ModuleTest):
             else:
                 before = self.images(r)
                 self.assertEqual(r.execute_command("DEBUG", "RELOAD"), b"OK", seed_note)
-                self.assertEqual(self.images(r), before, seed_note)
+                self.assertSameImages(before, self.images(r), seed_note)
             for n in VARIANTS:  # the originals never forget (a 1 h window)
                 if added[n]:
                     got = r.execute_command("BK.EXISTS", n, *added[n])
                     self.assertEqual(got, [1] * len(added[n]), (n, seed_note))
         before = self.images(r)
         r.execute_command("DEBUG", "RELOAD")
-        self.assertEqual(self.images(r), before, seed_note)
+        self.assertSameImages(before, self.images(r), seed_note)
+
+
+def info_bk(r):
+    """The module's INFO fields (section bloomkit_settings), unprefixed."""
+    return {k[len("bloomkit_"):]: v for k, v in r.info("bloomkit").items()}
+
+
+def first_chunk(image: bytes) -> bytes:
+    """The image's whole header: the shortest first chunk LOADCHUNK takes."""
+    return image[:struct.unpack("<I", image[12:16])[0]]
+
+
+class LoadChunkTest(ModuleTest):
+    """Point 4: unfinished BF.LOADCHUNKs take what arrived, not what a
+    header claims; their bytes are bounded and counted; they are freed when
+    abandoned; an image past maxmemory's headroom is refused up front."""
+
+    def big_header(self, nbytes_cap=64 << 20):
+        """The header of a real image of about 36 MB (a filter for 2*10^7
+        items at 0.001), taken from a scratch server."""
+        src = self.server("src", module_args=["MAX_BYTES", "64M"]).client()
+        src.execute_command("BF.RESERVE", "big", 0.001, 20_000_000)
+        _, chunk = src.execute_command("BF.SCANDUMP", "big", 0)
+        head = first_chunk(chunk)
+        total = struct.unpack("<Q", chunk[72:80])[0]
+        self.assertGreater(total, 30 << 20)
+        return head, total
+
+    def test_headers_cannot_evict_the_database(self):
+        head, total = self.big_header()
+        s = self.server(module_args=["MAX_BYTES", "64M"])
+        r = s.client()
+        r.config_set("maxmemory", str(r.info("memory")["used_memory"] + (40 << 20)))
+        r.config_set("maxmemory-policy", "allkeys-lru")
+        for i in range(1000):
+            r.set("k%d" % i, "v" * 100)
+        used = r.info("memory")["used_memory"]
+        for i in range(16):
+            self.assertError("not enough memory: this needs", r.execute_command, "BF.LOADCHUNK",
+                             "f%d" % i, len(head), head)
+        tampered = bytearray(head)
+        tampered[72:80] = struct.pack("<Q", 513 << 20)  # the size field, checksum not redone
+        self.assertError("header checksum", r.execute_command, "BF.LOADCHUNK", "g", len(head),
+                         bytes(tampered))
+        self.assertEqual(r.dbsize(), 1000)
+        self.assertLess(r.info("memory")["used_memory"], used + (1 << 20))
+        self.assertEqual(info_bk(r)["loads_pending"], 0)
+        r.set("after", "ok")  # writes go on
+
+    def test_pending_loads_hold_what_arrived_and_are_bounded(self):
+        head, total = self.big_header()
+        s = self.server(module_args=["MAX_BYTES", "64M", "LOADS_MAX_BYTES", "4M"])
+        r = s.client()
+        used = r.info("memory")["used_memory"]
+        for i in range(16):  # each holds its header, not the 36 MB it declares
+            self.assertTrue(r.execute_command("BF.LOADCHUNK", "f%d" % i, len(head), head))
+        info = info_bk(r)
+        self.assertEqual(info["loads_pending"], 16)
+        self.assertLessEqual(info["loading_bytes"], 16 * (64 << 10))
+        self.assertLess(r.info("memory")["used_memory"], used + (4 << 20))
+        # a load that would pass LOADS_MAX_BYTES is refused, saying so
+        piece = b"\0" * (1 << 20)
+        at = len(head)
+        with self.assertRaises(redis.ResponseError) as cm:
+            for _ in range(8):
+                at += len(piece)
+                r.execute_command("BF.LOADCHUNK", "f0", at, piece)
+        self.assertIn("LOADS_MAX_BYTES", str(cm.exception))
+        self.assertLessEqual(info_bk(r)["loading_bytes"], 4 << 20)
+        # a 17th load drops the oldest (abandoned, counted)
+        r.execute_command("BF.LOADCHUNK", "f16", len(head), head)
+        self.assertEqual(info_bk(r)["loads_pending"], 16)
+        self.assertEqual(info_bk(r)["loads_abandoned"], 1)
+
+    def test_abandoned_loads_are_freed(self):
+        s = self.server(module_args=["LOAD_TIMEOUT_MS", "300"])
+        r = s.client()
+        r.execute_command("BK.CREATE", "src", "variant=scalable", "capacity=20000")
+        r.execute_command("BK.ADD", "src", *[b"p%d" % i for i in range(3000)])
+        image = dump(r, "src")
+        head = first_chunk(image)
+
+        def pending():
+            return info_bk(r)["loads_pending"]
+
+        # flushed
+        r.execute_command("BF.LOADCHUNK", "a", len(head), head)
+        self.assertEqual(pending(), 1)
+        r.flushall()
+        self.assertEqual(pending(), 0)
+        self.assertError("no load in progress", r.execute_command, "BF.LOADCHUNK", "a",
+                         len(image), image[len(head):])
+        # its key made by another command meanwhile
+        r.execute_command("BF.LOADCHUNK", "b", len(head), head)
+        r.set("b", "taken")
+        self.assertError("WRONGTYPE", r.execute_command, "BF.LOADCHUNK", "b", len(image),
+                         image[len(head):])
+        self.assertEqual(pending(), 0)
+        # a new first chunk for the same key replaces the old load
+        r.execute_command("BF.LOADCHUNK", "c", len(head), head)
+        r.execute_command("BF.LOADCHUNK", "c", len(head), head)
+        self.assertEqual(pending(), 1)
+        self.assertEqual(info_bk(r)["loads_abandoned"], 3)
+        # idle past LOAD_TIMEOUT_MS: freed by the timer, with no further command
+        deadline = time.time() + 10  # a 300 ms limit: a bounded wait for the timer
+        while pending() and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(pending(), 0)
+        self.assertEqual(info_bk(r)["loading_bytes"], 0)
+        # and a whole load still works
+        r.execute_command("BF.LOADCHUNK", "d", len(head), head)
+        r.execute_command("BF.LOADCHUNK", "d", len(image), image[len(head):])
+        self.assertEqual(dump(r, "d"), image)
+
+    def test_module_arguments_of_loads(self):
+        for bad in (["LOAD_TIMEOUT_MS", "5"], ["LOADS_MAX_BYTES", "0"], ["LOADS_MAX_BYTES", "x"]):
+            with self.assertRaises(RuntimeError):
+                self.server("bad%s" % bad[1], module_args=bad)
+        r = self.server(module_args=["MAX_BYTES", "8M"]).client()
+        self.assertEqual(info_bk(r)["loads_max_bytes"], 8 << 20)  # MAX_BYTES unless given
