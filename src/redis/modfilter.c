@@ -289,8 +289,11 @@ static int read_config(bk_rconn *c, const char *name, bk_config *cfg)
     int rc = bk_rconn_callf(c, name, &r, "BK.INFO %s", name);
     if (rc != BK_OK)
         return rc;
-    rc = bk_fail(BK_ESERVER, "redis filter %s: BK.INFO answered %.200s", name,
-                 r->type == REDIS_REPLY_ERROR ? r->str : "a reply of an unexpected shape");
+    if (r->type == REDIS_REPLY_ERROR && strcmp(r->str, "ERR not found") == 0)
+        rc = bk_fail(BK_ENOTFOUND, "redis filter %s does not exist", name);
+    else
+        rc = bk_fail(BK_ESERVER, "redis filter %s: BK.INFO answered %.200s", name,
+                     r->type == REDIS_REPLY_ERROR ? r->str : "a reply of an unexpected shape");
     if (r->type == REDIS_REPLY_ARRAY) { /* RESP2: a map is a flat array */
         for (size_t i = 0; i + 1 < r->elements; i += 2) {
             const redisReply *k = r->element[i], *v = r->element[i + 1];
@@ -423,13 +426,32 @@ int bk_rmod_open(bk_rconn *c, const char *name, const bk_config *want, const cha
     return make(c, name, &have, NULL, out);
 }
 
+/* A descriptor another opener is making: wait (bounded) until its maker
+ * marks it ready. */
+static int await_ready(bk_rconn *c, const char *name, bk_rshards *d)
+{
+    for (int tries = 0; !d->ready; tries++) {
+        if (tries == 1000) /* 10 s: making even 1,024 shards takes far less */
+            return bk_fail(BK_ESERVER,
+                           "redis filter %s is still being made by another process, or its "
+                           "maker stopped before it made every shard: drop it (bloomkit drop "
+                           "--redis URL) and create it again",
+                           name);
+        bk_rconn_pause(10);
+        const int rc = bk_rshards_read(c, name, d);
+        if (rc != BK_OK)
+            return rc;
+    }
+    return BK_OK;
+}
+
 int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, const char *text,
                          int strict, int exists, unsigned shards, bk_filter **out)
 {
     bk_rshards d;
     bk_config have, one;
     char err[256];
-    int rc = BK_OK;
+    int rc = BK_OK, maker = 0;
     if (!exists) { /* the descriptor: of several creators, one writes it */
         bk_config cfg = *want;
         if (!cfg.has_key)
@@ -444,11 +466,15 @@ int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, c
         const int n = bk_config_format(&cfg, 1, d.config, sizeof d.config);
         if (rc == BK_OK && (n < 0 || n >= (int)sizeof d.config))
             rc = bk_fail(BK_ECONFIG, "redis filter %s: config text too long", name);
-        if (rc == BK_OK && (rc = bk_rshards_create(c, name, &d)) > 0)
+        if (rc == BK_OK && (rc = bk_rshards_create(c, name, &d)) > 0) {
+            maker = 1;
             rc = BK_OK;
+        }
     } else {
         rc = bk_rshards_read(c, name, &d);
     }
+    if (rc == BK_OK && !maker)
+        rc = await_ready(c, name, &d);
     if (rc != BK_OK)
         return rc;
     if (shards && shards != d.n)
@@ -461,15 +487,23 @@ int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, c
         return bk_fail(BK_ESERVER, "redis filter %s: its shard descriptor's config: %s", name, err);
     if ((rc = bk_rshards_shard_config(&have, d.n, &one)) != BK_OK)
         return rc;
-    /* every shard made (by this opener when the creator has not yet) and
-     * holding what the descriptor says */
+    /* every shard: made by the descriptor's maker alone, then holding what
+     * the descriptor says; for every other opener a missing one was lost */
     unsigned tags[BK_REDIS_SHARDS_MAX];
     bk_rshards_tags(d.n, tags);
     for (unsigned s = 0; s < d.n; s++) {
         char key[BK_REDIS_KEY_MAX];
         bk_config got;
         bk_rshards_key(name, s, d.n, tags, key, sizeof key);
-        if ((rc = create(c, key, &one)) < 0 || (rc = read_config(c, key, &got)) != BK_OK)
+        if (maker && (rc = create(c, key, &one)) < 0)
+            return rc;
+        if ((rc = read_config(c, key, &got)) == BK_ENOTFOUND)
+            return bk_fail(BK_ENOTFOUND,
+                           "redis filter %s: its shard %s (%u of %u) is missing (deleted, evicted "
+                           "or flushed): the keys it held are lost; nothing was written (bloomkit "
+                           "drop --redis URL removes what is left)",
+                           name, key, s + 1, d.n);
+        if (rc != BK_OK)
             return rc;
         bk_config expect = one;
         expect.has_key = 0;
@@ -482,6 +516,8 @@ int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, c
                            "descriptor says",
                            name, key, diff);
     }
+    if (maker && (rc = bk_rshards_ready(c, name, &d)) != BK_OK)
+        return rc;
     have.has_key = 0; /* as a module filter's own: the key stays on the server */
     if ((rc = check_asked(name, want, text, strict, &have)) != BK_OK)
         return rc;

@@ -7,9 +7,14 @@
  *   shards=N
  *   route=<32 hex digits>
  *   config=<config text>
- * written once (SET NX: of several creators exactly one writes it, the
- * others adopt it) and read strictly: any other shape is refused, since the
- * key may hold someone else's string.
+ *   ready=1
+ * written in two steps by the one opener that creates the filter: without
+ * its last line (SET NX: of several creators exactly one writes it, the
+ * others adopt it and wait), then, once that opener has made every shard,
+ * whole (SET XX). So a shard missing from a ready filter was lost (deleted,
+ * evicted, flushed), never "not made yet": nobody but the creator makes
+ * one. Read strictly: any other shape is refused, since the key may hold
+ * someone else's string.
  */
 #include "shards.h"
 
@@ -32,8 +37,8 @@ static int format(const bk_rshards *d, char *out, size_t len)
 {
     char hex[33];
     bk_hex_encode(d->route, 16, hex);
-    const int n =
-        snprintf(out, len, MAGIC "shards=%u\nroute=%s\nconfig=%s\n", d->n, hex, d->config);
+    const int n = snprintf(out, len, MAGIC "shards=%u\nroute=%s\nconfig=%s\n%s", d->n, hex,
+                           d->config, d->ready ? "ready=1\n" : "");
     return n > 0 && (size_t)n < len ? n : -1;
 }
 
@@ -85,6 +90,12 @@ int bk_rshards_parse(const char *name, const char *text, size_t len, bk_rshards 
                        name, name);
     memcpy(d->config, c, cn);
     d->config[cn] = '\0';
+    size_t yn = 0;
+    const char *y = field(text, len, "ready", &yn);
+    if (y && !(yn == 1 && y[0] == '1'))
+        return bk_fail(BK_ESERVER, "redis filter %s: its shard descriptor's ready line is damaged",
+                       name);
+    d->ready = y != NULL;
     return BK_OK;
 }
 
@@ -105,14 +116,15 @@ int bk_rshards_read(bk_rconn *c, const char *name, bk_rshards *d)
     return rc;
 }
 
-int bk_rshards_create(bk_rconn *c, const char *name, bk_rshards *d)
+/* SET name <d's text> NX or XX: the reply's 1 (set), 0 (not), or an error. */
+static int write_descriptor(bk_rconn *c, const char *name, const bk_rshards *d, const char *how)
 {
     char text[sizeof d->config + 128];
     const int len = format(d, text, sizeof text);
     if (len < 0)
         return bk_fail(BK_ECONFIG, "redis filter %s: config text too long", name);
     redisReply *r;
-    const char *argv[] = {"SET", name, text, "NX"};
+    const char *argv[] = {"SET", name, text, how};
     const size_t lens[] = {3, strlen(name), (size_t)len, 2};
     int rc = bk_rconn_call(c, name, strlen(name), &r, 4, argv, lens);
     if (rc != BK_OK)
@@ -125,6 +137,13 @@ int bk_rshards_create(bk_rconn *c, const char *name, bk_rshards *d)
         rc = bk_fail(BK_ESERVER, "redis filter %s: writing its shard descriptor: %.200s", name,
                      r->type == REDIS_REPLY_ERROR ? r->str : "a reply of an unexpected shape");
     freeReplyObject(r);
+    return rc;
+}
+
+int bk_rshards_create(bk_rconn *c, const char *name, bk_rshards *d)
+{
+    d->ready = 0;
+    const int rc = write_descriptor(c, name, d, "NX");
     if (rc == 0) {
         const int read = bk_rshards_read(c, name, d);
         if (read != BK_OK)
@@ -135,6 +154,15 @@ int bk_rshards_create(bk_rconn *c, const char *name, bk_rshards *d)
                                         : read;
     }
     return rc;
+}
+
+int bk_rshards_ready(bk_rconn *c, const char *name, bk_rshards *d)
+{
+    d->ready = 1;
+    const int rc = write_descriptor(c, name, d, "XX");
+    if (rc == 0)
+        return bk_fail(BK_ENOTFOUND, "redis filter %s was dropped while being made", name);
+    return rc < 0 ? rc : BK_OK;
 }
 
 /* Hash tags by slot range: tags[s] of n is the first "bk<j>" whose slot

@@ -22,6 +22,7 @@ typedef struct bk_rshards {
     unsigned n;        /* shards, 2 .. BK_REDIS_SHARDS_MAX (redis_url.h) */
     uint8_t route[16]; /* SipHash-2-4 key routing an item to its shard */
     char config[2048]; /* the logical filter's config text, its hash key included */
+    int ready;         /* its creator made every shard (the descriptor's last line) */
 } bk_rshards;
 
 /* 1 when a string value is a descriptor (its first line), else 0. */
@@ -35,9 +36,12 @@ int bk_rshards_parse(const char *name, const char *text, size_t len, bk_rshards 
  * of another type or a malformed descriptor), or a connection error. */
 int bk_rshards_read(bk_rconn *c, const char *name, bk_rshards *d);
 
-/* Write d as NAME's descriptor unless NAME exists (SET NX): 1 written, 0
- * NAME existed (*d then holds its descriptor), or an error. */
+/* Write d as NAME's descriptor, not ready yet, unless NAME exists (SET NX):
+ * 1 written, 0 NAME existed (*d then holds its descriptor), or an error. */
 int bk_rshards_create(bk_rconn *c, const char *name, bk_rshards *d);
+/* Mark NAME's descriptor ready once its creator made every shard (SET XX):
+ * BK_OK, BK_ENOTFOUND (dropped meanwhile), or an error. */
+int bk_rshards_ready(bk_rconn *c, const char *name, bk_rshards *d);
 
 /* The hash tag of each of the n slot ranges, into tags[0 .. n). */
 void bk_rshards_tags(unsigned n, unsigned *tags);

@@ -103,6 +103,60 @@ class ShardTest(ModuleTest):
         with self.assertRaises(Exception):  # another config than the descriptor's
             bloomkit.BloomFilter.redis(url, "variant=standard")
 
+    def test_a_lost_shard_is_reported_never_made_again(self):
+        """Only the opener that made the descriptor makes shards: a shard
+        lost later (DEL, eviction, a flush of one master) makes every other
+        opener, read-only ones first, fail naming it (exit 3) and write
+        nothing; a descriptor altered to claim more shards makes no key; a
+        descriptor whose maker never finished is refused; drop still removes
+        what is left."""
+        s = self.server()
+        r = s.client()
+        url = "redis://127.0.0.1:%d/sf" % s.port
+        keys = "".join("k%d\n" % i for i in range(2000))
+        p = run_cli("create", "--redis", url + "?shards=4", "--config",
+                    "variant=standard capacity=10000")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(run_cli("add", "--redis", url, stdin=keys).returncode, 0)
+        self.assertTrue(r.get("sf").endswith(b"ready=1\n"))
+        shards = sorted(k.decode() for k in r.scan_iter(_type="bloomkit0"))
+        self.assertEqual(len(shards), 4)
+        self.assertEqual(len(run_cli("check", "--redis", url, stdin=keys).stdout.split()), 2000)
+        r.delete(shards[1])
+        for cmd in (["check", "--redis", url], ["info", "--redis", url],
+                    ["add", "--redis", url], ["dedup", "--redis", url]):
+            p = run_cli(*cmd, stdin=keys)
+            self.assertEqual(p.returncode, 3, (cmd, p.stdout, p.stderr))
+            self.assertIn("shard %s" % shards[1], p.stderr, cmd)
+            self.assertIn("missing", p.stderr, cmd)
+            self.assertEqual(p.stdout, "", cmd)
+            self.assertEqual(r.exists(shards[1]), 0, cmd)  # not made again, empty
+        try:
+            import bloomkit
+            with self.assertRaises(Exception) as cm:
+                bloomkit.BloomFilter.redis(url)
+            self.assertIn(shards[1], str(cm.exception))
+        except ImportError:
+            pass
+        # a descriptor altered to claim 1024 shards makes no key
+        text = r.get("sf")
+        r.set("sf", text.replace(b"shards=4\n", b"shards=1024\n"))
+        before = r.dbsize()
+        p = run_cli("check", "--redis", url, stdin="k1\n")
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertEqual(r.dbsize(), before)
+        r.set("sf", text)
+        # a descriptor whose maker stopped before it made every shard
+        r.set("half", text.replace(b"ready=1\n", b""))
+        p = run_cli("check", "--redis", url.replace("/sf", "/half"), stdin="k1\n")
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("still being made", p.stderr)
+        r.delete("half")
+        # drop removes what is left
+        p = run_cli("drop", "--redis", url)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(r.dbsize(), 0)
+
     def test_push_goes_into_the_module(self):
         s = self.server()
         src = os.path.join(self.tmp, "local.bkf")
