@@ -14,6 +14,14 @@
 extern "C" {
 #endif
 
+/* BF.SCANDUMP of bloomkit's Redis module: a chunk's iterator holds the
+ * offset where the chunk ends in its low BK_SCANDUMP_OFFSET_BITS bits and
+ * the snapshot it was cut from in the bits above, so that a reader whose
+ * snapshot was replaced is told to start again instead of being served
+ * another state. BF.LOADCHUNK reads the offset from the low bits (a plain
+ * offset is one with snapshot 0). Images are under 2^40 bytes (1 TiB). */
+#define BK_SCANDUMP_OFFSET_BITS 40
+
 /* ---- Shared filters in Redis (docs/redis.md) ---------------------------
  *
  * url: redis://[[user]:password@]host[:port]/NAME[?options] or

@@ -2,11 +2,15 @@
  * dump.c - BF.SCANDUMP and BF.LOADCHUNK over bloomkit's own image (the file
  * format: a RedisBloom dump cannot be loaded, nor the other way round).
  *
- * SCANDUMP key 0 takes a snapshot of the image and hands out its first
- * chunk; each later call the next, until [0, ""]. The iterator of a chunk
- * is the offset where it ends. A write to the filter between calls drops
- * the snapshot, and the next call says so (start again at 0) rather than
- * hand out a mix of two states.
+ * SCANDUMP key 0 takes a snapshot of the image (or shares the current one,
+ * when the filter has not changed since it was taken) and hands out its
+ * first chunk; each later call the next, until [0, ""]. The iterator of a
+ * chunk is the offset where it ends, with the snapshot's number above it
+ * (BK_SCANDUMP_OFFSET_BITS). A call whose snapshot is no longer the
+ * filter's (a write since, or another reader's start after a write) is told
+ * to start again at 0 rather than handed a mix of two states; a snapshot
+ * freed after its last chunk is taken again when the filter is unchanged
+ * (the same bytes).
  *
  * LOADCHUNK key iter data takes the chunks in order: the first (iterator =
  * its length) must hold the image's whole header, which is checked whole
@@ -28,6 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bloomkit_redis.h"
 #include "clock.h"
 #include "module.h"
 #include "payload.h"
@@ -44,7 +49,11 @@ typedef struct pending {
     long long last_ms;           /* when its last chunk arrived */
 } pending;
 
+#define OFFSET_MASK ((UINT64_C(1) << BK_SCANDUMP_OFFSET_BITS) - 1)
+#define SNAPSHOTS   ((UINT64_C(1) << (63 - BK_SCANDUMP_OFFSET_BITS)) - 1) /* numbers 1.. */
+
 static pending loads[MAX_LOADS];
+static uint64_t snapshot_clock;
 static uint64_t load_clock, abandoned;
 static RedisModuleTimerID timer;
 static int timer_armed;
@@ -206,30 +215,40 @@ static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (!key)
         return REDISMODULE_OK;
     RedisModule_CloseKey(key);
-    if (iter == 0 || !v->dump || v->dump_writes != v->writes) {
-        if (iter != 0)
-            return RedisModule_ReplyWithError(
-                ctx, "ERR the filter changed during BF.SCANDUMP (or was never dumped): start "
-                     "again at iterator 0");
+    const uint64_t id = (uint64_t)iter >> BK_SCANDUMP_OFFSET_BITS;
+    const uint64_t off = (uint64_t)iter & OFFSET_MASK;
+    const int current = v->dump_id != 0 && v->dump_writes == v->writes;
+    if (iter != 0 && (id == 0 || id != v->dump_id || !current))
+        return RedisModule_ReplyWithError(
+            ctx, "ERR the filter changed during BF.SCANDUMP (or this iterator is not one of its "
+                 "current dump's): start again at iterator 0");
+    if (iter == 0 && !current) { /* a new snapshot */
+        snapshot_clock = snapshot_clock % SNAPSHOTS + 1;
+        v->dump_id = snapshot_clock;
         if (v->dump)
             bkm_free(v->dump);
         v->dump = NULL;
+    }
+    if (!v->dump) { /* new, or freed after its last chunk with the filter unchanged */
         const int rc = bkm_image(v->f, &v->dump, &v->dump_len);
-        if (rc != BK_OK)
+        if (rc != BK_OK) {
+            v->dump_id = 0;
             return bkm_reply_code(ctx, rc);
+        }
         v->dump_writes = v->writes;
     }
     RedisModule_ReplyWithArray(ctx, 2);
-    if ((size_t)iter >= v->dump_len) {
+    if (off >= v->dump_len) {
         bkm_free(v->dump);
         v->dump = NULL;
         RedisModule_ReplyWithLongLong(ctx, 0);
         return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
     }
-    const size_t left = v->dump_len - (size_t)iter;
+    const size_t left = v->dump_len - (size_t)off;
     const size_t n = left < BKM_CHUNK ? left : BKM_CHUNK;
-    RedisModule_ReplyWithLongLong(ctx, iter + (long long)n);
-    return RedisModule_ReplyWithStringBuffer(ctx, (const char *)v->dump + iter, n);
+    RedisModule_ReplyWithLongLong(ctx, (long long)(v->dump_id << BK_SCANDUMP_OFFSET_BITS |
+                                                   (off + n)));
+    return RedisModule_ReplyWithStringBuffer(ctx, (const char *)v->dump + off, n);
 }
 
 /* The whole image to replicas and the AOF, in chunks. */
@@ -285,7 +304,7 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     size_t len, nlen;
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
     if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter <= 0 || len == 0 ||
-        (unsigned long long)iter < len)
+        ((uint64_t)iter & OFFSET_MASK) < len)
         return RedisModule_ReplyWithError(
             ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
                  "BF.SCANDUMP gave it) and the chunk is not empty");
@@ -298,7 +317,7 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
             abandon(p);
         return REDISMODULE_OK;
     }
-    const size_t off = (size_t)iter - len;
+    const size_t off = (size_t)((uint64_t)iter & OFFSET_MASK) - len;
     char msg[600];
     int rc = REDISMODULE_OK;
     if (off == 0) {

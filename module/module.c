@@ -65,7 +65,7 @@ bkm_value *bkm_value_new(bk_filter *f)
 
 void bkm_value_changed(bkm_value *v)
 {
-    v->writes++;
+    v->writes++; /* any dump snapshot is no longer the filter's */
     v->at = INT64_MIN; /* changed at the clock's time */
     if (v->dump) {
         RedisModule_Free(v->dump);

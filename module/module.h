@@ -33,6 +33,7 @@ typedef struct bkm_value {
     uint8_t *dump;   /* BF.SCANDUMP's snapshot of the image, or NULL */
     size_t dump_len;
     uint64_t dump_writes; /* writes when it was taken */
+    uint64_t dump_id;     /* its snapshot number (kept after the buffer is freed) */
     uint64_t keys;        /* a standard filter's keys, once keys_known (BF's capacity check) */
     int keys_known;
     int64_t at; /* the saved time it was loaded at, until its first change (else INT64_MIN) */

@@ -110,7 +110,8 @@ int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out)
             freeReplyObject(r);
             break;
         }
-        if (next < 0 || (unsigned long long)next != (unsigned long long)len + n) {
+        const uint64_t end = (uint64_t)next & ((UINT64_C(1) << BK_SCANDUMP_OFFSET_BITS) - 1);
+        if (next < 0 || end != (uint64_t)len + n) {
             freeReplyObject(r);
             rc = bk_fail(BK_ESERVER,
                          "pull: redis filter %s: BF.SCANDUMP's chunks do not follow "

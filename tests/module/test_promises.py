@@ -323,3 +323,48 @@ class LoadChunkTest(ModuleTest):
                 self.server("bad%s" % bad[1], module_args=bad)
         r = self.server(module_args=["MAX_BYTES", "8M"]).client()
         self.assertEqual(info_bk(r)["loads_max_bytes"], 8 << 20)  # MAX_BYTES unless given
+
+
+class ScanDumpTest(ModuleTest):
+    """Point 6: an iterator belongs to one snapshot; a reader whose snapshot
+    was replaced is told to start again, never served another state."""
+
+    def test_a_reader_never_gets_a_mix_of_two_states(self):
+        r = self.server(module_args=["MAX_BYTES", "128M"]).client()
+        r.execute_command("BF.RESERVE", "f", 0.001, 20_000_000)  # 36 MB: three chunks
+        r.execute_command("BF.MADD", "f", *items("a", 1000))
+        it_a, first_a = r.execute_command("BF.SCANDUMP", "f", 0)
+        it_b0, first_b0 = r.execute_command("BF.SCANDUMP", "f", 0)  # no write: the same one
+        self.assertEqual((it_a, first_a), (it_b0, first_b0))
+        r.execute_command("BF.ADD", "f", "new")
+        it_b, _ = r.execute_command("BF.SCANDUMP", "f", 0)  # after a write: a new snapshot
+        self.assertNotEqual(it_a >> 40, it_b >> 40)
+        self.assertEqual(it_a & ((1 << 40) - 1), it_b & ((1 << 40) - 1))
+        self.assertError("start again", r.execute_command, "BF.SCANDUMP", "f", it_a)
+        self.assertError("start again", r.execute_command, "BF.SCANDUMP", "f",
+                         it_a & ((1 << 40) - 1))  # a bare offset names no snapshot
+        # B reads on, whole, and its image loads; A starts again and gets the same
+        image_b = dump(r, "f")
+        self.assertEqual(dump(r, "f"), image_b)
+        chunks, it = [], 0
+        while True:
+            it, data = r.execute_command("BF.SCANDUMP", "f", it)
+            if it == 0:
+                break
+            chunks.append((it, data))
+        self.assertEqual(b"".join(d for _, d in chunks), image_b)
+        for it, data in chunks:  # LOADCHUNK takes the tagged iterators
+            r.execute_command("BF.LOADCHUNK", "copy", it, data)
+        self.assertEqual(dump(r, "copy"), image_b)
+        # a reader that finished freed the snapshot: another still reading an
+        # unchanged filter is served the same bytes
+        it1, c1 = r.execute_command("BF.SCANDUMP", "f", 0)
+        it2, _ = r.execute_command("BF.SCANDUMP", "f", 0)
+        self.assertEqual(it1, it2)
+        rest, it = c1, it1
+        while it:  # reader 1 to the end (frees the snapshot)
+            it, data = r.execute_command("BF.SCANDUMP", "f", it)
+            rest += data
+        self.assertEqual(rest, image_b)
+        it, data = r.execute_command("BF.SCANDUMP", "f", it2)  # reader 2 goes on
+        self.assertEqual(data, image_b[it2 & ((1 << 40) - 1):][:len(data)])
