@@ -371,11 +371,104 @@ START_TEST(a_save_reports_its_progress_and_can_be_stopped)
 }
 END_TEST
 
+/* Every figure of bk_stats is the same after every way a filter travels
+ * (a file, a buffer, a mapping), for every variant and every shape of cell:
+ * bits, 4-bit counters, cuckoo fingerprints of 4 to 16 bits in buckets of 2
+ * and 4, classic and blocked. Each variant owns the meaning of its cells: a
+ * 4-bit fingerprint of 15 is not a saturated counter (the file layer once
+ * counted 311 of them in a cuckoo filter that had none). */
+static void same_figures(const bk_filter_stats *a, const bk_filter_stats *b, const char *cfg,
+                         const char *how)
+{
+#define SAME(field) ck_assert_msg(a->field == b->field, "%s, %s: " #field " differs", cfg, how)
+    ck_assert_msg(strcmp(a->variant, b->variant) == 0 && strcmp(a->hash, b->hash) == 0, "%s, %s",
+                  cfg, how);
+    SAME(capacity);
+    SAME(fpr);
+    SAME(bits);
+    SAME(bytes);
+    SAME(k);
+    SAME(keys);
+    SAME(set_bits);
+    SAME(fill);
+    SAME(est_cardinality);
+    SAME(est_fpr);
+    SAME(slices);
+    SAME(saturated);
+    SAME(model_fpr);
+    SAME(redated_from_ms);
+    SAME(redated_to_ms);
+#undef SAME
+}
+
+START_TEST(every_figure_survives_every_way_of_travel)
+{
+    static const char *const shapes[] = {
+        "variant=standard capacity=3000 fpr=0.05",
+        "variant=standard capacity=3000 fpr=0.05 layout=blocked",
+        "variant=counting capacity=3000 fpr=0.05",
+        "variant=counting capacity=3000 fpr=0.05 layout=blocked",
+        "variant=scalable capacity=500 fpr=0.05",
+        "variant=scalable capacity=500 fpr=0.05 layout=blocked",
+        "variant=window window=1h capacity=3000 fpr=0.05",
+        "variant=cuckoo capacity=3000 fpr=0.1 fingerprint=4 bucket=4",
+        "variant=cuckoo capacity=3000 fpr=0.1 fingerprint=4 bucket=2",
+        "variant=cuckoo capacity=3000 fpr=0.1 fingerprint=4 bucket=4 layout=blocked",
+        "variant=cuckoo capacity=3000 fpr=0.01 fingerprint=8 bucket=4",
+        "variant=cuckoo capacity=3000 fpr=0.01 fingerprint=12 bucket=2 layout=blocked",
+        "variant=cuckoo capacity=3000 fpr=0.001 fingerprint=16 bucket=4",
+    };
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "f.bkf");
+    for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
+        bk_filter *f = tu_filter(shapes[c]);
+        char key[32];
+        for (uint64_t i = 0; i < 3000; i++)
+            (void)bk_add(f, key, tu_key(key, sizeof key, "fig", i)); /* a full cuckoo refuses */
+        for (int i = 0; i < 20; i++)
+            (void)bk_add(f, "hot", 3); /* counting: counters stuck at 15 */
+        bk_filter_stats a, b;
+        ck_assert_int_eq(bk_stats(f, &a), BK_OK);
+        if (strstr(shapes[c], "cuckoo"))
+            ck_assert_uint_eq(a.saturated, 0);
+        if (strstr(shapes[c], "counting"))
+            ck_assert_uint_gt(a.saturated, 0);
+        /* a buffer */
+        uint64_t size;
+        ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
+        uint8_t *buf = malloc((size_t)size);
+        size_t len;
+        ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, &len), BK_OK);
+        bk_filter *g = NULL;
+        ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
+        ck_assert_int_eq(bk_stats(g, &b), BK_OK);
+        same_figures(&a, &b, shapes[c], "bytes");
+        bk_free(g);
+        free(buf);
+        /* a file, loaded and mapped (read-only and writable) */
+        ck_assert_int_eq(bk_save(f, path), BK_OK);
+        ck_assert_int_eq(bk_load(path, &g), BK_OK);
+        ck_assert_int_eq(bk_stats(g, &b), BK_OK);
+        same_figures(&a, &b, shapes[c], "file");
+        bk_free(g);
+        for (unsigned flags = 0; flags < 2; flags++) {
+            ck_assert_int_eq(bk_open_mmap(path, flags ? BK_MAP_WRITE : BK_MAP_READONLY, &g), BK_OK);
+            ck_assert_int_eq(bk_stats(g, &b), BK_OK);
+            same_figures(&a, &b, shapes[c], flags ? "mmap write" : "mmap");
+            bk_free(g);
+        }
+        bk_free(f);
+    }
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *io_suite(void)
 {
     TCase *tc;
     Suite *s = tu_suite("io", "files", &tc);
     tcase_add_test(tc, round_trip_every_variant);
+    tcase_add_test(tc, every_figure_survives_every_way_of_travel);
     tcase_add_loop_test(tc, every_flipped_byte_and_truncation_is_caught, 0,
                         (int)tu_nvariants() * BY_COUNT);
     tcase_add_test(tc, buffers_hold_the_file_format);

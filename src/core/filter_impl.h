@@ -336,13 +336,18 @@ typedef void (*bk_slice_estimate_fn)(const bk_config *cfg, const bk_slice_view *
 typedef struct bk_cells {
     unsigned bits;
     unsigned block;
+    /* 1 when the cells are counters that stick at their largest value
+     * (counting's): the file's census counts those as saturated. Any other
+     * cell (a bit, a cuckoo fingerprint) is only set or not, whatever it
+     * holds: the variant says which, never the cell's width. */
+    unsigned counters;
 } bk_cells;
 
 /* The cells of a Bloom variant's arrays: bits cells, in 64-byte blocks
- * when cfg's layout is blocked. */
-static inline bk_cells bk_bloom_cells(const bk_config *cfg, unsigned bits)
+ * when cfg's layout is blocked, counters or not. */
+static inline bk_cells bk_bloom_cells(const bk_config *cfg, unsigned bits, unsigned counters)
 {
-    const bk_cells c = {bits, bk_block_cells(cfg->layout, bits)};
+    const bk_cells c = {bits, bk_block_cells(cfg->layout, bits), counters};
     return c;
 }
 

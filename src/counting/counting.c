@@ -308,7 +308,7 @@ static int bk_counting_plan(const bk_config *cfg, bk_plan *out)
 /* Its payload's cells: 4-bit counters, in 64-byte blocks when blocked. */
 static bk_cells cnt_cells(const bk_config *cfg)
 {
-    return bk_bloom_cells(cfg, 4);
+    return bk_bloom_cells(cfg, 4, 1);
 }
 
 const bk_variant_desc bk_counting_desc = {

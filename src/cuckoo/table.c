@@ -164,7 +164,7 @@ int ck_shape_of(const bk_config *cfg, ck_shape *out)
 
 bk_cells ck_cells(const ck_shape *s)
 {
-    const bk_cells c = {s->f, s->per_line * s->b};
+    const bk_cells c = {s->f, s->per_line * s->b, 0}; /* fingerprints: never "saturated" */
     return c;
 }
 

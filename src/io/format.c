@@ -400,9 +400,9 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
         rc = decode_slice(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i, i, &h->slices[i], &offsets[i]);
         if (rc != BK_OK)
             return rc;
-        if (cells.bits != 4 && h->slices[i].saturated != 0)
-            return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in an array of %u-bit cells",
-                           i, cells.bits);
+        if (!cells.counters && h->slices[i].saturated != 0)
+            return bk_fail(BK_ECORRUPT, "slice %u: saturated counters in a %s filter's cells", i,
+                           bk_variant_name(c->variant));
         h->slices[i].block = block;
         h->slices[i].probes =
             h->version == 1 || (flags & BK_FILE_FLAG_DH) ? BK_PROBES_DH : BK_PROBES_LCG;
@@ -544,7 +544,7 @@ void bk_payload_sum_feed(bk_payload_sum *ps, const uint8_t *p, uint64_t n, uint6
         uint64_t nz, sat;
         bk_nibble_census(p, (size_t)n, &nz, &sat);
         *set += nz;
-        *saturated += sat;
+        *saturated += ps->c.counters ? sat : 0; /* a 4-bit fingerprint of 15 is just set */
     }
     if (n && ps->fed == ps->nbytes && ps->unused) { /* the last byte's bits past the last cell */
         const unsigned mask = (1u << ps->unused) - 1;

@@ -487,7 +487,7 @@ static int bk_scalable_plan(const bk_config *cfg, bk_plan *out)
 /* Its payload's cells: bits, in 64-byte blocks when blocked. */
 static bk_cells scl_cells(const bk_config *cfg)
 {
-    return bk_bloom_cells(cfg, 1);
+    return bk_bloom_cells(cfg, 1, 0);
 }
 
 const bk_variant_desc bk_scalable_desc = {

@@ -600,7 +600,7 @@ static int bk_standard_plan(const bk_config *cfg, bk_plan *out)
 /* Its payload's cells: bits, in 64-byte blocks when blocked. */
 static bk_cells std_cells(const bk_config *cfg)
 {
-    return bk_bloom_cells(cfg, 1);
+    return bk_bloom_cells(cfg, 1, 0);
 }
 
 const bk_variant_desc bk_standard_desc = {

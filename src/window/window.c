@@ -555,7 +555,7 @@ static uint64_t win_capacity(const bk_filter *f, uint64_t slices_sum)
 /* Its payload's cells: bits, in 64-byte blocks when blocked. */
 static bk_cells win_cells(const bk_config *cfg)
 {
-    return bk_bloom_cells(cfg, 1);
+    return bk_bloom_cells(cfg, 1, 0);
 }
 
 const bk_variant_desc bk_window_desc = {
