@@ -185,24 +185,48 @@ static void defaults(const bkm_settings *s, bkm_bf_opts *o)
     o->expansion = s->expansion;
 }
 
-static int error_rate(bkm_arg a, double *out, char *err, size_t errlen)
+/* RedisBloom's texts for a bad value: BF.RESERVE's, or BF.INSERT's. */
+typedef struct bad_texts {
+    const char *rate, *rate_range, *capacity, *capacity_range, *expansion, *expansion_range;
+} bad_texts;
+static const bad_texts reserve_texts = {
+    "ERR bad error rate", "ERR (0 < error rate range < 1) ",
+    "ERR bad capacity",   "ERR (capacity should be larger than 0)",
+    "ERR bad expansion",  "ERR expansion should be greater or equal to 1"};
+static const bad_texts insert_texts = {"Bad error rate", "Bad argument received",
+                                       "Bad capacity",   "Bad argument received",
+                                       "Bad expansion",  "Bad argument received"};
+
+static int error_rate(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
 {
-    if (bkm_parse_double(a, out) != 0 || !(*out > 0) || !(*out < 1))
-        return fail(err, errlen, "ERR bad error rate (0 < error rate < 1)");
+    if (bkm_parse_double(a, &o->error_rate) != 0)
+        return fail(err, errlen, t->rate);
+    if (!(o->error_rate > 0) || !(o->error_rate < 1))
+        return fail(err, errlen, t->rate_range);
+    o->error_text = a;
     return BKM_ARGS_OK;
 }
 
-static int capacity(bkm_arg a, uint64_t *out, char *err, size_t errlen)
+static int capacity(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
 {
-    if (bkm_parse_u64(a, out) != 0 || *out < 1)
-        return fail(err, errlen, "ERR bad capacity (an integer > 0)");
+    int64_t signed_value;
+    if (bkm_parse_u64(a, &o->capacity) != 0)
+        return fail(err, errlen,
+                    bkm_parse_i64(a, &signed_value) == 0 ? t->capacity_range : t->capacity);
+    if (o->capacity < 1)
+        return fail(err, errlen, t->capacity_range);
+    o->capacity_text = a;
     return BKM_ARGS_OK;
 }
 
-static int expansion(bkm_arg a, bkm_bf_opts *o, char *err, size_t errlen)
+static int expansion(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
 {
-    if (bkm_parse_u64(a, &o->expansion) != 0 || o->expansion < 1)
-        return fail(err, errlen, "ERR bad expansion (an integer >= 1)");
+    int64_t signed_value;
+    if (bkm_parse_u64(a, &o->expansion) != 0)
+        return fail(err, errlen,
+                    bkm_parse_i64(a, &signed_value) == 0 ? t->expansion_range : t->expansion);
+    if (o->expansion < 1)
+        return fail(err, errlen, t->expansion_range);
     o->has_expansion = 1;
     return BKM_ARGS_OK;
 }
@@ -214,8 +238,8 @@ int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_
     if (n < 2 || n > 5)
         return BKM_ARGS_ARITY;
     int rc;
-    if ((rc = error_rate(args[0], &o->error_rate, err, errlen)) != BKM_ARGS_OK ||
-        (rc = capacity(args[1], &o->capacity, err, errlen)) != BKM_ARGS_OK)
+    if ((rc = error_rate(args[0], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK ||
+        (rc = capacity(args[1], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK)
         return rc;
     for (size_t i = 2; i < n; i++) {
         if (bkm_arg_is(args[i], "NONSCALING")) {
@@ -223,14 +247,14 @@ int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_
         } else if (bkm_arg_is(args[i], "EXPANSION")) {
             if (++i == n)
                 return fail(err, errlen, "ERR no expansion");
-            if ((rc = expansion(args[i], o, err, errlen)) != BKM_ARGS_OK)
+            if ((rc = expansion(args[i], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK)
                 return rc;
         } else {
             return fail(err, errlen, "ERR unknown argument received");
         }
     }
     if (o->nonscaling && o->has_expansion)
-        return fail(err, errlen, "ERR nonscaling filters cannot expand");
+        return fail(err, errlen, "Nonscaling filters cannot expand");
     return BKM_ARGS_OK;
 }
 
@@ -246,7 +270,7 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
                 return BKM_ARGS_ARITY;
             o->items = i + 1;
             if (o->nonscaling && o->has_expansion)
-                return fail(err, errlen, "ERR nonscaling filters cannot expand");
+                return fail(err, errlen, "Nonscaling filters cannot expand");
             return BKM_ARGS_OK;
         } else if (bkm_arg_is(a, "NOCREATE")) {
             o->nocreate = 1;
@@ -257,13 +281,13 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
             if (i + 1 == n)
                 return BKM_ARGS_ARITY;
             const bkm_arg v = args[++i];
-            rc = bkm_arg_is(a, "CAPACITY") ? capacity(v, &o->capacity, err, errlen)
-                 : bkm_arg_is(a, "ERROR")  ? error_rate(v, &o->error_rate, err, errlen)
-                                           : expansion(v, o, err, errlen);
+            rc = bkm_arg_is(a, "CAPACITY") ? capacity(v, o, &insert_texts, err, errlen)
+                 : bkm_arg_is(a, "ERROR")  ? error_rate(v, o, &insert_texts, err, errlen)
+                                           : expansion(v, o, &insert_texts, err, errlen);
             if (rc != BKM_ARGS_OK)
                 return rc;
         } else {
-            return fail(err, errlen, "ERR unknown argument received");
+            return fail(err, errlen, "Unknown argument received");
         }
     }
     return BKM_ARGS_ARITY; /* no ITEMS */
@@ -277,11 +301,14 @@ int bkm_bf_config(const bkm_settings *s, const bkm_bf_opts *o, bk_config *cfg, c
     cfg->bits = 0;
     cfg->hashes = 0;
     char v[64], why[200];
+    /* a value as given (the library's error quotes it so), else the default */
     snprintf(v, sizeof v, "%llu", (unsigned long long)o->capacity);
-    if (bk_config_set(cfg, "capacity", v, why, sizeof why) != BK_OK)
+    if (o->capacity_text.p ? set_key(cfg, "capacity", o->capacity_text, why, sizeof why) != 0
+                           : bk_config_set(cfg, "capacity", v, why, sizeof why) != BK_OK)
         return snprintf(err, errlen, "ERR bad capacity: %s", why), -1;
     snprintf(v, sizeof v, "%.17g", o->error_rate);
-    if (bk_config_set(cfg, "fpr", v, why, sizeof why) != BK_OK)
+    if (o->error_text.p ? set_key(cfg, "fpr", o->error_text, why, sizeof why) != 0
+                        : bk_config_set(cfg, "fpr", v, why, sizeof why) != BK_OK)
         return snprintf(err, errlen, "ERR bad error rate: %s", why), -1;
     if (!o->nonscaling) {
         snprintf(v, sizeof v, "%llu", (unsigned long long)o->expansion);

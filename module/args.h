@@ -1,8 +1,11 @@
 /*
  * args.h - the module's argument parsing: module arguments and the options
  * of BF.RESERVE / BF.INSERT. No server calls, so that the fuzzer
- * (tests/fuzz/fuzz_module_args.c) runs it alone. Every error is a reply
- * text RedisBloom's users match on ("ERR bad error rate", ...).
+ * (tests/fuzz/fuzz_module_args.c) runs it alone. Every error RedisBloom has
+ * a text for is RedisBloom's text, exactly (its users match on them:
+ * "ERR bad error rate", "ERR (0 < error rate range < 1) ", BF.INSERT's
+ * "Bad error rate", ...; FORMATS.md section 6.1); bloomkit's own limits
+ * (a rate above 0.5, say) quote the value as it was given.
  */
 #ifndef BKM_ARGS_H
 #define BKM_ARGS_H
@@ -39,6 +42,7 @@ typedef struct bkm_bf_opts {
     double error_rate;
     uint64_t capacity;
     uint64_t expansion;
+    bkm_arg error_text, capacity_text; /* as given ({NULL, 0}: the default): errors quote them */
     int has_expansion;
     int nocreate;
     int nonscaling;

@@ -122,15 +122,22 @@ static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
-    /* options come before ITEMS: at most 9 arguments of them */
-    bkm_arg args[12];
+    /* the options before ITEMS, as many as given (RedisBloom takes repeats),
+     * ITEMS and the first item: what bkm_parse_insert reads */
     int opts_end = 2;
-    while (opts_end < argc && opts_end - 2 < 11 && !bkm_arg_is(arg_of(argv[opts_end]), "ITEMS"))
+    while (opts_end < argc && !bkm_arg_is(arg_of(argv[opts_end]), "ITEMS"))
         opts_end++;
-    const size_t n = args_of(argv, 2, opts_end < argc ? opts_end + 2 : argc, args, 12);
+    const int upto = opts_end < argc - 1 ? opts_end + 2 : argc;
+    bkm_arg few[16], *args = few;
+    if ((size_t)(upto - 2) > sizeof few / sizeof *few &&
+        !(args = bkm_alloc((size_t)(upto - 2) * sizeof *args)))
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    const size_t n = args_of(argv, 2, upto, args, (size_t)(upto - 2));
     bkm_bf_opts o;
     char err[300];
     const int rc = bkm_parse_insert(&bkm_conf, args, n, &o, err, sizeof err);
+    if (args != few)
+        bkm_free(args);
     if (rc != BKM_ARGS_OK)
         return reply_parse(ctx, rc, err);
     return add_common(ctx, argv, argc, 2 + (int)o.items, &o, 1);

@@ -748,7 +748,10 @@ START_TEST(create_add_check_remove_info_merge_intersect)
     add_line("left\n", sf);
     add_line("right\n", s2);
     combine_and_check("merge", mf, sf, s2, "left\nright\nnone\n", "left\nright\n");
-    expect_code(RUN(NULL, "merge", mf, sf, cf), 2, "merge incompatible");
+    r = RUN(NULL, "merge", mf, sf, cf);
+    ck_assert_msg(strstr(r.err, "cannot be merged: ") && !strstr(r.err, "merged: merge:"),
+                  "the operation named twice: %s", r.err);
+    expect_code(r, 2, "merge incompatible");
     expect_code(RUN(NULL, "merge", mf, sf), 2, "merge one input");
     /* intersect: a key in both copies stays, a key in one goes (these few
      * keys in 5,000 slots share no bits by chance: the check is exact). */
@@ -756,7 +759,9 @@ START_TEST(create_add_check_remove_info_merge_intersect)
     add_line("both\n", sf);
     add_line("both\n", s2);
     combine_and_check("intersect", xf, sf, s2, "left\nright\nboth\nnone\n", "both\n");
-    expect_code(RUN(NULL, "intersect", xf, sf, cf), 2, "intersect incompatible");
+    r = RUN(NULL, "intersect", xf, sf, cf);
+    ck_assert_msg(!strstr(r.err, "intersected: intersect:"), "the operation named twice: %s", r.err);
+    expect_code(r, 2, "intersect incompatible");
     expect_code(RUN(NULL, "intersect", xf, sf), 2, "intersect one input");
     expect_code(RUN(NULL, "intersect", xf, sf, in_dir("missing.bkf")), 3, "intersect missing");
     r = RUN("left\nright\nboth\nnone\n", "check", xf); /* a failed intersect kept OUT */

@@ -33,7 +33,7 @@ const { createClient, commandOptions } = require('redis');
     assert.deepStrictEqual(await client.bf.mExists('n3', ['a', 'b']), [true, true]);
     await assert.rejects(client.bf.reserve('n1', 0.01, 10), /item exists/);
     await assert.rejects(client.bf.info('missing'), /not found/);
-    await assert.rejects(client.bf.reserve('n4', 2, 10), /bad error rate/);
+    await assert.rejects(client.bf.reserve('n4', 2, 10), /error rate range/);
     await client.set('s', '1');
     await assert.rejects(client.bf.add('s', 'a'), /WRONGTYPE/);
     console.log('node-redis bf: ok');

@@ -115,6 +115,12 @@ class ModuleTest(unittest.TestCase):
             fn(*args)
         self.assertIn(text, str(cm.exception))
 
+    def assertErrorIs(self, text, fn, *args):
+        """The error reply is exactly text (redis-py drops a leading "ERR ")."""
+        with self.assertRaises(redis.ResponseError) as cm:
+            fn(*args)
+        self.assertEqual(str(cm.exception), text[4:] if text.startswith("ERR ") else text)
+
 
 class BFTest(ModuleTest):
     """RedisBloom's commands through redis-py's r.bf()."""
@@ -225,19 +231,45 @@ class BFTest(ModuleTest):
         self.assertError("item exists", bf.create, "f", 0.01, 100)
         self.assertError("not found", bf.info, "nope")
         self.assertError("not found", bf.scandump, "nope", 0)
-        for bad in ("0", "1", "-0.1", "x", "nan", "inf", "1e308"):
-            self.assertError("bad error rate", bf.create, "g", bad, 100)
-        for bad in ("0", "-1", "1.5", "x", "1e308"):
-            self.assertError("bad capacity", bf.create, "g", 0.01, bad)
-        for bad in ("0", "-2", "x", "1000"):
-            self.assertError("bad expansion", r.execute_command, "BF.RESERVE", "g", "0.01", "100",
-                             "EXPANSION", bad)
-        self.assertError("cannot expand", r.execute_command, "BF.RESERVE", "g", "0.01", "100",
-                         "EXPANSION", "2", "NONSCALING")
+        # RedisBloom's own texts, exactly, where it has one (FORMATS.md 6.1)
+        for bad, text in (("x", "bad error rate"), ("0", "(0 < error rate range < 1) "),
+                          ("1", "(0 < error rate range < 1) "),
+                          ("-0.1", "(0 < error rate range < 1) ")):
+            self.assertErrorIs("ERR " + text, r.execute_command, "BF.RESERVE", "g", bad, 100)
+        for bad in ("nan", "inf", "1e308"):
+            self.assertError("error rate", bf.create, "g", bad, 100)
+        for bad, text in (("x", "bad capacity"), ("1.5", "bad capacity"),
+                          ("0", "(capacity should be larger than 0)"),
+                          ("-1", "(capacity should be larger than 0)")):
+            self.assertErrorIs("ERR " + text, r.execute_command, "BF.RESERVE", "g", "0.01", bad)
+        for bad, text in (("x", "bad expansion"), ("0", "expansion should be greater or equal to 1"),
+                          ("-2", "expansion should be greater or equal to 1")):
+            self.assertErrorIs("ERR " + text, r.execute_command, "BF.RESERVE", "g", "0.01", "100",
+                               "EXPANSION", bad)
+        self.assertError("bad expansion", r.execute_command, "BF.RESERVE", "g", "0.01", "100",
+                         "EXPANSION", "1000")  # over bloomkit's own limit: quoted as given
+        self.assertErrorIs("Nonscaling filters cannot expand", r.execute_command, "BF.RESERVE",
+                           "g", "0.01", "100", "EXPANSION", "2", "NONSCALING")
         self.assertError("unknown argument", r.execute_command, "BF.RESERVE", "g", "0.01",
                          "100", "FOO")
-        self.assertError("unknown argument", r.execute_command, "BF.INSERT", "g", "FOO",
-                         "ITEMS", "a")
+        self.assertErrorIs("Unknown argument received", r.execute_command, "BF.INSERT", "g",
+                           "FOO", "ITEMS", "a")
+        for opt, bad, text in (("ERROR", "x", "Bad error rate"), ("ERROR", "2", "Bad argument received"),
+                               ("CAPACITY", "x", "Bad capacity"), ("CAPACITY", "0", "Bad argument received"),
+                               ("EXPANSION", "x", "Bad expansion"),
+                               ("EXPANSION", "0", "Bad argument received")):
+            self.assertErrorIs(text, r.execute_command, "BF.INSERT", "g", opt, bad, "ITEMS", "a")
+        # a rate RedisBloom takes and bloomkit does not: the number as given
+        with self.assertRaises(redis.ResponseError) as cm:
+            r.execute_command("BF.INSERT", "z", "ERROR", "0.9", "ITEMS", "a")
+        self.assertIn("'0.9'", str(cm.exception))
+        self.assertNotIn("0.9000000", str(cm.exception))
+        # any number of option words before ITEMS (RedisBloom takes repeats)
+        self.assertEqual(r.execute_command("BF.INSERT", "many", *(["CAPACITY", "1000"] * 12),
+                                           "ERROR", "0.01", "NONSCALING",
+                                           "ITEMS", "a", "b"), [1, 1])
+        self.assertEqual(bf.info("many").capacity, 1000)
+        r.delete("many")
         self.assertEqual(r.exists("g"), 0)
         for cmd in (("BF.ADD", "s", "x"), ("BF.MADD", "s", "x"), ("BF.EXISTS", "s", "x"),
                     ("BF.MEXISTS", "s", "x"), ("BF.INFO", "s"), ("BF.CARD", "s"),

@@ -197,7 +197,8 @@ const cli_spec cmd_intersect_spec = CLI_SPEC("intersect", intersect_usage, OPT(N
 /* OUT = IN1 op IN2 op ...: the first input loaded, the others mapped
  * read-only and combined into it, the result saved atomically under OUT's
  * writer lock. */
-static int combine(cli_opts *o, int (*op)(bk_filter *, const bk_filter *), const char *done)
+static int combine(cli_opts *o, int (*op)(bk_filter *, const bk_filter *), const char *name,
+                   const char *done)
 {
     int rc;
     bk_file_lock *lock;
@@ -219,9 +220,14 @@ static int combine(cli_opts *o, int (*op)(bk_filter *, const bk_filter *), const
         cli_say_redated(o, src, o->args[i]);
         rc = op(dst, src);
         bk_free(src);
-        if (rc != BK_OK)
+        if (rc != BK_OK) { /* the library's "merge: " (or "intersect: ") said once, by us */
+            const char *why = bk_last_error();
+            const size_t nl = strlen(name);
+            if (strncmp(why, name, nl) == 0 && strncmp(why + nl, ": ", 2) == 0)
+                why += nl + 2;
             rc = cli_fail(o, cli_exit_for(rc), "%s and %s cannot be %s: %s", o->args[1], o->args[i],
-                          done, bk_last_error());
+                          done, why);
+        }
     }
     if (rc == 0 && (rc = bk_save(dst, o->args[0])) != BK_OK)
         rc = cli_lib_fail(o, rc, o->args[0]);
@@ -232,10 +238,10 @@ static int combine(cli_opts *o, int (*op)(bk_filter *, const bk_filter *), const
 
 int cmd_merge(cli_opts *o)
 {
-    return combine(o, bk_merge, "merged");
+    return combine(o, bk_merge, "merge", "merged");
 }
 
 int cmd_intersect(cli_opts *o)
 {
-    return combine(o, bk_intersect, "intersected");
+    return combine(o, bk_intersect, "intersect", "intersected");
 }

@@ -88,6 +88,8 @@ def error_for(code: int, what: str, detail: str | None = None) -> Exception:
     `detail` is the library's detail text (bk_last_error or an error buffer),
     used only when the call is documented to set it."""
     text = _native.strerror(code)
+    if detail and detail.startswith(what + ": "):
+        detail = detail[len(what) + 2:]  # the library named the operation already: once
     message = f"{what}: {detail}" if detail else f"{what}: {text}"
     if code == _lib.ERRORS["BK_ENOMEM"]:
         return MemoryError(message)

@@ -301,13 +301,21 @@ class BloomFilter(_native.Filter):
         return self._combined(others, BloomFilter.intersect)
 
     def _combined(self, others, op) -> "BloomFilter":
+        # One consistent snapshot of each operand: self's is copied once, and
+        # used again where self is also an operand (f | f while another
+        # thread adds to f: a second look at f may find a slice more).
+        # Every other operand is read under its lock by op.
         out = self.copy()
+        again = out.copy() if any(other is self for other in others) else None
         try:
             for other in others:
-                op(out, other)
+                op(out, again if other is self else other)
         except BaseException:
             out.close()
             raise
+        finally:
+            if again is not None:
+                again.close()
         return out
 
     def __or__(self, other: object) -> "BloomFilter":

@@ -176,6 +176,46 @@ class SetOperatorTest(unittest.TestCase):
             a &= 3
 
 
+class SetOperatorErrorTest(unittest.TestCase):
+    def test_an_error_names_its_operation_once(self):
+        a, b = BloomFilter(capacity=100), BloomFilter(capacity=100)  # keys differ
+        for op, name in ((a.merge, "merge"), (a.intersect, "intersect"),
+                         (a.__or__, "merge"), (a.__and__, "intersect")):
+            with self.assertRaises(IncompatibleError) as cm:
+                op(b)
+            text = str(cm.exception)
+            self.assertTrue(text.startswith(name + ": "), text)
+            self.assertNotIn(name + ": " + name, text)
+
+    def test_f_or_f_is_one_snapshot_while_another_thread_adds(self):
+        """f | f and f & f read f once: a thread adding meanwhile (a chain
+        growing a slice, a window moving on) cannot make the two looks at f
+        differ ("merge: sizes differ", as it did)."""
+        for variant in ("scalable", "window"):
+            extra = {"window": "1h"} if variant == "window" else {}
+            f = BloomFilter(variant=variant, capacity=200, **extra)
+            done = threading.Event()
+
+            def adder():
+                i = 0
+                while not done.is_set() and i < 400000:
+                    f.add_many([b"grow-%d-%d" % (i, j) for j in range(50)])
+                    i += 1
+
+            t = threading.Thread(target=adder)
+            t.start()
+            try:
+                for _ in range(150):
+                    u = f | f
+                    self.assertEqual(u, u | u)
+                    u.close()
+            finally:
+                done.set()
+                t.join()
+            self.assertGreater(f.stats()["slices"], 1, variant)  # it did grow meanwhile
+            f.close()
+
+
 class AnyValueTest(unittest.TestCase):
     def test_no_python_value_crashes_any_call(self):
         released = memoryview(b"gone")
