@@ -62,8 +62,10 @@ int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int
     bk_config cfg;
     bk_get_config(v->f, &cfg);
     const int capped = bf && cfg.variant == BK_VARIANT_STANDARD;
-    /* a variant that removes keeps a count per add: every add changes it */
-    const int counts = bk_variant_removes(cfg.variant);
+    /* a variant that removes keeps a count per add, and a window moves on
+     * with time (a new generation, a re-dating, a renewed key: none of them
+     * "new"): every add changes them, and reaches replicas and the AOF */
+    const int counts = bk_variant_removes(cfg.variant) || cfg.variant == BK_VARIANT_WINDOW;
     const void *keys[BATCH];
     size_t lens[BATCH];
     int first = BK_OK;

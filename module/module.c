@@ -58,7 +58,7 @@ bkm_value *bkm_value_new(bk_filter *f)
     }
     memset(v, 0, sizeof *v);
     v->f = f;
-    v->at = INT64_MIN;
+    v->at = bkm_clock_now();
     bkm_sweep_track(v);
     return v;
 }
@@ -66,7 +66,7 @@ bkm_value *bkm_value_new(bk_filter *f)
 void bkm_value_changed(bkm_value *v)
 {
     v->writes++; /* any dump snapshot is no longer the filter's */
-    v->at = INT64_MIN; /* changed at the clock's time */
+    v->at = bkm_clock_now(); /* BK.AT's time when it replays a master's write */
     if (v->dump) {
         RedisModule_Free(v->dump);
         v->dump = NULL;
@@ -75,7 +75,7 @@ void bkm_value_changed(bkm_value *v)
 
 int64_t bkm_value_time(const bkm_value *v)
 {
-    return v->at != INT64_MIN ? v->at : bkm_clock_now();
+    return v->at;
 }
 
 void bkm_value_free(void *value)

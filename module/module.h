@@ -36,7 +36,7 @@ typedef struct bkm_value {
     uint64_t dump_id;     /* its snapshot number (kept after the buffer is freed) */
     uint64_t keys;        /* a standard filter's keys, once keys_known (BF's capacity check) */
     int keys_known;
-    int64_t at; /* the saved time it was loaded at, until its first change (else INT64_MIN) */
+    int64_t at; /* the time of its state: of its last change, or the saved time it loaded at */
     struct bkm_value *prev, *next; /* window filters: the sweep's list (sweep.c) */
     int tracked;
 } bkm_value;
@@ -50,11 +50,13 @@ bkm_value *bkm_value_new(bk_filter *f);
 void bkm_value_free(void *value);
 /* Forget any dump snapshot: call after every change. */
 void bkm_value_changed(bkm_value *v);
-/* The time v's state is at, for its RDB payload: the saved time v was
- * loaded at while it has not changed since, else the clock. So a value
- * saves and loads as the same value whatever time it came with (a window
- * loaded at a time far from the clock is re-dated to it only at its first
- * change), and its time moves no other value's. */
+/* The time v's state is at, for its RDB payload: the clock's time at its
+ * last change (BK.AT's when a replica or a replay made it), or the saved
+ * time it was loaded at when unchanged since. Loaded at that time, the
+ * payload is the same value whatever times it met (a window loaded at a
+ * time far from the clock, or written at a master's time that stepped
+ * back, is re-dated only by its own next change), and no value's time
+ * moves another's or the clock. */
 int64_t bkm_value_time(const bkm_value *v);
 
 /* Open key `name` for a command: *v the filter, or NULL when the key is

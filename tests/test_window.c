@@ -623,6 +623,46 @@ START_TEST(a_file_whose_generations_all_expired_loads_without_room_for_more)
 }
 END_TEST
 
+/* A filter whose max_bytes leaves no room for a new generation (a file
+ * whose config says so), loaded while its generations are live: when the
+ * clock passes them all, the next add reuses the last one, emptied, instead
+ * of dropping every generation and then failing to make one (which left a
+ * table with none: a save of 0 bytes, and the next add read before the
+ * table; found by fuzz_module_payload's command sequences). */
+START_TEST(a_window_with_no_room_for_a_generation_never_empties)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "w.bkf");
+    bk_filter *f = three_generations("y");
+    size_t len;
+    uint8_t *buf = saved(f, path, &len);
+    buf = with_config(buf, &len, "max_bytes=8");
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
+    ck_assert_uint_gt(tu_count_present(g, "y", 0, 300), 0);
+    at(T0 + 3600000); /* every generation expired */
+    const int first = bk_add(g, "after", 5);
+    ck_assert_msg(first == 1, "add: %d %s", first, bk_last_error());
+    ck_assert_int_eq(bk_add(g, "again", 5), 1);
+    ck_assert_int_eq(bk_contains(g, "after", 5), 1);
+    uint64_t size;
+    ck_assert_int_eq(bk_save_size(g, &size), BK_OK);
+    ck_assert_uint_gt(size, 128);
+    uint8_t *img = malloc((size_t)size);
+    size_t n;
+    ck_assert_int_eq(bk_save_buffer(g, img, (size_t)size, &n), BK_OK);
+    bk_filter *h = NULL;
+    ck_assert_int_eq(bk_load_buffer(img, n, &h), BK_OK);
+    ck_assert_int_eq(bk_contains(h, "after", 5), 1);
+    free(img);
+    bk_free(h);
+    bk_free(g);
+    free(buf);
+    bk_free(f);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 /* The clock's two errors, each more than a span: a file written under a
  * clock ten years ahead, read by a right one; and a file written by a
  * right clock, read under one ten years behind that is then put right.
@@ -801,5 +841,6 @@ Suite *window_suite(void)
     tcase_add_test(tc, a_clock_error_past_a_span_redates_instead_of_freezing);
     tcase_add_test(tc, a_clock_stepping_back_past_a_span_redates_a_running_filter);
     tcase_add_test(tc, any_clock_saves_what_it_loads);
+    tcase_add_test(tc, a_window_with_no_room_for_a_generation_never_empties);
     return s;
 }

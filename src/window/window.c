@@ -170,14 +170,26 @@ static void drop(bk_window *w, uint32_t i)
 }
 
 /* Under the write lock: drop the generations that expired by span `now`
- * and make sure the newest is `now`'s. BK_OK, BK_ENOMEM, BK_ERANGE. */
+ * and make sure the newest is `now`'s. The table is never left empty: when
+ * every generation expired, the last becomes `now`'s, emptied (nothing to
+ * allocate, so nothing can fail); a new generation that cannot be made
+ * (BK_ENOMEM, BK_ERANGE past max_bytes) leaves the table as it was, less
+ * what expired. (It used to drop them all first: a failing add then left
+ * no generation, and the next call read before the table.) An empty table
+ * is a new filter's, before its first generation. */
 static int rotate(bk_window *w, int64_t now)
 {
     bk_call_begin(); /* a failure here is a failing bk_add's: its detail is fresh (error.h) */
-    while (w->n > 0 && w->gens[0].number < now - w->live)
+    while (w->n > 1 && w->gens[0].number < now - w->live)
         drop(w, 0);
     if (w->n > 0 && w->gens[w->n - 1].number >= now)
         return BK_OK;
+    if (w->n > 0 && w->gens[0].number < now - w->live) { /* the only one, expired */
+        bk_filter *last = w->gens[0].chain;
+        last->ops->clear(last);
+        w->gens[0].number = now;
+        return BK_OK;
+    }
     bk_filter *chain;
     const int rc =
         bk_scalable_create_in(&w->chain_cfg, &w->base.alloc, &w->budget, &w->sizes, &chain);

@@ -401,7 +401,7 @@ class FiguresTest(ModuleTest):
                     f.add(k)
                 except Exception:  # a full cuckoo filter refuses, changing nothing
                     pass
-            for _ in range(20):
+            for _ in range(20 if "counting" in cfg else 0):  # counters stuck at 15
                 f.add(b"hot")
             want = f.stats()
             if "cuckoo" in cfg:
@@ -424,3 +424,25 @@ class FiguresTest(ModuleTest):
             self.assertEqual(int(info[b"saturated"]), want["saturated"], cfg)
             self.assertEqual(int(info[b"keys"]), want["keys"], cfg)
             f.close()
+
+
+class WindowReplicationTest(ModuleTest):
+    """Every add on a window filter reaches replicas, new or not: a renewed
+    key (refresh=1) or a new generation changes the bytes without a key
+    being new (found by fuzz_module_payload's save-and-reload property)."""
+
+    def test_renewals_and_rotations_reach_the_replica(self):
+        m = self.server("master")
+        rep = self.server("replica", args=["--replicaof", "127.0.0.1", str(m.port)])
+        rm, rr = m.client(), rep.client()
+        for _ in range(200):
+            if rr.info("replication").get("master_link_status") == "up":
+                break
+            time.sleep(0.05)
+        rm.execute_command("BK.CREATE", "w", "variant=window", "window=2s", "generations=4",
+                           "refresh=1", "capacity=1000")
+        rm.execute_command("BK.ADD", "w", "k")
+        time.sleep(0.6)  # the next span: a renewal (not new) makes a generation and a copy
+        self.assertEqual(rm.execute_command("BK.ADD", "w", "k"), [0])
+        self.assertGreaterEqual(rm.execute_command("WAIT", 1, 5000), 1)
+        self.assertEqual(dump(rr, "w"), dump(rm, "w"))
