@@ -23,12 +23,12 @@ typedef struct bkm_arg {
 
 /* Module arguments (MODULE LOAD path [NAME VALUE]...). */
 typedef struct bkm_settings {
-    double error_rate;  /* ERROR_RATE: BF.ADD/INSERT's default (0.01) */
-    uint64_t capacity;  /* INITIAL_SIZE: their default capacity (100) */
-    uint64_t expansion; /* EXPANSION: their default growth (2) */
-    uint64_t max_bytes; /* MAX_BYTES: the most one filter may hold (512M) */
-    bk_config bf_base;  /* BF_CONFIG: config text under BF-made filters ("") */
-    uint64_t sweep_ms;  /* SWEEP_MS: window filters' sweep period, 0 = none (1000) */
+    double error_rate;        /* ERROR_RATE: BF.ADD/INSERT's default (0.01) */
+    uint64_t capacity;        /* INITIAL_SIZE: their default capacity (100) */
+    uint64_t expansion;       /* EXPANSION: their default growth (2) */
+    uint64_t max_bytes;       /* MAX_BYTES: the most one filter may hold (512M) */
+    bk_config bf_base;        /* BF_CONFIG: config text under BF-made filters ("") */
+    uint64_t sweep_ms;        /* SWEEP_MS: window filters' sweep period, 0 = none (1000) */
     uint64_t loads_max_bytes; /* LOADS_MAX_BYTES: unfinished BF.LOADCHUNKs together (MAX_BYTES) */
     uint64_t load_timeout_ms; /* LOAD_TIMEOUT_MS: an unfinished load idle this long goes (60000) */
 } bkm_settings;

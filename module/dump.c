@@ -43,10 +43,10 @@ typedef struct pending {
     int db;
     char *name; /* key name (bkm_alloc) */
     size_t name_len;
-    uint8_t *buf;                /* cap bytes, filled of them received */
-    size_t total, filled, cap;   /* the image's size; received; held */
-    uint64_t started;            /* load order, for dropping the oldest */
-    long long last_ms;           /* when its last chunk arrived */
+    uint8_t *buf;              /* cap bytes, filled of them received */
+    size_t total, filled, cap; /* the image's size; received; held */
+    uint64_t started;          /* load order, for dropping the oldest */
+    long long last_ms;         /* when its last chunk arrived */
 } pending;
 
 #define OFFSET_MASK ((UINT64_C(1) << BK_SCANDUMP_OFFSET_BITS) - 1)
@@ -174,7 +174,7 @@ static int reserve(RedisModuleCtx *ctx, pending *p, size_t more, char *err, size
     const size_t want = p->filled + more;
     if (want <= p->cap)
         return 0;
-    size_t cap = p->cap ? p->cap : 64 * 1024;
+    size_t cap = p->cap ? p->cap : (size_t)64 << 10;
     while (cap < want)
         cap = cap > p->total / 2 ? p->total : cap * 2;
     if (cap > p->total)
@@ -246,8 +246,8 @@ static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     const size_t left = v->dump_len - (size_t)off;
     const size_t n = left < BKM_CHUNK ? left : BKM_CHUNK;
-    RedisModule_ReplyWithLongLong(ctx, (long long)(v->dump_id << BK_SCANDUMP_OFFSET_BITS |
-                                                   (off + n)));
+    RedisModule_ReplyWithLongLong(ctx,
+                                  (long long)(v->dump_id << BK_SCANDUMP_OFFSET_BITS | (off + n)));
     return RedisModule_ReplyWithStringBuffer(ctx, (const char *)v->dump + off, n);
 }
 

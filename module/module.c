@@ -65,7 +65,7 @@ bkm_value *bkm_value_new(bk_filter *f)
 
 void bkm_value_changed(bkm_value *v)
 {
-    v->writes++; /* any dump snapshot is no longer the filter's */
+    v->writes++;             /* any dump snapshot is no longer the filter's */
     v->at = bkm_clock_now(); /* BK.AT's time when it replays a master's write */
     if (v->dump) {
         RedisModule_Free(v->dump);

@@ -35,8 +35,8 @@ typedef struct RedisModuleEvent {
     uint64_t id;
     uint64_t dataver;
 } RedisModuleEvent;
-#define REDISMODULE_EVENT_FLUSHDB           2
-#define REDISMODULE_SUBEVENT_FLUSHDB_START  0
+#define REDISMODULE_EVENT_FLUSHDB          2
+#define REDISMODULE_SUBEVENT_FLUSHDB_START 0
 /* The data of a FlushDB event: dbnum -1 for FLUSHALL. */
 typedef struct RedisModuleFlushInfo {
     uint64_t version;

@@ -760,7 +760,8 @@ START_TEST(create_add_check_remove_info_merge_intersect)
     add_line("both\n", s2);
     combine_and_check("intersect", xf, sf, s2, "left\nright\nboth\nnone\n", "both\n");
     r = RUN(NULL, "intersect", xf, sf, cf);
-    ck_assert_msg(!strstr(r.err, "intersected: intersect:"), "the operation named twice: %s", r.err);
+    ck_assert_msg(!strstr(r.err, "intersected: intersect:"), "the operation named twice: %s",
+                  r.err);
     expect_code(r, 2, "intersect incompatible");
     expect_code(RUN(NULL, "intersect", xf, sf), 2, "intersect one input");
     expect_code(RUN(NULL, "intersect", xf, sf, in_dir("missing.bkf")), 3, "intersect missing");

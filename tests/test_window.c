@@ -750,8 +750,16 @@ static uint8_t *image_of(const bk_filter *f, size_t *len)
 
 START_TEST(any_clock_saves_what_it_loads)
 {
-    const int64_t clocks[] = {INT64_MAX,     INT64_MAX - 1,     INT64_C(1) << 62, INT64_C(1) << 61,
-                              INT64_MIN,     INT64_MIN + 1,     -(INT64_C(1) << 62), 0, -1, T0};
+    const int64_t clocks[] = {INT64_MAX,
+                              INT64_MAX - 1,
+                              INT64_C(1) << 62,
+                              INT64_C(1) << 61,
+                              INT64_MIN,
+                              INT64_MIN + 1,
+                              -(INT64_C(1) << 62),
+                              0,
+                              -1,
+                              T0};
     for (size_t c = 0; c < sizeof clocks / sizeof *clocks; c++) {
         at(clocks[c]);
         bk_filter *f = tu_filter("variant=window window=80s generations=8 capacity=1000");
@@ -763,8 +771,8 @@ START_TEST(any_clock_saves_what_it_loads)
         size_t len, len2;
         uint8_t *img = image_of(f, &len);
         bk_filter *g = NULL;
-        ck_assert_msg(bk_load_buffer(img, len, &g) == BK_OK, "clock %lld: %s",
-                      (long long)clocks[c], bk_last_error());
+        ck_assert_msg(bk_load_buffer(img, len, &g) == BK_OK, "clock %lld: %s", (long long)clocks[c],
+                      bk_last_error());
         uint8_t *again = image_of(g, &len2);
         ck_assert_uint_eq(len, len2);
         ck_assert_int_eq(memcmp(img, again, len), 0);

@@ -36,7 +36,6 @@ static uint64_t next(void)
     return rng >> 11;
 }
 
-
 /* Saved at t and loaded again at t, the filter is the same bytes. */
 static void saves_as_itself(const bk_filter *f, int64_t t)
 {
@@ -94,8 +93,8 @@ static void try_image(const uint8_t *img, size_t len, int64_t t)
                 at = bkm_clock_now();
             break;
         case 3: { /* the clock moves on: a millisecond to years */
-            const int64_t by = (int64_t)(next() % 4 == 0 ? next() % ((uint64_t)1 << 40)
-                                                          : next() % 100000);
+            const int64_t by =
+                (int64_t)(next() % 4 == 0 ? next() % ((uint64_t)1 << 40) : next() % 100000);
             const int64_t now = bkm_clock_now();
             bkm_clock_set(now > BKM_TIME_MAX - by ? BKM_TIME_MAX : now + by);
             break;
