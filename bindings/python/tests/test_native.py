@@ -292,15 +292,27 @@ class ThreadTest(unittest.TestCase):
             self.assertEqual(len(f), len(keys), variant)  # each key once
 
     def test_a_bytearray_key_stays_whole_while_a_call_waits(self):
-        """A one-key call (add, in, remove) with a bytearray or memoryview
-        key may wait for the filter's lock with the GIL released while a
-        batch writes; another thread resizing the bytearray meanwhile must
-        not free the bytes being hashed (it did: a use-after-free, found by
+        """A call (add, in, remove, their batches, an iterator of keys; on a
+        local filter and a Redis one) with a bytearray or memoryview key may
+        wait for the filter's lock with the GIL released while a batch
+        writes; another thread resizing the bytearray meanwhile must not free
+        the bytes being hashed (a one-key call did: a use-after-free, found by
         ASan in check-python-asan; SIGSEGV in a release build). The key stays
         exported for the call, so the resize raises BufferError instead."""
-        for variant in ("standard", "counting"):
-            f = BloomFilter(variant=variant, capacity=400000, fpr=0.01)
-            batch = [b"key-%d" % i for i in range(100000)]
+        server = None
+        if have_redis():
+            d = scratch()
+            self.addCleanup(shutil.rmtree, d, True)
+            server = RedisServer(d)
+            self.addCleanup(server.stop)
+        for variant in ("standard", "counting", "redis"):
+            if variant == "redis":  # a Redis filter: keys copied before the GIL goes
+                if server is None:
+                    continue
+                f = BloomFilter.redis(server.url("ba"), "variant=standard capacity=400000")
+            else:
+                f = BloomFilter(variant=variant, capacity=400000, fpr=0.01)
+            batch = [b"key-%d" % i for i in range(100000 if variant != "redis" else 20000)]
             ba = bytearray(b"k" * 300000)
             done = threading.Event()
             seen = {"calls": 0, "refused": 0, "grown": 0}
@@ -325,8 +337,12 @@ class ThreadTest(unittest.TestCase):
                                 key = memoryview(ba)[:part]
                             f.add(key)
                             self.assertIn(key, f)
-                            if variant == "counting":
+                            # batches and an iterator hold each key's export too
+                            self.assertEqual(f.contains_many([key, b"x"])[0], True)
+                            f.add_many(iter([key]))
+                            if variant == "counting":  # added twice
                                 f.remove(key)
+                                f.remove_many([key])
                             if part is not None:
                                 key.release()
                             del key
