@@ -207,28 +207,32 @@ static int error_rate(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, 
     return BKM_ARGS_OK;
 }
 
-static int capacity(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
+/* A count of at least 1 into *out: `bad` for a word that is no integer,
+ * `range` for one below 1 (a negative integer parses, then is out of
+ * range, as in RedisBloom). */
+static int count(bkm_arg a, uint64_t *out, const char *bad, const char *range, char *err,
+                 size_t errlen)
 {
     int64_t signed_value;
-    if (bkm_parse_u64(a, &o->capacity) != 0)
-        return fail(err, errlen,
-                    bkm_parse_i64(a, &signed_value) == 0 ? t->capacity_range : t->capacity);
-    if (o->capacity < 1)
-        return fail(err, errlen, t->capacity_range);
-    o->capacity_text = a;
-    return BKM_ARGS_OK;
+    if (bkm_parse_u64(a, out) != 0)
+        return fail(err, errlen, bkm_parse_i64(a, &signed_value) == 0 ? range : bad);
+    return *out < 1 ? fail(err, errlen, range) : BKM_ARGS_OK;
+}
+
+static int capacity(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
+{
+    const int rc = count(a, &o->capacity, t->capacity, t->capacity_range, err, errlen);
+    if (rc == BKM_ARGS_OK)
+        o->capacity_text = a;
+    return rc;
 }
 
 static int expansion(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
 {
-    int64_t signed_value;
-    if (bkm_parse_u64(a, &o->expansion) != 0)
-        return fail(err, errlen,
-                    bkm_parse_i64(a, &signed_value) == 0 ? t->expansion_range : t->expansion);
-    if (o->expansion < 1)
-        return fail(err, errlen, t->expansion_range);
-    o->has_expansion = 1;
-    return BKM_ARGS_OK;
+    const int rc = count(a, &o->expansion, t->expansion, t->expansion_range, err, errlen);
+    if (rc == BKM_ARGS_OK)
+        o->has_expansion = 1;
+    return rc;
 }
 
 int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
