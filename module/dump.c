@@ -55,7 +55,6 @@ typedef struct pending {
 static pending loads[MAX_LOADS];
 static uint64_t snapshot_clock;
 static uint64_t load_clock, abandoned;
-static RedisModuleTimerID timer;
 static int timer_armed;
 
 static size_t held_bytes(void)
@@ -105,25 +104,25 @@ static int any_pending(void)
     return 0;
 }
 
+static void idle_timer(RedisModuleCtx *ctx, void *data);
+
 /* The timer that frees idle loads: armed while any is pending. It touches
  * no key and propagates nothing, so it is safe whatever the server does. */
+static void arm_timer(RedisModuleCtx *ctx)
+{
+    if (!timer_armed) {
+        RedisModule_CreateTimer(ctx, (long long)bkm_conf.load_timeout_ms, idle_timer, NULL);
+        timer_armed = 1;
+    }
+}
+
 static void idle_timer(RedisModuleCtx *ctx, void *data)
 {
     (void)data;
     timer_armed = 0;
     drop_idle(RedisModule_Milliseconds());
-    if (any_pending()) {
-        timer = RedisModule_CreateTimer(ctx, (long long)bkm_conf.load_timeout_ms, idle_timer, NULL);
-        timer_armed = 1;
-    }
-}
-
-static void arm_timer(RedisModuleCtx *ctx)
-{
-    if (!timer_armed) {
-        timer = RedisModule_CreateTimer(ctx, (long long)bkm_conf.load_timeout_ms, idle_timer, NULL);
-        timer_armed = 1;
-    }
+    if (any_pending())
+        arm_timer(ctx);
 }
 
 static void on_flush(RedisModuleCtx *ctx, RedisModuleEvent eid, uint64_t sub, void *data)
