@@ -194,7 +194,7 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                 only = i;
         if (only < 0) {
             RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(ctx, "ERR invalid information value");
+            return RedisModule_ReplyWithError(ctx, "Invalid information value"); /* RedisBloom's */
         }
         RedisModule_ReplyWithArray(ctx, 1);
     } else {

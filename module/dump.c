@@ -206,14 +206,14 @@ static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     bkm_time_begin(ctx);
-    long long iter;
-    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter < 0)
-        return RedisModule_ReplyWithError(ctx, "ERR second argument must be numeric");
-    bkm_value *v;
+    bkm_value *v; /* the key first, then the iterator: RedisBloom's order and texts */
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
     if (!key)
         return REDISMODULE_OK;
     RedisModule_CloseKey(key);
+    long long iter;
+    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter < 0)
+        return RedisModule_ReplyWithError(ctx, "Second argument must be numeric");
     const uint64_t id = (uint64_t)iter >> BK_SCANDUMP_OFFSET_BITS;
     const uint64_t off = (uint64_t)iter & OFFSET_MASK;
     const int current = v->dump_id != 0 && v->dump_writes == v->writes;
@@ -302,8 +302,9 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     long long iter;
     size_t len, nlen;
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
-    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK || iter <= 0 || len == 0 ||
-        ((uint64_t)iter & OFFSET_MASK) < len)
+    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
+    if (iter <= 0 || len == 0 || ((uint64_t)iter & OFFSET_MASK) < len)
         return RedisModule_ReplyWithError(
             ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
                  "BF.SCANDUMP gave it) and the chunk is not empty");

@@ -282,7 +282,12 @@ class BFTest(ModuleTest):
                     ("BF.CARD",), ("BF.INSERT", "f", "ITEMS"), ("BF.SCANDUMP", "f"),
                     ("BF.LOADCHUNK", "f", "1"), ("BK.ADD", "f"), ("BK.CREATE",)):
             self.assertError("wrong number of arguments", r.execute_command, *cmd)
-        self.assertError("invalid information value", r.execute_command, "BF.INFO", "f", "X")
+        self.assertErrorIs("Invalid information value", r.execute_command, "BF.INFO", "f", "X")
+        self.assertErrorIs("Second argument must be numeric", r.execute_command, "BF.SCANDUMP",
+                           "f", "x")
+        self.assertError("not found", r.execute_command, "BF.SCANDUMP", "nope", "x")  # key first
+        self.assertErrorIs("ERR Second argument must be numeric", r.execute_command,
+                           "BF.LOADCHUNK", "g", "x", "data")
 
     def test_scandump_loadchunk_round_trip(self):
         r = self.server(module_args=["MAX_BYTES", "64M"]).client()
