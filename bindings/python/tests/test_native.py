@@ -205,10 +205,12 @@ class SetOperatorErrorTest(unittest.TestCase):
             t = threading.Thread(target=adder)
             t.start()
             try:
-                for _ in range(150):
-                    u = f | f
+                for rounds in range(20000):  # until the filter grew beside them (a slow
+                    u = f | f                 # build's adder may need many rounds)
                     self.assertEqual(u, u | u)
                     u.close()
+                    if rounds >= 150 and f.stats()["slices"] > 2:
+                        break
             finally:
                 done.set()
                 t.join()
