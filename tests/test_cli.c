@@ -162,6 +162,16 @@ START_TEST(plan_reports_the_worked_example)
     ck_assert_ptr_nonnull(strstr(r.out, "\"k\":13"));
     ck_assert(r.out[0] == '{' && r.out[r.outlen - 2] == '}' && r.out[r.outlen - 1] == '\n');
     done(&r);
+    /* cells that are not bits are named for what they are (issue 44 point 7) */
+    r = RUN(NULL, "plan", "--capacity", "5000", "--fpr", "0.1", "--variant", "cuckoo",
+            "--fingerprint", "4");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(strstr(r.out, "slots of 4-bit fingerprints") && !strstr(r.out, "bits (m)"), "%s",
+                  r.out);
+    done(&r);
+    r = RUN(NULL, "plan", "--capacity", "5000", "--fpr", "0.1", "--variant", "counting");
+    ck_assert_msg(strstr(r.out, " counters\n") && !strstr(r.out, "bits (m)"), "%s", r.out);
+    done(&r);
     expect_code(RUN(NULL, "plan", "--capacity", "0", "--fpr", "0.1"), 2, "plan capacity 0");
     expect_code(RUN(NULL, "plan", "--capacity", "10"), 2, "plan without fpr");
     expect_code(RUN(NULL, "plan", "--capacity", "10", "--fpr", "nan"), 2, "plan fpr nan");

@@ -254,7 +254,14 @@ int cmd_plan(cli_opts *o)
         else
             printf("target fpr    %g\n", cfg.fpr);
         print_chosen(&cfg, 0);
-        printf("bits (m)      %llu\n", (unsigned long long)p.bits);
+        bk_config resolved; /* a cuckoo table's cells are slots of its (chosen) fingerprints */
+        char cells[64];
+        if (bk_config_resolve(&cfg, &resolved) != BK_OK)
+            resolved = cfg;
+        if (strcmp(cells_word(&resolved, cells, sizeof cells), "bits") == 0)
+            printf("bits (m)      %llu\n", (unsigned long long)p.bits);
+        else
+            printf("m             %llu %s\n", (unsigned long long)p.bits, cells);
         printf("bytes         %llu (%s)\n", (unsigned long long)bytes, human);
         printf("hashes (k)    %u\n", p.k);
         printf("bits per key  %.2f\n", p.bits_per_key);
