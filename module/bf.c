@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "commands.h"
 #include "module.h"
 #include "payload.h"
 
@@ -49,7 +50,7 @@ static bkm_value *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleSt
     return v;
 }
 
-static int reserve_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
@@ -107,17 +108,17 @@ static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     return add_common(ctx, argv, argc, 2, &o, array);
 }
 
-static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return argc != 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 0);
 }
 
-static int madd_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return argc < 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 1);
 }
 
-static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
@@ -143,14 +144,14 @@ static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return add_common(ctx, argv, argc, 2 + (int)o.items, &o, 1);
 }
 
-static int exists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     return bkm_exists_command(ctx, argv, argc, 0, 1);
 }
 
-static int mexists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3)
         return RedisModule_WrongArity(ctx);
@@ -164,7 +165,7 @@ static size_t value_size(const bkm_value *v)
     return sizeof *v + (size_t)size;
 }
 
-static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2 && argc != 3)
         return RedisModule_WrongArity(ctx);
@@ -214,7 +215,7 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-static int card_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
@@ -231,34 +232,4 @@ static int card_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (rc != BK_OK)
         return bkm_reply_code(ctx, rc);
     return RedisModule_ReplyWithLongLong(ctx, v ? (long long)st.keys : 0);
-}
-
-static const struct {
-    const char *name;
-    RedisModuleCmdFunc fn;
-    const char *flags;
-} commands[] = {
-    {"BF.RESERVE", reserve_cmd, "write deny-oom"}, {"BF.ADD", add_cmd, "write deny-oom"},
-    {"BF.MADD", madd_cmd, "write deny-oom"},       {"BF.INSERT", insert_cmd, "write deny-oom"},
-    {"BF.EXISTS", exists_cmd, "readonly fast"},    {"BF.MEXISTS", mexists_cmd, "readonly"},
-    {"BF.INFO", info_cmd, "readonly fast"},        {"BF.CARD", card_cmd, "readonly fast"},
-};
-
-int bkm_register_bf(RedisModuleCtx *ctx)
-{
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (RedisModule_CreateCommand(ctx, commands[i].name, commands[i].fn, commands[i].flags, 1,
-                                      1, 1) != REDISMODULE_OK)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
-}
-
-RedisModuleCmdFunc bkm_bf_write_command(const char *name, size_t len);
-RedisModuleCmdFunc bkm_bf_write_command(const char *name, size_t len)
-{
-    const bkm_arg a = {name, len};
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (strncmp(commands[i].flags, "write", 5) == 0 && bkm_arg_is(a, commands[i].name))
-            return commands[i].fn;
-    return NULL;
 }

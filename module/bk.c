@@ -13,12 +13,13 @@
 #include <string.h>
 
 #include "clock.h"
+#include "commands.h"
 #include "module.h"
 #include "payload.h"
 
 #define MAX_CONFIG_TEXT 4096
 
-static int create_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bk_create(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 2)
         return RedisModule_WrongArity(ctx);
@@ -57,7 +58,7 @@ static int create_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
-static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bk_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3)
         return RedisModule_WrongArity(ctx);
@@ -69,12 +70,12 @@ static int add_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return bkm_add_command(ctx, key, v, argv, argc, 2, 1, 0, "bk.add");
 }
 
-static int exists_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bk_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return argc < 3 ? RedisModule_WrongArity(ctx) : bkm_exists_command(ctx, argv, argc, 1, 0);
 }
 
-static int remove_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bk_remove(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3)
         return RedisModule_WrongArity(ctx);
@@ -83,14 +84,14 @@ static int remove_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
     if (!key)
         return REDISMODULE_OK;
-    bk_config cfg;
-    bk_get_config(v->f, &cfg);
-    if (!bk_variant_removes(cfg.variant)) {
+    /* a variant that cannot remove says so itself (its error, whole-command:
+     * nothing was changed) */
+    size_t len0;
+    const char *first = RedisModule_StringPtrLen(argv[2], &len0);
+    const int rc0 = bk_remove(v->f, first, len0);
+    if (rc0 == BK_ENOTSUP) {
         RedisModule_CloseKey(key);
-        char err[200];
-        snprintf(err, sizeof err, "ERR %s: a %s filter cannot remove keys (counting can)",
-                 bk_strerror(BK_ENOTSUP), bk_variant_name(cfg.variant));
-        return RedisModule_ReplyWithError(ctx, err);
+        return bkm_reply_code(ctx, rc0);
     }
     const size_t n = (size_t)(argc - 2);
     RedisModule_ReplyWithArray(ctx, (long)n);
@@ -98,7 +99,7 @@ static int remove_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const char *p = RedisModule_StringPtrLen(argv[2 + i], &len);
-        const int rc = bk_remove(v->f, p, len);
+        const int rc = i == 0 ? rc0 : bk_remove(v->f, p, len);
         if (rc == BK_OK) {
             changed = 1;
             RedisModule_ReplyWithLongLong(ctx, 1);
@@ -136,7 +137,7 @@ static void field_text(RedisModuleCtx *ctx, const char *name, const char *v)
     RedisModule_ReplyWithStringBuffer(ctx, v, strlen(v));
 }
 
-static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
@@ -184,7 +185,7 @@ static int info_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 }
 
 /* BK.AT ms command args...: a write as the master made it, at its time. */
-static int at_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bk_at(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3) /* BK.AT ms BK.SWEEP: the one write without a key */
         return RedisModule_WrongArity(ctx);
@@ -206,42 +207,4 @@ static int at_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkm_clock_unpin();
     bkm_clock_set((int64_t)ms); /* the master's time: a replica's reads act at its latest */
     return rc;
-}
-
-static const struct {
-    const char *name;
-    RedisModuleCmdFunc fn;
-    const char *flags;
-    int first, last;
-} commands[] = {
-    {"BK.CREATE", create_cmd, "write deny-oom", 1, 1},
-    {"BK.ADD", add_cmd, "write deny-oom", 1, 1},
-    {"BK.REMOVE", remove_cmd, "write", 1, 1},
-    {"BK.EXISTS", exists_cmd, "readonly", 1, 1},
-    {"BK.INFO", info_cmd, "readonly", 1, 1},
-    {"BK.SWEEP", bkm_sweep_cmd, "write", 0, 0},
-    {"BK.AT", at_cmd, "write", 3, 3},
-};
-
-int bkm_register_bk(RedisModuleCtx *ctx)
-{
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (RedisModule_CreateCommand(ctx, commands[i].name, commands[i].fn, commands[i].flags,
-                                      commands[i].first, commands[i].last, 1) != REDISMODULE_OK)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
-}
-
-RedisModuleCmdFunc bkm_bf_write_command(const char *name, size_t len);
-RedisModuleCmdFunc bkm_dump_write_command(const char *name, size_t len);
-
-RedisModuleCmdFunc bkm_write_command(const char *name, size_t len)
-{
-    const bkm_arg a = {name, len};
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (commands[i].fn != at_cmd && strncmp(commands[i].flags, "write", 5) == 0 &&
-            bkm_arg_is(a, commands[i].name))
-            return commands[i].fn;
-    RedisModuleCmdFunc fn = bkm_bf_write_command(name, len);
-    return fn ? fn : bkm_dump_write_command(name, len);
 }

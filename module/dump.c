@@ -34,6 +34,7 @@
 
 #include "bloomkit_redis.h"
 #include "clock.h"
+#include "commands.h"
 #include "module.h"
 #include "payload.h"
 
@@ -201,7 +202,7 @@ static int reserve(RedisModuleCtx *ctx, pending *p, size_t more, char *err, size
     return 0;
 }
 
-static int scandump_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
@@ -293,7 +294,7 @@ static int loadchunk_reply(RedisModuleCtx *ctx, RedisModuleKey *key, const char 
     return RedisModule_ReplyWithError(ctx, msg);
 }
 
-static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 4)
         return RedisModule_WrongArity(ctx);
@@ -390,21 +391,4 @@ static int loadchunk_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     }
     RedisModule_CloseKey(key);
     return rc;
-}
-
-int bkm_register_dump(RedisModuleCtx *ctx)
-{
-    if (RedisModule_CreateCommand(ctx, "BF.SCANDUMP", scandump_cmd, "readonly", 1, 1, 1) !=
-            REDISMODULE_OK ||
-        RedisModule_CreateCommand(ctx, "BF.LOADCHUNK", loadchunk_cmd, "write deny-oom", 1, 1, 1) !=
-            REDISMODULE_OK)
-        return REDISMODULE_ERR;
-    return REDISMODULE_OK;
-}
-
-RedisModuleCmdFunc bkm_dump_write_command(const char *name, size_t len);
-RedisModuleCmdFunc bkm_dump_write_command(const char *name, size_t len)
-{
-    const bkm_arg a = {name, len};
-    return bkm_arg_is(a, "BF.LOADCHUNK") ? loadchunk_cmd : NULL;
 }

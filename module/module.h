@@ -3,16 +3,21 @@
  *
  * A key of the module's type ("bloomkit0" in TYPE, encoding version
  * BKM_ENCVER) holds one bkm_value: a bk_filter of any variant, made and run
- * through bloomkit.h like a local filter. The files:
- *   module.c   OnLoad: arguments, the allocator and clock, type, commands, INFO
- *   value.c    the type's callbacks: RDB, AOF rewrite, MEMORY USAGE, COPY, free
- *   time.c     the clock the filters read and the replication of writes with it
+ * through bloomkit.h like a local filter. The files, each pointing only at
+ * the ones below it (and commands.c back at the handlers it lists):
+ *   onload.c   loading: arguments, the allocator and clock, type, commands, INFO
+ *   commands.c the table of every command (commands.h), and BK.AT's lookup
  *   bf.c       RedisBloom's BF.* commands
  *   bk.c       bloomkit's BK.* commands and BK.AT (replication and AOF)
  *   dump.c     BF.SCANDUMP / BF.LOADCHUNK
  *   sweep.c    BK.SWEEP: window filters free expired generations on a timer
+ *   items.c    the items of an add or a lookup against a filter
+ *   time.c     the clock the filters read and the replication of writes with it
+ *   value.c    the type's callbacks: RDB, AOF rewrite, MEMORY USAGE, COPY, free
+ *   shared.c   values, keys, creation, error replies, the allocator, headroom
  *   args.c     argument parsing (no server calls: fuzzed on its own)
  *   payload.c  the RDB payload and dump images (no server calls: fuzzed)
+ *   clock.c    the module's clock (no server calls)
  */
 #ifndef BKM_MODULE_H
 #define BKM_MODULE_H
@@ -142,15 +147,12 @@ void bkm_sweep_untrack(bkm_value *v);
 void bkm_sweep_if_due(RedisModuleCtx *ctx);
 /* Arm the timer (OnLoad), unless SWEEP_MS is 0. */
 void bkm_sweep_start(RedisModuleCtx *ctx);
-int bkm_sweep_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
-/* ---- commands ---- */
-int bkm_register_bf(RedisModuleCtx *ctx);
-int bkm_register_bk(RedisModuleCtx *ctx);
-int bkm_register_dump(RedisModuleCtx *ctx);
+/* ---- onload.c's steps ---- */
 
-/* The command function of a module command by name (BK.AT dispatches
- * through it): NULL for a name that is not a write command of ours. */
-RedisModuleCmdFunc bkm_write_command(const char *name, size_t len);
+/* The library's allocator: the server's (shared.c). */
+int bkm_allocator_init(void);
+/* The module's data type (value.c). */
+int bkm_register_type(RedisModuleCtx *ctx);
 
 #endif

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "clock.h"
+#include "commands.h"
 #include "module.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,7 +76,7 @@ static long long sweep(void)
 static int due; /* the timer asked for a sweep that has not run yet */
 
 /* BK.SWEEP: the number of window filters that freed memory. */
-int bkm_sweep_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_cmd_bk_sweep(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 1)
         return RedisModule_WrongArity(ctx);

@@ -112,7 +112,6 @@ static void *copy(RedisModuleString *from, RedisModuleString *to, const void *va
     return c;
 }
 
-int bkm_register_type(RedisModuleCtx *ctx);
 int bkm_register_type(RedisModuleCtx *ctx)
 {
     /* static: the server copies the methods, but nothing then need show that

@@ -1,8 +1,7 @@
 /*
- * module.c - bloomkit's Redis module: loading, settings, the shared helpers
- * of the commands.
- *
- *   redis-server --loadmodule bloomkit-redis-module.so [NAME VALUE]...
+ * shared.c - what the module's commands share: the allocator the library
+ * uses, values, opening keys, creating filters, replying with errors,
+ * maxmemory's headroom.
  *
  * Every filter lives in a key of type "bloomkit0" and is a bk_filter made and
  * run through bloomkit.h, the same code as a local filter. Memory comes from
@@ -47,6 +46,12 @@ static void server_free(void *opaque, void *p)
 {
     (void)opaque;
     RedisModule_Free(p);
+}
+
+int bkm_allocator_init(void)
+{
+    const bk_allocator a = {server_alloc, server_free, NULL};
+    return bk_set_allocator_zeroed(&a, server_zalloc) == BK_OK ? REDISMODULE_OK : REDISMODULE_ERR;
 }
 
 bkm_value *bkm_value_new(bk_filter *f)
@@ -211,63 +216,4 @@ int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
              "ERR not enough memory: this needs %llu bytes and maxmemory (%llu) leaves %llu",
              (unsigned long long)need, max, left);
     return -1;
-}
-
-static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
-{
-    (void)for_crash_report;
-    RedisModule_InfoAddSection(ctx, "settings");
-    RedisModule_InfoAddFieldULongLong(ctx, "max_bytes", bkm_conf.max_bytes);
-    RedisModule_InfoAddFieldULongLong(ctx, "initial_size", bkm_conf.capacity);
-    RedisModule_InfoAddFieldULongLong(ctx, "expansion", bkm_conf.expansion);
-    RedisModule_InfoAddFieldULongLong(ctx, "sweep_ms", bkm_conf.sweep_ms);
-    RedisModule_InfoAddFieldULongLong(ctx, "loads_max_bytes", bkm_conf.loads_max_bytes);
-    RedisModule_InfoAddFieldULongLong(ctx, "load_timeout_ms", bkm_conf.load_timeout_ms);
-    bkm_loads_info(ctx);
-}
-
-int bkm_register_type(RedisModuleCtx *ctx);
-
-int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-__attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ctx,
-                                                              RedisModuleString **argv, int argc)
-{
-    const char *missing;
-    if (rm_init(ctx, BKM_NAME, BK_VERSION_MAJOR * 10000 + BK_VERSION_MINOR * 100 + BK_VERSION_PATCH,
-                &missing) != REDISMODULE_OK) {
-        if (missing && RedisModule_Log)
-            RedisModule_Log(ctx, "warning",
-                            "bloomkit: this server lacks %s (Redis 7.0 or later is needed)",
-                            missing);
-        return REDISMODULE_ERR;
-    }
-    bkm_arg args[64];
-    if (argc > (int)(sizeof args / sizeof *args)) {
-        RedisModule_Log(ctx, "warning", "bloomkit: too many module arguments (%d)", argc);
-        return REDISMODULE_ERR;
-    }
-    for (int i = 0; i < argc; i++)
-        args[i].p = RedisModule_StringPtrLen(argv[i], &args[i].n);
-    char err[300];
-    if (bkm_settings_parse(&bkm_conf, args, (size_t)argc, err, sizeof err) != 0) {
-        RedisModule_Log(ctx, "warning", "bloomkit: %s", err);
-        return REDISMODULE_ERR;
-    }
-    const bk_allocator a = {server_alloc, server_free, NULL};
-    if (bk_set_allocator_zeroed(&a, server_zalloc) != BK_OK)
-        return REDISMODULE_ERR;
-    /* 0 until a command sets it: a master from its own clock, a replica only from
-     * the master's times (a replica must never read ahead of its master) */
-    bkm_clock_init(0);
-    /* a damaged payload is refused (NULL from rdb_load), never a crash */
-    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-    if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_bf(ctx) != REDISMODULE_OK ||
-        bkm_register_bk(ctx) != REDISMODULE_OK || bkm_register_dump(ctx) != REDISMODULE_OK ||
-        bkm_loads_watch(ctx) != REDISMODULE_OK ||
-        RedisModule_RegisterInfoFunc(ctx, info) != REDISMODULE_OK)
-        return REDISMODULE_ERR;
-    bkm_sweep_start(ctx);
-    RedisModule_Log(ctx, "notice", "bloomkit %s: BF.* and BK.* commands, filters up to %llu bytes",
-                    BK_VERSION_STRING, (unsigned long long)bkm_conf.max_bytes);
-    return REDISMODULE_OK;
 }

@@ -1,0 +1,56 @@
+/*
+ * commands.c - the module's commands, one row each: name, handler, the
+ * server's flags, key positions (first, last, step: 0 0 0 for none), and
+ * the reply it gives (RedisBloom's shape for BF.*, see docs/redis.md).
+ */
+#include "commands.h"
+
+#include <string.h>
+
+#include "args.h"
+
+static const struct {
+    const char *name;
+    RedisModuleCmdFunc fn;
+    const char *flags;
+    int first, last, step;
+    const char *reply; /* for the reader: what the command answers */
+} commands[] = {
+    {"BF.RESERVE", bkm_cmd_bf_reserve, "write deny-oom", 1, 1, 1, "OK"},
+    {"BF.ADD", bkm_cmd_bf_add, "write deny-oom", 1, 1, 1, "1/0"},
+    {"BF.MADD", bkm_cmd_bf_madd, "write deny-oom", 1, 1, 1, "array of 1/0"},
+    {"BF.INSERT", bkm_cmd_bf_insert, "write deny-oom", 1, 1, 1, "array of 1/0"},
+    {"BF.EXISTS", bkm_cmd_bf_exists, "readonly fast", 1, 1, 1, "1/0"},
+    {"BF.MEXISTS", bkm_cmd_bf_mexists, "readonly", 1, 1, 1, "array of 1/0"},
+    {"BF.INFO", bkm_cmd_bf_info, "readonly fast", 1, 1, 1, "RedisBloom's label/value pairs"},
+    {"BF.CARD", bkm_cmd_bf_card, "readonly fast", 1, 1, 1, "integer"},
+    {"BF.SCANDUMP", bkm_cmd_bf_scandump, "readonly", 1, 1, 1, "[iterator, chunk]"},
+    {"BF.LOADCHUNK", bkm_cmd_bf_loadchunk, "write deny-oom", 1, 1, 1, "OK"},
+    {"BK.CREATE", bkm_cmd_bk_create, "write deny-oom", 1, 1, 1, "OK"},
+    {"BK.ADD", bkm_cmd_bk_add, "write deny-oom", 1, 1, 1, "array of 1/0"},
+    {"BK.REMOVE", bkm_cmd_bk_remove, "write", 1, 1, 1, "array of 1/0"},
+    {"BK.EXISTS", bkm_cmd_bk_exists, "readonly", 1, 1, 1, "array of 1/0"},
+    {"BK.INFO", bkm_cmd_bk_info, "readonly", 1, 1, 1, "map of bk_stats' figures"},
+    {"BK.SWEEP", bkm_cmd_bk_sweep, "write", 0, 0, 0, "filters that freed memory"},
+    {"BK.AT", bkm_cmd_bk_at, "write", 3, 3, 1, "the replayed command's"},
+};
+
+int bkm_register_commands(RedisModuleCtx *ctx)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (RedisModule_CreateCommand(ctx, commands[i].name, commands[i].fn, commands[i].flags,
+                                      commands[i].first, commands[i].last,
+                                      commands[i].step) != REDISMODULE_OK)
+            return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
+
+RedisModuleCmdFunc bkm_write_command(const char *name, size_t len)
+{
+    const bkm_arg a = {name, len};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (commands[i].fn != bkm_cmd_bk_at && strncmp(commands[i].flags, "write", 5) == 0 &&
+            bkm_arg_is(a, commands[i].name))
+            return commands[i].fn;
+    return NULL;
+}

@@ -1,0 +1,42 @@
+/*
+ * commands.h - every command of the module: its handler (in the file of its
+ * family) and the one table that registers them (commands.c). A new command
+ * is a handler and one row.
+ */
+#ifndef BKM_COMMANDS_H
+#define BKM_COMMANDS_H
+
+#include <stddef.h>
+
+#include "rm_api.h"
+
+/* bf.c: RedisBloom's BF.* (its arguments, replies and error texts) */
+int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* dump.c: BF.SCANDUMP and BF.LOADCHUNK */
+int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* bk.c: bloomkit's own, for every variant; BK.AT (replication and the AOF) */
+int bkm_cmd_bk_create(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bk_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bk_remove(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bk_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_bk_at(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* sweep.c: BK.SWEEP */
+int bkm_cmd_bk_sweep(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+
+/* Register every command of the table. REDISMODULE_OK or _ERR. */
+int bkm_register_commands(RedisModuleCtx *ctx);
+
+/* The handler of a write command by name (BK.AT replays through it): NULL
+ * for a name that is not one of the module's write commands, or is BK.AT. */
+RedisModuleCmdFunc bkm_write_command(const char *name, size_t len);
+
+#endif
