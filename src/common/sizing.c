@@ -194,8 +194,14 @@ static void table_extend(rate_table *t, unsigned jmax)
     for (unsigned j = t->done + 1; j <= jmax; j++) {
         for (unsigned s = 0; s < k; s++) {
             top += top < block;
-            for (unsigned x = top; x > 0; x--)
-                occ[x] = occ[x] * stay[x] + occ[x - 1] * move[x];
+            for (unsigned x = top; x > 0; x--) {
+                /* a chance below 2^-960 is 0: it adds nothing a double can
+                 * hold to any rate, and on its way to 0 through subnormal
+                 * numbers each step costs a hundred times more (a crafted
+                 * file's k of 1,805 took 10 s to load) */
+                const double v = occ[x] * stay[x] + occ[x - 1] * move[x];
+                occ[x] = v >= 0x1p-960 ? v : 0.0;
+            }
             occ[0] = 0.0;
         }
         double r = 0.0;
@@ -313,12 +319,22 @@ uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t
     /* one table of per-load rates covers every fill up to twice the
      * capacity's (rate_at computes its own beyond that) */
     double rates[BK_JMAX + 1];
-    uint64_t unbounded = UINT64_MAX; /* sizing is exact, whatever it costs */
+    /* Exact for the shapes sizing makes (k up to 180: at most 1432 x 180 x
+     * 512 = 1.3e8 steps for the whole search); past the budget (pinned or
+     * crafted shapes: a file's k of 1,805 in 512-cell blocks) a fill's rate
+     * is the concentrated-load bound, so no file costs more to load. The
+     * same shape gives the same limit however the filter was made, loaded
+     * or mapped. */
+    uint64_t budget = BK_SET_LIMIT_STEPS;
     const double lambda_hi =
         fmin(2.0 * (double)capacity * (double)block / (double)m, BK_LAMBDA_EXACT);
-    const unsigned jmax = block && block <= 512 ? jmax_for(lambda_hi) : 0;
-    if (jmax)
+    unsigned jmax = block && block <= 512 ? jmax_for(lambda_hi) : 0;
+    if (jmax && (uint64_t)jmax * k * block > budget)
+        jmax = 0; /* rate_at then bounds each fill by itself */
+    if (jmax) {
         block_rates(block, k, jmax, rates);
+        budget -= (uint64_t)jmax * k * block;
+    }
     uint64_t lo = 0, hi = m; /* the rate of `lo` set cells is at most p */
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo + 1) / 2;
@@ -330,7 +346,7 @@ uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t
             r = !(n < 0x1p63) ? 1.0
                 : n == 0      ? 0.0
                               : rate_at(n * block / (double)m, k, block, jmax ? rates : NULL, jmax,
-                                        &unbounded);
+                                        &budget);
         }
         if (r <= p)
             lo = mid;

@@ -81,6 +81,9 @@ double bk_rate_for(uint64_t m, unsigned k, uint64_t n, unsigned block);
 #define BK_RATE_STEPS (UINT64_C(1) << 22)
 /* A whole filter's figures share one budget (bk_stats): 4x one rate's. */
 #define BK_RATE_STEPS_FILTER (UINT64_C(1) << 24)
+/* The steps bk_set_limit may spend on one slice's per-load rates: enough
+ * for every shape sizing makes, a bound on what a crafted file can cost. */
+#define BK_SET_LIMIT_STEPS (UINT64_C(1) << 27)
 
 /* bk_rate_for, bk_rate_blocked and bk_rate_of_fill spending at most *steps
  * of the chain (less what they spend), for a caller that computes many. */
