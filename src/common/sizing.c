@@ -344,9 +344,9 @@ uint64_t bk_set_limit(uint64_t m, unsigned k, unsigned block, double p, uint64_t
         } else {
             const double n = bk_cardinality_of_fill(m, k, mid, block);
             r = !(n < 0x1p63) ? 1.0
-                : n == 0      ? 0.0
-                              : rate_at(n * block / (double)m, k, block, jmax ? rates : NULL, jmax,
-                                        &budget);
+                : n == 0
+                    ? 0.0
+                    : rate_at(n * block / (double)m, k, block, jmax ? rates : NULL, jmax, &budget);
         }
         if (r <= p)
             lo = mid;
