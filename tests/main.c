@@ -10,7 +10,8 @@
  * The suites that hash keys in batches (siphash, hash, batch) then run again
  * on every other multi-key hash path this CPU has (BLOOMKIT_SIMD=avx2, scalar:
  * src/common/siphash_many.c), so that each build of the suites checks every
- * path the machine can take.
+ * path the machine can take. BK_TEST_FAST=1 (make check-fast) runs the rest
+ * once, on the default path, without the suites that start servers.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,16 @@ typedef Suite *(*suite_fn)(void);
 #define BK_SUITE_ENTRY_(name) name##_suite,
 static const suite_fn all_suites[] = {BK_SUITES(BK_SUITE_ENTRY_)};
 #undef BK_SUITE_ENTRY_
+#define BK_SUITE_NAME_(name) #name,
+static const char *const suite_names[] = {BK_SUITES(BK_SUITE_NAME_)};
+#undef BK_SUITE_NAME_
+
+/* The suites that start servers (redis-server, a cluster): left out of
+ * `make check-fast` (BK_TEST_FAST=1), the contributor's loop. */
+static int starts_servers(const char *name)
+{
+    return strcmp(name, "redis") == 0 || strcmp(name, "import") == 0;
+}
 
 /* The run's seed: BK_TEST_SEED as given, or one drawn and exported. */
 static unsigned long long run_seed(void)
@@ -110,11 +121,18 @@ int main(int argc, char **argv)
     const unsigned long long seed = run_seed();
     fprintf(stderr, "tests: seed %llu (BK_TEST_SEED=%llu replays this run)\n", seed, seed);
     tu_leaks_off(); /* each test turns it on for itself (tu_tcase) */
+    const char *fast = getenv("BK_TEST_FAST");
+    const int quick = fast && strcmp(fast, "1") == 0;
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof all_suites / sizeof *all_suites; i++)
-        srunner_add_suite(sr, all_suites[i]());
+        if (!quick || !starts_servers(suite_names[i]))
+            srunner_add_suite(sr, all_suites[i]());
     int failed = run(sr, seed, getenv("BLOOMKIT_SIMD"), argv[0]);
     fprintf(stderr, "tests: multi-key hash path %s\n", bk_sip_many_path());
-    failed += other_paths(seed, argv[0]);
+    if (quick)
+        fprintf(stderr, "tests: BK_TEST_FAST=1: no server suites (redis, import), no other hash "
+                        "path; make check runs them\n");
+    else
+        failed += other_paths(seed, argv[0]);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
