@@ -726,6 +726,38 @@ typedef struct bk_slice_stats {
  * out of range). Same thread-safety as bk_stats. */
 BK_API int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size);
 
+/* The figures every surface reports of a filter (the command's info and info
+ * --json, the module's BK.INFO, Python's stats(), docs/figures.md) come from
+ * one table, in its order, under its names: a new figure is one row. */
+typedef enum bk_figure_type {
+    BK_FIGURE_TEXT = 0,  /* .text */
+    BK_FIGURE_COUNT = 1, /* .count: an unsigned integer */
+    BK_FIGURE_REAL = 2,  /* .real */
+    BK_FIGURE_MS = 3     /* .ms: a time, ms since the epoch (0: none) */
+} bk_figure_type;
+
+typedef struct bk_figure {
+    const char *name;    /* "est_fpr": the name in every machine-read form; static */
+    const char *label;   /* "est. fpr": the command's text form; static */
+    const char *meaning; /* one line for the docs; static */
+    unsigned variants;   /* bit 1 << v for each bk_variant v it means something for
+                            (the others report 0 or the variant's only value) */
+    bk_figure_type type;
+    const char *text; /* the value, by type; static ("" when described only) */
+    uint64_t count;
+    double real;
+    int64_t ms;
+} bk_figure;
+
+/* Row i of the table (0, 1, ... until it returns 0), described and, when st
+ * and cfg are given, valued: st as bk_stats filled it (this header's whole
+ * struct) and cfg as bk_get_config did, both of the same filter. Fills the
+ * first `size` bytes of *out (its sizeof, as for bk_stats_sized). Returns 1
+ * with row i, 0 past the last row, BK_EINVAL (out NULL, size 0, or only one
+ * of st and cfg). Thread-safe; nothing to free. */
+BK_API int bk_figure_at(unsigned i, const bk_filter_stats *st, const bk_config *cfg, bk_figure *out,
+                        size_t size);
+
 /* The layout of the structs that cross this ABI, for bindings that mirror
  * them (the Python one checks its mirrors at import): sizeof of type
  * ("bk_config", "bk_filter_stats", "bk_config_error", "bk_plan") when field

@@ -125,18 +125,28 @@ static void field_int(RedisModuleCtx *ctx, const char *name, long long v)
     RedisModule_ReplyWithLongLong(ctx, v);
 }
 
-static void field_double(RedisModuleCtx *ctx, const char *name, double v)
-{
-    RedisModule_ReplyWithSimpleString(ctx, name);
-    RedisModule_ReplyWithDouble(ctx, v);
-}
-
 static void field_text(RedisModuleCtx *ctx, const char *name, const char *v)
 {
     RedisModule_ReplyWithSimpleString(ctx, name);
     RedisModule_ReplyWithStringBuffer(ctx, v, strlen(v));
 }
 
+/* One row of the library's table of figures (bk_figure_at), under its name. */
+static void field_figure(RedisModuleCtx *ctx, const bk_figure *fig)
+{
+    RedisModule_ReplyWithSimpleString(ctx, fig->name);
+    if (fig->type == BK_FIGURE_TEXT)
+        RedisModule_ReplyWithStringBuffer(ctx, fig->text, strlen(fig->text));
+    else if (fig->type == BK_FIGURE_COUNT)
+        RedisModule_ReplyWithLongLong(ctx, (long long)fig->count);
+    else if (fig->type == BK_FIGURE_MS)
+        RedisModule_ReplyWithLongLong(ctx, (long long)fig->ms);
+    else
+        RedisModule_ReplyWithDouble(ctx, fig->real);
+}
+
+/* BK.INFO key: the table of figures, then the configuration's text (and a
+ * window's length and the module's clock). */
 int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2)
@@ -158,23 +168,13 @@ int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (tn < 0 || tn >= (int)sizeof text)
         text[0] = '\0';
     const int window = cfg.variant == BK_VARIANT_WINDOW;
-    RedisModule_ReplyWithMap(ctx, 17 + 2 * window);
-    field_text(ctx, "variant", st.variant);
-    field_text(ctx, "hash", st.hash);
-    field_text(ctx, "layout", bk_layout_name(cfg.layout));
-    field_int(ctx, "bits", (long long)st.bits);
-    field_int(ctx, "m", (long long)st.bits);
-    field_int(ctx, "bytes", (long long)st.bytes);
-    field_int(ctx, "k", st.k);
-    field_int(ctx, "keys", (long long)st.keys);
-    field_double(ctx, "est_cardinality", st.est_cardinality);
-    field_double(ctx, "fill", st.fill);
-    field_double(ctx, "est_fpr", st.est_fpr);
-    field_double(ctx, "model_fpr", st.model_fpr);
-    field_double(ctx, "target_fpr", st.fpr);
-    field_int(ctx, "capacity", (long long)st.capacity);
-    field_int(ctx, "slices", st.slices);
-    field_int(ctx, "saturated", (long long)st.saturated);
+    bk_figure fig;
+    unsigned rows = 0;
+    while (bk_figure_at(rows, NULL, NULL, &fig, sizeof fig) == 1)
+        rows++;
+    RedisModule_ReplyWithMap(ctx, (long)rows + 1 + 2L * window);
+    for (unsigned i = 0; i < rows && bk_figure_at(i, &st, &cfg, &fig, sizeof fig) == 1; i++)
+        field_figure(ctx, &fig);
     field_text(ctx, "config", text);
     if (window) {
         field_int(ctx, "window_ms", (long long)cfg.window_ms);

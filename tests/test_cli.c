@@ -1072,7 +1072,7 @@ START_TEST(options_are_values_never_config_text)
     ck_assert_ptr_nonnull(strstr(r.out, "\"est_fpr\":0,")); /* empty: 0, never -0 */
     done(&r);
     r = RUN(NULL, "info", f);
-    ck_assert_ptr_nonnull(strstr(r.out, "est. fpr      0 "));
+    ck_assert_ptr_nonnull(strstr(r.out, "est. fpr      0\n"));
     done(&r);
     /* a config file with a NUL: refused, naming line and offset */
     tu_write_file(in_dir("nul.cfg"), (const uint8_t *)"capacity=100\nfpr=0.1\0variant=counting\n",
@@ -1190,6 +1190,77 @@ static int man_key_entry(unsigned i, char *out, size_t cap)
     return 1;
 }
 
+/* The block of file between the lines begin and end is entries, made
+ * from a library table (make man writes them all: BK_WRITE_MAN=1). */
+static void check_generated(const char *begin, const char *end, const char *file,
+                            const char *entries)
+{
+    size_t len;
+    char *text = (char *)tu_read_file(file, &len);
+    text[len] = '\0';
+    char *b = strstr(text, begin), *e = strstr(text, end);
+    ck_assert_msg(b && e && e > b, "%s: no %s ... %s block", file, begin, end);
+    b = strchr(b, '\n') + 1;
+    if (getenv("BK_WRITE_MAN")) {
+        FILE *fp = fopen(file, "w");
+        ck_assert_ptr_nonnull(fp);
+        fprintf(fp, "%.*s%s%s", (int)(b - text), text, entries, e);
+        ck_assert_int_eq(fclose(fp), 0);
+    } else {
+        ck_assert_msg((size_t)(e - b) == strlen(entries) &&
+                          memcmp(b, entries, (size_t)(e - b)) == 0,
+                      "%s differs from the library's table: run make man", file);
+    }
+    free(text);
+}
+
+/* The table of figures (bk_figure_at) is docs/figures.md's list and every
+ * name of info --json; the text form shows the rows meant for the variant. */
+START_TEST(every_figure_is_documented_and_in_info)
+{
+    char doc[8192] = "| name | type | variants | meaning |\n|---|---|---|---|\n";
+    static const char *const types[] = {"text", "integer", "number", "ms since the epoch"};
+    bk_figure fig;
+    unsigned n = 0;
+    for (; bk_figure_at(n, NULL, NULL, &fig, sizeof fig) == 1; n++) {
+        char vs[128] = "";
+        for (int v = 0; bk_variant_name((bk_variant)v); v++)
+            if ((fig.variants >> v) & 1u)
+                snprintf(vs + strlen(vs), sizeof vs - strlen(vs), "%s%s", vs[0] ? ", " : "",
+                         bk_variant_name((bk_variant)v));
+        if (fig.variants == (1u << tu_nvariants()) - 1)
+            snprintf(vs, sizeof vs, "all");
+        snprintf(doc + strlen(doc), sizeof doc - strlen(doc), "| `%s` | %s | %s | %s |\n", fig.name,
+                 types[fig.type], vs, fig.meaning);
+    }
+    ck_assert_uint_gt(n, 15);
+    ck_assert_int_eq(bk_figure_at(0, NULL, NULL, NULL, sizeof fig), BK_EINVAL);
+    check_generated("<!-- BEGIN FIGURES", "<!-- END FIGURES", "docs/figures.md", doc);
+    for (unsigned v = 0; v < tu_nvariants(); v++) {
+        char path[64];
+        snprintf(path, sizeof path, "fig-%u.bkf", v);
+        run_result r = RUN(NULL, "create", in_dir(path), "--variant", (char *)tu_variant(v));
+        expect_code(r, 0, "create");
+        r = RUN(NULL, "info", "--json", in_dir(path));
+        run_result t = RUN(NULL, "info", in_dir(path));
+        ck_assert_msg(r.code == 0 && t.code == 0, "info: %s%s", r.err, t.err);
+        for (unsigned i = 0; bk_figure_at(i, NULL, NULL, &fig, sizeof fig) == 1; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "\"%s\":", fig.name);
+            ck_assert_msg(strstr(r.out, name), "info --json lacks %s", name);
+            if (fig.label && fig.type != BK_FIGURE_MS && (fig.variants >> v) & 1u)
+                ck_assert_msg(strstr(t.out, fig.label), "%s info lacks %s", tu_variant(v),
+                              fig.label);
+            else if (fig.label && !((fig.variants >> v) & 1u))
+                ck_assert_msg(!strstr(t.out, fig.label), "%s info shows %s", tu_variant(v),
+                              fig.label);
+        }
+        done(&r);
+        done(&t);
+    }
+}
+END_TEST
+
 /* Every key of the configuration table is an option of the commands that
  * take a filter's configuration, in their --help and in the man page,
  * whose list is made from the table (make man: BK_WRITE_MAN=1) and
@@ -1214,24 +1285,7 @@ START_TEST(every_config_key_is_an_option_in_help_and_man)
         }
         done(&r);
     }
-    const char *man = "docs/bloomkit.1", *begin = ".\\\" BEGIN KEYS", *end = ".\\\" END KEYS";
-    size_t len;
-    char *text = (char *)tu_read_file(man, &len);
-    text[len] = '\0';
-    char *b = strstr(text, begin), *e = strstr(text, end);
-    ck_assert_msg(b && e && e > b, "%s: no %s ... %s block", man, begin, end);
-    b = strchr(b, '\n') + 1;
-    if (getenv("BK_WRITE_MAN")) {
-        FILE *fp = fopen(man, "w");
-        ck_assert_ptr_nonnull(fp);
-        fprintf(fp, "%.*s%s%s", (int)(b - text), text, entries, e);
-        ck_assert_int_eq(fclose(fp), 0);
-    } else {
-        ck_assert_msg((size_t)(e - b) == strlen(entries) &&
-                          memcmp(b, entries, (size_t)(e - b)) == 0,
-                      "%s's filter options differ from the key table: run make man", man);
-    }
-    free(text);
+    check_generated(".\\\" BEGIN KEYS", ".\\\" END KEYS", "docs/bloomkit.1", entries);
     /* an option of a key that had none before the table made them all */
     run_result r =
         RUN(NULL, "create", in_dir("m.bkf"), "--variant", "scalable", "--max-bytes", "64M");
@@ -1363,6 +1417,7 @@ Suite *cli_suite(void)
     TCase *man = tu_tcase("man");
     tcase_add_checked_fixture(man, setup, teardown);
     tcase_add_test(man, every_config_key_is_an_option_in_help_and_man);
+    tcase_add_test(man, every_figure_is_documented_and_in_info);
     tcase_add_test(man, every_option_of_every_command_is_in_help_and_man);
     suite_add_tcase(s, man);
     return s;

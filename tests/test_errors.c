@@ -117,6 +117,13 @@ static int call_slice_info(void)
     bk_slice_stats st;
     return bk_slice_info(g_std, 99, &st, sizeof st);
 }
+static int call_figure_at(void)
+{
+    bk_filter_stats st;
+    bk_figure fig;
+    memset(&st, 0, sizeof st);
+    return bk_figure_at(0, &st, NULL, &fig, sizeof fig);
+}
 static int call_copy(void)
 {
     bk_filter *g;
@@ -349,6 +356,7 @@ static const struct row {
     {"bk_stats", call_stats, "stats"},
     {"bk_stats_sized", call_stats_sized, "stats"},
     {"bk_slice_info", call_slice_info, "slice 99"},
+    {"bk_figure_at", call_figure_at, "figure_at"},
     {"bk_copy", call_copy, "copy"},
     {"bk_get_config", call_get_config, "get_config"},
     {"bk_get_setting", call_get_setting, "get_setting"},

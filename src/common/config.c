@@ -897,6 +897,15 @@ int bk_config_put(bk_config *cfg, const char *key, uint64_t value)
     return BK_OK;
 }
 
+const char *bk_config_name_of(const bk_config *cfg, const char *key)
+{
+    const key_desc *k = key_named(key);
+    if (!cfg || !k || k->kind != K_NAME)
+        return NULL;
+    const int v = enum_of(cfg, k);
+    return v >= 0 && (unsigned)v < k->nnames ? k->names[v] : NULL;
+}
+
 size_t bk_config_key_offset(unsigned i)
 {
     return i < NKEYS ? keys[i].off : (size_t)-1;

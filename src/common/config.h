@@ -21,6 +21,10 @@ uint64_t bk_config_count(const bk_config *c, const char *key);
  * another kind, a value out of its range; c unchanged). */
 int bk_config_put(bk_config *c, const char *key, uint64_t value);
 
+/* The static name of a named key's value in c ("raw" for "input"), or NULL
+ * (an unknown key, one that is not named, a value out of range). */
+const char *bk_config_name_of(const bk_config *c, const char *key);
+
 /* Where key i of the table keeps its value: its offset in bk_config
  * ((size_t)-1 past the last key). For the test that no two keys share one. */
 size_t bk_config_key_offset(unsigned i);

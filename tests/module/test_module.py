@@ -362,6 +362,12 @@ class VariantTest(ModuleTest):
             self.assertEqual(info[b"variant"], want.encode(), name)
             self.assertGreater(int(info[b"keys"]), 1900, name)
             self.assertEqual(r.execute_command("BF.CARD", name), int(info[b"keys"]))
+            # the library's table of figures, every row under its name
+            from bloomkit import _native
+            names = [row[0].encode() for row in _native.figures()]
+            extra = [b"config"] + ([b"window_ms", b"now_ms"] if want == "window" else [])
+            self.assertEqual(list(info), names + extra, name)
+            self.assertEqual(info[b"input"], b"raw", name)
         self.assertError("not supported", r.execute_command, "BK.REMOVE", "standard", "x")
         self.assertEqual(r.execute_command("BK.REMOVE", "counting", "counting-1", absent(
             r, "counting")), [1, 0])

@@ -25,8 +25,8 @@ static const char plan_usage[] =
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--show-key]\n"
     "       bloomkit info --redis URL [--json] [--show-key]\n"
-    "Show a filter file's figures: variant, size, k, keys added, estimated distinct\n"
-    "keys, fill, estimated current rate, slices, saturated counters. The hash key is\n"
+    "Show a filter's figures (docs/figures.md lists them): variant, size, k, keys\n"
+    "added, estimated distinct keys, fill, rates, slices, ... The hash key is\n"
     "secret and shown only with --show-key.\n";
 
 /* A JSON number: finite doubles as %.6g, others as null (JSON has no inf). */
@@ -318,6 +318,87 @@ static void print_generations(const bk_filter *f, const bk_config *cfg, uint32_t
 const cli_spec cmd_info_spec = CLI_SPEC("info", info_usage, OPT(JSON) | OPT(SHOW_KEY) | OPT(REDIS),
                                         0, 0, 1, "give exactly one FILE or --redis URL");
 
+/* The filter's figures, as the library's table has them (bk_figure_at):
+ * json, every row under its name; text, the rows meant for this variant
+ * under their labels (a time only when there is one), bits and bytes with
+ * their units. */
+static void print_figures(const bk_filter_stats *st, const bk_config *cfg, int json)
+{
+    bk_figure fig;
+    for (unsigned i = 0; bk_figure_at(i, st, cfg, &fig, sizeof fig) == 1; i++) {
+        if (json) {
+            printf(",\"%s\":", fig.name);
+            if (fig.type == BK_FIGURE_TEXT)
+                json_str(fig.text);
+            else if (fig.type == BK_FIGURE_COUNT)
+                printf("%llu", (unsigned long long)fig.count);
+            else if (fig.type == BK_FIGURE_MS)
+                printf("%lld", (long long)fig.ms);
+            else if (isfinite(fig.real))
+                printf("%.6g", fig.real);
+            else
+                printf("null");
+            continue;
+        }
+        if (!fig.label || !(fig.variants & (1u << cfg->variant)) ||
+            (fig.type == BK_FIGURE_MS && fig.ms == 0))
+            continue;
+        printf("%-13s ", fig.label);
+        char unit[48], human[32], when[64];
+        if (fig.type == BK_FIGURE_TEXT)
+            printf("%s\n", fig.text);
+        else if (fig.type == BK_FIGURE_MS)
+            printf("%s UTC\n", cli_utc_time(fig.ms, 0, when, sizeof when));
+        else if (fig.type == BK_FIGURE_REAL)
+            printf(fig.real >= 1.0 ? "%.0f\n" : "%.4g\n", fig.real);
+        else if (strcmp(fig.name, "bits") == 0)
+            printf("%llu %s\n", (unsigned long long)fig.count, cells_word(cfg, unit, sizeof unit));
+        else if (strcmp(fig.name, "bytes") == 0)
+            printf("%llu (%s)\n", (unsigned long long)fig.count,
+                   cli_human_bytes(fig.count, human, sizeof human));
+        else
+            printf("%llu\n", (unsigned long long)fig.count);
+    }
+}
+
+/* What info adds of its own after the table: the secret key on request, and
+ * a window's shape and generations. */
+static void print_info_extras(const cli_opts *o, const bk_filter *f, const bk_config *cfg,
+                              const bk_filter_stats *st)
+{
+    char key[33] = "", human[32], w[32], span[32];
+    for (size_t i = 0; o->show_key && i < 16; i++)
+        snprintf(key + 2 * i, 3, "%02x", cfg->key[i]);
+    /* a window's capacity is what was asked, per window; each generation's
+     * chain starts at capacity / G (and 1%) */
+    bk_slice_stats first;
+    const int window = cfg->variant == BK_VARIANT_WINDOW;
+    const uint64_t gen_capacity =
+        window && bk_slice_info(f, 0, &first, sizeof first) == BK_OK ? first.capacity : 0;
+    cli_human_bytes(st->bytes, human, sizeof human);
+    cli_human_duration(cfg->window_ms, w, sizeof w);
+    if (o->json) {
+        printf(",\"human_bytes\":\"%s\"", human);
+        if (o->show_key)
+            printf(",\"key\":\"%s\"", key);
+        if (window)
+            printf(",\"window\":\"%s\",\"refresh\":%llu,\"generation_capacity\":%llu", w,
+                   (unsigned long long)cfg->refresh, (unsigned long long)gen_capacity);
+    } else {
+        if (o->show_key)
+            printf("key           %s\n", key);
+        if (window)
+            printf("window        %s in %llu spans of %s%s; a generation starts at %llu keys\n", w,
+                   (unsigned long long)cfg->generations,
+                   cli_human_duration((cfg->window_ms + cfg->generations - 1) / cfg->generations,
+                                      span, sizeof span),
+                   cfg->refresh ? "; a sighting renews a key" : "",
+                   (unsigned long long)gen_capacity);
+    }
+    if (window)
+        print_generations(f, cfg, st->slices, o->json);
+}
+
 int cmd_info(cli_opts *o)
 {
     int rc;
@@ -341,86 +422,21 @@ int cmd_info(cli_opts *o)
     cli_say_redated(o, f, where);
     bk_filter_stats st;
     bk_config cfg;
-    rc = bk_stats(f, &st);
-    if (rc != BK_OK) {
+    if ((rc = bk_stats(f, &st)) != BK_OK || (rc = bk_get_config(f, &cfg)) != BK_OK) {
         bk_free(f);
         return cli_lib_fail(o, rc, where);
     }
-    bk_get_config(f, &cfg);
-    char human[32], key[33] = "";
-    cli_human_bytes(st.bytes, human, sizeof human);
-    /* a window's capacity is what was asked, per window; each generation's
-     * chain starts at capacity / G (and 1%) */
-    bk_slice_stats first;
-    const uint64_t gen_capacity =
-        cfg.variant == BK_VARIANT_WINDOW && bk_slice_info(f, 0, &first, sizeof first) == BK_OK
-            ? first.capacity
-            : 0;
-    for (size_t i = 0; o->show_key && i < 16; i++)
-        snprintf(key + 2 * i, 3, "%02x", cfg.key[i]);
-    char input[32] = "";
-    bk_config_get(&cfg, "input", input, sizeof input);
+    const char *place = o->redis ? "redis" : "file";
     if (o->json) {
-        printf("{\"%s\":", o->redis ? "redis" : "file");
+        printf("{\"%s\":", place);
         json_str(where);
-        printf(",\"variant\":\"%s\",\"hash\":\"%s\",\"layout\":\"%s\",\"bits\":%llu,"
-               "\"m\":%llu,\"bytes\":%llu,\"human_bytes\":\"%s\",\"k\":%u,\"keys\":%llu,",
-               st.variant, st.hash, bk_layout_name(cfg.layout), (unsigned long long)st.bits,
-               (unsigned long long)st.bits, (unsigned long long)st.bytes, human, st.k,
-               (unsigned long long)st.keys);
-        json_num("est_cardinality", st.est_cardinality, 0);
-        json_num("fill", st.fill, 0);
-        json_num("est_fpr", st.est_fpr, 0);
-        json_num("target_fpr", st.fpr, 0);
-        printf("\"capacity\":%llu,\"slices\":%u,\"saturated\":%llu",
-               (unsigned long long)st.capacity, st.slices, (unsigned long long)st.saturated);
-        printf(",\"input\":\"%s\"", input);
-        if (o->show_key)
-            printf(",\"key\":\"%s\"", key);
-        if (cfg.variant == BK_VARIANT_WINDOW) {
-            char w[32];
-            printf(",\"window\":\"%s\",\"refresh\":%llu,\"generation_capacity\":%llu",
-                   cli_human_duration(cfg.window_ms, w, sizeof w), (unsigned long long)cfg.refresh,
-                   (unsigned long long)gen_capacity);
-            print_generations(f, &cfg, st.slices, 1);
-        }
-        printf("}\n");
     } else {
-        printf("%s %s\n", o->redis ? "redis        " : "file         ", where);
-        printf("variant       %s\n", st.variant);
-        printf("hash          %s\n", st.hash);
-        printf("layout        %s\n", bk_layout_name(cfg.layout));
-        char cells[48];
-        printf("size          %llu %s, %s\n", (unsigned long long)st.bits,
-               cells_word(&cfg, cells, sizeof cells), human);
-        printf("k             %u\n", st.k);
-        printf("keys added    %llu\n", (unsigned long long)st.keys);
-        printf("est. distinct %.0f\n", st.est_cardinality);
-        printf("fill          %.4f\n", st.fill);
-        printf("est. fpr      %.3g (target %g)\n", st.est_fpr, st.fpr);
-        if (gen_capacity)
-            printf("capacity      %llu key%s per window (a generation starts at %llu)\n",
-                   (unsigned long long)st.capacity, st.capacity == 1 ? "" : "s",
-                   (unsigned long long)gen_capacity);
-        else
-            printf("capacity      %llu\n", (unsigned long long)st.capacity);
-        printf("slices        %u\n", st.slices);
-        printf("saturated     %llu\n", (unsigned long long)st.saturated);
-        if (strcmp(input, "raw") != 0) /* keys made of the items otherwise (bk_config "input") */
-            printf("input         %s\n", input);
-        if (o->show_key)
-            printf("key           %s\n", key);
-        if (cfg.variant == BK_VARIANT_WINDOW) {
-            char w[32], span[32];
-            printf("window        %s in %llu spans of %s%s\n",
-                   cli_human_duration(cfg.window_ms, w, sizeof w),
-                   (unsigned long long)cfg.generations,
-                   cli_human_duration((cfg.window_ms + cfg.generations - 1) / cfg.generations, span,
-                                      sizeof span),
-                   cfg.refresh ? "; a sighting renews a key" : "");
-            print_generations(f, &cfg, st.slices, 0);
-        }
+        printf("%-13s %s\n", place, where);
     }
+    print_figures(&st, &cfg, o->json);
+    print_info_extras(o, f, &cfg, &st);
+    if (o->json)
+        printf("}\n");
     bk_free(f);
     return EXIT_OK;
 }

@@ -1,6 +1,6 @@
 # Types of the C extension bloomkit._native (bindings/python/src), checked
 # against the module itself by tests/test_types.py (mypy's stubtest).
-from typing import Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, Union, final
+from typing import Callable, Dict, Iterable, List, Optional, Tuple, TypedDict, TypeVar, Union, final
 
 from os import PathLike
 
@@ -24,6 +24,32 @@ def set_threads(n: int, /) -> None: ...
 def variants() -> List[Tuple[str, bool, bool]]: ...
 def get_threads() -> int: ...
 def _set_error_factory(fn: object, /) -> None: ...
+def figures() -> List[Tuple[str, str, List[str], str]]: ...
+
+# stats()'s figures: the library's table (figures(), docs/figures.md), in its
+# order, plus fpr (target_fpr's older name); test_types checks the two agree.
+class _FilterStats(TypedDict):
+    variant: str
+    hash: str
+    layout: str
+    input: str
+    bits: int
+    m: int
+    bytes: int
+    k: int
+    keys: int
+    set_bits: int
+    fill: float
+    est_cardinality: float
+    est_fpr: float
+    model_fpr: float
+    target_fpr: float
+    fpr: float
+    capacity: int
+    slices: int
+    saturated: int
+    redated_from_ms: int
+    redated_to_ms: int
 
 @final
 class Config:
@@ -57,7 +83,7 @@ class Filter:
     def set_add_once(self, on: bool, /) -> None: ...
     def clear(self) -> None: ...
     def expire(self) -> bool: ...
-    def stats(self) -> Dict[str, Union[str, int, float]]: ...
+    def stats(self) -> _FilterStats: ...
     def _config(self) -> Config: ...
     def save(self, path: _Path, /) -> None: ...
     def to_bytes(self) -> bytes: ...

@@ -122,6 +122,11 @@ PyObject *bkpy_get_threads(PyObject *module, PyObject *unused);
 
 /* config.c */
 PyObject *bkpy_config_new(const bk_config *c);
+/* py_figures.c: stats()'s dict of st and cfg's figures (new reference, or
+ * NULL with an exception), and the module's figures(): [(name, type,
+ * [variant, ...], meaning), ...], the library's table of figures. */
+PyObject *bkpy_figures_dict(const bk_filter_stats *st, const bk_config *cfg);
+PyObject *bkpy_figures(PyObject *m, PyObject *unused);
 PyObject *bkpy_config_text_sets(PyObject *module, PyObject *args);
 
 #endif

@@ -617,17 +617,15 @@ static PyObject *filter_stats(bkpy_filter *self, PyObject *unused)
         Py_END_ALLOW_THREADS
         bkpy_unlock_writer(self);
     }
+    bk_config cfg;
+    if (rc >= 0) {
+        bkpy_lock_reader(self);
+        rc = self->f ? bk_get_config(self->f, &cfg) : BKPY_CLOSED;
+        bkpy_unlock_reader(self);
+    }
     if (rc < 0)
         return call_error(self, rc, "stats");
-    return Py_BuildValue(
-        "{s:s,s:s,s:K,s:d,s:K,s:K,s:I,s:K,s:K,s:d,s:d,s:d,s:I,s:K,s:d,s:L,s:L}", "variant",
-        st.variant, "hash", st.hash, "capacity", (unsigned long long)st.capacity, "fpr", st.fpr,
-        "bits", (unsigned long long)st.bits, "bytes", (unsigned long long)st.bytes, "k", st.k,
-        "keys", (unsigned long long)st.keys, "set_bits", (unsigned long long)st.set_bits, "fill",
-        st.fill, "est_cardinality", st.est_cardinality, "est_fpr", st.est_fpr, "slices",
-        (unsigned)st.slices, "saturated", (unsigned long long)st.saturated, "model_fpr",
-        st.model_fpr, "redated_from_ms", (long long)st.redated_from_ms, "redated_to_ms",
-        (long long)st.redated_to_ms);
+    return bkpy_figures_dict(&st, &cfg);
 }
 
 static PyObject *filter_get_config(bkpy_filter *self, PyObject *unused)

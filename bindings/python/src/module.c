@@ -84,6 +84,8 @@ static PyObject *m_variants(PyObject *m, PyObject *unused)
 static PyMethodDef module_methods[] = {
     {"variants", m_variants, METH_NOARGS,
      "variants() -> [(name, removes, grows), ...]: the library's variants."},
+    {"figures", bkpy_figures, METH_NOARGS,
+     "figures() -> [(name, type, [variant, ...], meaning), ...]: what stats() reports."},
     {"library_version", m_version, METH_NOARGS, "bk_version() of the library in use."},
     {"strerror", m_strerror, METH_O, "bk_strerror(code)."},
     {"err_name", m_err_name, METH_O, "bk_err_name(code): \"BK_EIO\", ..."},

@@ -78,5 +78,31 @@ class TypesTest(unittest.TestCase):
             self.assertIn('"add"', out.stdout)
 
 
+class FiguresTest(unittest.TestCase):
+    """stats() and its stub carry the library's table of figures
+    (figures(), the one list docs/figures.md is made from), under its
+    names, plus fpr, target_fpr's older name."""
+
+    def test_stats_and_its_stub_are_the_table(self):
+        from bloomkit import _native
+        names = [row[0] for row in _native.figures()]
+        self.assertIn("target_fpr", names)
+        self.assertIn("model_fpr", names)
+        want = names + ["fpr"]
+        with open(os.path.join(ROOT, "bloomkit", "_native.pyi")) as f:
+            stub = f.read()
+        body = stub.split("class _FilterStats(TypedDict):\n", 1)[1].split("\n\n", 1)[0]
+        fields = [line.split(":")[0].strip() for line in body.splitlines() if line.strip()]
+        self.assertEqual(sorted(fields), sorted(want))
+        for variant, _, _ in _native.variants():
+            stats = bloomkit.BloomFilter(variant=variant, capacity=1000).stats()
+            self.assertEqual(sorted(stats), sorted(want), variant)
+            self.assertEqual(stats["fpr"], stats["target_fpr"])
+            self.assertEqual(stats["variant"], variant)
+        for name, kind, variants, meaning in _native.figures():
+            self.assertIn(kind, ("str", "int", "float"), name)
+            self.assertTrue(variants and meaning, name)
+
+
 if __name__ == "__main__":
     unittest.main()
