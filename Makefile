@@ -286,7 +286,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),tools/bloomkit/stream.c) \
            $(if $(filter plot,$(1)),tools/bloomkit/experiment/exp_plot.c tools/bloomkit/experiment/exp_output.c) \
            $(if $(filter module_args,$(1)),module/args.c) \
-           $(if $(filter module_payload,$(1)),module/payload.c module/clock.c)
+           $(if $(filter module_payload,$(1)),module/payload.c module/modclock.c)
 fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
 FUZZ_INC := -Iinclude -Isrc -Imodule -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS)
 
@@ -322,11 +322,11 @@ HAVE_SODIUM := $(shell echo '\#include <sodium.h>' | $(CC) -E -x c - >/dev/null 
 BENCH_PEERS := $(if $(HAVE_LIBBLOOM),-DHAVE_LIBBLOOM) $(if $(HAVE_SODIUM),-DHAVE_SODIUM)
 BENCH_LIBS := $(if $(HAVE_LIBBLOOM),-lbloom) $(if $(HAVE_SODIUM),-lsodium)
 
-$(BUILD)/bench/bench_filter: bench/bench_filter.c bench/keys.h bench/urlgen.h bench/textbook_siphash.h $(STATIC_LIB)
+$(BUILD)/bench/bench_filter: bench/bench_filter.c bench/bench_keys.h bench/urlgen.h bench/textbook_siphash.h $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(BENCH_PEERS) -o $@ $< $(STATIC_LIB) $(BENCH_LIBS) $(LDLIBS)
 
-$(BUILD)/bench/bench_hash: bench/bench_hash.c bench/keys.h bench/textbook_siphash.h $(STATIC_LIB)
+$(BUILD)/bench/bench_hash: bench/bench_hash.c bench/bench_keys.h bench/textbook_siphash.h $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(BENCH_PEERS) -o $@ $< $(STATIC_LIB) $(BENCH_LIBS) $(LDLIBS)
 
@@ -385,7 +385,7 @@ plots: $(CLI_BIN)
 # stopped by the program), bloomkit's pipelined batches against the seed-style
 # GETBIT/SETBIT client, 1 and 8 processes, same run (BENCH_REDIS_KEYS=...).
 BENCH_REDIS_KEYS ?= 200000
-$(BUILD)/bench/bench_redis: bench/bench_redis.c bench/keys.h tests/redis_server.c $(ALL_STATIC)
+$(BUILD)/bench/bench_redis: bench/bench_redis.c bench/bench_keys.h tests/redis_server.c $(ALL_STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(HIREDIS_CFLAGS) -o $@ $< tests/redis_server.c $(ALL_STATIC) $(LDLIBS)
 
@@ -581,6 +581,7 @@ format:
 # the library, the command and the module.
 TIDY_FILES = $(LIB_SRCS) $(REDIS_SRCS) $(CLI_SRCS) $(MODULE_SRCS)
 lint:
+	sh tools/check-tree.sh
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools module

@@ -44,7 +44,7 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_generateSecret */
 #include <xxhash.h>
 
-#include "keys.h"
+#include "bench_keys.h"
 #include "textbook_siphash.h"
 /* the multi-key SipHash, for the path row's reference (internal) */
 #include "../src/common/siphash.h"
@@ -798,6 +798,7 @@ static void sweep(const char *path, size_t max, double p)
     keys_free(&absent);
 }
 
+/* long: the runs in the order the report prints them, each a few lines. */
 int main(int argc, char **argv)
 {
     size_t n = 10000000, lookups = 2000000, sweep_max = 100000000;

@@ -27,7 +27,7 @@
 #define HAVE_TSC 1
 #endif
 
-#include "keys.h"
+#include "bench_keys.h"
 #include "textbook_siphash.h"
 
 /* ------------------------------------------------------------ the runner */
@@ -108,6 +108,7 @@ static void measure(hash_fn fn, const uint8_t *buf, size_t len, size_t count, in
         fputc('\0', stderr); /* keeps the outputs alive */
 }
 
+/* long: the runs in the order the report prints them, each a few lines. */
 int main(int argc, char **argv)
 {
     const int smoke = argc > 1 && !strcmp(argv[1], "--smoke");

@@ -21,7 +21,7 @@
 
 #include "../tests/redis_server.h"
 #include "bloomkit_redis.h"
-#include "keys.h"
+#include "bench_keys.h"
 
 static double now(void)
 {
@@ -169,6 +169,7 @@ static void flush(void)
         redisFree(c);
 }
 
+/* long: the runs in the order the report prints them, each a few lines. */
 int main(int argc, char **argv)
 {
     size_t n = 200000;

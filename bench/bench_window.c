@@ -63,6 +63,7 @@ static double floor_ns(size_t bytes, unsigned live, unsigned rotations)
     return ns;
 }
 
+/* long: the runs in the order the report prints them, each a few lines. */
 int main(int argc, char **argv)
 {
     const int smoke = argc > 1 && strcmp(argv[1], "--smoke") == 0;

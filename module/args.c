@@ -115,6 +115,7 @@ static int parse_bytes(bkm_arg name, bkm_arg v, uint64_t *out, char *err, size_t
     return 0;
 }
 
+/* long: one branch per module argument, in the order docs/redis.md lists them. */
 int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err, size_t errlen)
 {
     s->error_rate = 0.01;

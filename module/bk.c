@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
+#include "modclock.h"
 #include "commands.h"
 #include "module.h"
 #include "payload.h"

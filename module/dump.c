@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "bloomkit_redis.h"
-#include "clock.h"
+#include "modclock.h"
 #include "commands.h"
 #include "module.h"
 #include "payload.h"
@@ -294,6 +294,7 @@ static int loadchunk_reply(RedisModuleCtx *ctx, RedisModuleKey *key, const char 
     return RedisModule_ReplyWithError(ctx, msg);
 }
 
+/* long: the checks of a chunk in the order they apply, each with its own error. */
 int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 4)

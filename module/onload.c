@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "clock.h"
+#include "modclock.h"
 #include "commands.h"
 #include "dump.h"
 #include "module.h"

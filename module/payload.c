@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "clock.h"
+#include "modclock.h"
 
 int bkm_image(const bk_filter *f, uint8_t **buf, size_t *len)
 {

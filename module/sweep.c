@@ -22,7 +22,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "clock.h"
+#include "modclock.h"
 #include "commands.h"
 #include "module.h"
 

@@ -12,7 +12,7 @@
  */
 #include <stdio.h>
 
-#include "clock.h"
+#include "modclock.h"
 #include "module.h"
 
 int bkm_replaying;

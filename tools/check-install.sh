@@ -11,7 +11,7 @@ pc() {
 }
 "$MAKE" --no-print-directory -s install DESTDIR="$tmp" PREFIX=/opt/bk >/dev/null
 # shellcheck disable=SC2046,SC2086
-"$CC" -std=c11 $WARN examples/standard.c -o "$tmp/ex" $(pc --cflags --libs bloomkit)
+"$CC" -std=c11 $WARN examples/first_filter.c -o "$tmp/ex" $(pc --cflags --libs bloomkit)
 LD_LIBRARY_PATH=$tmp/opt/bk/lib "$tmp/ex" >/dev/null
 "$tmp/opt/bk/bin/bloomkit" --version >/dev/null
 test -f "$tmp/opt/bk/share/man/man1/bloomkit.1"

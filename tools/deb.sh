@@ -86,7 +86,7 @@ check() {
     rflags=$(clean pkg-config --cflags --libs bloomkit-redis)
     sflags=$(clean pkg-config --cflags --libs --static bloomkit)
     # shellcheck disable=SC2086
-    clean cc -std=c11 -Wall -Wextra -Wpedantic -Werror examples/standard.c -o "$tmp/ex" $flags
+    clean cc -std=c11 -Wall -Wextra -Wpedantic -Werror examples/first_filter.c -o "$tmp/ex" $flags
     clean "$tmp/ex" >/dev/null
     printf '#include <bloomkit_redis.h>\nint main(void) { return bk_redis_drop(0) == BK_OK; }\n' \
         > "$tmp/r.c"
@@ -94,7 +94,7 @@ check() {
     clean cc -std=c11 -Wall -Werror "$tmp/r.c" -o "$tmp/rex" $rflags
     clean "$tmp/rex"
     # shellcheck disable=SC2086
-    clean cc -std=c11 examples/standard.c -o "$tmp/static" -static $sflags
+    clean cc -std=c11 examples/first_filter.c -o "$tmp/static" -static $sflags
     clean "$tmp/static" >/dev/null
     # the binding: its extension on the packaged library, no variable of bloomkit's
     (cd "$tmp" && clean python3 -c '

@@ -280,6 +280,7 @@ static int pass_through(const char *in, size_t len, char *out, size_t *outlen)
     return 0;
 }
 
+/* long: the URL steps in order (scheme, host, port, path, query), each short. */
 int bk_url_canonical(const char *in, size_t len, unsigned flags, char *out, size_t cap,
                      size_t *outlen)
 {

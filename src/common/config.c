@@ -652,7 +652,8 @@ static int fail(bk_config_error *e, unsigned line, const char *key, const char *
 }
 
 /* Apply text over *base (valid) and, if all of it is valid, store the result
- * in *cfg. seen_out (may be NULL) receives which keys the text states. */
+ * in *cfg. seen_out (may be NULL) receives which keys the text states.
+ * long: one pass over the lines: split, look up, apply; each error names its line. */
 static int parse_text(bk_config *cfg, const bk_config *base, const char *text, bk_config_error *e,
                       int *seen_out)
 {

@@ -507,6 +507,7 @@ static int add_pipelined(bk_filter *f, bk_workers *w, const void *const *keys, c
     return p.rc;
 }
 
+/* long: the split into shards and the two ways to apply them, kept side by side. */
 int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const size_t *lens,
                     size_t n, int *results)
 {

@@ -373,6 +373,7 @@ static int pinned_shape(bk_file_header *h, unsigned flags)
     return BK_OK;
 }
 
+/* long: the header's fields checked in file order, each with its own error. */
 int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
 {
     if (get64(buf + H_HEADER_SUM) != header_checksum(buf, h->header_size))

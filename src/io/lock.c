@@ -52,6 +52,7 @@ static long holder_of(int fd)
     return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
 }
 
+/* long: open, try, wait, the stale holder's check: each with its error and cleanup. */
 int bk_lock_file(const char *path, unsigned flags, bk_file_lock **out)
 {
     bk_call_begin();

@@ -95,6 +95,7 @@ static size_t chunk_end(const bk_mfilter *mf, size_t p, size_t n, unsigned *shar
     return end - p < BATCH ? end : p + BATCH;
 }
 
+/* long: a pipeline: send a window, read replies as they come, fill the rest on error. */
 static int m_keys_op(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
                      int *results)
 {
@@ -445,6 +446,7 @@ static int await_ready(bk_rconn *c, const char *name, bk_rshards *d)
     return BK_OK;
 }
 
+/* long: the descriptor's two phases (write or wait, then check every shard). */
 int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, const char *text,
                          int strict, int exists, unsigned shards, bk_filter **out)
 {

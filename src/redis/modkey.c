@@ -82,6 +82,7 @@ int bk_rmod_push(bk_rconn *c, const char *name, const bk_filter *f)
     return rc;
 }
 
+/* long: the image read chunk by chunk, each step with its own error. */
 int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out)
 {
     const bk_allocator a = bk_current_allocator();

@@ -194,7 +194,8 @@ static int meta_config(const bk_rfilter *rf, const meta *m, int legacy, bk_confi
 }
 
 /* Turn metadata into a configuration (validated by the config parser) and
- * the block size; check m and k against this version's sizing. */
+ * the block size; check m and k against this version's sizing.
+ * long: one check per metadata field, each with its own error. */
 static int meta_apply(bk_rfilter *rf, const meta *m)
 {
     if (m->pushing)
@@ -513,6 +514,7 @@ static int mark_block_counts(bk_rfilter *rf)
     return rc;
 }
 
+/* long: the module and the Lua mode chosen here at run time (issue 45: to split). */
 int bk_redis_open_impl(const char *url, const bk_config *want, const char *text, int strict,
                        unsigned flags, char *err, size_t errlen, bk_filter **out)
 {

@@ -233,6 +233,7 @@ static long parse_userinfo(bk_redis_url *u, const char *s, size_t n, int *err)
     return (long)(at - s) + 1;
 }
 
+/* long: the URL's parts in order (scheme, user, host, port, db, key, query). */
 int bk_redis_url_parse(const char *text, bk_redis_url *u)
 {
     if (!u)

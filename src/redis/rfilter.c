@@ -587,6 +587,7 @@ int bk_rfilter_parse_reply(bk_rfilter *rf, int op, const redisReply *r, int *res
     return parse_unit(rf, (rop)op, r, &u, 0, result);
 }
 
+/* long: a pipeline: send, read replies as they come, keep reading after a failure. */
 static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *results)
 {
     enum { PENDING = 0, DONE = 1 };

@@ -1,5 +1,5 @@
 /* fuzz_module_payload.c - libFuzzer target: the Redis module's payload loader
- * (module/payload.c, module/clock.c), what RDB loading, RESTORE and
+ * (module/payload.c, module/modclock.c), what RDB loading, RESTORE and
  * BF.LOADCHUNK run on bytes from outside. Input: 8 bytes of saved time (any
  * int64: one outside 1970..9999 must be refused with a reason), then an
  * image. Tried raw and resealed (checksums recomputed, tests/fuzz/
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "modclock.h"
 #include "io/format.h"
 #include "payload.h"
 

@@ -340,7 +340,8 @@ static int set_key(cli_opts *o, int i, const char *opt, const char *val)
     return 0;
 }
 
-/* The options and arguments into o: 0 or EXIT_USAGE (message printed). */
+/* The options and arguments into o: 0 or EXIT_USAGE (message printed).
+ * long: getopt's loop: one case per option kind. */
 static int parse_options(int argc, char **argv, const char *cmd, cli_optset allowed, cli_opts *o)
 {
     allowed = accepted(allowed);
@@ -481,6 +482,7 @@ static const char *without_key(const char *msg, const char *name)
     return strncmp(msg, name, n) == 0 && msg[n] == ':' ? msg + n + 1 + (msg[n + 1] == ' ') : msg;
 }
 
+/* long: config text, file and options layered in their documented order. */
 int cli_apply_config(const cli_opts *o, bk_config *cfg)
 {
     if (o->config_text && o->config_file)

@@ -485,6 +485,7 @@ static void stop_threads(dedup_job *j)
     }
 }
 
+/* long: the run's steps in order: open, read, dedup, checkpoint, save, report. */
 int cmd_dedup(cli_opts *o)
 {
     int rc;

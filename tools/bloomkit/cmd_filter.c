@@ -100,7 +100,8 @@ static int on_batch(void *ctx, const record *recs, size_t n)
 }
 
 /* add, check and remove: op 0, 1, 2. Every argument is an input with
- * --redis; else the first is the filter FILE. */
+ * --redis; else the first is the filter FILE.
+ * long: add, check and remove share one loop; their differences are a line each. */
 static int run(cli_opts *o, int op)
 {
     if (o->nargs < 1 && !o->redis)

@@ -183,6 +183,7 @@ static int plan_compare(const cli_opts *o, const bk_config *cfg)
     return EXIT_OK;
 }
 
+/* long: the plan's text and JSON forms, side by side so they stay the same. */
 int cmd_plan(cli_opts *o)
 {
     const char *capacity = cli_key(o, "capacity"), *fpr = cli_key(o, "fpr");

@@ -189,6 +189,7 @@ static int plot_options(const cli_opts *o, experiment *e)
     return 0;
 }
 
+/* long: the run's steps in order: read, measure, write, plot. */
 int cmd_experiment(cli_opts *o)
 {
     int rc;

@@ -287,6 +287,7 @@ static int workload_key(experiment *e, char *k, char *v, int line)
                        "bad value for workload key '%s' (a whole number 1 .. 10^9, or a path)", k);
 }
 
+/* long: one loop over the file's lines, a case per section and key. */
 int exp_read(experiment *e)
 {
     FILE *f = exp_open_regular(e->path);

@@ -267,6 +267,7 @@ static void write_timed(FILE *f, const experiment *e, const char *out, const exp
     fputs("unset multiplot\nset output\n", f);
 }
 
+/* long: gnuplot's script, one panel after another, as it prints. */
 static void write_script(FILE *f, const experiment *e, const char *out, const exp_row *rows, int n,
                          const layout *l)
 {
@@ -368,6 +369,7 @@ static void write_script(FILE *f, const experiment *e, const char *out, const ex
     fputs("\nunset multiplot\nset output\n", f);
 }
 
+/* long: the script written, gnuplot run, and each failure's cleanup. */
 int exp_plot(const experiment *e, const char *png, const exp_row *rows, int n)
 {
     char prog[4096];

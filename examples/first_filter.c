@@ -1,4 +1,4 @@
-/* examples/standard.c - a classic filter: build, add, query. */
+/* examples/first_filter.c - a classic filter: build, add, query. */
 #include <bloomkit.h>
 #include <stdio.h>
 

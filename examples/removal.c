@@ -1,4 +1,4 @@
-/* examples/counting.c - a counting filter: keys can be removed again. */
+/* examples/removal.c - a counting filter: keys can be removed again. */
 #include <bloomkit.h>
 #include <stdio.h>
 #include <string.h>

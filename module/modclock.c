@@ -10,7 +10,7 @@
  * clock ran ahead, or a crafted payload) is that value's alone, never the
  * time every other window filter of the server acts at.
  */
-#include "clock.h"
+#include "modclock.h"
 
 #include <stddef.h>
 

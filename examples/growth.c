@@ -1,4 +1,4 @@
-/* examples/scalable.c - a scalable filter grows past its initial capacity
+/* examples/growth.c - a scalable filter grows past its initial capacity
  * while keeping the false-positive rate under its target. */
 #include <bloomkit.h>
 #include <stdio.h>

@@ -247,7 +247,8 @@ static int put_results(PyObject *out, Py_ssize_t *filled, const int *res, size_t
 static const char *const op_name[] = {"add_many", "contains_many", "remove_many"};
 
 /* Every key of `keys` through op; results appended to *out when out is not
- * NULL. Returns 0, or -1 with an exception set. */
+ * NULL. Returns 0, or -1 with an exception set.
+ * long: one loop over a sequence or an iterator, chunk by chunk, and its cleanup. */
 static int run(bkpy_filter *self, int op, PyObject *keys, const char *what, PyObject *out)
 {
     if (PyUnicode_Check(keys) || PyBytes_Check(keys) || PyByteArray_Check(keys)) {

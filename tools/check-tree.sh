@@ -1,0 +1,41 @@
+#!/bin/sh
+# check-tree.sh: two rules of the tree that a newcomer relies on (docs/design.md,
+# "Rules"). Every C file's name is unique in the tree, so that a name in a
+# message, a profile or a review points at one file. A function of more than
+# 60 lines (from its signature to its closing brace) says why in one line
+# that starts with "long:" in the comment just above it, or is split.
+# Exit 1, naming each file or function that breaks a rule.
+set -eu
+cd "$(dirname "$0")/.."
+status=0
+dups=$(git ls-files '*.c' '*.h' | xargs -n1 basename | sort | uniq -d)
+for name in $dups; do
+    echo "check-tree: $name is the name of more than one file:" $(git ls-files "*/$name" "$name") >&2
+    status=1
+done
+# awk over every tracked C file but the tests: a function starts at a line
+# "{" alone, its signature the lines above it back to one that starts in
+# column 0; the comment above the signature must hold "long:" when it is long
+long=$(git ls-files '*.c' | grep -v '^tests/' | xargs awk '
+    FNR == 1 { n = 0 }
+    { line[++n] = $0 }
+    $0 == "{" {
+        s = n - 1
+        while (s > 1 && line[s] ~ /^[ \t]/) s--
+        start = s; said = 0
+        for (c = s - 1; c >= 1 && c >= s - 12 && line[c] !~ /^}/ && line[c] != ""; c--)
+            if (line[c] ~ /long:/) said = 1
+        name = line[s]; sub(/\(.*/, "", name); sub(/.*[ *]/, "", name)
+    }
+    $0 == "}" && start {
+        if (n - start + 1 > 60 && !said)
+            printf "%s:%d: %s is %d lines and does not say why (a \"long:\" line above it)\n",
+                   FILENAME, start, name, n - start + 1
+        start = 0
+    }')
+if [ -n "$long" ]; then
+    echo "$long" >&2
+    status=1
+fi
+[ $status -eq 0 ] && echo "check-tree: file names unique, long functions say why"
+exit $status
