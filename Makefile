@@ -554,7 +554,7 @@ install-lib: lib
 
 install-headers:
 	install -d $(DESTDIR)$(INCLUDEDIR)
-	install -m 644 include/bloomkit.h include/bloomkit_redis.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/bloomkit.h include/bloomkit_tools.h include/bloomkit_redis.h $(DESTDIR)$(INCLUDEDIR)/
 
 install-pc: bloomkit.pc.in bloomkit-redis.pc.in
 	install -d $(DESTDIR)$(PKGCONFIGDIR)
@@ -568,7 +568,8 @@ install-pc: bloomkit.pc.in bloomkit-redis.pc.in
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libbloomkit.a $(DESTDIR)$(LIBDIR)/libbloomkit.so* \
 	      $(DESTDIR)$(LIBDIR)/libbloomkit-redis.a $(DESTDIR)$(LIBDIR)/libbloomkit-redis.so* \
-	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/bloomkit_redis.h \
+	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/bloomkit_tools.h \
+	      $(DESTDIR)$(INCLUDEDIR)/bloomkit_redis.h \
 	      $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc $(DESTDIR)$(PKGCONFIGDIR)/bloomkit-redis.pc \
 	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1 \
 	      $(DESTDIR)$(MODULEDIR)/bloomkit.so

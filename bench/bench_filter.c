@@ -26,6 +26,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <bloomkit.h>
+#include <bloomkit_tools.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 
 static int64_t now_ms;
 

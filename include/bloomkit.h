@@ -97,14 +97,6 @@ BK_API const char *bk_last_error(void);
 /* Library version as "MAJOR.MINOR.PATCH"; static storage. Thread-safe. */
 BK_API const char *bk_version(void);
 
-/* How this process hashes a batch of SipHash keys (bk_add_batch and every
- * other batch call): "avx512" (8 keys at a time), "avx2" (4) or "scalar" (one
- * at a time). The fastest this CPU has, unless the environment variable
- * BLOOMKIT_SIMD names another path it has (scalar, avx2, avx512; read at the
- * first batch); every path gives the same digests. Static storage. No error.
- * Thread-safe. */
-BK_API const char *bk_simd_path(void);
-
 /* --------------------------------------------------------------- hashing -- */
 
 /* SipHash-2-4 with 64-bit output (Aumasson & Bernstein, 2012), little-endian
@@ -148,13 +140,6 @@ BK_API int bk_plan_size(uint64_t capacity, double fpr, bk_plan *out);
  * drifts from the truth (one bit and one key: 0.632 for 1), the exact
  * (1 - (1 - 1/m)^(k n))^k. Returns 1.0 when m or k is 0. Thread-safe. */
 BK_API double bk_rate_after(uint64_t m, unsigned k, uint64_t n);
-
-/* Rate of a blocked filter of m cells in blocks of `block` cells (512 bits,
- * or 128 counters) after n insertions: keys per block are ~Poisson(n block / m)
- * and a block of j keys passes with (1 - (1 - 1/block)^(j k))^k; the rate is
- * the average over j (Putze, Sanders & Singler, 2007). Returns 1.0 when
- * m < block or k is 0. Thread-safe. */
-BK_API double bk_rate_blocked(uint64_t m, unsigned k, uint64_t n, unsigned block);
 
 /* Cardinality estimate from X set bits (Swamidass & Baldi, 2007):
  * n* = -(m / k) ln(1 - X / m). X >= m (a full filter) returns +infinity.
@@ -295,12 +280,6 @@ BK_API int bk_config_read(bk_config *cfg, const char *text, bk_config_error *err
  * Python binding. Static storage. Thread-safe. */
 BK_API const char *bk_config_diff(const bk_config *want, const bk_config *have);
 
-/* Key i of the configuration table (0, 1, ... until NULL): its name; its
- * allowed values into range (rangelen bytes, may be NULL) and a line of
- * help into *help (may be NULL). For documentation and completion.
- * Thread-safe. */
-BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char **help);
-
 /* Set one value of *cfg (which must be valid: BK_EINVAL otherwise) from its
  * text, as "key=value" in config text would, except that `value` is taken
  * whole: it is one value, never more text (no separator, comment or second
@@ -323,19 +302,6 @@ BK_API int bk_config_set(bk_config *cfg, const char *key, const char *value, cha
  * For keys without a field of bk_config, and for any key by name.
  * Thread-safe. */
 BK_API int bk_config_get(const bk_config *cfg, const char *key, char *buf, size_t buflen);
-
-/* 1 when the valid config text states a value for key, else 0 (also for an
- * invalid text or an unknown key). Lets a caller refuse a value given both
- * in a text and another way. Thread-safe. */
-BK_API int bk_config_text_sets(const char *text, const char *key);
-
-/* A count as people type it, the way the config text reads capacity and
- * every other count: decimal digits (1000000), exponent form equal to a
- * whole number (1e6), or a number with a decimal suffix k, M, G or T
- * (10^3 .. 10^12: 1M and 2.5k are 1000000 and 2500; sizes, max_bytes, keep
- * their binary k, M, G). BK_OK with *out, or BK_EINVAL (not a whole number
- * in 0 .. 2^63, s or out NULL) with *out unchanged. Thread-safe. */
-BK_API int bk_count_parse(const char *s, uint64_t *out);
 
 /* Write cfg as config text that bk_config_parse() reads back to the same
  * values (the key is written only when include_key is non-zero). Returns the
@@ -449,24 +415,6 @@ BK_API int bk_set_allocator_zeroed(const bk_allocator *a,
                                    void *(*zalloc)(void *opaque, size_t size));
 
 /* ------------------------------------------------------------------ time -- */
-
-/* The clock of the window variant: milliseconds since the Unix epoch
- * (wall-clock time, so a window survives restarts and is shared across
- * machines through files). ctx is passed back unchanged. */
-typedef int64_t (*bk_clock_fn)(void *ctx);
-
-/* Replace the clock every window filter of this process reads (NULL
- * restores the system's real-time clock). Meant for tests and simulations
- * that move time by hand: a filter never acts on a time earlier than the
- * latest it has seen, so a clock that steps backwards by up to a span
- * freezes its time instead of dropping or reviving anything; a clock more
- * than a span behind the filter's newest generation re-dates the filter
- * (bk_filter_stats.redated_from_ms, docs/windows.md). No error. Not
- * thread-safe: set it while no other thread uses a window filter. */
-BK_API void bk_set_clock(bk_clock_fn fn, void *ctx);
-
-/* The current time by that clock, in ms since the epoch. Thread-safe. */
-BK_API int64_t bk_now_ms(void);
 
 /* ---------------------------------------------------------------- filter -- */
 
@@ -758,13 +706,6 @@ typedef struct bk_figure {
 BK_API int bk_figure_at(unsigned i, const bk_filter_stats *st, const bk_config *cfg, bk_figure *out,
                         size_t size);
 
-/* The layout of the structs that cross this ABI, for bindings that mirror
- * them (the Python one checks its mirrors at import): sizeof of type
- * ("bk_config", "bk_filter_stats", "bk_config_error", "bk_plan") when field
- * is NULL, else the field's offset; (size_t)-1 for an unknown name.
- * Thread-safe. */
-BK_API size_t bk_abi_layout(const char *type, const char *field);
-
 /* A new in-memory filter equal to f: configuration, hash key, every slice's
  * cells and counts (a filter mapped from a file is copied into memory).
  * *out owns it (bk_free). Errors: BK_EINVAL, BK_ENOTSUP (a Redis filter:
@@ -937,7 +878,13 @@ BK_API int bk_open_mmap(const char *path, unsigned flags, bk_filter **out);
  * Not concurrent with writers of f. */
 BK_API int bk_sync(bk_filter *f);
 
-/* Shared filters in Redis are an optional part of their own:
+/* What is here for tools, bindings and tests (the clock a test moves, the
+ * SIMD path in use, the configuration table for --help and man pages, the
+ * layout of the structs a binding mirrors, ...) is in bloomkit_tools.h:
+ * it works and is tested as this header is, but it may change in any
+ * release, as zstd's experimental API may.
+ *
+ * Shared filters in Redis are an optional part of their own:
  * #include <bloomkit_redis.h> and link libbloomkit-redis (pkg-config
  * bloomkit-redis). This header and libbloomkit need nothing of Redis. */
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 
 static int64_t g_now;   /* the time commands act at, ms */
 static int64_t g_saved; /* the clock before a pin */

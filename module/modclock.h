@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "bloomkit_tools.h"
+
 /* The latest time the module takes from outside (a payload's saved time,
  * BK.AT's): the last millisecond of the year 9999. Anything later, or
  * before 1970, is refused as damaged: no time a value carries can move a

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 #include "args.h"
 #include "rm_api.h"
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 #include "failio.h"
 #include "suites.h"
 #include "testutil.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 #include "leaks.h"
 
 /* Generous per-test limit: the statistical tests insert ~10^6 keys, several

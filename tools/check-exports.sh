@@ -9,6 +9,19 @@ for l in "$core" "$redis"; do
     if [ -n "$bad" ]; then echo "$l: non-bk_ symbols exported: $bad"; exit 1; fi
     echo "exports: $l: $(nm -D --defined-only "$l" | grep -c ' T bk_') bk_* functions, nothing else"
 done
+# every function a header declares BK_API is exported (a definition that
+# does not see its declaration is hidden by -fvisibility=hidden)
+here=$(dirname "$0")/..
+for pair in "$core:bloomkit.h bloomkit_tools.h" "$redis:bloomkit_redis.h"; do
+    lib=${pair%%:*}
+    for h in ${pair#*:}; do
+        for fn in $(sed -n 's/^BK_API .*[ *]\(bk_[a-z0-9_]*\)(.*/\1/p' "$here/include/$h"); do
+            nm -D --defined-only "$lib" | grep -q " T $fn\$" ||
+                { echo "$lib: $fn, declared in $h, is not exported"; exit 1; }
+        done
+    done
+done
+echo "exports: every BK_API function of bloomkit.h, bloomkit_tools.h and bloomkit_redis.h"
 readelf -d "$core" | grep -q "SONAME.*$core_soname" || { echo "$core: soname is not $core_soname"; exit 1; }
 echo "soname: $core_soname"
 readelf -d "$redis" | grep -q "SONAME.*$redis_soname" || { echo "$redis: soname is not $redis_soname"; exit 1; }

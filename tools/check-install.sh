@@ -19,8 +19,12 @@ printf '#include <bloomkit_redis.h>\nint main(void) { return bk_redis_drop(0) ==
 # shellcheck disable=SC2046,SC2086
 "$CC" -std=c11 $WARN "$tmp/r.c" -o "$tmp/rex" $(pc --cflags --libs bloomkit-redis)
 LD_LIBRARY_PATH=$tmp/opt/bk/lib "$tmp/rex"
-echo "install: headers, libbloomkit and libbloomkit-redis (.a, .so), bloomkit.pc and bloomkit-redis.pc (an example of each through pkg-config), bin/bloomkit and its man page"
-rm -f "$tmp/ex" "$tmp/rex" "$tmp/r.c"
+printf '#include <bloomkit_tools.h>\nint main(void) { return bk_simd_path() == 0; }\n' >"$tmp/t.c"
+# shellcheck disable=SC2046,SC2086
+"$CC" -std=c11 $WARN "$tmp/t.c" -o "$tmp/tex" $(pc --cflags --libs bloomkit)
+LD_LIBRARY_PATH=$tmp/opt/bk/lib "$tmp/tex"
+echo "install: headers (bloomkit_tools.h too), libbloomkit and libbloomkit-redis (.a, .so), bloomkit.pc and bloomkit-redis.pc (an example of each through pkg-config), bin/bloomkit and its man page"
+rm -f "$tmp/ex" "$tmp/rex" "$tmp/r.c" "$tmp/tex" "$tmp/t.c"
 "$MAKE" --no-print-directory -s uninstall DESTDIR="$tmp" PREFIX=/opt/bk >/dev/null
 left=$(find "$tmp" -type f -o -type l)
 if [ -n "$left" ]; then echo "uninstall left: $left"; exit 1; fi

@@ -1,13 +1,37 @@
 #!/bin/sh
-# check-tree.sh: two rules of the tree that a newcomer relies on (docs/design.md,
-# "Rules"). Every C file's name is unique in the tree, so that a name in a
-# message, a profile or a review points at one file. A function of more than
+# check-tree.sh: rules of the tree that a newcomer relies on (docs/design.md,
+# "Rules"). The layers only point down: what a folder of src/ includes of
+# another folder is listed below, and nothing else. Every C file's name is
+# unique in the tree, so that a name in a message, a profile or a review
+# points at one file. A function of more than
 # 60 lines (from its signature to its closing brace) says why in one line
 # that starts with "long:" in the comment just above it, or is split.
 # Exit 1, naming each file or function that breaks a rule.
 set -eu
 cd "$(dirname "$0")/.."
 status=0
+# folder: the headers of other folders it may include (a pattern for grep -E)
+layers='common:^$
+canonical:^common/
+core:^common/|^(standard|counting|scalable|window|cuckoo)/[a-z]+\.h$
+io:^common/|^core/store\.h$
+standard:^common/|^core/filter_impl\.h$
+counting:^common/|^core/filter_impl\.h$
+cuckoo:^common/|^core/filter_impl\.h$
+scalable:^common/|^core/filter_impl\.h$|^standard/standard\.h$
+window:^common/|^core/filter_impl\.h$|^scalable/scalable\.h$'
+wrong=$(echo "$layers" | while IFS=: read -r dir allowed; do
+    for f in $(git ls-files "src/$dir/*.[ch]"); do
+        sed -n 's|^#include "\.\./\([a-z_]*/[a-z_]*\.h\)"|\1|p' "$f" | while read -r inc; do
+            echo "$inc" | grep -Eq "$allowed" ||
+                echo "check-tree: $f includes ../$inc: src/$dir may include only $allowed"
+        done
+    done
+done)
+if [ -n "$wrong" ]; then
+    echo "$wrong" >&2
+    status=1
+fi
 dups=$(git ls-files '*.c' '*.h' | xargs -n1 basename | sort | uniq -d)
 for name in $dups; do
     echo "check-tree: $name is the name of more than one file:" $(git ls-files "*/$name" "$name") >&2
@@ -37,5 +61,5 @@ if [ -n "$long" ]; then
     echo "$long" >&2
     status=1
 fi
-[ $status -eq 0 ] && echo "check-tree: file names unique, long functions say why"
+[ $status -eq 0 ] && echo "check-tree: layers point down, file names unique, long functions say why"
 exit $status

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 
 static int64_t real_clock(void *ctx)
 {

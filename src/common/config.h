@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 
 /* BK_OK if every field of c is within the limits in bloomkit.h, else
  * BK_ECONFIG with a one-line reason in err (when err is not NULL). */

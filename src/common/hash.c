@@ -5,6 +5,8 @@
  */
 #include "hash.h"
 
+#include "bloomkit_tools.h"
+
 #define XXH_STATIC_LINKING_ONLY /* XXH3_generateSecret */
 #include <xxhash.h>
 

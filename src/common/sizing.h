@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
+#include "bloomkit_tools.h"
 
 /* BK_BITS_MAX (bloomkit.h), the largest m (bits or counters) a filter may
  * have: 2^56 is 8 PiB of bits, far beyond any machine, and keeps every byte

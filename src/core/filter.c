@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 #include "../common/alloc.h"
 #include "../common/config.h"
 #include "../common/error.h"
 #include "filter_impl.h"
 #include "../common/random.h"
 #include "../common/sizing.h"
-#include "../io/io.h"
 
 #ifdef BK_CHECK_CPPFLAGS /* make check-flags: CPPFLAGS reached this compile */
 BK_API const int bk_cppflags_seen = 1;
@@ -171,19 +171,28 @@ void bk_budget_count(bk_budget *b, uint64_t n)
     atomic_fetch_add_explicit(&b->arrays, 1, memory_order_relaxed);
 }
 
+/* Destroy f, then let whoever attached its mapping release it (src/io: the
+ * payloads lived there). The core knows a mapping by these hooks only. */
 static void release(bk_filter *f)
 {
     bk_mapping *map = f->mapping;
+    const bk_backing_ops *backing = f->backing;
     f->ops->destroy(f);
-    bk_mapping_release(map); /* after the filter: its payloads lived there */
+    if (map && backing)
+        backing->release(map);
+}
+
+/* A writable mapping's sync (its owner's hook): BK_OK when there is none. */
+static int sync_backing(bk_filter *f)
+{
+    return f->mapping && f->backing && !f->readonly ? f->backing->sync(f) : BK_OK;
 }
 
 void bk_free(bk_filter *f)
 {
     if (!f)
         return;
-    if (f->mapping && !f->readonly)
-        bk_sync(f); /* like fclose: best effort; bk_close reports its error */
+    sync_backing(f); /* like fclose: best effort; bk_close reports its error */
     release(f);
 }
 
@@ -191,7 +200,7 @@ int bk_close(bk_filter *f)
 {
     if (!f)
         return BK_OK;
-    const int rc = f->mapping && !f->readonly ? bk_sync(f) : BK_OK; /* sync says why */
+    const int rc = sync_backing(f); /* sync says why */
     release(f);
     return rc;
 }

@@ -26,40 +26,11 @@
 #include "../common/export.h"
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 #include "../common/hash.h"
 #include "../common/siphash.h"
 #include "../common/sizing.h"
-
-/* One bit or counter array of a filter, as persistence and merging see it.
- * Standard and counting filters have one slice, scalable filters one per link
- * of the chain. data points into the filter (or, for a view passed to an adopt
- * constructor, to a payload the new filter takes over). */
-typedef struct bk_slice_view {
-    uint64_t m;         /* bits or counters */
-    unsigned k;         /* probes */
-    unsigned block;     /* cells per block (blocked layout), 0 for classic */
-    uint64_t capacity;  /* keys the slice was sized for */
-    double fpr;         /* rate the slice was sized for */
-    uint64_t set_bits;  /* set bits, or non-zero counters */
-    uint64_t keys;      /* keys added (counting: adds - removes) */
-    uint64_t saturated; /* counting: counters at 15; else 0 */
-    uint8_t *data;      /* payload */
-    uint64_t nbytes;    /* payload bytes */
-    unsigned probes;    /* classic probe derivation: BK_PROBES_LCG (0) or BK_PROBES_DH */
-    int64_t gen;        /* window: the slice's generation, by number: it spans
-                         * [gen * span, (gen + 1) * span) ms; 0 for other variants */
-    int64_t span;       /* window: that span's length in ms; 0 for other variants */
-} bk_slice_view;
-
-/* 1 when two arrays are laid out alike (m, k, block and probe derivation), so
- * one's cells can be combined with the other's. */
-static inline int bk_same_shape(const bk_slice_view *a, const bk_slice_view *b)
-{
-    return a->m == b->m && a->k == b->k && a->block == b->block && a->probes == b->probes;
-}
-
-/* The file mapping a filter's payloads live in (src/io/mmap.c); opaque here. */
-typedef struct bk_mapping bk_mapping;
+#include "store.h"
 
 /* Keys hashed per call of a store's own batch path: src/redis pipelines
  * them, one round trip per chunk. */
@@ -194,15 +165,16 @@ typedef struct bk_filter_ops {
 
 struct bk_filter {
     const bk_filter_ops *ops;
-    bk_allocator alloc;  /* the allocator f was made with; frees with it */
-    bk_config cfg;       /* validated, has_key = 1 with the actual key */
-    bk_hashkey hkey;     /* cfg.key as each hash takes it */
-    int readonly;        /* mapped read-only: every mutation is refused */
-    int single_writer;   /* bk_set_single_writer: writing calls never overlap */
-    int add_once;        /* bk_set_add_once: an add of a key present changes nothing */
-    bk_mapping *mapping; /* non-NULL when payloads live in a file mapping */
-    void *rwlock;        /* the pthread_rwlock_t bk_filter_new set up in the variant's
-                          * struct (bk_write_locked, bk_read_locked), or NULL */
+    bk_allocator alloc;            /* the allocator f was made with; frees with it */
+    bk_config cfg;                 /* validated, has_key = 1 with the actual key */
+    bk_hashkey hkey;               /* cfg.key as each hash takes it */
+    int readonly;                  /* mapped read-only: every mutation is refused */
+    int single_writer;             /* bk_set_single_writer: writing calls never overlap */
+    int add_once;                  /* bk_set_add_once: an add of a key present changes nothing */
+    bk_mapping *mapping;           /* non-NULL when payloads live in a file mapping */
+    const bk_backing_ops *backing; /* what syncs and releases it (src/io), with it */
+    void *rwlock;                  /* the pthread_rwlock_t bk_filter_new set up in the variant's
+                                    * struct (bk_write_locked, bk_read_locked), or NULL */
     /* window: the last re-dating (bk_filter_stats.redated_from_ms, _to_ms) */
     _Atomic int64_t redate_from_ms, redate_to_ms;
 };
@@ -239,6 +211,7 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->add_once = 0;
     f->rwlock = NULL;
     f->mapping = NULL;
+    f->backing = NULL;
     atomic_init(&f->redate_from_ms, 0);
     atomic_init(&f->redate_to_ms, 0);
 }
@@ -327,21 +300,6 @@ typedef struct bk_slice_estimate {
  * of one bk_stats call; see bk_rate_for_within). */
 typedef void (*bk_slice_estimate_fn)(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
                                      bk_slice_estimate *out);
-
-/* The cells of a variant's payload, as its configuration gives them: bits
- * per cell (packed most significant bit first, as Redis's BITFIELD reads
- * them), and for a layout that keeps a key's cells within 64-byte lines,
- * the cells a line holds (0: none; a line is then whole cells followed by
- * zero bits up to its 512, docs/file-format.md). */
-typedef struct bk_cells {
-    unsigned bits;
-    unsigned block;
-    /* 1 when the cells are counters that stick at their largest value
-     * (counting's): the file's census counts those as saturated. Any other
-     * cell (a bit, a cuckoo fingerprint) is only set or not, whatever it
-     * holds: the variant says which, never the cell's width. */
-    unsigned counters;
-} bk_cells;
 
 /* The cells of a Bloom variant's arrays: bits cells, in 64-byte blocks
  * when cfg's layout is blocked, counters or not. */

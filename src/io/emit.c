@@ -8,13 +8,13 @@
 int bk_emit_describe(const bk_filter *f, bk_file_header *h)
 {
     memset(h, 0, sizeof *h);
-    h->cfg = f->cfg;
+    h->cfg = *bk_filter_config(f);
     h->version = BK_FILE_VERSION;
-    h->nslices = f->ops->slice_count(f);
+    h->nslices = bk_filter_slices(f);
     if (h->nslices > BK_FILE_MAX_SLICES) /* variants keep within it (window: its budget) */
         return BK_ERANGE;
     for (uint32_t i = 0; i < h->nslices; i++)
-        f->ops->slice_view(f, i, &h->slices[i]);
+        bk_filter_slice(f, i, &h->slices[i]);
     return bk_file_layout(h);
 }
 
@@ -27,7 +27,7 @@ static int emit_slice(bk_file_header *h, bk_payload_sum *ps, uint64_t *pos, uint
     if (pad && sink(ctx, zeros, (size_t)pad) != 0)
         return 1;
     uint64_t set = 0, sat = 0;
-    bk_payload_sum_slice(ps, v->m, bk_variant_for(h->cfg.variant)->cells(&h->cfg));
+    bk_payload_sum_slice(ps, v->m, bk_file_cells(&h->cfg));
     for (uint64_t off = 0; off < v->nbytes; off += BK_EMIT_CHUNK) {
         const size_t n =
             (size_t)(v->nbytes - off < BK_EMIT_CHUNK ? v->nbytes - off : BK_EMIT_CHUNK);
@@ -54,7 +54,7 @@ int bk_emit_payloads(const bk_filter *f, bk_file_header *h, uint8_t *bounce, bk_
     int rc = BK_OK;
     for (uint32_t i = 0; rc == BK_OK && i < h->nslices; i++) {
         bk_slice_view v;
-        f->ops->slice_view(f, i, &v);
+        bk_filter_slice(f, i, &v);
         rc = emit_slice(h, ps, &pos, i, &v, bounce, sink, ctx);
     }
     h->payload_checksum = bk_payload_sum_digest(ps);

@@ -20,6 +20,8 @@
 #include "../common/alloc.h"
 #include "../common/bits.h"
 #include "../common/config.h"
+#include "../common/debug.h"
+#include "../common/hash.h"
 #include "../common/error.h"
 #include "../common/sizing.h"
 
@@ -119,9 +121,11 @@ uint64_t bk_file_payload_bytes(uint64_t m, bk_cells c)
     return c.block ? (m + c.block - 1) / c.block * BK_BLOCK_BYTES : bk_bits_to_bytes(m * c.bits);
 }
 
-static bk_cells cells_of(const bk_config *cfg)
+bk_cells bk_file_cells(const bk_config *cfg)
 {
-    return bk_variant_for(cfg->variant)->cells(cfg);
+    bk_variant_shape shape = {{0, 0, 0}, 0, 0};
+    bk_variant_shape_of(cfg, &shape); /* cfg's variant is known: it was validated */
+    return shape.cells;
 }
 
 /* Bytes of the config text's place in the header: its length up to a
@@ -141,7 +145,7 @@ uint32_t bk_file_header_size(uint32_t version, uint32_t n, uint32_t config_len)
 
 int bk_file_layout(bk_file_header *h)
 {
-    const bk_cells cb = cells_of(&h->cfg);
+    const bk_cells cb = bk_file_cells(&h->cfg);
     if (h->version >= BK_FILE_VERSION_TEXT && !h->config_len) { /* a header being written */
         const int n = bk_config_format(&h->cfg, 1, h->config, sizeof h->config);
         if (n < 0 || (size_t)n >= sizeof h->config)
@@ -384,18 +388,18 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
                                                 : legacy_config(buf, h, c, &flags);
     if (rc != BK_OK)
         return rc;
-    const bk_variant_desc *impl = bk_variant_for(c->variant);
-    if (!impl)
-        return bk_fail(BK_ECORRUPT, "variant %d has no code here", (int)c->variant);
-    const bk_cells cells = impl->cells(c);
+    bk_variant_shape shape;
+    if ((rc = bk_variant_shape_of(c, &shape)) != BK_OK)
+        return rc;
+    const bk_cells cells = shape.cells;
     const unsigned block = cells.block;
-    if (h->nslices > impl->max_slices)
+    if (h->nslices > shape.max_slices)
         return bk_fail(BK_ECORRUPT, "%u slices for a %s filter", h->nslices,
                        bk_variant_name(c->variant));
     h->file_size = get64(buf + H_FILE_SIZE);
     h->payload_checksum = get64(buf + H_PAYLOAD_SUM);
     /* generations: in order, and 0 in a variant that keeps no time */
-    const int keeps_time = impl->ops->expire != NULL;
+    const int keeps_time = shape.keeps_time;
     uint64_t offsets[BK_FILE_MAX_SLICES];
     for (uint32_t i = 0; i < h->nslices; i++) {
         rc = decode_slice(buf + BK_FILE_FIXED + BK_FILE_ENTRY * i, i, &h->slices[i], &offsets[i]);
@@ -419,7 +423,7 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
                 BK_ECORRUPT, "slice %u: generation %lld %s", i, (long long)h->slices[i].gen,
                 !keeps_time ? "in a filter without generations" : "before the previous slice's");
     }
-    if (impl->max_slices == 1 &&
+    if (shape.max_slices == 1 &&
         (h->slices[0].capacity != c->capacity || h->slices[0].fpr != c->fpr))
         return bk_fail(BK_ECORRUPT, "slice parameters disagree with the filter's");
     if ((rc = pinned_shape(h, flags)) != BK_OK)
@@ -606,7 +610,7 @@ int bk_file_verify_from(bk_file_header *h, bk_payload_reader read, void *ctx, in
     bk_payload_sum *ps = bk_payload_sum_new(a);
     if (!ps)
         return bk_fail(BK_ENOMEM, "no memory to verify the payload");
-    const bk_cells cb = cells_of(&h->cfg);
+    const bk_cells cb = bk_file_cells(&h->cfg);
     uint64_t set[BK_FILE_MAX_SLICES] = {0}, sat[BK_FILE_MAX_SLICES] = {0};
     uint64_t stray[BK_FILE_MAX_SLICES] = {0};
     int rc = BK_OK;

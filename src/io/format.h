@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "../core/filter_impl.h"
+#include "../core/store.h"
 
 #define BK_FILE_VERSION      4 /* the one written, and the newest read; 1 to 3 are read */
 #define BK_FILE_VERSION_GEN  3 /* the first with generation numbers */
@@ -60,6 +60,8 @@ typedef struct bk_file_header {
 /* Payload bytes of m cells shaped c: whole 64-byte lines of c.block cells,
  * or the bytes m cells of c.bits bits fill. */
 uint64_t bk_file_payload_bytes(uint64_t m, bk_cells c);
+/* The cells of a payload of cfg's (known, validated) variant. */
+bk_cells bk_file_cells(const bk_config *cfg);
 
 /* The header size of n slices in version v with a config text of
  * config_len bytes (version 4). */

@@ -109,7 +109,7 @@ static int load_from(source *src, bk_filter **out)
         for (uint32_t i = 0; i < h.nslices; i++)
             h.slices[i].data = data[i];
         bk_detail_clear(); /* the variant says why, or nothing */
-        rc = bk_variant_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 0, out);
+        rc = bk_variant_adopt(&h.cfg, &a, h.slices, h.nslices, 0, out);
         char why[256];
         if (rc != BK_OK)
             rc = bk_fail(rc, "load %s: %s", path, bk_detail_or(bk_strerror(rc), why, sizeof why));

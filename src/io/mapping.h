@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/filter_impl.h"
+#include "../core/store.h"
 
 struct bk_mapping {
     uint8_t *base; /* the whole file */

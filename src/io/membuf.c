@@ -13,7 +13,7 @@ static int describe(const bk_filter *f, bk_file_header *h, const char *what)
 {
     if (!f)
         return bk_fail(BK_EINVAL, "%s: no filter", what);
-    if (!bk_cells_in_memory(f))
+    if (!bk_filter_in_memory(f))
         return bk_fail(BK_ENOTSUP,
                        "%s: the filter lives on a server; copy it with bk_redis_pull "
                        "(bloomkit pull)",
@@ -61,7 +61,7 @@ int bk_save_buffer(const bk_filter *f, void *buf, size_t cap, size_t *len)
         return bk_fail(BK_ERANGE, "save to memory: %llu bytes needed, the buffer holds %zu",
                        (unsigned long long)h.file_size, cap);
     }
-    const bk_allocator a = f->alloc;
+    const bk_allocator a = bk_filter_allocator(f);
     uint8_t *bounce = bk_mem_alloc(&a, BK_EMIT_CHUNK);
     if (!bounce)
         return bk_fail(BK_ENOMEM, "save to memory: out of memory");

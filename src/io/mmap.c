@@ -26,7 +26,6 @@
 #include "../common/error.h"
 #include "fileutil.h"
 #include "format.h"
-#include "io.h"
 #include "mapping.h"
 #include "sysio.h"
 
@@ -39,6 +38,9 @@ void bk_mapping_release(bk_mapping *map)
     bk_mem_free(&a, map->path);
     bk_mem_free(&a, map);
 }
+
+/* How the core syncs and releases a filter mapped here (store.h). */
+static const bk_backing_ops mapped_file = {bk_sync, bk_mapping_release};
 
 /* Verify the payloads by reading the file rather than the mapping: pread is
  * a kernel copy from the page cache, while first touches of a mapping cost a
@@ -156,7 +158,7 @@ int bk_open_mmap(const char *path, unsigned flags, bk_filter **out)
     if (rc == BK_OK)
         rc = new_mapping(path, base, size, flags, dev, ino, &a, &map);
     if (rc == BK_OK)
-        rc = bk_variant_for(h.cfg.variant)->adopt(&h.cfg, &a, h.slices, h.nslices, 1, out);
+        rc = bk_variant_adopt(&h.cfg, &a, h.slices, h.nslices, 1, out);
     if (rc != BK_OK) {
         if (map)
             bk_mapping_release(map);
@@ -165,8 +167,7 @@ int bk_open_mmap(const char *path, unsigned flags, bk_filter **out)
         return bk_done(rc, "open_mmap");
     }
     map->nslices = h.nslices;
-    (*out)->mapping = map;
-    (*out)->readonly = !writable;
+    bk_filter_attach(*out, map, &mapped_file, writable);
     return BK_OK;
 }
 
@@ -185,7 +186,7 @@ static int sync_in_place(bk_filter *f, bk_mapping *map)
     uint8_t *data[BK_FILE_MAX_SLICES];
     for (uint32_t i = 0; i < h.nslices; i++) {
         bk_slice_view v;
-        f->ops->slice_view(f, i, &v);
+        bk_filter_slice(f, i, &v);
         h.slices[i].keys = v.keys;
         data[i] = v.data;
     }
@@ -208,13 +209,13 @@ static int sync_in_place(bk_filter *f, bk_mapping *map)
  * to new generations, holds cells elsewhere). */
 static int all_in_mapping(const bk_filter *f, const bk_mapping *map)
 {
-    const uint32_t n = f->ops->slice_count(f);
+    const uint32_t n = bk_filter_slices(f);
     if (n != map->nslices)
         return 0;
     const uintptr_t lo = (uintptr_t)map->base, hi = lo + (uintptr_t)map->size;
     for (uint32_t i = 0; i < n; i++) {
         bk_slice_view v;
-        f->ops->slice_view(f, i, &v);
+        bk_filter_slice(f, i, &v);
         if ((uintptr_t)v.data < lo || (uintptr_t)v.data >= hi)
             return 0;
     }
@@ -226,7 +227,7 @@ int bk_sync(bk_filter *f)
     bk_call_begin();
     if (!f)
         return bk_fail(BK_EINVAL, "sync: no filter");
-    bk_mapping *map = f->mapping;
+    bk_mapping *map = bk_filter_mapping(f);
     if (!map)
         return bk_fail(BK_EINVAL, "sync: filter is not mapped from a file (use bk_save)");
     if (!map->writable)

@@ -222,7 +222,7 @@ static int describe(save_job *j)
  * replaced: later syncs must save anew rather than write the old inode. */
 static int replaces_mapping(const save_job *j)
 {
-    const bk_mapping *map = j->f->mapping;
+    const bk_mapping *map = bk_filter_mapping(j->f);
     struct stat st;
     return map && !map->detached && stat(j->target, &st) == 0 && st.st_dev == map->dev &&
            st.st_ino == map->ino;
@@ -232,12 +232,12 @@ static int save(const bk_filter *f, const char *path, bk_progress_fn progress, v
 {
     if (!f || !path || !*path)
         return bk_fail(BK_EINVAL, "save: no filter or no path");
-    if (!bk_cells_in_memory(f))
+    if (!bk_filter_in_memory(f))
         return bk_fail(BK_ENOTSUP,
                        "save %s: the filter lives on a server; copy it with "
                        "bk_redis_pull (bloomkit pull)",
                        path);
-    const bk_allocator a = f->alloc;
+    const bk_allocator a = bk_filter_allocator(f);
     save_job j = {.f = f, .path = path, .fd = -1, .progress = progress, .arg = arg};
     struct stat old;
     int had = 0;
@@ -273,7 +273,7 @@ static int save(const bk_filter *f, const char *path, bk_progress_fn progress, v
         bk_sys.close(j.fd);
     if (rc == BK_OK) {
         if (replacing)
-            f->mapping->detached = 1;
+            bk_filter_mapping(f)->detached = 1;
         rc = sync_dir(&j);
     }
     bk_mem_free(&a, j.bounce);

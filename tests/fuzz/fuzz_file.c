@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 #include "io/format.h"
 
 static char path[64];

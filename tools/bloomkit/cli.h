@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bloomkit_redis.h"
+#include "bloomkit_tools.h"
 
 /* The contract's exit codes. */
 enum {

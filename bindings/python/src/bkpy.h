@@ -29,6 +29,7 @@
 #include <pthread.h>
 
 #include "bloomkit.h"
+#include "bloomkit_tools.h"
 
 /* A call that found the filter closed (after taking its lock). */
 #define BKPY_CLOSED (-10000)

@@ -1,0 +1,82 @@
+/*
+ * bloomkit_tools.h - the part of bloomkit's API that is there for tools,
+ * bindings and tests: the command, the Python binding, the Redis module and
+ * the test suites use it. It works, is documented and is tested as
+ * bloomkit.h is, but unlike bloomkit.h it carries no stability promise: a
+ * function here may change or go in any release, and NEWS says when (as
+ * zstd's experimental API, ZSTD_STATIC_LINKING_ONLY, may). A program that
+ * only uses filters needs nothing from here.
+ */
+#ifndef BLOOMKIT_TOOLS_H
+#define BLOOMKIT_TOOLS_H
+
+#include "bloomkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How this process hashes a batch of SipHash keys (bk_add_batch and every
+ * other batch call): "avx512" (8 keys at a time), "avx2" (4) or "scalar" (one
+ * at a time). The fastest this CPU has, unless the environment variable
+ * BLOOMKIT_SIMD names another path it has (scalar, avx2, avx512; read at the
+ * first batch); every path gives the same digests. Static storage. No error.
+ * Thread-safe. */
+BK_API const char *bk_simd_path(void);
+
+/* Rate of a blocked filter of m cells in blocks of `block` cells (512 bits,
+ * or 128 counters) after n insertions: keys per block are ~Poisson(n block / m)
+ * and a block of j keys passes with (1 - (1 - 1/block)^(j k))^k; the rate is
+ * the average over j (Putze, Sanders & Singler, 2007). Returns 1.0 when
+ * m < block or k is 0. Thread-safe. */
+BK_API double bk_rate_blocked(uint64_t m, unsigned k, uint64_t n, unsigned block);
+
+/* Key i of the configuration table (0, 1, ... until NULL): its name; its
+ * allowed values into range (rangelen bytes, may be NULL) and a line of
+ * help into *help (may be NULL). For documentation and completion.
+ * Thread-safe. */
+BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char **help);
+
+/* 1 when the valid config text states a value for key, else 0 (also for an
+ * invalid text or an unknown key). Lets a caller refuse a value given both
+ * in a text and another way. Thread-safe. */
+BK_API int bk_config_text_sets(const char *text, const char *key);
+
+/* A count as people type it, the way the config text reads capacity and
+ * every other count: decimal digits (1000000), exponent form equal to a
+ * whole number (1e6), or a number with a decimal suffix k, M, G or T
+ * (10^3 .. 10^12: 1M and 2.5k are 1000000 and 2500; sizes, max_bytes, keep
+ * their binary k, M, G). BK_OK with *out, or BK_EINVAL (not a whole number
+ * in 0 .. 2^63, s or out NULL) with *out unchanged. Thread-safe. */
+BK_API int bk_count_parse(const char *s, uint64_t *out);
+
+/* The clock of the window variant: milliseconds since the Unix epoch
+ * (wall-clock time, so a window survives restarts and is shared across
+ * machines through files). ctx is passed back unchanged. */
+typedef int64_t (*bk_clock_fn)(void *ctx);
+
+/* Replace the clock every window filter of this process reads (NULL
+ * restores the system's real-time clock). Meant for tests and simulations
+ * that move time by hand: a filter never acts on a time earlier than the
+ * latest it has seen, so a clock that steps backwards by up to a span
+ * freezes its time instead of dropping or reviving anything; a clock more
+ * than a span behind the filter's newest generation re-dates the filter
+ * (bk_filter_stats.redated_from_ms, docs/windows.md). No error. Not
+ * thread-safe: set it while no other thread uses a window filter. */
+BK_API void bk_set_clock(bk_clock_fn fn, void *ctx);
+
+/* The current time by that clock, in ms since the epoch. Thread-safe. */
+BK_API int64_t bk_now_ms(void);
+
+/* The layout of the structs that cross this ABI, for bindings that mirror
+ * them (the Python one checks its mirrors at import): sizeof of type
+ * ("bk_config", "bk_filter_stats", "bk_config_error", "bk_plan") when field
+ * is NULL, else the field's offset; (size_t)-1 for an unknown name.
+ * Thread-safe. */
+BK_API size_t bk_abi_layout(const char *type, const char *field);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLOOMKIT_TOOLS_H */
