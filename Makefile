@@ -73,7 +73,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # except src/redis, the optional part: libbloomkit-redis, its own library.
 LIB_SRCS := $(filter-out src/redis/%,$(wildcard src/*.c src/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-REDIS_SRCS := $(if $(filter 1,$(HIREDIS)),$(wildcard src/redis/*.c),src/redis/none/none.c)
+REDIS_SRCS := $(if $(filter 1,$(HIREDIS)),$(wildcard src/redis/*.c src/redis/lua/*.c),src/redis/none/none.c)
 REDIS_OBJS := $(REDIS_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(filter-out $(if $(filter 0,$(HIREDIS)),tests/redis_server.c),$(wildcard tests/*.c))
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -37,7 +37,7 @@ static const char *const suite_names[] = {BK_SUITES(BK_SUITE_NAME_)};
  * `make check-fast` (BK_TEST_FAST=1), the contributor's loop. */
 static int starts_servers(const char *name)
 {
-    return strcmp(name, "redis") == 0 || strcmp(name, "import") == 0;
+    return strcmp(name, "lua") == 0 || strcmp(name, "import") == 0;
 }
 
 /* The run's seed: BK_TEST_SEED as given, or one drawn and exported. */

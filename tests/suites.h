@@ -26,7 +26,7 @@
     X(cli) \
     X(batch) \
     X(blocked) \
-    X(redis) \
+    X(lua) \
     X(import) \
     X(props) \
     X(faults) \

@@ -22,6 +22,27 @@ for pair in "$core:bloomkit.h bloomkit_tools.h" "$redis:bloomkit_redis.h"; do
     done
 done
 echo "exports: every BK_API function of bloomkit.h, bloomkit_tools.h and bloomkit_redis.h"
+# and past the API only what libbloomkit-redis imports: BK_INTERNAL
+# (src/common/export.h), for bloomkit's own optional library and no one else
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for h in bloomkit.h bloomkit_tools.h; do
+    sed -n 's/^BK_API .*[ *]\(bk_[a-z0-9_]*\)(.*/\1/p' "$here/include/$h"
+done | sort > "$work/api"
+nm -D --defined-only "$core" | awk '$2 == "T" { print $3 }' | sort > "$work/exported"
+nm -D --undefined-only "$redis" | awk '{ print $2 }' | sort > "$work/imported"
+comm -13 "$work/api" "$work/exported" > "$work/internal"
+missing=$(grep '^bk_' "$work/imported" | comm -23 - "$work/exported" | tr '\n' ' ')
+if [ -n "$missing" ]; then
+    echo "$redis: imports what $core does not export: $missing(mark it BK_INTERNAL)"
+    exit 1
+fi
+unused=$(comm -23 "$work/internal" "$work/imported" | tr '\n' ' ')
+if [ -n "$unused" ]; then
+    echo "$core: exported beyond the API but not used by libbloomkit-redis: $unused(drop BK_INTERNAL)"
+    exit 1
+fi
+echo "exports: $(wc -l < "$work/api") API functions and $(wc -l < "$work/internal") BK_INTERNAL ones, each imported by libbloomkit-redis"
 readelf -d "$core" | grep -q "SONAME.*$core_soname" || { echo "$core: soname is not $core_soname"; exit 1; }
 echo "soname: $core_soname"
 readelf -d "$redis" | grep -q "SONAME.*$redis_soname" || { echo "$redis: soname is not $redis_soname"; exit 1; }

@@ -16,7 +16,7 @@ BK_INTERNAL int bk_fail(int code, const char *fmt, ...)
     ;
 
 /* bk_fail with a va_list. */
-BK_INTERNAL int bk_vfail(int code, const char *fmt, va_list ap);
+int bk_vfail(int code, const char *fmt, va_list ap);
 
 /* For a caller that prefixes what a callee says: clear the detail before
  * the call (bk_detail_clear), then bk_detail_or copies into buf (len bytes)

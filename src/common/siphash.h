@@ -52,7 +52,7 @@ typedef struct bk_sipkey {
     uint64_t k0, k1;
 } bk_sipkey;
 
-BK_INTERNAL bk_sipkey bk_sipkey_from_bytes(const uint8_t key[16]);
+bk_sipkey bk_sipkey_from_bytes(const uint8_t key[16]);
 
 /* 128-bit SipHash-2-4 / SipHash-1-3: out[0] is the first output word, out[1]
  * the second, as the reference writes them little-endian. msg may be NULL when

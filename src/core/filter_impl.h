@@ -233,12 +233,12 @@ typedef struct bk_budget {
 BK_INTERNAL int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays);
 /* Reserve one array of n bytes: BK_OK, or BK_EFULL (nothing reserved,
  * detail set: the limit and what growing needed). Thread-safe. */
-BK_INTERNAL int bk_budget_take(bk_budget *b, uint64_t n);
+int bk_budget_take(bk_budget *b, uint64_t n);
 /* Give back one array of n bytes (freed). */
-BK_INTERNAL void bk_budget_give(bk_budget *b, uint64_t n);
+void bk_budget_give(bk_budget *b, uint64_t n);
 /* Count an array of n bytes that exists already (adopted from a file), even
  * past the ceilings. */
-BK_INTERNAL void bk_budget_count(bk_budget *b, uint64_t n);
+void bk_budget_count(bk_budget *b, uint64_t n);
 
 /* A variant's struct of `size` bytes (its bk_filter first): zeroed, the base
  * set up, allocated with a (free it with bk_mem_free(a, ...)), and when lock
@@ -312,8 +312,19 @@ static inline bk_cells bk_bloom_cells(const bk_config *cfg, unsigned bits, unsig
 /* A Bloom filter's slice by the Bloom formulas (src/common/sizing.c): the
  * estimate of every variant whose slices are bit or counter arrays probed k
  * times. */
-BK_INTERNAL void bk_bloom_estimate(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
-                                   bk_slice_estimate *out);
+void bk_bloom_estimate(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
+                       bk_slice_estimate *out);
+
+/* When a slice is full: it takes a key only while its set cells plus the
+ * key's k stay at or under `set` and its keys are under `keys`; otherwise
+ * the chain grows. Classic: half its bits (then its rate (1/2)^k <= its
+ * share); blocked: its capacity in keys (then bk_rate_blocked <= its share)
+ * and the set cells whose estimated rate reaches its share (bk_set_limit).
+ * One rule for every store of a chain (src/redis passes it to its script). */
+typedef struct bk_slice_limit {
+    uint64_t set;
+    uint64_t keys;
+} bk_slice_limit;
 
 /* A variant, as it declares itself (in its own folder) and as the registry
  * (src/core/registry.c) lists it: everything the rest of the library knows of
@@ -337,10 +348,23 @@ typedef struct bk_variant_desc {
     /* Optional: the capacity bk_stats reports, when it is not the sum of
      * the slices' (a window reports the capacity of one window). */
     uint64_t (*capacity)(const bk_filter *f, uint64_t slices_sum);
+    /* Optional, for a variant whose arrays are chains that grow (scalable,
+     * and a window's generations): slice i's shape (m, k, block, capacity,
+     * fpr, nbytes; a window's span the length of its generations' spans, ms;
+     * counts and data zero) and its limit, as this variant lays them out.
+     * BK_OK, or BK_ERANGE (no slice i). NULL: the variant is one array. */
+    int (*chain_slice)(const bk_config *cfg, uint32_t i, bk_slice_view *out, bk_slice_limit *limit);
 } bk_variant_desc;
 
 /* The descriptor of variant v; NULL for an unknown one. */
 BK_INTERNAL const bk_variant_desc *bk_variant_for(bk_variant v);
+
+/* Slice i of a chain of cfg's variant (its descriptor's chain_slice): for
+ * another store of the same chain (src/redis/lua), which lays out its
+ * slices exactly as the variant does without reaching into it. BK_OK,
+ * BK_ERANGE (no slice i), BK_ENOTSUP (a variant of one array). */
+BK_INTERNAL int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_view *out,
+                               bk_slice_limit *limit);
 
 /* 1 when the variant can remove keys: its operations have remove. */
 static inline int bk_desc_removes(const bk_variant_desc *d)

@@ -21,3 +21,9 @@ const bk_variant_desc *bk_variant_for(bk_variant v)
             return registry[i];
     return NULL;
 }
+
+int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_view *out, bk_slice_limit *limit)
+{
+    const bk_variant_desc *d = bk_variant_for(cfg->variant);
+    return d && d->chain_slice ? d->chain_slice(cfg, i, out, limit) : BK_ENOTSUP;
+}

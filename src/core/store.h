@@ -5,13 +5,15 @@
  * these calls and types only; the filter's struct and its variants'
  * tables (filter_impl.h) stay the core's. The core, in turn, knows a
  * mapping only as the two hooks io attaches with it (bk_backing_ops): it
- * calls nothing in src/io. Hidden in libbloomkit: the file layer is built
- * into it.
+ * calls nothing in src/io. Hidden in libbloomkit (the file layer is built
+ * into it), but for bk_variant_adopt, which the Lua mode's pull also uses.
  */
 #ifndef BK_CORE_STORE_H
 #define BK_CORE_STORE_H
 
 #include <stdint.h>
+
+#include "../common/export.h"
 
 #include "bloomkit.h"
 
@@ -75,8 +77,9 @@ int bk_variant_shape_of(const bk_config *cfg, bk_variant_shape *out);
 /* A filter of cfg's variant over n slice views whose shapes the caller has
  * validated: it frees the payloads with a unless `borrowed` (they belong to
  * a mapping that outlives it). BK_OK (*out set) or an error, nothing taken. */
-int bk_variant_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                     uint32_t n, int borrowed, bk_filter **out);
+BK_INTERNAL int bk_variant_adopt(const bk_config *cfg, const bk_allocator *a,
+                                 const bk_slice_view *slices, uint32_t n, int borrowed,
+                                 bk_filter **out);
 
 /* A filter's slices (their views as slice_view gives them), its validated
  * configuration, the allocator it was made with, and whether its cells are

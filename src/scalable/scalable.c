@@ -209,7 +209,7 @@ static int grow(bk_scalable *sf, uint32_t n)
 /* Newest first, with the next slices' lines prefetched while one is probed:
  * all of them when blocked (one line each), one slice ahead when classic (k
  * lines each: more would overflow the core's miss queue; measured, see
- * docs/design.md). */
+ * docs/history.md). */
 static int scl_contains(const bk_filter *f, const bk_hash *h)
 {
     const bk_scalable *sf = (const bk_scalable *)f;
@@ -490,6 +490,16 @@ static bk_cells scl_cells(const bk_config *cfg)
     return bk_bloom_cells(cfg, 1, 0);
 }
 
+/* The descriptor's chain_slice: slice i's shape and limit. */
+static int scl_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_view *out,
+                           bk_slice_limit *limit)
+{
+    const int rc = bk_scalable_slice_shape(cfg, i, out);
+    if (rc == BK_OK)
+        *limit = bk_scalable_limit(out);
+    return rc;
+}
+
 const bk_variant_desc bk_scalable_desc = {
     .variant = BK_VARIANT_SCALABLE,
     .ops = &scalable_ops,
@@ -499,4 +509,5 @@ const bk_variant_desc bk_scalable_desc = {
     .estimate = bk_bloom_estimate,
     .max_slices = BK_SCALABLE_MAX_SLICES,
     .cells = scl_cells,
+    .chain_slice = scl_chain_slice,
 };

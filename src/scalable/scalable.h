@@ -20,17 +20,6 @@
 /* The scalable variant, as the registry (src/core/registry.c) lists it. */
 extern const bk_variant_desc bk_scalable_desc;
 
-/* When a slice is full: it takes a key only while its set cells plus the
- * key's k stay at or under `set` and its keys are under `keys`; otherwise
- * the chain grows. Classic: half its bits (then its rate (1/2)^k <= its
- * share); blocked: its capacity in keys (then bk_rate_blocked <= its share)
- * and the set cells whose estimated rate reaches its share (bk_set_limit).
- * One rule for every store of a chain (src/redis passes it to its script). */
-typedef struct bk_slice_limit {
-    uint64_t set;
-    uint64_t keys;
-} bk_slice_limit;
-
 /* One slice's shape and limit, as a chain of a configuration sizes it. */
 typedef struct bk_slice_size {
     bk_slice_view shape; /* data NULL, counts 0 */
@@ -76,12 +65,12 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
 void bk_scalable_own(bk_filter *chain);
 
 /* The shape slice i of a chain configured by cfg gets (m, k, block,
- * capacity, fpr, nbytes; counts and data zero; sized by bk_size_slice). Lets
- * another store of the same chain (src/redis) lay out slices exactly as this
- * variant does. BK_OK or BK_ERANGE. */
-BK_INTERNAL int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out);
+ * capacity, fpr, nbytes; counts and data zero; sized by bk_size_slice): the
+ * descriptor's chain_slice, and a window's generations. BK_OK or
+ * BK_ERANGE. */
+int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out);
 
 /* The limit of a slice of shape v (bk_slice_limit, above). */
-BK_INTERNAL bk_slice_limit bk_scalable_limit(const bk_slice_view *v);
+bk_slice_limit bk_scalable_limit(const bk_slice_view *v);
 
 #endif

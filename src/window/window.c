@@ -570,6 +570,21 @@ static bk_cells win_cells(const bk_config *cfg)
     return bk_bloom_cells(cfg, 1, 0);
 }
 
+/* The descriptor's chain_slice: slice i of a generation's chain, with the
+ * span of its generation. */
+static int win_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_view *out,
+                           bk_slice_limit *limit)
+{
+    bk_config chain;
+    bk_window_chain_config(cfg, &chain);
+    const int rc = bk_scalable_slice_shape(&chain, i, out);
+    if (rc == BK_OK) {
+        *limit = bk_scalable_limit(out);
+        out->span = bk_window_span_ms(cfg);
+    }
+    return rc;
+}
+
 const bk_variant_desc bk_window_desc = {
     .variant = BK_VARIANT_WINDOW,
     .ops = &window_ops,
@@ -580,4 +595,5 @@ const bk_variant_desc bk_window_desc = {
     .max_slices = BK_WINDOW_MAX_SLICES,
     .cells = win_cells,
     .capacity = win_capacity,
+    .chain_slice = win_chain_slice,
 };

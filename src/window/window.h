@@ -21,11 +21,11 @@ extern const bk_variant_desc bk_window_desc;
 /* The configuration of one generation's chain (a scalable chain): capacity
  * capacity / G and 1% more, rate fpr / (G + 1), the window's growth,
  * tightening, hash, layout and key. */
-BK_INTERNAL void bk_window_chain_config(const bk_config *cfg, bk_config *out);
+void bk_window_chain_config(const bk_config *cfg, bk_config *out);
 
 /* A span's length in ms: window / G, rounded up to a whole ms (so G spans
  * cover at least the window). */
-BK_INTERNAL int64_t bk_window_span_ms(const bk_config *cfg);
+int64_t bk_window_span_ms(const bk_config *cfg);
 
 /* The most slices a window filter may hold (its generations' chains). */
 #define BK_WINDOW_MAX_SLICES 256

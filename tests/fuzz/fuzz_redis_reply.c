@@ -18,7 +18,7 @@
 
 #include "bloomkit.h"
 #include "common/alloc.h"
-#include "redis/rfilter.h"
+#include "redis/lua/rfilter.h"
 #include "redis/shards.h"
 
 static bk_rfilter *filters[4];
@@ -31,15 +31,21 @@ static bk_rfilter *make(const char *text)
     c.has_key = 1;
     const bk_allocator a = bk_current_allocator();
     bk_rfilter *rf = bk_mem_calloc(&a, 1, sizeof *rf);
-    bk_filter_base_init(&rf->base,
-                        bk_variant_removes(c.variant) ? &bk_rfilter_removing_ops : &bk_rfilter_ops,
-                        &c, &a);
+    rf->kind = bk_lua_kind_of(c.variant);
+    if (!rf->kind)
+        abort();
+    bk_filter_base_init(&rf->base, rf->kind->ops, &c, &a);
     rf->name = bk_mem_alloc(&a, 2);
     memcpy(rf->name, "f", 2);
     rf->block_bytes = 4096;
-    rf->cell_bits = bk_variant_for(c.variant)->cells(&c).bits;
-    if (c.variant == BK_VARIANT_WINDOW)
-        rf->span_ms = bk_window_span_ms(&c);
+    rf->cell_bits = rf->kind->cell_bits;
+    if (rf->kind->windowed) {
+        bk_slice_view v;
+        bk_slice_limit l;
+        if (bk_chain_slice(&c, 0, &v, &l) != BK_OK)
+            abort();
+        rf->span_ms = v.span;
+    }
     if (bk_rfilter_set_slices(rf, 1) != BK_OK)
         abort();
     return rf;

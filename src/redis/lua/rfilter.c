@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/alloc.h"
-#include "../common/bits.h"
-#include "../common/error.h"
-#include "../common/hash.h"
-#include "../common/sizing.h"
+#include "../../common/alloc.h"
+#include "../../common/bits.h"
+#include "../../common/error.h"
+#include "../../common/hash.h"
+#include "../../common/sizing.h"
 
 /* ---- key names ---------------------------------------------------------- */
 
@@ -35,7 +35,7 @@
 int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf, size_t len)
 {
     int n;
-    if (rf->base.cfg.variant == BK_VARIANT_SCALABLE)
+    if (rf->kind->slice_keys)
         n = snprintf(buf, len, "%s:{%s}:%" PRIu32 "/%" PRIu64 ":data", rf->name, rf->name, j, b);
     else if (b == 0)
         n = snprintf(buf, len, "%s:{%s}:data", rf->name, rf->name);
@@ -46,7 +46,7 @@ int bk_rfilter_data_key(const bk_rfilter *rf, uint32_t j, uint64_t b, char *buf,
 
 int bk_rfilter_count_key(const bk_rfilter *rf, uint64_t b, char *buf, size_t len)
 {
-    const int n = rf->base.cfg.variant == BK_VARIANT_SCALABLE || b == 0 || rf->counts_in_meta
+    const int n = rf->kind->slice_keys || b == 0 || rf->counts_in_meta
                       ? snprintf(buf, len, "%s", rf->name)
                       : snprintf(buf, len, "%s:{%s/%" PRIu64 "}:count", rf->name, rf->name, b);
     return n > 0 && (size_t)n < len ? n : -1;
@@ -75,15 +75,13 @@ static int shape_of(const bk_rfilter *rf, uint32_t j, bk_rslice *out)
 {
     const bk_config *cfg = &rf->base.cfg;
     memset(out, 0, sizeof *out);
-    if (bk_rfilter_chained(rf)) { /* a window's generations are scalable chains */
-        bk_config chain = *cfg;
-        if (cfg->variant == BK_VARIANT_WINDOW)
-            bk_window_chain_config(cfg, &chain);
-        const int rc = bk_scalable_slice_shape(&chain, j, &out->v);
+    if (bk_rfilter_chained(rf)) { /* a window's generations are chains too */
+        const int rc =
+            j < BK_LUA_CHAIN_MAX ? bk_chain_slice(cfg, j, &out->v, &out->full) : BK_ERANGE;
         if (rc != BK_OK)
             return rc;
         out->v.probes = rf->probes;
-        out->full = bk_scalable_limit(&out->v);
+        out->v.span = 0; /* a generation's span is rf->span_ms */
         return BK_OK;
     }
     uint64_t m;
@@ -124,7 +122,7 @@ static int shape(bk_rfilter *rf, uint32_t j)
 
 int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n)
 {
-    const uint32_t max = bk_rfilter_chained(rf) ? BK_SCALABLE_MAX_SLICES : 1;
+    const uint32_t max = bk_rfilter_chained(rf) ? BK_LUA_CHAIN_MAX : 1;
     if (n < 1 || n > max)
         return bk_fail(BK_ESERVER, "redis filter %s: %" PRIu32 " slices (1 .. %" PRIu32 ")",
                        rf->name, n, max);
@@ -247,7 +245,7 @@ typedef enum { OP_ADD, OP_CONTAINS, OP_REMOVE } rop;
 
 /* A counting filter's add or remove of one key (the store's other commands
  * on one array are built per chunk: build_unit). */
-static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
+static int build_single(bk_rfilter *rf, int op, const bk_hash *h)
 {
     const uint64_t b = block_of(rf, 0, h);
     char data[BK_REDIS_KEY_MAX], count[BK_REDIS_KEY_MAX];
@@ -264,11 +262,11 @@ static int build_single(bk_rfilter *rf, rop op, const bk_hash *h)
     return rc ? rc : args_offsets(rf, 0, h, b, "");
 }
 
-static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
+static int build_scalable(bk_rfilter *rf, int op, const bk_hash *h)
 {
     const uint32_t n = rf->nslices, with = n + (op == OP_ADD && rf->has_next);
     char name[BK_REDIS_KEY_MAX];
-    uint64_t blocks[BK_SCALABLE_MAX_SLICES + 1];
+    uint64_t blocks[BK_LUA_CHAIN_MAX + 1];
     for (uint32_t j = 0; j < with; j++)
         blocks[j] = block_of(rf, j, h);
     rf->route = 3; /* every key of a chain carries the tag {NAME} */
@@ -307,7 +305,7 @@ static int build_scalable(bk_rfilter *rf, rop op, const bk_hash *h)
  * the live generations itself (scripts.c); the client sends the shapes of
  * a generation's first nslices slices (and the next one, for an add), the
  * key's block and probe offsets in each. */
-static int build_window(bk_rfilter *rf, rop op, const bk_hash *h)
+static int build_window(bk_rfilter *rf, int op, const bk_hash *h)
 {
     const bk_config *c = &rf->base.cfg;
     const int next = op == OP_ADD && rf->has_next;
@@ -322,7 +320,7 @@ static int build_window(bk_rfilter *rf, rop op, const bk_hash *h)
     rc = rc ? rc : args_u64(rf, "", c->generations);
     rc = rc ? rc : args_u64(rf, "", c->refresh);
     rc = rc ? rc : args_u64(rf, "", c->max_bytes);
-    rc = rc ? rc : args_u64(rf, "", BK_WINDOW_MAX_SLICES);
+    rc = rc ? rc : args_u64(rf, "", BK_LUA_WINDOW_MAX);
     rc = rc ? rc : args_str(rf, next ? "1" : "0");
     rc = rc ? rc : args_u64(rf, "", with);
     for (uint32_t j = 0; j < with && rc == BK_OK; j++) {
@@ -342,9 +340,7 @@ static int build_window(bk_rfilter *rf, rop op, const bk_hash *h)
 static int build(bk_rfilter *rf, rop op, const bk_hash *h)
 {
     args_reset(rf);
-    return rf->base.cfg.variant == BK_VARIANT_WINDOW     ? build_window(rf, op, h)
-           : rf->base.cfg.variant == BK_VARIANT_SCALABLE ? build_scalable(rf, op, h)
-                                                         : build_single(rf, op, h);
+    return rf->kind->store->build(rf, (int)op, h);
 }
 
 /* ---- replies ------------------------------------------------------------ */
@@ -380,8 +376,7 @@ static int parse(bk_rfilter *rf, rop op, const redisReply *r, int *result)
         *result = op == OP_REMOVE ? (r->integer ? BK_OK : BK_ENOTFOUND) : (int)r->integer;
         return R_DONE;
     }
-    if (bk_rfilter_chained(rf) && r->integer < 0 &&
-        r->integer >= -(long long)BK_SCALABLE_MAX_SLICES) {
+    if (bk_rfilter_chained(rf) && r->integer < 0 && r->integer >= -(long long)BK_LUA_CHAIN_MAX) {
         const int rc = bk_rfilter_set_slices(rf, (uint32_t)-r->integer);
         return rc == BK_OK ? R_STALE : rc;
     }
@@ -399,7 +394,7 @@ int bk_rfilter_count_slice(const char *f, size_t n, const char *prefix)
             return -1;
         v = v * 10 + (f[i] - '0');
     }
-    return v < BK_SCALABLE_MAX_SLICES ? v : -1;
+    return v < BK_LUA_CHAIN_MAX ? v : -1;
 }
 
 int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
@@ -407,7 +402,7 @@ int bk_rfilter_max_error(const bk_rfilter *rf, const char *reply)
     unsigned long long after = 0, used = 0;
     if (sscanf(reply, BK_RS_MAX " %llu %llu", &after, &used) == 2)
         return bk_full_error(after, rf->base.cfg.max_bytes, used, 0);
-    return bk_full_error(0, 0, 0, BK_WINDOW_MAX_SLICES);
+    return bk_full_error(0, 0, 0, BK_LUA_WINDOW_MAX);
 }
 
 /* ---- the engine --------------------------------------------------------- */
@@ -429,9 +424,7 @@ typedef struct units {
 
 static int grouped(const bk_rfilter *rf, rop op)
 {
-    const bk_variant v = rf->base.cfg.variant;
-    return (v == BK_VARIANT_STANDARD && op != OP_REMOVE) ||
-           (v == BK_VARIANT_COUNTING && op == OP_CONTAINS);
+    return ((rf->kind->grouped >> op) & 1u) != 0;
 }
 
 static void make_units(const bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, units *u)
@@ -596,7 +589,7 @@ static int run_chunk(bk_rfilter *rf, rop op, const bk_hash *hs, size_t n, int *r
     unsigned char state[RUN_MAX] = {0}; /* of each unit */
     size_t sent[RUN_MAX];
     size_t left = u.n;
-    const int repeatable = op == OP_CONTAINS || rf->base.cfg.variant != BK_VARIANT_COUNTING;
+    const int repeatable = ((rf->kind->repeatable >> op) & 1u) != 0;
     const int rounds_max = 8 + 2 * bk_rconn_url(rf->conn)->retries;
     int loading_ms = 0;
     for (int idle = 0; left;) {
@@ -778,26 +771,32 @@ static int clear_group(bk_rfilter *rf, uint32_t j0, uint32_t j1, uint64_t b0, ui
  * metadata's counts, then each further block with its own count hash. A
  * drop deletes the count hashes too, the metadata's group first: every
  * writer's script fails from that moment on (scripts.c, WHOLE). */
+static int wipe_chain(bk_rfilter *rf, int drop)
+{
+    int rc = clear_group(rf, 0, rf->nslices, 0, 0, drop);
+    if (rc == BK_OK)
+        rc = bk_rfilter_set_slices(rf, 1);
+    return rc;
+}
+
+static int wipe_array(bk_rfilter *rf, int drop)
+{
+    if (rf->counts_in_meta) /* a single server: one script for all */
+        return clear_group(rf, 0, 1, 0, 0, drop);
+    int rc = BK_OK;
+    for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++)
+        rc = clear_group(rf, 0, 1, b, b + 1, drop);
+    return rc;
+}
+
 static int wipe(bk_rfilter *rf, int drop)
 {
-    const bk_config *c = &rf->base.cfg;
     int rc = bk_rfilter_refresh(rf); /* learn every slice the chain has */
-    if (rc != BK_OK)
-        return rc;
-    if (c->variant == BK_VARIANT_WINDOW)
-        return bk_rwindow_clear(rf, drop);
-    if (c->variant == BK_VARIANT_SCALABLE) {
-        rc = clear_group(rf, 0, rf->nslices, 0, 0, drop);
-        if (rc == BK_OK)
-            rc = bk_rfilter_set_slices(rf, 1);
-    } else if (rf->counts_in_meta) { /* a single server: one script for all */
-        rc = clear_group(rf, 0, 1, 0, 0, drop);
-    } else {
-        for (uint64_t b = 0; b < bk_rfilter_blocks(rf, 0) && rc == BK_OK; b++)
-            rc = clear_group(rf, 0, 1, b, b + 1, drop);
-    }
-    for (uint32_t j = 0; j < rf->nslices; j++)
-        rf->s[j].v.set_bits = rf->s[j].v.keys = rf->s[j].v.saturated = 0;
+    if (rc == BK_OK)
+        rc = rf->kind->store->wipe(rf, drop);
+    if (rc == BK_OK && !rf->kind->windowed)
+        for (uint32_t j = 0; j < rf->nslices; j++)
+            rf->s[j].v.set_bits = rf->s[j].v.keys = rf->s[j].v.saturated = 0;
     return rc;
 }
 
@@ -829,13 +828,13 @@ static void r_destroy(bk_filter *f)
 static uint32_t r_slice_count(const bk_filter *f)
 {
     const bk_rfilter *rf = (const bk_rfilter *)f;
-    return f->cfg.variant == BK_VARIANT_WINDOW ? rf->nwin : rf->nslices;
+    return rf->kind->windowed ? rf->nwin : rf->nslices;
 }
 
 static void r_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     const bk_rfilter *rf = (const bk_rfilter *)f;
-    *out = f->cfg.variant == BK_VARIANT_WINDOW ? rf->win[i] : rf->s[i].v;
+    *out = rf->kind->windowed ? rf->win[i] : rf->s[i].v;
 }
 
 static int r_refresh(const bk_filter *f)
@@ -919,7 +918,7 @@ static int refresh_scalable(bk_rfilter *rf)
     if (r->type == REDIS_REPLY_ERROR)
         rc = bk_fail(BK_ESERVER, "redis filter %s: %.200s", rf->name, r->str);
     else if (r->type != REDIS_REPLY_NIL && (rc = bk_rfilter_count_value(rf, r, &slices)) == BK_OK &&
-             (slices < 1 || slices > BK_SCALABLE_MAX_SLICES))
+             (slices < 1 || slices > BK_LUA_CHAIN_MAX))
         rc =
             bk_fail(BK_ESERVER, "redis filter %s: slice count %lld out of range", rf->name, slices);
     freeReplyObject(r);
@@ -944,10 +943,12 @@ static int refresh_scalable(bk_rfilter *rf)
 
 int bk_rfilter_refresh(bk_rfilter *rf)
 {
-    if (rf->base.cfg.variant == BK_VARIANT_WINDOW)
-        return bk_rwindow_refresh(rf);
-    if (rf->base.cfg.variant == BK_VARIANT_SCALABLE)
-        return refresh_scalable(rf);
+    return rf->kind->store->refresh(rf);
+}
+
+/* A single array's counts: of every block, in NAME or in each block's hash. */
+static int refresh_array(bk_rfilter *rf)
+{
     uint64_t bits = 0, keys = 0, sat = 0;
     char name[BK_REDIS_KEY_MAX];
     const uint64_t hashes = rf->counts_in_meta ? 1 : bk_rfilter_blocks(rf, 0);
@@ -989,3 +990,7 @@ void bk_rfilter_free(bk_rfilter *rf)
     bk_mem_free(&a, rf->text);
     bk_mem_free(&a, rf);
 }
+
+const bk_lua_store bk_lua_array_store = {build_single, refresh_array, wipe_array};
+const bk_lua_store bk_lua_chain_store = {build_scalable, refresh_scalable, wipe_chain};
+const bk_lua_store bk_lua_window_store = {build_window, bk_rwindow_refresh, bk_rwindow_clear};

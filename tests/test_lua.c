@@ -1,6 +1,10 @@
 /*
- * test_redis.c - shared filters against a real redis-server (started by
- * redis_server.c on a free loopback port, stopped at the end).
+ * test_lua.c - the Lua mode's suite ("lua"): shared filters on a real
+ * redis-server that has no module (started by redis_server.c on a free
+ * loopback port, stopped at the end), and on a 3-master cluster; the wire
+ * code they share with the module client (URLs, passwords, timeouts,
+ * reconnection, redirections) is proven here through it. The module and
+ * its client are proven by tests/module.
  *
  * What is proven: a Redis filter answers exactly as a local filter with the
  * same configuration and key, and its bytes are the local filter's (pull);
@@ -17,11 +21,11 @@
 /* Built without hiredis (make HIREDIS=0): nothing here can reach Redis. */
 #include <stdio.h>
 
-Suite *redis_suite(void)
+Suite *lua_suite(void)
 {
-    fprintf(stderr, "redis suite: SKIPPED, built without hiredis (Debian package "
+    fprintf(stderr, "lua suite: SKIPPED, built without hiredis (Debian package "
                     "libhiredis-dev)\n");
-    return suite_create("redis");
+    return suite_create("lua");
 }
 #else
 #include <check.h>
@@ -72,7 +76,7 @@ static const char *scratch(const char *name, unsigned i, char *buf, size_t len)
 static void start_server(void)
 {
     if (test_redis_start(&srv, 0, NULL) != 0) {
-        fprintf(stderr, "redis suite: could not start redis-server\n");
+        fprintf(stderr, "lua suite: could not start redis-server\n");
         exit(1);
     }
     redisContext *c = redisConnect("127.0.0.1", srv.port);
@@ -1923,15 +1927,15 @@ START_TEST(cluster_redirections_are_followed)
 }
 END_TEST
 
-Suite *redis_suite(void)
+Suite *lua_suite(void)
 {
-    Suite *s = suite_create("redis");
+    Suite *s = suite_create("lua");
     if (!test_redis_available()) {
-        fprintf(stderr, "redis suite: SKIPPED, redis-server is not installed (Debian package "
+        fprintf(stderr, "lua suite: SKIPPED, redis-server is not installed (Debian package "
                         "redis-server)\n");
         return s;
     }
-    TCase *tc = tu_tcase("redis");
+    TCase *tc = tu_tcase("lua");
     tcase_add_unchecked_fixture(tc, start_server, stop_server);
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, each_variant_matches_a_local_filter_byte_for_byte, 0, NSHAPES);

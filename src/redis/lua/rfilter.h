@@ -29,10 +29,9 @@
 #ifndef BK_REDIS_RFILTER_H
 #define BK_REDIS_RFILTER_H
 
-#include "../core/filter_impl.h"
-#include "../scalable/scalable.h"
-#include "../window/window.h"
-#include "conn.h"
+#include "../../core/filter_impl.h"
+#include "../conn.h"
+#include "lua.h"
 #include "scripts.h"
 
 /* One slice as the client sees it: its shape (data NULL) with the counts
@@ -40,11 +39,57 @@
  * the chain grows. */
 typedef struct bk_rslice {
     bk_slice_view v;
-    bk_slice_limit full; /* scalable: when the slice is full (bk_scalable_limit) */
+    bk_slice_limit full; /* scalable: when the slice is full (bk_chain_slice) */
 } bk_rslice;
 
-typedef struct bk_rfilter {
+/* The Lua mode's frozen limits, part of the data it wrote: a chain of at
+ * most 64 slices, a window of at most 256 (the variants' own limits when
+ * the mode was frozen; it keeps them whatever the variants become). */
+#define BK_LUA_CHAIN_MAX  64
+#define BK_LUA_WINDOW_MAX 256
+
+typedef struct bk_rfilter bk_rfilter;
+
+/* How the Lua mode stores one shape of filter (rfilter.c): a single array
+ * (standard, counting), a chain (scalable), or a window's generations. */
+typedef struct bk_lua_store {
+    /* one key's command for op (BK_KEYS_ADD, _CONTAINS, _REMOVE) */
+    int (*build)(bk_rfilter *rf, int op, const bk_hash *h);
+    /* re-read the counts (and a chain's slices) from the server */
+    int (*refresh)(bk_rfilter *rf);
+    /* clear the cells (drop: delete every key, the metadata too) */
+    int (*wipe)(bk_rfilter *rf, int drop);
+} bk_lua_store;
+
+/* What the Lua mode keeps of each variant it shares: one row per variant
+ * (kinds.c), read wherever the store's work differs, so that nothing else
+ * branches on the variant. The mode is frozen: it has rows for standard,
+ * counting, scalable and window, and refuses every other variant by name
+ * (bk_lua_refuses): new variants and new keys are the module's. */
+typedef struct bk_lua_kind {
+    bk_variant variant;
+    const bk_filter_ops *ops;  /* the vtable (bk_rfilter_ops or _removing_ops) */
+    const bk_lua_store *store; /* how its cells are laid out and changed */
+    unsigned cell_bits;        /* 1 (bits) or 4 (counters) */
+    int chained;               /* its slices are chains its scripts are told the shapes of */
+    int windowed;              /* generations by the server's clock (rwindow.c) */
+    int slice_keys;            /* data keys name their slice; every count in NAME */
+    unsigned grouped;          /* ops (1u << op) sent one command per block of a chunk */
+    unsigned repeatable;       /* ops safe to send again after a lost connection */
+    const char *not_copied;    /* NULL, or why push and pull refuse it */
+} bk_lua_kind;
+
+/* The row of variant v, or NULL: the Lua mode does not keep it. */
+const bk_lua_kind *bk_lua_kind_of(bk_variant v);
+/* BK_ENOTSUP for a variant with no row, naming it and the module. */
+int bk_lua_refuses(const char *name, bk_variant v);
+
+/* The three stores (rfilter.c). */
+extern const bk_lua_store bk_lua_array_store, bk_lua_chain_store, bk_lua_window_store;
+
+struct bk_rfilter {
     bk_filter base;
+    const bk_lua_kind *kind;
     bk_rconn *conn;
     char *name;
     uint64_t block_bytes; /* bytes per data key */
@@ -56,12 +101,12 @@ typedef struct bk_rfilter {
     int has_next;         /* scalable: slice nslices can be stored */
     uint32_t shaped;      /* s[0 .. shaped) hold their shapes (computed once: they never
                            * change, and a blocked slice's sizing costs milliseconds) */
-    bk_rslice s[BK_SCALABLE_MAX_SLICES + 1];
+    bk_rslice s[BK_LUA_CHAIN_MAX + 1];
     /* window: span in ms, and the live generations' slices as last read
      * (rwindow.c), oldest first, each naming its generation */
     int64_t span_ms;
     uint32_t nwin;
-    bk_slice_view win[BK_WINDOW_MAX_SLICES];
+    bk_slice_view win[BK_LUA_WINDOW_MAX];
     char sha[BK_RS_COUNT][41];
     /* Command being built: argument offsets into text, turned into argv. */
     const char **argv;
@@ -69,7 +114,7 @@ typedef struct bk_rfilter {
     size_t route; /* argument whose key routes the command (cluster slot) */
     char *text;
     size_t textlen, textcap;
-} bk_rfilter;
+};
 
 /* The vtables (rfilter.c): of every variant, and of those that remove. */
 extern const bk_filter_ops bk_rfilter_ops, bk_rfilter_removing_ops;
@@ -78,7 +123,7 @@ extern const bk_filter_ops bk_rfilter_ops, bk_rfilter_removing_ops;
  * and lookups are scripts that are told the shapes of several slices. */
 static inline int bk_rfilter_chained(const bk_rfilter *rf)
 {
-    return rf->base.cfg.variant == BK_VARIANT_SCALABLE || rf->base.cfg.variant == BK_VARIANT_WINDOW;
+    return rf->kind->chained;
 }
 
 /* The window store (rwindow.c): read the live generations' counts (the
@@ -107,17 +152,6 @@ int bk_rfilter_set_slices(bk_rfilter *rf, uint32_t n);
 int bk_rfilter_load_scripts(bk_rfilter *rf);
 /* Re-read counts (and the slice count) from the server. */
 int bk_rfilter_refresh(bk_rfilter *rf);
-/* Flags of bk_redis_open_impl (open.c): BK_ROPEN_EXISTING fails with
- * BK_ENOTFOUND instead of creating; BK_ROPEN_PUSH creates with the "pushing"
- * mark and fails when the name exists; BK_ROPEN_ANY_STATE opens a filter
- * that carries the mark (to drop it). */
-#define BK_ROPEN_EXISTING  1u
-#define BK_ROPEN_PUSH      2u
-#define BK_ROPEN_ANY_STATE 4u
-#define BK_ROPEN_PROBES_DH                                                                         \
-    8u /* create with BK_PROBES_DH (metadata format 2): push of an old file */
-int bk_redis_open_impl(const char *url, const bk_config *want, const char *text, int strict,
-                       unsigned flags, char *err, size_t errlen, bk_filter **out);
 
 /* Interpret reply r to an operation (0 add, 1 contains, 2 remove) the way
  * the pipeline does: 0 done (*result set), 1 NOSCRIPT, 2 stale chain, or a

@@ -152,7 +152,7 @@ static const char cnt_remove_lua[] = CNT_READ
  * fewer (or more) slices than there are gets -(slices) back and retries
  * with the right offsets. The chain grows here, inside the script, so two
  * writers can never add two slices for one: when the newest slice is past
- * its limit (set bits + k > max_set, or keys >= max_keys: bk_scalable_limit),
+ * its limit (set bits + k > max_set, or keys >= max_keys: bk_chain_slice),
  * the slice count goes up and the key goes into the new slice, as
  * src/scalable does. */
 #define SCL_PARSE                                                                                  \

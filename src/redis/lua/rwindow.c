@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/error.h"
+#include "../../common/error.h"
 #include "rfilter.h"
 
 /* The hash of generation g: its slice count and counts. */
@@ -70,7 +70,7 @@ static int read_gen(bk_rfilter *rf, int64_t g)
     int rc = bk_rconn_callf(rf->conn, key, &r, "HGETALL %s", key);
     if (rc != BK_OK)
         return rc;
-    long long slices = 0, bits[BK_SCALABLE_MAX_SLICES] = {0}, keys[BK_SCALABLE_MAX_SLICES] = {0};
+    long long slices = 0, bits[BK_LUA_CHAIN_MAX] = {0}, keys[BK_LUA_CHAIN_MAX] = {0};
     if (r->type != REDIS_REPLY_ARRAY || r->elements % 2)
         rc = bk_fail(BK_ESERVER, "redis filter %s: the key %s is not a generation's hash", rf->name,
                      key);
@@ -95,7 +95,7 @@ static int read_gen(bk_rfilter *rf, int64_t g)
     }
     freeReplyObject(r);
     if (rc == BK_OK &&
-        (slices > BK_SCALABLE_MAX_SLICES || rf->nwin + (uint64_t)slices > BK_WINDOW_MAX_SLICES))
+        (slices > BK_LUA_CHAIN_MAX || rf->nwin + (uint64_t)slices > BK_LUA_WINDOW_MAX))
         rc = bk_fail(BK_ESERVER,
                      "redis filter %s: generation %" PRId64 " has %lld slices, more "
                      "than a window holds",
@@ -143,8 +143,8 @@ int bk_rwindow_refresh(bk_rfilter *rf)
 int bk_rwindow_clear(bk_rfilter *rf, int drop)
 {
     enum { FIXED = 6 };
-    const char *argv[FIXED + BK_SCALABLE_MAX_SLICES];
-    char nums[1 + BK_SCALABLE_MAX_SLICES][24];
+    const char *argv[FIXED + BK_LUA_CHAIN_MAX];
+    char nums[1 + BK_LUA_CHAIN_MAX][24];
     int argc = 0;
     argv[argc++] = "EVAL";
     argv[argc++] = bk_redis_script(BK_RS_WIN_CLEAR);

@@ -1,6 +1,6 @@
 /*
- * transfer.c - copying filters between this process and Redis: push, pull,
- * drop (see bloomkit.h).
+ * lua_copy.c - the Lua mode's push, pull and drop (lua.h): copying filters
+ * between this process and its keys.
  *
  * Cells travel in chunks of 1 MiB (SETRANGE / GETRANGE), so a 512 MiB block
  * never needs one 512 MiB request. Chunks that are all zero are not sent: a
@@ -14,10 +14,9 @@
 
 #include "bloomkit_redis.h"
 
-#include "../common/alloc.h"
-#include "../common/bits.h"
-#include "../common/error.h"
-#include "modkey.h"
+#include "../../common/alloc.h"
+#include "../../common/bits.h"
+#include "../../common/error.h"
 #include "rfilter.h"
 
 #define CHUNK ((uint64_t)1 << 20)
@@ -99,8 +98,7 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
         const uint64_t blocks = bk_rfilter_blocks(rf, j);
         for (uint64_t b = 0; b < blocks && rc == BK_OK; b++) {
             rc = push_block(rf, j, b, v.data);
-            if (rc != BK_OK ||
-                (b && (rf->base.cfg.variant == BK_VARIANT_SCALABLE || rf->counts_in_meta)))
+            if (rc != BK_OK || (b && (rf->kind->slice_keys || rf->counts_in_meta)))
                 continue;
             /* Counts per count hash: with counts=meta (and for scalable) one
              * for all, written once per slice from the view; with
@@ -119,7 +117,7 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
         }
     }
     char key[BK_REDIS_KEY_MAX];
-    if (rc == BK_OK && rf->base.cfg.variant == BK_VARIANT_SCALABLE) {
+    if (rc == BK_OK && rf->kind->slice_keys) {
         bk_rfilter_count_key(rf, 0, key, sizeof key);
         rc = write_int(rf, key, "HSET", "HSET %s slices %u", key, (unsigned)n);
     }
@@ -128,34 +126,28 @@ static int push_all(bk_rfilter *rf, const bk_filter *f)
     return rc;
 }
 
-int bk_redis_push(const bk_filter *f, const char *url)
+int bk_lua_can_push(const bk_filter *f, unsigned *flags)
 {
-    bk_call_begin();
-    if (!f || !url)
-        return bk_fail(BK_EINVAL, "push: no filter or no URL");
-    if (!bk_cells_in_memory(f))
-        return bk_fail(BK_EINVAL, "push: the filter already lives on a server");
-    int rc = bk_rmod_try(url, BK_RMOD_PUSH, f, NULL); /* into the module when it is there */
-    if (rc != BK_RMOD_NOT)
-        return bk_done(rc, "redis_push");
-    if (f->cfg.variant == BK_VARIANT_WINDOW)
-        return bk_fail(BK_ENOTSUP, "push: a window filter cannot be copied into Redis (its "
-                                   "generations are kept by the server's clock); open the name "
-                                   "with the same config and let the crawl fill it");
+    const bk_lua_kind *kind = bk_lua_kind_of(f->cfg.variant);
+    if (!kind)
+        return bk_lua_refuses("(push)", f->cfg.variant);
+    if (kind->not_copied)
+        return bk_fail(BK_ENOTSUP, "push: %s", kind->not_copied);
     bk_slice_view v0;
     f->ops->slice_view(f, 0, &v0);
-    if (v0.probes == BK_PROBES_DH && f->cfg.variant == BK_VARIANT_SCALABLE)
+    if (v0.probes == BK_PROBES_DH && kind->slice_keys)
         return bk_fail(BK_EINCOMPAT,
                        "push: a scalable filter from a format-1 file keeps the older slice "
                        "sizing, which Redis filters no longer lay out");
-    bk_filter *out;
-    rc = bk_redis_open_impl(url, &f->cfg, NULL, 1,
-                            BK_ROPEN_PUSH | (v0.probes == BK_PROBES_DH ? BK_ROPEN_PROBES_DH : 0),
-                            NULL, 0, &out);
-    if (rc != BK_OK)
-        return bk_done(rc, "redis_push");
-    bk_rfilter *rf = (bk_rfilter *)out;
-    rc = push_all(rf, f);
+    if (v0.probes == BK_PROBES_DH)
+        *flags |= BK_ROPEN_PROBES_DH;
+    return BK_OK;
+}
+
+int bk_lua_push_into(bk_filter *dst, const bk_filter *f)
+{
+    bk_rfilter *rf = (bk_rfilter *)dst;
+    const int rc = push_all(rf, f);
     if (rc != BK_OK) {
         char detail[512];
         snprintf(detail, sizeof detail, "%s", bk_last_error());
@@ -164,8 +156,7 @@ int bk_redis_push(const bk_filter *f, const char *url)
             bk_rfilter_drop(rf); /* best effort: the name is ours (we created it) */
         bk_fail(rc, "%s", detail);
     }
-    bk_free(out);
-    return bk_done(rc, "redis_push");
+    return rc;
 }
 
 /* Read slice j's cells into data (nbytes, zeroed). */
@@ -196,27 +187,15 @@ static int pull_slice(bk_rfilter *rf, uint32_t j, uint8_t *data)
     return BK_OK;
 }
 
-int bk_redis_pull(const char *url, bk_filter **out)
+int bk_lua_pull_from(bk_filter *src, bk_filter **out)
 {
-    bk_call_begin();
-    if (!out)
-        return bk_fail(BK_EINVAL, "pull: no output");
-    *out = NULL;
-    int rc = bk_rmod_try(url, BK_RMOD_PULL, NULL, out); /* a module filter: BF.SCANDUMP */
-    if (rc != BK_RMOD_NOT)
-        return bk_done(rc, "redis_pull");
-    bk_filter *src;
-    rc = bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, &src);
-    if (rc != BK_OK)
-        return bk_done(rc, "redis_pull");
     bk_rfilter *rf = (bk_rfilter *)src;
-    if (rf->base.cfg.variant == BK_VARIANT_WINDOW) {
-        bk_free(src);
-        return bk_fail(BK_ENOTSUP, "pull: a window filter cannot be copied out of Redis");
-    }
+    if (rf->kind->not_copied)
+        return bk_fail(BK_ENOTSUP, "pull: %s", rf->kind->not_copied);
+    int rc = BK_OK;
     const bk_allocator a = bk_current_allocator();
     const uint32_t n = rf->nslices;
-    bk_slice_view views[BK_SCALABLE_MAX_SLICES];
+    bk_slice_view views[BK_LUA_CHAIN_MAX];
     uint32_t got = 0;
     for (; got < n && rc == BK_OK; got++) {
         views[got] = rf->s[got].v;
@@ -236,13 +215,12 @@ int bk_redis_pull(const char *url, bk_filter **out)
         }
     }
     if (rc == BK_OK)
-        rc = bk_variant_for(rf->base.cfg.variant)->adopt(&rf->base.cfg, &a, views, n, 0, out);
+        rc = bk_variant_adopt(&rf->base.cfg, &a, views, n, 0, out);
     if (rc != BK_OK)
         for (uint32_t j = 0; j < got; j++)
             if (views[j].data)
                 bk_payload_free(&a, views[j].data, (size_t)views[j].nbytes);
-    bk_free(src);
-    return bk_done(rc, "redis_pull");
+    return rc;
 }
 
 /* "NAME:{NAME[}/]*" with NAME's glob characters escaped: every key of a
@@ -270,7 +248,7 @@ static void key_pattern(const char *name, char *buf, size_t len)
  * every key under its prefix on its server (SCAN, a cursor at a time, so
  * the server is never held); anything else at the name is not ours and
  * stays. */
-static int drop_damaged(const char *url, const char *why)
+int bk_lua_drop_damaged(const char *url, const char *why)
 {
     bk_redis_url u;
     int rc = bk_redis_url_parse(url, &u);
@@ -321,25 +299,7 @@ static int drop_damaged(const char *url, const char *why)
     return rc;
 }
 
-int bk_redis_drop(const char *url)
+int bk_lua_drop(bk_filter *f)
 {
-    bk_call_begin();
-    int rc = bk_rmod_try(url, BK_RMOD_DROP, NULL, NULL); /* a module filter: UNLINK */
-    if (rc != BK_RMOD_NOT)
-        return bk_done(rc, "redis_drop");
-    bk_filter *f;
-    rc =
-        bk_redis_open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING | BK_ROPEN_ANY_STATE, NULL, 0, &f);
-    if (rc == BK_ENOTFOUND)
-        return BK_OK;
-    if (rc == BK_ESERVER && strstr(bk_last_error(), "metadata")) { /* unreadable: damaged */
-        char why[512];
-        snprintf(why, sizeof why, "%s", bk_last_error());
-        return drop_damaged(url, why);
-    }
-    if (rc != BK_OK)
-        return bk_done(rc, "redis_drop");
-    rc = bk_rfilter_drop((bk_rfilter *)f);
-    bk_free(f);
-    return bk_done(rc, "redis_drop");
+    return bk_rfilter_drop((bk_rfilter *)f);
 }
