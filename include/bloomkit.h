@@ -509,7 +509,7 @@ BK_API int bk_contains(const bk_filter *f, const void *key, size_t len);
  * error code for each key that was not. Local filters apply a prefix of the
  * batch; a Redis filter's pipeline may confirm any subset.
  * Thread-safety as the single calls. A blocked scalable chain takes its
- * growth lock for a chunk of keys at a time (docs/design.md) when no other
+ * growth lock for a chunk of keys at a time (docs/history.md) when no other
  * thread is adding to it; adders that come meanwhile wait for that chunk. */
 BK_API int bk_add_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
                         int *results);
@@ -602,7 +602,9 @@ BK_API int bk_remove(bk_filter *f, const void *key, size_t len);
 /* Empty the filter (scalable: back to one slice; window: no generation),
  * keeping its configuration and hash key. Errors: BK_EINVAL, BK_EREADONLY
  * (mapped read-only), and a Redis filter's BK_EIO / BK_ESERVER (nothing or
- * everything cleared). Not concurrent with any other use of f. */
+ * everything cleared), or BK_ENOTSUP for one kept by bloomkit's Redis
+ * module (drop its key: bk_redis_drop). Not concurrent with any other use
+ * of f. */
 BK_API int bk_clear(bk_filter *f);
 
 /* Free what the clock has aged out, without waiting for the next add: a

@@ -284,7 +284,9 @@ int bk_remove(bk_filter *f, const void *key, size_t len)
     int rc = key_check(f, key, len, 0, "remove");
     if (rc != BK_OK)
         return rc;
-    if (!f->ops->remove) {
+    /* a store that takes keys removes when its variant does (it has no
+     * digest operations: filter_impl.h) */
+    if (f->ops->keys_op ? !bk_variant_removes(f->cfg.variant) : !f->ops->remove) {
         char can[128] = ""; /* the registry's variants that remove: "counting or cuckoo" */
         size_t at = 0;
         int n = 0, total = 0;
@@ -322,7 +324,12 @@ static int whole_check(const bk_filter *f, const char *what)
 int bk_clear(bk_filter *f)
 {
     const int rc = whole_check(f, "clear");
-    return rc != BK_OK ? rc : bk_done(f->ops->clear(f), "clear");
+    if (rc != BK_OK)
+        return rc;
+    if (!f->ops->clear) /* a store kept elsewhere that cannot be emptied in place */
+        return bk_fail(BK_ENOTSUP, "clear: this filter is kept elsewhere and cannot be emptied "
+                                   "in place (drop it: bk_redis_drop)");
+    return bk_done(f->ops->clear(f), "clear");
 }
 
 int bk_expire(bk_filter *f)

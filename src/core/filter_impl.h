@@ -115,7 +115,8 @@ typedef struct bk_filter_ops {
     int (*contains)(const bk_filter *f, const bk_hash *h);
     /* BK_OK or BK_ENOTFOUND; NULL when the variant cannot remove. */
     int (*remove)(bk_filter *f, const bk_hash *h);
-    /* BK_OK, or an error of a remote store (nothing or everything cleared). */
+    /* BK_OK, or an error of a remote store (nothing or everything cleared).
+     * NULL: a store that cannot be emptied in place (a module filter). */
     int (*clear)(bk_filter *f);
     /* dst |= src, for filters whose variant, hash and key already match;
      * BK_EINCOMPAT (nothing changed) when the slice shapes differ. NULL
@@ -132,8 +133,9 @@ typedef struct bk_filter_ops {
      * BK_KEYS_REMOVE on keys[0 .. n), results[i] what add, contains or
      * remove give for key i, in order. BK_OK or a negative code (results of
      * keys not applied hold it). When set, src/core/filter.c and src/core/batch.c hand
-     * the keys here instead of digests to add/contains/remove. NULL: the
-     * store takes digests. */
+     * the keys here instead of digests, and the store has no add, contains
+     * or remove (NULL; it removes when its variant does). NULL: the store
+     * takes digests. */
     int (*keys_op)(bk_filter *f, int op, const void *const *keys, const size_t *lens, size_t n,
                    int *results);
     /* Release everything, including f itself, with f->alloc; payloads that

@@ -38,32 +38,6 @@ typedef struct bk_mfilter {
     size_t *lens;
 } bk_mfilter;
 
-static int not_by_digest(void)
-{
-    return bk_fail(BK_ENOTSUP, "a module filter takes keys, not digests");
-}
-
-static int m_add(bk_filter *f, const bk_hash *h)
-{
-    (void)f;
-    (void)h;
-    return not_by_digest();
-}
-
-static int m_contains(const bk_filter *f, const bk_hash *h)
-{
-    (void)f;
-    (void)h;
-    return not_by_digest();
-}
-
-static int m_remove(bk_filter *f, const bk_hash *h)
-{
-    (void)f;
-    (void)h;
-    return not_by_digest();
-}
-
 /* A reply element's result for op, or a negative code. */
 static int element_result(const bk_mfilter *mf, int op, const redisReply *e)
 {
@@ -176,12 +150,6 @@ static int m_keys_op(bk_filter *f, int op, const void *const *keys, const size_t
     return first;
 }
 
-static int m_clear(bk_filter *f)
-{
-    (void)f;
-    return bk_fail(BK_ENOTSUP, "a module filter is emptied by deleting its key (bloomkit drop)");
-}
-
 static void m_destroy(bk_filter *f)
 {
     bk_mfilter *mf = (bk_mfilter *)f;
@@ -258,17 +226,19 @@ static int m_refresh(const bk_filter *f)
     return BK_OK;
 }
 
-#define MFILTER_OPS(rm)                                                                            \
-    {                                                                                              \
-        .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_REMOTE, .add = m_add,                  \
-        .contains = m_contains, .remove = (rm), .clear = m_clear, .destroy = m_destroy,            \
-        .slice_count = m_slice_count, .slice_view = m_slice_view, .refresh = m_refresh,            \
-        .keys_op = m_keys_op, .slice_group = m_slice_group,                                        \
-    }
-
-/* Every variant's, and for those that remove, with remove. */
-static const bk_filter_ops mod_ops = MFILTER_OPS(NULL);
-static const bk_filter_ops mod_removing_ops = MFILTER_OPS(m_remove);
+/* A store that takes keys (keys_op) has no digest operations (add,
+ * contains, remove: NULL); whether it removes is its variant's. It has no
+ * clear either: a module filter is emptied by deleting its key (drop). */
+static const bk_filter_ops mod_ops = {
+    .version = BK_FILTER_OPS_VERSION,
+    .store = BK_STORE_REMOTE,
+    .destroy = m_destroy,
+    .slice_count = m_slice_count,
+    .slice_view = m_slice_view,
+    .refresh = m_refresh,
+    .keys_op = m_keys_op,
+    .slice_group = m_slice_group,
+};
 
 int bk_rmod_available(bk_rconn *c, const char *name)
 {
@@ -368,13 +338,11 @@ static int check_asked(const char *name, const bk_config *want, const char *text
 static int make(bk_rconn *c, const char *name, const bk_config *cfg, const bk_rshards *d,
                 bk_filter **out)
 {
-    const bk_variant_desc *desc = bk_variant_for(cfg->variant);
-    if (!desc)
+    if (!bk_variant_name(cfg->variant))
         return bk_fail(BK_ESERVER, "redis filter %s: unknown variant", name);
     const bk_allocator a = bk_current_allocator();
     bk_mfilter *mf;
-    int rc = bk_filter_new(sizeof *mf, 0, bk_desc_removes(desc) ? &mod_removing_ops : &mod_ops, cfg,
-                           &a, &mf);
+    int rc = bk_filter_new(sizeof *mf, 0, &mod_ops, cfg, &a, &mf);
     if (rc != BK_OK)
         return rc;
     mf->nshards = d ? d->n : 1;

@@ -664,6 +664,19 @@ class CommandTest(ModuleTest):
         self.assertEqual(r.type("py"), b"bloomkit0")
         self.assertEqual(r.execute_command("BF.EXISTS", "py", "k1"), 1)
         self.assertEqual(f.stats()["keys"], 1)  # figures from a copy of the image
+        # the module filter's store has no digest operations and no clear:
+        # removal follows the variant, clear is refused naming the way out
+        with self.assertRaises(bloomkit.BloomkitError) as e:
+            f.remove(b"k1")
+        self.assertIn("window filters cannot remove", str(e.exception))
+        with self.assertRaises(bloomkit.BloomkitError) as e:
+            f.clear()
+        self.assertIn("bk_redis_drop", str(e.exception))
+        self.assertIn(b"k1", f)
+        c = bloomkit.BloomFilter.redis("redis://127.0.0.1:%d/pyc" % s.port, "variant=cuckoo")
+        self.assertTrue(c.add(b"k"))
+        c.remove(b"k")
+        self.assertNotIn(b"k", c)
 
     def test_pull_info_drop(self):
         s = self.server()
