@@ -154,7 +154,7 @@ static inline int tu_variant_bounded(unsigned v)
  * bounded variant, room for every add four times over: a cuckoo table
  * keeps a copy per add, and the copies of one key share its two buckets,
  * so adds that repeat keys (the batch tests repeat each about twice) fill
- * it at about a third of its slots (docs/design.md, "The cuckoo filter"). */
+ * it at about a third of its slots (docs/history.md, "The cuckoo filter"). */
 static inline uint64_t tu_capacity_for(unsigned v, uint64_t capacity, uint64_t keys)
 {
     return tu_variant_bounded(v) && capacity < 4 * keys ? 4 * keys : capacity;

@@ -11,7 +11,7 @@
  * x_0 = h1, x_{i+1} = a x_i + (h2 | 1) mod 2^64 (MMIX's multiplier, the key's
  * own odd increment), probe i = reduce(x_i, m). Two keys share every probe
  * only when their 128-bit digests nearly agree, so the measured rate is the
- * model's fill^k at any m (measured: docs/design.md, "Probes").
+ * model's fill^k at any m (measured: docs/history.md, "Probes").
  *
  * BK_PROBES_DH, kept for filters of file format 1 and Redis metadata format 2:
  * probe i = reduce(h1 + i*h2 + (i^3 - i)/6 mod 2^64) (enhanced double hashing,

@@ -36,7 +36,7 @@
  * overlap many cache misses, few enough that they fit the core's miss
  * buffers and are still cached when used. A key needs one line per blocked
  * slice and k per classic slice; the pipeline keeps about
- * BK_LINES_IN_FLIGHT lines on their way (measured, docs/design.md). */
+ * BK_LINES_IN_FLIGHT lines on their way (measured, docs/history.md). */
 #define BK_LINES_IN_FLIGHT 24
 #define BK_AHEAD_MAX       16
 

@@ -22,7 +22,7 @@
  *    every machine (a Redis replica replays them). Why full rather than a
  *    chain of tables: a chain would multiply the rate and the lookups by its
  *    length; the applications that delete keys know how many they keep, and
- *    the scalable variant is the one for an unknown count (docs/design.md).
+ *    the scalable variant is the one for an unknown count (docs/history.md).
  *  - Removing a key never added finds a fingerprint only by a false
  *    positive, and then takes another key's copy (as with counting):
  *    remove only keys you added.

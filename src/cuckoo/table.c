@@ -24,7 +24,7 @@
 
 /* The load an insertion reaches, by bucket size: the first failure (with
  * CK_MAX_KICKS relocations, 16-bit fingerprints) came at these loads or
- * above, on tables sized for 10^6 and 10^7 keys (docs/design.md, "The
+ * above, on tables sized for 10^6 and 10^7 keys (docs/history.md, "The
  * cuckoo filter"; the paper measured 84%, 95% and 98% for 2, 4 and 8). */
 static const double load_reached[CK_BUCKET_MAX + 1] = {0,    0.49, 0.85,  0.93, 0.955,
                                                        0.97, 0.98, 0.985, 0.985};
