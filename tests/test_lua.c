@@ -43,6 +43,7 @@ Suite *lua_suite(void)
 
 #include "bloomkit_redis.h"
 #include "redis/conn.h"
+#include "redis/lua/rfilter.h"
 #include "redis_server.h"
 #include "suites.h"
 #include "testutil.h"
@@ -1414,6 +1415,22 @@ START_TEST(lua_mode_refuses_a_variant_it_has_no_scripts_for)
     bk_filter *local = tu_filter("variant=cuckoo capacity=100");
     ck_assert_int_eq(bk_redis_push(local, url), BK_ENOTSUP);
     bk_free(local);
+    /* a key it does not keep is refused by name too: its frozen list holds
+     * every key its variants have today, so a shorter list stands in for a
+     * key added later */
+    bk_config k;
+    ck_assert_int_eq(bk_config_parse(&k, "variant=scalable max_bytes=64M", NULL, 0), BK_OK);
+    ck_assert_int_eq(bk_lua_keys_refused("luack", &k, NULL, 0), BK_OK);
+    const char *fewer[64];
+    size_t nfewer = 0;
+    for (unsigned i = 0; bk_config_key(i, NULL, 0, NULL) && nfewer < 64; i++)
+        if (strcmp(bk_config_key(i, NULL, 0, NULL), "max_bytes") != 0)
+            fewer[nfewer++] = bk_config_key(i, NULL, 0, NULL);
+    ck_assert_int_eq(bk_lua_keys_refused("luack", &k, fewer, nfewer), BK_ENOTSUP);
+    ck_assert_msg(strstr(bk_last_error(), "max_bytes=") && strstr(bk_last_error(), "module"), "%s",
+                  bk_last_error());
+    ck_assert_int_eq(bk_config_parse(&k, "variant=scalable", NULL, 0), BK_OK);
+    ck_assert_int_eq(bk_lua_keys_refused("luack", &k, fewer, nfewer), BK_OK); /* not stated */
 }
 END_TEST
 

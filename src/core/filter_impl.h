@@ -359,7 +359,7 @@ typedef struct bk_variant_desc {
 } bk_variant_desc;
 
 /* The descriptor of variant v; NULL for an unknown one. */
-BK_INTERNAL const bk_variant_desc *bk_variant_for(bk_variant v);
+const bk_variant_desc *bk_variant_for(bk_variant v);
 
 /* Slice i of a chain of cfg's variant (its descriptor's chain_slice): for
  * another store of the same chain (src/redis/lua), which lays out its

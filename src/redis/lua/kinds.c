@@ -6,6 +6,8 @@
  */
 #include "rfilter.h"
 
+#include <string.h>
+
 #include "../../common/error.h"
 
 #define OPS(o) (1u << (o))
@@ -46,4 +48,40 @@ int bk_lua_refuses(const char *name, bk_variant v)
                    "module into the server (redis-server --loadmodule, docs/redis.md), which "
                    "keeps every variant",
                    name, bk_variant_name(v));
+}
+
+/* The configuration keys the Lua mode keeps: the ones it had when it was
+ * frozen. A key added since is the module's. */
+static const char *const keys_kept[] = {
+    "variant", "capacity",   "generations", "refresh", "max_bytes", "bits",   "hashes", "fpr",
+    "growth",  "tightening", "hash",        "layout",  "key",       "window", "input",
+};
+
+int bk_lua_keys_refused(const char *name, const bk_config *cfg, const char *const *kept,
+                        size_t nkept)
+{
+    if (!kept) {
+        kept = keys_kept;
+        nkept = sizeof keys_kept / sizeof *keys_kept;
+    }
+    /* a key is stated when its value is not its default for the variant */
+    bk_config d;
+    bk_config_init(&d);
+    d.variant = cfg->variant;
+    const char *key;
+    for (unsigned i = 0; (key = bk_config_key(i, NULL, 0, NULL)) != NULL; i++) {
+        size_t j = 0;
+        while (j < nkept && strcmp(kept[j], key) != 0)
+            j++;
+        char have[64] = "", dflt[64] = "";
+        if (j < nkept || bk_config_get(cfg, key, have, sizeof have) < 0 ||
+            bk_config_get(&d, key, dflt, sizeof dflt) < 0 || strcmp(have, dflt) == 0)
+            continue;
+        return bk_fail(BK_ENOTSUP,
+                       "redis filter %s: %s=%s has no place in the Lua mode (it keeps the keys "
+                       "it had; a key added since is the module's): load bloomkit's Redis module "
+                       "into the server (docs/redis.md)",
+                       name, key, have);
+    }
+    return BK_OK;
 }

@@ -5,8 +5,9 @@
  * changed by Lua scripts, for servers that run EVAL but load no modules
  * (managed Redis services). It is compatibility code, frozen: it shares the
  * standard, counting, scalable and window filters it had, with the
- * configuration keys it had, and refuses any other variant by name (the
- * module keeps every variant: docs/redis.md). New variants and new keys
+ * configuration keys it had, and refuses any other variant, or a
+ * configuration that states any other key, by name (the module keeps every
+ * variant and key: docs/redis.md). New variants and new keys
  * are the module's; nothing in a variant's folder changes for the Lua mode
  * (what it needs of a chain's layout comes through bk_chain_slice).
  *

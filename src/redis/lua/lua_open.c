@@ -19,7 +19,6 @@
 #include "../../common/error.h"
 #include "../../common/random.h"
 #include "../import.h"
-#include "../modkey.h"
 #include "rfilter.h"
 #include "../redis_url.h"
 
@@ -229,6 +228,8 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
     /* the variants it has scripts for: new variants are the module's */
     if (!(rf->kind = bk_lua_kind_of(c.variant)))
         return bk_lua_refuses(rf->name, c.variant);
+    if ((rc = bk_lua_keys_refused(rf->name, &c, NULL, 0)) != BK_OK)
+        return rc;
     if (rf->probes == BK_PROBES_DH && rf->kind->slice_keys)
         return bk_fail(BK_EINCOMPAT,
                        "redis filter %s is a scalable chain of metadata format 2, whose slices "
@@ -525,9 +526,11 @@ int bk_lua_open(bk_rconn *conn, const char *name, uint64_t block_bytes, const bk
     rf->name = bk_mem_strdup(&a, name);
     if (!rf->name)
         rc = bk_fail(BK_ENOMEM, "redis filter %s: out of memory", name);
-    /* the variants it has scripts for: new variants are the module's */
+    /* the variants and keys it had: new ones are the module's */
     if (rc == BK_OK && !kind && !(flags & BK_ROPEN_EXISTING))
         rc = bk_lua_refuses(name, c.variant);
+    if (rc == BK_OK && kind && !(flags & BK_ROPEN_EXISTING))
+        rc = bk_lua_keys_refused(name, &c, NULL, 0);
     if (rc == BK_OK)
         rc = bk_rfilter_load_scripts(rf);
     meta m;

@@ -83,6 +83,11 @@ typedef struct bk_lua_kind {
 const bk_lua_kind *bk_lua_kind_of(bk_variant v);
 /* BK_ENOTSUP for a variant with no row, naming it and the module. */
 int bk_lua_refuses(const char *name, bk_variant v);
+/* BK_OK when cfg sets no key but those the Lua mode keeps to other than
+ * its default (kept, nkept: NULL for its own frozen list; a test passes
+ * another), else BK_ENOTSUP naming the first such key and the module. */
+int bk_lua_keys_refused(const char *name, const bk_config *cfg, const char *const *kept,
+                        size_t nkept);
 
 /* The three stores (rfilter.c). */
 extern const bk_lua_store bk_lua_array_store, bk_lua_chain_store, bk_lua_window_store;
