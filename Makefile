@@ -203,7 +203,7 @@ $(BUILD)/obj/src/redis/%.o: override CFLAGS += $(HIREDIS_CFLAGS)
 $(BUILD)/obj/tests/%.o: override CFLAGS += $(CHECK_CFLAGS) -Isrc -D_DEFAULT_SOURCE -DBK_HAVE_HIREDIS=$(HIREDIS)
 
 # The CLI suite runs the bloomkit built alongside it.
-$(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_redis.o $(BUILD)/obj/tests/test_import.o $(BUILD)/obj/tests/test_faults.o \
+$(BUILD)/obj/tests/test_cli.o $(BUILD)/obj/tests/test_lua.o $(BUILD)/obj/tests/test_import.o $(BUILD)/obj/tests/test_faults.o \
   $(BUILD)/obj/tests/test_experiment.o $(BUILD)/obj/tests/test_writers.o: \
   override CFLAGS += -DBK_CLI_PATH='"$(CLI_BIN)"' -DBK_FAULT_SHIM='"$(BUILD)/tests/fault_shim.so"'
 
@@ -228,7 +228,13 @@ run-tests: $(TEST_BIN)
 # multi-gigabyte files skipped. About 1.5 minutes on two cores; make check
 # (and the README's test command) runs everything.
 check-fast: lib cli $(TEST_BIN)
-	BK_TEST_FAST=1 BK_TEST_SKIP_BIG=1 $(TEST_BIN)
+	@seed=$${BK_TEST_SEED:-$$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}; \
+	BK_TEST_SEED=$$seed BK_TEST_FAST=1 BK_TEST_SKIP_BIG=1 BK_TEST_SHARD=1/2 $(TEST_BIN) \
+	  > $(BUILD)/check-fast.1.log 2>&1 & other=$$!; \
+	BK_TEST_SEED=$$seed BK_TEST_FAST=1 BK_TEST_SKIP_BIG=1 BK_TEST_SHARD=0/2 $(TEST_BIN); a=$$?; \
+	wait $$other; b=$$?; cat $(BUILD)/check-fast.1.log; \
+	echo "check-fast: both halves $$([ $$a -eq 0 ] && [ $$b -eq 0 ] && echo passed || echo FAILED) (BK_TEST_SEED=$$seed replays them)"; \
+	[ $$a -eq 0 ] && [ $$b -eq 0 ]
 
 $(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)

@@ -12,6 +12,9 @@
  * src/common/siphash_many.c), so that each build of the suites checks every
  * path the machine can take. BK_TEST_FAST=1 (make check-fast) runs the rest
  * once, on the default path, without the suites that start servers.
+ * BK_TEST_SHARD=i/n runs every n-th suite from the i-th (0-based) only, so
+ * that n processes together run them all, side by side (make check-fast
+ * runs two: Check runs one test at a time).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +41,25 @@ static const char *const suite_names[] = {BK_SUITES(BK_SUITE_NAME_)};
 static int starts_servers(const char *name)
 {
     return strcmp(name, "lua") == 0 || strcmp(name, "import") == 0;
+}
+
+/* 1 when suite i is this process's share (BK_TEST_SHARD=i/n; unset: all). */
+static int in_shard(size_t i)
+{
+    const char *env = getenv("BK_TEST_SHARD");
+    unsigned long k = 0, n = 1;
+    if (env && *env) {
+        char *end;
+        k = strtoul(env, &end, 10);
+        n = *end == '/' ? strtoul(end + 1, &end, 10) : 0;
+        if (*end || n == 0 || k >= n) {
+            fprintf(stderr, "tests: BK_TEST_SHARD=%s is not i/n with i < n; running every suite\n",
+                    env);
+            k = 0;
+            n = 1;
+        }
+    }
+    return i % n == k;
 }
 
 /* The run's seed: BK_TEST_SEED as given, or one drawn and exported. */
@@ -125,12 +147,12 @@ int main(int argc, char **argv)
     const int quick = fast && strcmp(fast, "1") == 0;
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof all_suites / sizeof *all_suites; i++)
-        if (!quick || !starts_servers(suite_names[i]))
+        if ((!quick || !starts_servers(suite_names[i])) && in_shard(i))
             srunner_add_suite(sr, all_suites[i]());
     int failed = run(sr, seed, getenv("BLOOMKIT_SIMD"), argv[0]);
     fprintf(stderr, "tests: multi-key hash path %s\n", bk_sip_many_path());
     if (quick)
-        fprintf(stderr, "tests: BK_TEST_FAST=1: no server suites (redis, import), no other hash "
+        fprintf(stderr, "tests: BK_TEST_FAST=1: no server suites (lua, import), no other hash "
                         "path; make check runs them\n");
     else
         failed += other_paths(seed, argv[0]);

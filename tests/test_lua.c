@@ -157,6 +157,7 @@ static int key_of(char *buf, size_t len, const char *prefix, unsigned i)
     return snprintf(buf, len, "https://example.org/%s/%u?q=%u", prefix, i, i * 7919u);
 }
 
+/* A file's bytes, NUL-terminated (a command's output is read as text). */
 static unsigned char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -164,8 +165,10 @@ static unsigned char *slurp(const char *path, size_t *len)
     fseek(f, 0, SEEK_END);
     *len = (size_t)ftell(f);
     fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc(*len ? *len : 1);
+    unsigned char *p = malloc(*len + 1);
+    ck_assert_ptr_nonnull(p);
     ck_assert_uint_eq(fread(p, 1, *len, f), *len);
+    p[*len] = '\0';
     fclose(f);
     return p;
 }
