@@ -218,23 +218,27 @@ $(TEST_BIN): $(TEST_OBJS) $(ALL_STATIC) $(CLI_BIN) $(BUILD)/tests/fault_shim.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(ALL_STATIC) $(CHECK_LIBS) $(LDLIBS)
 
-# Suites run from the repository root (tests read tests/data/...).
+# Suites run from the repository root (tests read tests/data/...), in two
+# processes side by side (BK_TEST_SHARD: each half of the suites; Check runs
+# one test at a time) with one seed, the second's output after the first's.
 # CK_RUN_SUITE / CK_RUN_CASE select a subset (Check's own variables).
+# $(1): the environment of both.
+run_halves = seed=$${BK_TEST_SEED:-$$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}; \
+	BK_TEST_SEED=$$seed $(1) BK_TEST_SHARD=1/2 $(TEST_BIN) > $(BUILD)/tests/half-1.log 2>&1 & \
+	other=$$!; BK_TEST_SEED=$$seed $(1) BK_TEST_SHARD=0/2 $(TEST_BIN); a=$$?; \
+	wait $$other; b=$$?; cat $(BUILD)/tests/half-1.log; \
+	echo "tests: both halves $$([ $$a -eq 0 ] && [ $$b -eq 0 ] && echo passed || echo FAILED) (BK_TEST_SEED=$$seed replays them)"; \
+	[ $$a -eq 0 ] && [ $$b -eq 0 ]
+
 run-tests: $(TEST_BIN)
-	$(TEST_BIN)
+	@$(call run_halves,)
 
 # The contributor's loop (README): every suite but those that start servers,
 # once, on this CPU's default multi-key hash path, no sanitizers, the
-# multi-gigabyte files skipped. About 1.5 minutes on two cores; make check
+# multi-gigabyte files skipped. Under a minute on two cores; make check
 # (and the README's test command) runs everything.
 check-fast: lib cli $(TEST_BIN)
-	@seed=$${BK_TEST_SEED:-$$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}; \
-	BK_TEST_SEED=$$seed BK_TEST_FAST=1 BK_TEST_SKIP_BIG=1 BK_TEST_SHARD=1/2 $(TEST_BIN) \
-	  > $(BUILD)/check-fast.1.log 2>&1 & other=$$!; \
-	BK_TEST_SEED=$$seed BK_TEST_FAST=1 BK_TEST_SKIP_BIG=1 BK_TEST_SHARD=0/2 $(TEST_BIN); a=$$?; \
-	wait $$other; b=$$?; cat $(BUILD)/check-fast.1.log; \
-	echo "check-fast: both halves $$([ $$a -eq 0 ] && [ $$b -eq 0 ] && echo passed || echo FAILED) (BK_TEST_SEED=$$seed replays them)"; \
-	[ $$a -eq 0 ] && [ $$b -eq 0 ]
+	@$(call run_halves,BK_TEST_FAST=1 BK_TEST_SKIP_BIG=1)
 
 $(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)

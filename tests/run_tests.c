@@ -43,23 +43,29 @@ static int starts_servers(const char *name)
     return strcmp(name, "lua") == 0 || strcmp(name, "import") == 0;
 }
 
-/* 1 when suite i is this process's share (BK_TEST_SHARD=i/n; unset: all). */
-static int in_shard(size_t i)
+/* This process's share (BK_TEST_SHARD=k/n): suites k, k + n, ...; and
+ * the other hash paths' runs in share 0 only. Unset: everything. */
+static unsigned long shard_k, shard_n = 1;
+
+static void read_shard(void)
 {
     const char *env = getenv("BK_TEST_SHARD");
-    unsigned long k = 0, n = 1;
-    if (env && *env) {
-        char *end;
-        k = strtoul(env, &end, 10);
-        n = *end == '/' ? strtoul(end + 1, &end, 10) : 0;
-        if (*end || n == 0 || k >= n) {
-            fprintf(stderr, "tests: BK_TEST_SHARD=%s is not i/n with i < n; running every suite\n",
-                    env);
-            k = 0;
-            n = 1;
-        }
+    if (!env || !*env)
+        return;
+    char *end;
+    shard_k = strtoul(env, &end, 10);
+    shard_n = *end == '/' ? strtoul(end + 1, &end, 10) : 0;
+    if (*end || shard_n == 0 || shard_k >= shard_n) {
+        fprintf(stderr, "tests: BK_TEST_SHARD=%s is not k/n with k < n; running every suite\n",
+                env);
+        shard_k = 0;
+        shard_n = 1;
     }
-    return i % n == k;
+}
+
+static int in_shard(size_t i)
+{
+    return i % shard_n == shard_k;
 }
 
 /* The run's seed: BK_TEST_SEED as given, or one drawn and exported. */
@@ -143,6 +149,7 @@ int main(int argc, char **argv)
     const unsigned long long seed = run_seed();
     fprintf(stderr, "tests: seed %llu (BK_TEST_SEED=%llu replays this run)\n", seed, seed);
     tu_leaks_off(); /* each test turns it on for itself (tu_tcase) */
+    read_shard();
     const char *fast = getenv("BK_TEST_FAST");
     const int quick = fast && strcmp(fast, "1") == 0;
     SRunner *sr = srunner_create(NULL);
@@ -154,7 +161,7 @@ int main(int argc, char **argv)
     if (quick)
         fprintf(stderr, "tests: BK_TEST_FAST=1: no server suites (lua, import), no other hash "
                         "path; make check runs them\n");
-    else
+    else if (shard_k == 0)
         failed += other_paths(seed, argv[0]);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
