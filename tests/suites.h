@@ -37,6 +37,7 @@
     X(cuckoo) \
     X(pinned) \
     X(url) \
+    X(redisbloom) \
     X(errors)
 
 /* clang-format on */

@@ -19,6 +19,8 @@ io:^common/|^core/store\.h$
 standard:^common/|^core/filter_impl\.h$
 counting:^common/|^core/filter_impl\.h$
 cuckoo:^common/|^core/filter_impl\.h$
+rbchain:^common/
+rbcuckoo:^common/
 scalable:^common/|^core/filter_impl\.h$|^standard/standard\.h$
 window:^common/|^core/filter_impl\.h$|^scalable/scalable\.h$
 redis:^common/|^core/filter_impl\.h$|^redis/lua/lua\.h$

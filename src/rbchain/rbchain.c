@@ -1,0 +1,199 @@
+/*
+ * rbchain.c - RedisBloom's scalable Bloom chain (bloomkit_redisbloom.h):
+ * links oldest first, each sized by link.c; an item is present when any
+ * link has all its bits; a new item goes into the newest link, and when
+ * that is full a link of growth times its entries at half its error is
+ * appended with the chain's options (FORMATS.md sections 2 and 3).
+ */
+#include "rbchain.h"
+
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/error.h"
+
+static bk_rbchain *chain_alloc(void)
+{
+    const bk_allocator a = bk_current_allocator();
+    bk_rbchain *c = bk_mem_calloc(&a, 1, sizeof *c);
+    if (c)
+        c->alloc = a;
+    return c;
+}
+
+int bk_rb_chain_push(bk_rbchain *c, const bk_rbchain_link *l)
+{
+    if (c->n == c->cap) {
+        if (c->cap > UINT32_MAX / 2)
+            return bk_fail(BK_ENOMEM, "a chain of %u links", c->n);
+        const uint32_t cap = c->cap ? c->cap * 2 : 4;
+        bk_rbchain_link *links = bk_mem_calloc(&c->alloc, cap, sizeof *links);
+        if (!links)
+            return bk_fail(BK_ENOMEM, "room for %u links", cap);
+        if (c->n)
+            memcpy(links, c->links, c->n * sizeof *links);
+        bk_mem_free(&c->alloc, c->links);
+        c->links = links;
+        c->cap = cap;
+    }
+    bk_rbchain_link *dst = &c->links[c->n];
+    *dst = *l;
+    dst->data = bk_mem_calloc(&c->alloc, 1, (size_t)l->bytes);
+    if (!dst->data)
+        return bk_fail(BK_ENOMEM, "a link of %llu bytes", (unsigned long long)l->bytes);
+    c->n++;
+    return BK_OK;
+}
+
+void bk_rbchain_free(bk_rbchain *c)
+{
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < c->n; i++)
+        bk_mem_free(&c->alloc, c->links[i].data);
+    bk_mem_free(&c->alloc, c->links);
+    bk_mem_free(&c->alloc, c);
+}
+
+int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscaling,
+                   bk_rbchain **out)
+{
+    bk_call_begin();
+    if (!out)
+        return bk_fail(BK_EINVAL, "rbchain_new: no output");
+    const uint32_t options =
+        BK_RBCHAIN_FORCE64 | BK_RBCHAIN_NOROUND | (nonscaling ? BK_RBCHAIN_NO_SCALING : 0);
+    bk_rbchain_link l;
+    int rc = bk_rb_link_size(&l, capacity, nonscaling ? error : error * 0.5, options);
+    if (rc != BK_OK)
+        return rc;
+    bk_rbchain *c = chain_alloc();
+    if (!c)
+        return bk_fail(BK_ENOMEM, "a chain");
+    c->options = options;
+    c->growth = growth;
+    rc = bk_rb_chain_push(c, &l);
+    if (rc != BK_OK) {
+        bk_rbchain_free(c);
+        return rc;
+    }
+    *out = c;
+    return BK_OK;
+}
+
+int bk_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *links, uint32_t n,
+                    unsigned flags, bk_rbchain **out)
+{
+    bk_call_begin();
+    if (!info || !links || !out)
+        return bk_fail(BK_EINVAL, "rbchain_from: no fields or output");
+    if (n == 0)
+        return bk_fail(BK_EINVAL, "a chain of no links");
+    uint64_t sizes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const int rc = bk_rb_link_check(&links[i], i);
+        if (rc != BK_OK)
+            return rc;
+        sizes += links[i].size;
+    }
+    if ((flags & BK_RB_STRICT) && (info->options & ~BK_RBCHAIN_OPTIONS))
+        return bk_fail(BK_EINVAL, "unknown option bits 0x%x", (unsigned)info->options);
+    if ((flags & BK_RB_STRICT) && sizes != info->size)
+        return bk_fail(BK_EINVAL, "the chain's size %llu is not its links' %llu",
+                       (unsigned long long)info->size, (unsigned long long)sizes);
+    bk_rbchain *c = chain_alloc();
+    if (!c)
+        return bk_fail(BK_ENOMEM, "a chain");
+    c->size = info->size;
+    c->options = info->options;
+    c->growth = info->growth;
+    for (uint32_t i = 0; i < n; i++) {
+        const int rc = links[i].bytes > SIZE_MAX / 2
+                           ? bk_fail(BK_ENOMEM, "a link of %llu bytes",
+                                     (unsigned long long)links[i].bytes)
+                           : bk_rb_chain_push(c, &links[i]);
+        if (rc != BK_OK) {
+            bk_rbchain_free(c);
+            return rc;
+        }
+        if (links[i].data)
+            memcpy(c->links[i].data, links[i].data, (size_t)links[i].bytes);
+    }
+    *out = c;
+    return BK_OK;
+}
+
+/* 1 when some link, newest first, has the pair's bits. */
+static int has(const bk_rbchain *c, const rb_pair *p)
+{
+    for (uint32_t i = c->n; i-- > 0;)
+        if (bk_rb_link_has(&c->links[i], p))
+            return 1;
+    return 0;
+}
+
+int bk_rbchain_exists(const bk_rbchain *c, const void *item, size_t len)
+{
+    if (!c || (!item && len))
+        return 0;
+    const rb_pair p = bk_rb_pair(c->options, item, len);
+    return has(c, &p);
+}
+
+/* Append the link that follows the newest: growth times its entries, half
+ * its error, the chain's options. */
+static int grow(bk_rbchain *c)
+{
+    const bk_rbchain_link *last = &c->links[c->n - 1];
+    if (c->growth && last->entries > UINT64_MAX / c->growth)
+        return bk_fail(BK_ERANGE, "the next link's capacity passes 2^64");
+    bk_rbchain_link l;
+    const int rc = bk_rb_link_size(&l, last->entries * c->growth, last->error * 0.5, c->options);
+    return rc != BK_OK ? rc : bk_rb_chain_push(c, &l);
+}
+
+int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len)
+{
+    bk_call_begin();
+    if (!c || (!item && len))
+        return bk_fail(BK_EINVAL, "rbchain_add: no chain or item");
+    const rb_pair p = bk_rb_pair(c->options, item, len);
+    if (has(c, &p))
+        return 0;
+    bk_rbchain_link *l = &c->links[c->n - 1];
+    if (l->size >= l->entries) {
+        if (c->options & BK_RBCHAIN_NO_SCALING)
+            return bk_fail(BK_EFULL, "a non-scaling filter of %llu items is full",
+                           (unsigned long long)l->entries);
+        const int rc = grow(c);
+        if (rc != BK_OK)
+            return rc;
+        l = &c->links[c->n - 1];
+    }
+    if (bk_rb_link_set(l, &p) == 0)
+        return 0; /* not reached: some bit was clear, or has() had said yes */
+    l->size++;
+    c->size++;
+    return 1;
+}
+
+void bk_rbchain_info_of(const bk_rbchain *c, bk_rbchain_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->size = c->size;
+    out->links = c->n;
+    out->options = c->options;
+    out->growth = c->growth;
+    for (uint32_t i = 0; i < c->n; i++) {
+        out->capacity += c->links[i].entries;
+        out->bytes += c->links[i].bytes;
+    }
+}
+
+int bk_rbchain_link_of(const bk_rbchain *c, uint32_t i, bk_rbchain_link *out)
+{
+    if (!c || !out || i >= c->n)
+        return BK_ERANGE;
+    *out = c->links[i];
+    return BK_OK;
+}

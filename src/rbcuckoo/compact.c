@@ -1,0 +1,82 @@
+/*
+ * compact.c - deletes and compaction of RedisBloom's cuckoo filter
+ * (FORMATS.md 4.5): a delete zeroes the first copy of the fingerprint,
+ * newest sub-filter first; past 10% deletes a filter of several sub-filters
+ * compacts, moving fingerprints down into older sub-filters and dropping
+ * the newest once it is empty.
+ */
+#include "rbcuckoo.h"
+
+/* Move fingerprint f of bucket b (of a newer sub-filter) into the first
+ * sub-filter below `below` with room in bucket b or its alternate: 1
+ * moved, 0 no room. */
+static int relocate(const bk_rbcuckoo *c, uint32_t below, uint64_t b, unsigned f)
+{
+    const uint64_t alt = b ^ (f * RC_MUL);
+    for (uint32_t j = 0; j < below; j++) {
+        const rc_sub *s = &c->subs[j];
+        uint8_t *x = bk_rc_bucket(c, s, b % s->n), *y = bk_rc_bucket(c, s, alt % s->n);
+        for (unsigned v = 0; v < c->bucket_size; v++)
+            if (x[v] == 0) {
+                x[v] = (uint8_t)f;
+                return 1;
+            }
+        for (unsigned v = 0; v < c->bucket_size; v++)
+            if (y[v] == 0) {
+                y[v] = (uint8_t)f;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+void bk_rbcuckoo_compact(bk_rbcuckoo *c, int stop_on_failure)
+{
+    if (!c)
+        return;
+    for (uint32_t i = c->filters; i-- > 1;) {
+        const rc_sub *s = &c->subs[i];
+        int failed = 0;
+        for (uint64_t b = 0; b < s->n; b++) {
+            uint8_t *slot = bk_rc_bucket(c, s, b);
+            for (unsigned v = 0; v < c->bucket_size; v++) {
+                if (slot[v] == 0)
+                    continue;
+                if (relocate(c, i, b, slot[v]))
+                    slot[v] = 0;
+                else
+                    failed = 1;
+            }
+        }
+        if (!failed && i == c->filters - 1)
+            bk_rc_pop(c);
+        if (failed && stop_on_failure)
+            break;
+    }
+    c->deletes = 0;
+}
+
+int bk_rbcuckoo_remove(bk_rbcuckoo *c, const void *item, size_t len)
+{
+    if (!c || (!item && len))
+        return 0;
+    const rc_key k = bk_rc_key(item, len);
+    for (uint32_t i = c->filters; i-- > 0;) {
+        const rc_sub *s = &c->subs[i];
+        const uint64_t js[2] = {k.i1 % s->n, k.i2 % s->n};
+        for (int w = 0; w < 2; w++) {
+            uint8_t *slot = bk_rc_bucket(c, s, js[w]);
+            for (unsigned v = 0; v < c->bucket_size; v++) {
+                if (slot[v] != k.fp)
+                    continue;
+                slot[v] = 0;
+                c->items--;
+                c->deletes++;
+                if (c->filters > 1 && (double)c->deletes > 0.10 * (double)c->items)
+                    bk_rbcuckoo_compact(c, 1);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,123 @@
+/*
+ * insert.c - lookups, counts and inserts of RedisBloom's cuckoo filter
+ * (FORMATS.md 4.2 - 4.4): first fit newest sub-filter first, then
+ * evictions in the newest only, undone in reverse when they find no room,
+ * then a new sub-filter when expansion allows.
+ */
+#include "rbcuckoo.h"
+
+#include "../common/error.h"
+
+/* Slots of bucket j of s holding fp. */
+static unsigned in_bucket(const bk_rbcuckoo *c, const rc_sub *s, uint64_t j, unsigned fp)
+{
+    const uint8_t *b = bk_rc_bucket(c, s, j);
+    unsigned n = 0;
+    for (unsigned v = 0; v < c->bucket_size; v++)
+        n += b[v] == fp;
+    return n;
+}
+
+int bk_rbcuckoo_exists(const bk_rbcuckoo *c, const void *item, size_t len)
+{
+    if (!c || (!item && len))
+        return 0;
+    const rc_key k = bk_rc_key(item, len);
+    for (uint32_t i = 0; i < c->filters; i++) {
+        const rc_sub *s = &c->subs[i];
+        if (in_bucket(c, s, k.i1 % s->n, k.fp) || in_bucket(c, s, k.i2 % s->n, k.fp))
+            return 1;
+    }
+    return 0;
+}
+
+uint64_t bk_rbcuckoo_count(const bk_rbcuckoo *c, const void *item, size_t len)
+{
+    if (!c || (!item && len))
+        return 0;
+    const rc_key k = bk_rc_key(item, len);
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->filters; i++) {
+        const rc_sub *s = &c->subs[i];
+        n += in_bucket(c, s, k.i1 % s->n, k.fp) + in_bucket(c, s, k.i2 % s->n, k.fp);
+    }
+    return n;
+}
+
+/* Put fp into the first empty slot of bucket j of s: 1, or 0 when full. */
+static int put_free(const bk_rbcuckoo *c, const rc_sub *s, uint64_t j, unsigned fp)
+{
+    uint8_t *b = bk_rc_bucket(c, s, j);
+    for (unsigned v = 0; v < c->bucket_size; v++)
+        if (b[v] == 0) {
+            b[v] = (uint8_t)fp;
+            return 1;
+        }
+    return 0;
+}
+
+static void swap(uint8_t *slot, unsigned *cur)
+{
+    const unsigned t = *slot;
+    *slot = (uint8_t)*cur;
+    *cur = t;
+}
+
+/* Evictions in the newest sub-filter: 1 when fp found a place; else 0
+ * with every move undone, the sub-filter exactly as before. */
+static int evict(const bk_rbcuckoo *c, const rc_key *k)
+{
+    const rc_sub *s = &c->subs[c->filters - 1];
+    const unsigned b = c->bucket_size;
+    unsigned cur = k->fp, v = 0;
+    uint64_t j = k->i1 % s->n;
+    for (unsigned t = 0; t < c->max_iterations; t++) {
+        swap(bk_rc_bucket(c, s, j) + v, &cur);
+        j = (j ^ (cur * RC_MUL)) % s->n;
+        if (put_free(c, s, j, cur))
+            return 1;
+        v = (v + 1) % b;
+    }
+    for (unsigned t = 0; t < c->max_iterations; t++) {
+        v = (v + b - 1) % b;
+        j = (j ^ (cur * RC_MUL)) % s->n;
+        swap(bk_rc_bucket(c, s, j) + v, &cur);
+    }
+    return 0;
+}
+
+/* First fit in any sub-filter, newest first: 1 placed, or 0. */
+static int first_fit(const bk_rbcuckoo *c, const rc_key *k)
+{
+    for (uint32_t i = c->filters; i-- > 0;) {
+        const rc_sub *s = &c->subs[i];
+        if (put_free(c, s, k->i1 % s->n, k->fp) || put_free(c, s, k->i2 % s->n, k->fp))
+            return 1;
+    }
+    return 0;
+}
+
+int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, int nx)
+{
+    bk_call_begin();
+    if (!c || (!item && len))
+        return bk_fail(BK_EINVAL, "rbcuckoo_add: no filter or item");
+    if (nx && bk_rbcuckoo_exists(c, item, len))
+        return 0;
+    const rc_key k = bk_rc_key(item, len);
+    for (;;) {
+        if (first_fit(c, &k) || evict(c, &k)) {
+            c->items++;
+            return 1;
+        }
+        if (c->expansion == 0)
+            return bk_fail(BK_EFULL, "the cuckoo filter is full and does not expand");
+        uint64_t n;
+        if (c->filters >= BK_RBCUCKOO_FILTERS_MAX ||
+            bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) != BK_OK)
+            return bk_fail(BK_ENOMEM, "a sub-filter past the %u-th", c->filters);
+        const int rc = bk_rc_push(c, n);
+        if (rc != BK_OK)
+            return rc;
+    }
+}

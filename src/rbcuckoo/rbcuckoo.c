@@ -1,0 +1,187 @@
+/*
+ * rbcuckoo.c - RedisBloom's cuckoo filter: its sizing (FORMATS.md 4.1),
+ * making one (CF.RESERVE, or from stored fields), its figures, freeing it.
+ * Sub-filter i has buckets * expansion^i buckets of bucket_size one-byte
+ * fingerprints; the requested capacity is not kept.
+ */
+#include "rbcuckoo.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/error.h"
+#include "../common/murmur.h"
+
+rc_key bk_rc_key(const void *item, size_t len)
+{
+    const uint64_t h = bk_murmur64a(item, len, 0);
+    rc_key k;
+    k.fp = (unsigned)(h % 255 + 1);
+    k.i1 = h;
+    k.i2 = h ^ (k.fp * RC_MUL);
+    return k;
+}
+
+static uint64_t next_pow2(uint64_t v)
+{
+    if (v == 0)
+        return 0;
+    uint64_t p = 1;
+    while (p < v && p <= UINT64_MAX / 2)
+        p <<= 1;
+    return p < v ? 0 : p;
+}
+
+int bk_rc_buckets_at(uint64_t buckets, unsigned expansion, uint32_t i, uint64_t *out)
+{
+    const double n = (double)buckets * pow((double)expansion, (double)i);
+    if (!(n >= 1) || n > (double)BK_RBCUCKOO_BUCKETS_MAX)
+        return bk_fail(BK_ERANGE, "sub-filter %u would have %g buckets", i, n);
+    *out = (uint64_t)n;
+    return BK_OK;
+}
+
+int bk_rc_push(bk_rbcuckoo *c, uint64_t n)
+{
+    if (c->filters == c->cap) {
+        const uint32_t cap = c->cap ? c->cap * 2 : 4;
+        rc_sub *subs = bk_mem_calloc(&c->alloc, cap, sizeof *subs);
+        if (!subs)
+            return bk_fail(BK_ENOMEM, "room for %u sub-filters", cap);
+        if (c->filters)
+            memcpy(subs, c->subs, c->filters * sizeof *subs);
+        bk_mem_free(&c->alloc, c->subs);
+        c->subs = subs;
+        c->cap = cap;
+    }
+    if (n > SIZE_MAX / 2 / c->bucket_size)
+        return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
+    uint8_t *slots = bk_mem_calloc(&c->alloc, (size_t)n, c->bucket_size);
+    if (!slots)
+        return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
+    c->subs[c->filters].n = n;
+    c->subs[c->filters].slots = slots;
+    c->filters++;
+    return BK_OK;
+}
+
+void bk_rc_pop(bk_rbcuckoo *c)
+{
+    c->filters--;
+    bk_mem_free(&c->alloc, c->subs[c->filters].slots);
+    c->subs[c->filters].slots = NULL;
+}
+
+void bk_rbcuckoo_free(bk_rbcuckoo *c)
+{
+    if (!c)
+        return;
+    while (c->filters)
+        bk_rc_pop(c);
+    bk_mem_free(&c->alloc, c->subs);
+    bk_mem_free(&c->alloc, c);
+}
+
+/* What CF.LOADCHUNK's header check refuses, beyond what every load does. */
+static int strict_check(const bk_rbcuckoo_info *in)
+{
+    if (in->bucket_size > 255)
+        return bk_fail(BK_EINVAL, "a bucket size of %u (1 .. 255)", in->bucket_size);
+    if (in->buckets & (in->buckets - 1))
+        return bk_fail(BK_EINVAL, "%llu buckets: not a power of two",
+                       (unsigned long long)in->buckets);
+    if (in->max_iterations == 0)
+        return bk_fail(BK_EINVAL, "0 iterations");
+    if (in->expansion == 0 && in->filters > 1)
+        return bk_fail(BK_EINVAL, "%u sub-filters with expansion 0", in->filters);
+    return BK_OK;
+}
+
+int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigned flags,
+                     bk_rbcuckoo **out)
+{
+    bk_call_begin();
+    if (!in || !out)
+        return bk_fail(BK_EINVAL, "rbcuckoo_from: no fields or output");
+    if (in->filters == 0 || in->filters > BK_RBCUCKOO_FILTERS_MAX || in->buckets == 0 ||
+        in->buckets > BK_RBCUCKOO_BUCKETS_MAX || in->bucket_size == 0)
+        return bk_fail(BK_EINVAL, "%u sub-filters of %llu buckets of %u slots", in->filters,
+                       (unsigned long long)in->buckets, in->bucket_size);
+    int rc = (flags & BK_RB_STRICT) ? strict_check(in) : BK_OK;
+    if (rc != BK_OK)
+        return rc;
+    const bk_allocator a = bk_current_allocator();
+    bk_rbcuckoo *c = bk_mem_calloc(&a, 1, sizeof *c);
+    if (!c)
+        return bk_fail(BK_ENOMEM, "a cuckoo filter");
+    c->alloc = a;
+    c->buckets = in->buckets;
+    c->items = in->items;
+    c->deletes = in->deletes;
+    c->bucket_size = in->bucket_size;
+    c->max_iterations = in->max_iterations;
+    c->expansion = in->expansion;
+    for (uint32_t i = 0; i < in->filters && rc == BK_OK; i++) {
+        uint64_t n = counts ? counts[i] : 0;
+        if (!counts)
+            rc = bk_rc_buckets_at(in->buckets, in->expansion, i, &n);
+        else if (n == 0 || n > BK_RBCUCKOO_BUCKETS_MAX)
+            rc = bk_fail(BK_EINVAL, "sub-filter %u of %llu buckets", i, (unsigned long long)n);
+        if (rc == BK_OK)
+            rc = bk_rc_push(c, n);
+        else if (rc == BK_ERANGE)
+            rc = BK_EINVAL;
+    }
+    if (rc != BK_OK) {
+        bk_rbcuckoo_free(c);
+        return rc;
+    }
+    *out = c;
+    return BK_OK;
+}
+
+int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterations,
+                    unsigned expansion, bk_rbcuckoo **out)
+{
+    bk_call_begin();
+    if (!out || bucket_size < 1 || bucket_size > 255 || max_iterations < 1 ||
+        max_iterations > 65535 || expansion > 32768)
+        return bk_fail(BK_EINVAL, "a cuckoo filter of bucket size %u, %u iterations, expansion %u",
+                       bucket_size, max_iterations, expansion);
+    uint64_t buckets = next_pow2(capacity / bucket_size);
+    if (buckets == 0 && capacity / bucket_size == 0)
+        buckets = 1;
+    if (buckets == 0 || buckets > BK_RBCUCKOO_BUCKETS_MAX)
+        return bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu", (unsigned long long)capacity);
+    const bk_rbcuckoo_info in = {.buckets = buckets,
+                                 .filters = 1,
+                                 .bucket_size = bucket_size,
+                                 .max_iterations = max_iterations,
+                                 .expansion = (unsigned)next_pow2(expansion)};
+    const int rc = bk_rbcuckoo_from(&in, NULL, 0, out);
+    return rc == BK_EINVAL ? BK_ERANGE : rc;
+}
+
+void bk_rbcuckoo_info_of(const bk_rbcuckoo *c, bk_rbcuckoo_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->buckets = c->buckets;
+    out->items = c->items;
+    out->deletes = c->deletes;
+    out->filters = c->filters;
+    out->bucket_size = c->bucket_size;
+    out->max_iterations = c->max_iterations;
+    out->expansion = c->expansion;
+    for (uint32_t i = 0; i < c->filters; i++)
+        out->bytes += c->subs[i].n * c->bucket_size;
+}
+
+int bk_rbcuckoo_filter(const bk_rbcuckoo *c, uint32_t i, uint8_t **data, uint64_t *buckets)
+{
+    if (!c || i >= c->filters)
+        return BK_ERANGE;
+    *data = c->subs[i].slots;
+    *buckets = c->subs[i].n;
+    return BK_OK;
+}
