@@ -12,7 +12,7 @@
 #define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
 #define KNOWN                                                                                      \
     "ERROR_RATE, INITIAL_SIZE, EXPANSION, MAX_BYTES, BF_CONFIG, SWEEP_MS, LOADS_MAX_BYTES, "       \
-    "LOAD_TIMEOUT_MS"
+    "LOAD_TIMEOUT_MS, CF_MAX_EXPANSIONS, NEW_KEYS"
 
 /* A NUL-terminated copy of a short argument for strto*: refuses NUL bytes,
  * spaces and anything longer than a number can be. */
@@ -125,6 +125,8 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
     s->sweep_ms = 1000;
     s->loads_max_bytes = 0; /* MAX_BYTES, once it is known */
     s->load_timeout_ms = 60000;
+    s->cf_max_expansions = 32;
+    s->new_keys_redisbloom = 0;
     bk_config_init(&s->bf_base);
     if (n % 2)
         return snprintf(err, errlen,
@@ -156,6 +158,16 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
             if (bkm_parse_u64(v, &s->load_timeout_ms) != 0 || s->load_timeout_ms < 100 ||
                 s->load_timeout_ms > 86400000)
                 return snprintf(err, errlen, "LOAD_TIMEOUT_MS: 100 .. 86400000 ms"), -1;
+        } else if (bkm_arg_is(name, "CF_MAX_EXPANSIONS")) {
+            if (bkm_parse_u64(v, &s->cf_max_expansions) != 0 || s->cf_max_expansions < 1)
+                return snprintf(err, errlen, "CF_MAX_EXPANSIONS must be an integer >= 1"), -1;
+        } else if (bkm_arg_is(name, "NEW_KEYS")) {
+            if (!bkm_arg_is(v, "BLOOMKIT") && !bkm_arg_is(v, "REDISBLOOM"))
+                return snprintf(err, errlen,
+                                "NEW_KEYS: bloomkit (BF.* makes bloomkit's keyed filters) or "
+                                "redisbloom (RedisBloom's own, which it can load back)"),
+                       -1;
+            s->new_keys_redisbloom = bkm_arg_is(v, "REDISBLOOM");
         } else if (bkm_arg_is(name, "BF_CONFIG")) {
             char text[1024], why[200];
             if (v.n >= sizeof text || memchr(v.p, '\0', v.n))

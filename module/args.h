@@ -31,6 +31,10 @@ typedef struct bkm_settings {
     uint64_t sweep_ms;        /* SWEEP_MS: window filters' sweep period, 0 = none (1000) */
     uint64_t loads_max_bytes; /* LOADS_MAX_BYTES: unfinished BF.LOADCHUNKs together (MAX_BYTES) */
     uint64_t load_timeout_ms; /* LOAD_TIMEOUT_MS: an unfinished load idle this long goes (60000) */
+    uint64_t cf_max_expansions; /* CF_MAX_EXPANSIONS: a cuckoo filter of this many sub-filters
+                                 * takes no more inserts (RedisBloom's, 32) */
+    int new_keys_redisbloom; /* NEW_KEYS: 0 bloomkit (BF.* makes bloomkit's keyed filters), 1
+                              * redisbloom (RedisBloom's chains, which RedisBloom can load) */
 } bkm_settings;
 
 /* Defaults, then the NAME VALUE pairs of args[0..n). 0, or -1 with a message

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "module.h"
 #include "payload.h"
+#include "rb.h"
 
 static bkm_arg arg_of(RedisModuleString *s)
 {
@@ -25,6 +26,14 @@ static size_t args_of(RedisModuleString **argv, int from, int argc, bkm_arg *out
     for (int i = from; i < argc && n < cap; i++)
         out[n++] = arg_of(argv[i]);
     return n;
+}
+
+/* 1 when the command goes to rbbf.c: its key is RedisBloom's chain, or is
+ * missing while NEW_KEYS is redisbloom and the command makes keys. */
+static int chain_key(RedisModuleCtx *ctx, RedisModuleString *name, int makes)
+{
+    const bkm_kind k = bkm_kind_named(ctx, name);
+    return k == BKM_RBCHAIN || (k == BKM_EMPTY && makes && bkm_conf.new_keys_redisbloom);
 }
 
 static int reply_parse(RedisModuleCtx *ctx, int rc, const char *err)
@@ -54,6 +63,8 @@ int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
+    if (chain_key(ctx, argv[1], 1))
+        return bkm_rbbf_reserve(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_arg args[8];
     bkm_bf_opts o;
@@ -110,18 +121,24 @@ static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
 
 int bkm_cmd_bf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    return argc != 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 0);
+    return argc != 3                  ? RedisModule_WrongArity(ctx)
+           : chain_key(ctx, argv[1], 1) ? bkm_rbbf_add(ctx, argv, argc, 0)
+                                        : add_defaults(ctx, argv, argc, 0);
 }
 
 int bkm_cmd_bf_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    return argc < 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 1);
+    return argc < 3                   ? RedisModule_WrongArity(ctx)
+           : chain_key(ctx, argv[1], 1) ? bkm_rbbf_add(ctx, argv, argc, 1)
+                                        : add_defaults(ctx, argv, argc, 1);
 }
 
 int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
+    if (chain_key(ctx, argv[1], 1))
+        return bkm_rbbf_insert(ctx, argv, argc);
     bkm_time_begin(ctx);
     /* the options before ITEMS, as many as given (RedisBloom takes repeats),
      * ITEMS and the first item: what bkm_parse_insert reads */
@@ -148,6 +165,9 @@ int bkm_cmd_bf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
+    const bkm_kind k = bkm_kind_named(ctx, argv[1]);
+    if (k == BKM_RBCHAIN || k == BKM_RBCUCKOO)
+        return bkm_rbbf_exists(ctx, argv, argc, 0);
     return bkm_exists_command(ctx, argv, argc, 0, 1);
 }
 
@@ -155,6 +175,9 @@ int bkm_cmd_bf_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3)
         return RedisModule_WrongArity(ctx);
+    const bkm_kind k = bkm_kind_named(ctx, argv[1]);
+    if (k == BKM_RBCHAIN || k == BKM_RBCUCKOO)
+        return bkm_rbbf_exists(ctx, argv, argc, 1);
     return bkm_exists_command(ctx, argv, argc, 1, 1);
 }
 
@@ -169,6 +192,8 @@ int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2 && argc != 3)
         return RedisModule_WrongArity(ctx);
+    if (chain_key(ctx, argv[1], 0))
+        return bkm_rbbf_info(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
@@ -219,6 +244,8 @@ int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
+    if (chain_key(ctx, argv[1], 0))
+        return bkm_rbbf_card(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key;

@@ -22,6 +22,23 @@ int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 /* dump.c: BF.SCANDUMP and BF.LOADCHUNK */
 int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* rbbf.c: BF.DEBUG (RedisBloom's chains only) */
+int bkm_cmd_bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* cf.c: RedisBloom's CF.* */
+int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 /* bk.c: bloomkit's own, for every variant; BK.AT (replication and the AOF) */
 int bkm_cmd_bk_create(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_cmd_bk_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);

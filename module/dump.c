@@ -37,6 +37,7 @@
 #include "commands.h"
 #include "module.h"
 #include "payload.h"
+#include "rb.h"
 
 #define MAX_LOADS 16
 
@@ -206,6 +207,8 @@ int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
+    if (bkm_kind_named(ctx, argv[1]) == BKM_RBCHAIN)
+        return bkm_rbbf_scandump(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v; /* the key first, then the iterator: RedisBloom's order and texts */
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
@@ -299,9 +302,16 @@ int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
 {
     if (argc != 4)
         return RedisModule_WrongArity(ctx);
+    long long iter;
+    /* RedisBloom's dump: a chain's chunk, or its header (iterator 1) for a
+     * new key; bloomkit's images start at the end of a 128-byte header */
+    const bkm_kind kind = bkm_kind_named(ctx, argv[1]);
+    if (kind == BKM_RBCHAIN ||
+        (kind == BKM_EMPTY && RedisModule_StringToLongLong(argv[2], &iter) == REDISMODULE_OK &&
+         iter == 1))
+        return bkm_rbbf_loadchunk(ctx, argv, argc);
     bkm_time_begin(ctx);
     drop_idle(RedisModule_Milliseconds());
-    long long iter;
     size_t len, nlen;
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
     if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK)

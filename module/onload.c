@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "dump.h"
 #include "module.h"
+#include "rb.h"
 
 static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
 {
@@ -25,6 +26,9 @@ static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
     RedisModule_InfoAddFieldULongLong(ctx, "sweep_ms", bkm_conf.sweep_ms);
     RedisModule_InfoAddFieldULongLong(ctx, "loads_max_bytes", bkm_conf.loads_max_bytes);
     RedisModule_InfoAddFieldULongLong(ctx, "load_timeout_ms", bkm_conf.load_timeout_ms);
+    RedisModule_InfoAddFieldULongLong(ctx, "cf_max_expansions", bkm_conf.cf_max_expansions);
+    RedisModule_InfoAddFieldULongLong(ctx, "new_keys_redisbloom",
+                                      (unsigned long long)bkm_conf.new_keys_redisbloom);
     bkm_loads_info(ctx);
 }
 
@@ -60,12 +64,13 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
     bkm_clock_init(0);
     /* a damaged payload is refused (NULL from rdb_load), never a crash */
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-    if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_commands(ctx) != REDISMODULE_OK ||
+    if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_rb_types(ctx) != REDISMODULE_OK ||
+        bkm_register_commands(ctx) != REDISMODULE_OK ||
         bkm_loads_watch(ctx) != REDISMODULE_OK ||
         RedisModule_RegisterInfoFunc(ctx, info) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     bkm_sweep_start(ctx);
-    RedisModule_Log(ctx, "notice", "bloomkit %s: BF.* and BK.* commands, filters up to %llu bytes",
+    RedisModule_Log(ctx, "notice", "bloomkit %s: BF.*, CF.* and BK.* commands, filters up to %llu bytes",
                     BK_VERSION_STRING, (unsigned long long)bkm_conf.max_bytes);
     return REDISMODULE_OK;
 }

@@ -61,6 +61,7 @@ typedef void (*RedisModuleEventCallback)(RedisModuleCtx *ctx, RedisModuleEvent e
 #define REDISMODULE_CTX_FLAGS_OOM            (1 << 10)
 #define REDISMODULE_CTX_FLAGS_REPLICATED     (1 << 12)
 #define REDISMODULE_CTX_FLAGS_LOADING        (1 << 13)
+#define REDISMODULE_CTX_FLAGS_RESP3          (1 << 22)
 #define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
 #define REDISMODULE_ERRORMSG_WRONGTYPE                                                             \
     "WRONGTYPE Operation against a key holding the wrong kind of value"
@@ -121,6 +122,7 @@ typedef struct RedisModuleTypeMethods {
     X(int, ReplyWithStringBuffer, (RedisModuleCtx * ctx, const char *buf, size_t len))             \
     X(int, ReplyWithNull, (RedisModuleCtx * ctx))                                                  \
     X(int, ReplyWithDouble, (RedisModuleCtx * ctx, double d))                                      \
+    X(int, ReplyWithBool, (RedisModuleCtx * ctx, int b))                                           \
     X(const char *, StringPtrLen, (const RedisModuleString *str, size_t *len))                     \
     X(int, StringToLongLong, (const RedisModuleString *str, long long *ll))                        \
     X(RedisModuleString *, CreateString, (RedisModuleCtx * ctx, const char *ptr, size_t len))      \
@@ -133,6 +135,8 @@ typedef struct RedisModuleTypeMethods {
     X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType * mt, void *value))          \
     X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value))                                    \
     X(uint64_t, LoadUnsigned, (RedisModuleIO * io))                                                \
+    X(void, SaveDouble, (RedisModuleIO * io, double value))                                        \
+    X(double, LoadDouble, (RedisModuleIO * io))                                                    \
     X(void, SaveStringBuffer, (RedisModuleIO * io, const char *str, size_t len))                   \
     X(char *, LoadStringBuffer, (RedisModuleIO * io, size_t * lenptr))                             \
     X(int, IsIOError, (RedisModuleIO * io))                                                        \
@@ -141,6 +145,7 @@ typedef struct RedisModuleTypeMethods {
     X(void, Log, (RedisModuleCtx * ctx, const char *level, const char *fmt, ...))                  \
     X(void, LogIOError, (RedisModuleIO * io, const char *level, const char *fmt, ...))             \
     X(int, Replicate, (RedisModuleCtx * ctx, const char *cmdname, const char *fmt, ...))           \
+    X(int, ReplicateVerbatim, (RedisModuleCtx * ctx))                                              \
     X(long long, Milliseconds, (void))                                                             \
     X(RedisModuleServerInfoData *, GetServerInfo, (RedisModuleCtx * ctx, const char *section))     \
     X(void, FreeServerInfo, (RedisModuleCtx * ctx, RedisModuleServerInfoData * data))              \

@@ -207,7 +207,7 @@ static void add_items(bk_rbchain *ch, unsigned from, unsigned to)
     char key[32];
     for (unsigned i = from; i < to; i++) {
         const int n = snprintf(key, sizeof key, "item:%u", i);
-        ck_assert_int_ge(bk_rbchain_add(ch, key, (size_t)n), 0);
+        ck_assert_int_ge(bk_rbchain_add(ch, key, (size_t)n, 0), 0);
     }
 }
 
@@ -271,8 +271,8 @@ START_TEST(chain_probes_and_header_as_redisbloom)
     /* BF.RESERVE bf 0.1 10; BF.ADD bf item1 (FORMATS.md 3.3 and 5.1) */
     bk_rbchain *ch;
     ck_assert_int_eq(bk_rbchain_new(10, 0.1, 2, 0, &ch), BK_OK);
-    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5), 1);
-    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5), 0);
+    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, 0), 1);
+    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, 0), 0);
     static const uint8_t bits[] = {0x01, 0x08, 0x00, 0x80, 0x00, 0x04, 0x20, 0x00};
     const uint8_t *data;
     size_t len;
@@ -333,7 +333,7 @@ START_TEST(nonscaling_chain_fills)
     int rc = 0;
     for (unsigned i = 0; i < 1000 && rc >= 0; i++) {
         const int n = snprintf(key, sizeof key, "k%u", i);
-        rc = bk_rbchain_add(ch, key, (size_t)n);
+        rc = bk_rbchain_add(ch, key, (size_t)n, 0);
         ones += rc == 1;
     }
     ck_assert_int_eq(rc, BK_EFULL);
@@ -343,6 +343,50 @@ START_TEST(nonscaling_chain_fills)
     ck_assert_uint_eq(in.size, 50);
     ck_assert_uint_eq(in.links, 1);
     bk_rbchain_free(ch);
+}
+END_TEST
+
+START_TEST(an_add_that_must_grow_changes_nothing_first)
+{
+    /* BK_RB_NOGROW: the add that needs a new link or sub-filter changes
+     * nothing and says so; the next_bytes it needs are what growth takes */
+    bk_rbchain *ch;
+    ck_assert_int_eq(bk_rbchain_new(10, 0.01, 2, 0, &ch), BK_OK);
+    char key[32];
+    int rc = 1, n = 0;
+    for (unsigned i = 0; rc != BK_RB_GROW; i++) {
+        n = snprintf(key, sizeof key, "k%u", i);
+        rc = bk_rbchain_add(ch, key, (size_t)n, BK_RB_NOGROW);
+        ck_assert_int_ge(rc, 0);
+    }
+    bk_rbchain_info in;
+    bk_rbchain_info_of(ch, &in);
+    ck_assert_uint_eq(in.links, 1);
+    ck_assert_int_eq(bk_rbchain_exists(ch, key, (size_t)n), 0);
+    const uint64_t next = bk_rbchain_next_bytes(ch);
+    ck_assert_int_eq(bk_rbchain_add(ch, key, (size_t)n, 0), 1);
+    bk_rbchain_link l;
+    ck_assert_int_eq(bk_rbchain_link_of(ch, 1, &l), BK_OK);
+    ck_assert_uint_eq(l.bytes, next);
+    bk_rbchain_free(ch);
+
+    bk_rbcuckoo *cf;
+    ck_assert_int_eq(bk_rbcuckoo_new(8, 2, 20, 2, &cf), BK_OK);
+    rc = 1;
+    for (unsigned i = 0; rc != BK_RB_GROW; i++) {
+        n = snprintf(key, sizeof key, "k%u", i);
+        rc = bk_rbcuckoo_add(cf, key, (size_t)n, BK_RB_NOGROW);
+        ck_assert_int_ge(rc, 0);
+    }
+    bk_rbcuckoo_info ci;
+    bk_rbcuckoo_info_of(cf, &ci);
+    ck_assert_uint_eq(ci.filters, 1);
+    ck_assert_uint_eq(bk_rbcuckoo_next_bytes(cf), 16);
+    ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0), 1);
+    bk_rbcuckoo_info_of(cf, &ci);
+    ck_assert_uint_eq(ci.filters, 2);
+    ck_assert_uint_eq(ci.bytes, 8 + 16);
+    bk_rbcuckoo_free(cf);
 }
 END_TEST
 
@@ -527,7 +571,7 @@ START_TEST(cf_b4_matches)
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, 0), 1);
     ck_assert_uint_eq(bk_rbcuckoo_count(cf, "item:5", 6), 4);
-    ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, 1), 0);
+    ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, BK_RB_NX), 0);
     check_cuckoo("cf_b4", 9000, cf);
 }
 END_TEST
@@ -615,6 +659,7 @@ Suite *redisbloom_suite(void)
     tcase_add_test(tc, chain_probes_and_header_as_redisbloom);
     tcase_add_test(tc, chain_growth_as_redisbloom);
     tcase_add_test(tc, nonscaling_chain_fills);
+    tcase_add_test(tc, an_add_that_must_grow_changes_nothing_first);
     tcase_add_test(tc, bf_default_matches);
     tcase_add_test(tc, bf_nonscaling_matches);
     tcase_add_test(tc, bf_exp4_matches);

@@ -92,6 +92,18 @@ void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size)
     return p;
 }
 
+void *bk_mem_zeroed(const bk_allocator *a, size_t n, size_t size)
+{
+    if (n == 0 || size == 0 || n > SIZE_MAX / size)
+        return NULL;
+    if (a->alloc == default_alloc)
+        return calloc(n, size);
+    void *p = a->alloc(a->opaque, n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+
 void bk_mem_free(const bk_allocator *a, void *p)
 {
     if (p)

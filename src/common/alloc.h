@@ -21,6 +21,12 @@ BK_INTERNAL void *bk_mem_alloc(const bk_allocator *a, size_t size);
  * allocator this is calloc(), so huge arrays get lazily-zeroed pages. */
 BK_INTERNAL void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
 
+/* bk_mem_calloc, but through a's plain allocation and a memset, never the
+ * zeroing allocation bk_set_allocator_zeroed installed: that one may abort
+ * when it fails (the Redis server's does), so sizes that come from outside
+ * (RedisBloom's data and commands) are allocated with this. */
+void *bk_mem_zeroed(const bk_allocator *a, size_t n, size_t size);
+
 /* Free p (NULL is fine) with the allocator that made it. */
 BK_INTERNAL void bk_mem_free(const bk_allocator *a, void *p);
 

@@ -87,7 +87,7 @@ int bk_rbchain_header_read(const void *buf, size_t len, bk_rbchain **out)
                        (unsigned long long)n);
     bk_rbchain c = {0};
     c.alloc = bk_current_allocator();
-    c.links = bk_mem_calloc(&c.alloc, (size_t)n, sizeof *c.links);
+    c.links = bk_mem_zeroed(&c.alloc, (size_t)n, sizeof *c.links);
     if (!c.links)
         return bk_fail(BK_ENOMEM, "%llu links", (unsigned long long)n);
     for (uint64_t i = 0; i < n; i++) {

@@ -15,7 +15,7 @@
 static bk_rbchain *chain_alloc(void)
 {
     const bk_allocator a = bk_current_allocator();
-    bk_rbchain *c = bk_mem_calloc(&a, 1, sizeof *c);
+    bk_rbchain *c = bk_mem_zeroed(&a, 1, sizeof *c);
     if (c)
         c->alloc = a;
     return c;
@@ -27,7 +27,7 @@ int bk_rb_chain_push(bk_rbchain *c, const bk_rbchain_link *l)
         if (c->cap > UINT32_MAX / 2)
             return bk_fail(BK_ENOMEM, "a chain of %u links", c->n);
         const uint32_t cap = c->cap ? c->cap * 2 : 4;
-        bk_rbchain_link *links = bk_mem_calloc(&c->alloc, cap, sizeof *links);
+        bk_rbchain_link *links = bk_mem_zeroed(&c->alloc, cap, sizeof *links);
         if (!links)
             return bk_fail(BK_ENOMEM, "room for %u links", cap);
         if (c->n)
@@ -38,7 +38,7 @@ int bk_rb_chain_push(bk_rbchain *c, const bk_rbchain_link *l)
     }
     bk_rbchain_link *dst = &c->links[c->n];
     *dst = *l;
-    dst->data = bk_mem_calloc(&c->alloc, 1, (size_t)l->bytes);
+    dst->data = bk_mem_zeroed(&c->alloc, 1, (size_t)l->bytes); /* alloc.h: never aborts */
     if (!dst->data)
         return bk_fail(BK_ENOMEM, "a link of %llu bytes", (unsigned long long)l->bytes);
     c->n++;
@@ -152,7 +152,20 @@ static int grow(bk_rbchain *c)
     return rc != BK_OK ? rc : bk_rb_chain_push(c, &l);
 }
 
-int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len)
+uint64_t bk_rbchain_next_bytes(const bk_rbchain *c)
+{
+    const bk_rbchain_link *last = &c->links[c->n - 1];
+    bk_rbchain_link l;
+    if ((c->options & BK_RBCHAIN_NO_SCALING) ||
+        (c->growth && last->entries > UINT64_MAX / c->growth))
+        return 0;
+    bk_call_begin();
+    return bk_rb_link_size(&l, last->entries * c->growth, last->error * 0.5, c->options) == BK_OK
+               ? l.bytes
+               : 0;
+}
+
+int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, unsigned flags)
 {
     bk_call_begin();
     if (!c || (!item && len))
@@ -165,6 +178,8 @@ int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len)
         if (c->options & BK_RBCHAIN_NO_SCALING)
             return bk_fail(BK_EFULL, "a non-scaling filter of %llu items is full",
                            (unsigned long long)l->entries);
+        if (flags & BK_RB_NOGROW)
+            return BK_RB_GROW;
         const int rc = grow(c);
         if (rc != BK_OK)
             return rc;

@@ -97,12 +97,23 @@ static int first_fit(const bk_rbcuckoo *c, const rc_key *k)
     return 0;
 }
 
-int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, int nx)
+uint64_t bk_rbcuckoo_next_bytes(const bk_rbcuckoo *c)
+{
+    uint64_t n;
+    if (c->expansion == 0 || c->filters >= BK_RBCUCKOO_FILTERS_MAX)
+        return 0;
+    bk_call_begin();
+    return bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) == BK_OK
+               ? n * c->bucket_size
+               : 0;
+}
+
+int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags)
 {
     bk_call_begin();
     if (!c || (!item && len))
         return bk_fail(BK_EINVAL, "rbcuckoo_add: no filter or item");
-    if (nx && bk_rbcuckoo_exists(c, item, len))
+    if ((flags & BK_RB_NX) && bk_rbcuckoo_exists(c, item, len))
         return 0;
     const rc_key k = bk_rc_key(item, len);
     for (;;) {
@@ -112,6 +123,8 @@ int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, int nx)
         }
         if (c->expansion == 0)
             return bk_fail(BK_EFULL, "the cuckoo filter is full and does not expand");
+        if (flags & BK_RB_NOGROW)
+            return BK_RB_GROW;
         uint64_t n;
         if (c->filters >= BK_RBCUCKOO_FILTERS_MAX ||
             bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) != BK_OK)

@@ -46,7 +46,7 @@ int bk_rc_push(bk_rbcuckoo *c, uint64_t n)
 {
     if (c->filters == c->cap) {
         const uint32_t cap = c->cap ? c->cap * 2 : 4;
-        rc_sub *subs = bk_mem_calloc(&c->alloc, cap, sizeof *subs);
+        rc_sub *subs = bk_mem_zeroed(&c->alloc, cap, sizeof *subs);
         if (!subs)
             return bk_fail(BK_ENOMEM, "room for %u sub-filters", cap);
         if (c->filters)
@@ -57,7 +57,7 @@ int bk_rc_push(bk_rbcuckoo *c, uint64_t n)
     }
     if (n > SIZE_MAX / 2 / c->bucket_size)
         return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
-    uint8_t *slots = bk_mem_calloc(&c->alloc, (size_t)n, c->bucket_size);
+    uint8_t *slots = bk_mem_zeroed(&c->alloc, (size_t)n, c->bucket_size); /* never aborts */
     if (!slots)
         return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
     c->subs[c->filters].n = n;
@@ -112,7 +112,7 @@ int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigne
     if (rc != BK_OK)
         return rc;
     const bk_allocator a = bk_current_allocator();
-    bk_rbcuckoo *c = bk_mem_calloc(&a, 1, sizeof *c);
+    bk_rbcuckoo *c = bk_mem_zeroed(&a, 1, sizeof *c);
     if (!c)
         return bk_fail(BK_ENOMEM, "a cuckoo filter");
     c->alloc = a;

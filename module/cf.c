@@ -1,0 +1,506 @@
+/*
+ * cf.c - CF.*: RedisBloom's cuckoo filter commands, with its arguments,
+ * defaults, limits, replies (RESP2 and RESP3) and error texts (FORMATS.md
+ * 6.2), on keys of RedisBloom's type MBbloomCF (a bk_rbcuckoo). Writes are
+ * replicated as they came (the filter is deterministic), CF.LOADCHUNK's
+ * chunks and CF.COMPACT included, which RedisBloom leaves out. An insert
+ * that would add a sub-filter checks maxmemory's headroom for it first.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "module.h"
+#include "rb.h"
+
+/* What CF.ADD and friends make a missing key with (not configurable in RedisBloom). */
+#define AUTO_CAPACITY 1024
+#define AUTO_BUCKET   2
+#define AUTO_ITERS    20
+#define AUTO_EXPAND   1
+
+static bkm_arg arg_of(RedisModuleString *s)
+{
+    bkm_arg a;
+    a.p = RedisModule_StringPtrLen(s, &a.n);
+    return a;
+}
+
+/* Open key `name`: *c the filter or NULL (empty); -1 after replying
+ * `wrong` (WRONGTYPE unless given) for a key of another type. */
+static int open_cf(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
+                   bk_rbcuckoo **c, const char *wrong)
+{
+    *c = NULL;
+    *key = RedisModule_OpenKey(ctx, name, mode);
+    const bkm_kind k = bkm_kind_of(*key);
+    if (k == BKM_RBCUCKOO)
+        *c = RedisModule_ModuleTypeGetValue(*key);
+    else if (k != BKM_EMPTY) {
+        RedisModule_CloseKey(*key);
+        *key = NULL;
+        RedisModule_ReplyWithError(ctx, wrong ? wrong : REDISMODULE_ERRORMSG_WRONGTYPE);
+        return -1;
+    }
+    return 0;
+}
+
+/* A new filter under the empty key: NULL after replying. */
+static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, long long capacity,
+                           unsigned bucket, unsigned iters, unsigned expansion)
+{
+    bk_rbcuckoo *c;
+    const int rc = bk_rbcuckoo_new((uint64_t)capacity, bucket, iters, expansion, &c);
+    if (rc != BK_OK) {
+        RedisModule_ReplyWithError(ctx, rc == BK_EINVAL ? "ERR Could not create filter"
+                                                        : "ERR Insufficient memory to create filter");
+        return NULL;
+    }
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(c, &in);
+    char err[300];
+    if (bkm_rb_room(ctx, in.bytes, err, sizeof err) != 0) {
+        bk_rbcuckoo_free(c);
+        RedisModule_ReplyWithError(ctx, err);
+        return NULL;
+    }
+    RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);
+    return c;
+}
+
+/* The integer option `name` of CF.RESERVE, found anywhere in argv: 0 (absent:
+ * *v untouched, or read and in range), 1 after replying, -1 arity. */
+static int reserve_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                          const char *name, long long lo, long long hi, long long *v)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!bkm_arg_is(arg_of(argv[i]), name))
+            continue;
+        if (i + 1 >= argc)
+            return -1;
+        char msg[160];
+        if (RedisModule_StringToLongLong(argv[i + 1], v) != REDISMODULE_OK) {
+            snprintf(msg, sizeof msg, "Couldn't parse %s", name);
+            RedisModule_ReplyWithError(ctx, msg);
+            return 1;
+        }
+        if (*v < lo || *v > hi) {
+            snprintf(msg, sizeof msg, "%s: value must be an integer between %lld and %lld, inclusive.",
+                     name, lo, hi);
+            RedisModule_ReplyWithError(ctx, msg);
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3 || argc % 2 == 0)
+        return RedisModule_WrongArity(ctx);
+    long long capacity, iters = AUTO_ITERS, bucket = AUTO_BUCKET, expansion = AUTO_EXPAND;
+    if (RedisModule_StringToLongLong(argv[2], &capacity) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "Bad capacity");
+    int rc;
+    if ((rc = reserve_option(ctx, argv, argc, "MAXITERATIONS", 1, 65535, &iters)) != 0 ||
+        (rc = reserve_option(ctx, argv, argc, "BUCKETSIZE", 1, 255, &bucket)) != 0 ||
+        (rc = reserve_option(ctx, argv, argc, "EXPANSION", 0, 32768, &expansion)) != 0)
+        return rc < 0 ? RedisModule_WrongArity(ctx) : REDISMODULE_OK;
+    if (capacity < 2 * bucket)
+        return RedisModule_ReplyWithError(ctx, "Capacity must be at least (BucketSize * 2)");
+    RedisModuleKey *key;
+    bk_rbcuckoo *c;
+    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
+        return REDISMODULE_OK;
+    if (c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    if (create(ctx, key, capacity, (unsigned)bucket, (unsigned)iters, (unsigned)expansion)) {
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "cf.reserve", argv[1]);
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* Insert one item: bk_rbcuckoo_add's result, or BK_RB_GROW when the
+ * sub-filter it needs has no room under maxmemory (err says so). */
+static int add_one(RedisModuleCtx *ctx, bk_rbcuckoo *c, RedisModuleString *item, unsigned flags,
+                   char *err, size_t errlen)
+{
+    const bkm_arg a = arg_of(item);
+    int rc = bk_rbcuckoo_add(c, a.p, a.n, flags | BK_RB_NOGROW);
+    if (rc == BK_RB_GROW) {
+        const uint64_t need = bk_rbcuckoo_next_bytes(c);
+        if (need && bkm_rb_room(ctx, need, err, errlen) != 0)
+            return BK_RB_GROW;
+        rc = bk_rbcuckoo_add(c, a.p, a.n, flags);
+    }
+    return rc;
+}
+
+/* The guard before any insert: 0, or 1 after replying. */
+static int expansions_reached(RedisModuleCtx *ctx, const bk_rbcuckoo *c)
+{
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(c, &in);
+    if (in.filters < bkm_conf.cf_max_expansions)
+        return 0;
+    RedisModule_ReplyWithError(ctx, "Maximum expansions reached");
+    return 1;
+}
+
+static void finish_write(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                         int changed, const char *event)
+{
+    if (changed) {
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, event, name);
+    }
+    RedisModule_CloseKey(key);
+}
+
+/* CF.ADD (nx 0) and CF.ADDNX (nx 1). */
+static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    bk_rbcuckoo *c;
+    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
+        return REDISMODULE_OK;
+    int changed = 0;
+    if (!c) {
+        if (!(c = create(ctx, key, AUTO_CAPACITY, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
+            RedisModule_CloseKey(key);
+            return REDISMODULE_OK;
+        }
+        changed = 1;
+    } else if (expansions_reached(ctx, c)) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    char err[300];
+    const int rc = add_one(ctx, c, argv[2], nx ? BK_RB_NX : 0, err, sizeof err);
+    changed |= rc == 1;
+    if (rc == 0 || rc == 1)
+        bkm_reply_bool(ctx, rc);
+    else
+        RedisModule_ReplyWithError(ctx, rc == BK_EFULL    ? "Filter is full"
+                                        : rc == BK_RB_GROW ? err
+                                                           : "Memory allocation failure");
+    finish_write(ctx, key, argv[1], changed, nx ? "cf.addnx" : "cf.add");
+    return REDISMODULE_OK;
+}
+
+int bkm_cmd_cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return cf_add(ctx, argv, argc, 0);
+}
+
+int bkm_cmd_cf_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return cf_add(ctx, argv, argc, 1);
+}
+
+/* One result of CF.INSERT (bools in RESP3, but an allocation failure) or
+ * CF.INSERTNX (integers). */
+static void reply_insert(RedisModuleCtx *ctx, int rc, int nx)
+{
+    const long long v = rc == 1 ? 1 : rc == 0 ? 0 : -1;
+    if (!nx && bkm_resp3(ctx) && (rc == 1 || rc == BK_EFULL))
+        RedisModule_ReplyWithBool(ctx, rc == 1);
+    else
+        RedisModule_ReplyWithLongLong(ctx, v);
+}
+
+/* long: RedisBloom's option letters, then the key (made or guarded), then one result an item. */
+static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    long long capacity = AUTO_CAPACITY;
+    int nocreate = 0, first = -1;
+    for (int i = 2; i < argc && first < 0; i++) {
+        const bkm_arg a = arg_of(argv[i]);
+        const char letter = a.n ? (char)(a.p[0] | 0x20) : 0;
+        if (letter == 'c') {
+            if (++i >= argc)
+                return RedisModule_WrongArity(ctx);
+            if (RedisModule_StringToLongLong(argv[i], &capacity) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "Bad capacity");
+            if (capacity < 2 * AUTO_BUCKET)
+                return RedisModule_ReplyWithError(ctx,
+                                                  "Capacity must be at least (BucketSize * 2)");
+        } else if (letter == 'n') {
+            nocreate = 1;
+        } else if (letter == 'i') {
+            first = i + 1;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "Unknown argument received");
+        }
+    }
+    if (first < 0 || first >= argc)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    bk_rbcuckoo *c;
+    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
+        return REDISMODULE_OK;
+    int changed = 0;
+    if (!c) {
+        if (nocreate) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR not found");
+        }
+        if (!(c = create(ctx, key, capacity, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
+            RedisModule_CloseKey(key);
+            return REDISMODULE_OK;
+        }
+        changed = 1;
+    } else if (expansions_reached(ctx, c)) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    char err[300];
+    RedisModule_ReplyWithArray(ctx, argc - first);
+    for (int i = first; i < argc; i++) {
+        const int rc = add_one(ctx, c, argv[i], nx ? BK_RB_NX : 0, err, sizeof err);
+        changed |= rc == 1;
+        reply_insert(ctx, rc, nx);
+    }
+    finish_write(ctx, key, argv[1], changed, nx ? "cf.insertnx" : "cf.insert");
+    return REDISMODULE_OK;
+}
+
+int bkm_cmd_cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return cf_insert(ctx, argv, argc, 0);
+}
+
+int bkm_cmd_cf_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return cf_insert(ctx, argv, argc, 1);
+}
+
+/* The filter under argv[1] for a lookup: NULL for a missing key or one of
+ * another type (RedisBloom answers 0 for those). */
+static const bk_rbcuckoo *lookup(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
+{
+    *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ);
+    return bkm_kind_of(*key) == BKM_RBCUCKOO ? RedisModule_ModuleTypeGetValue(*key) : NULL;
+}
+
+static int cf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
+{
+    if (array ? argc < 3 : argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    const bk_rbcuckoo *c = lookup(ctx, argv[1], &key);
+    if (array)
+        RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; i++) {
+        const bkm_arg a = arg_of(argv[i]);
+        bkm_reply_bool(ctx, c && bk_rbcuckoo_exists(c, a.p, a.n));
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int bkm_cmd_cf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return cf_exists(ctx, argv, argc, 0);
+}
+
+int bkm_cmd_cf_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return cf_exists(ctx, argv, argc, 1);
+}
+
+int bkm_cmd_cf_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    const bk_rbcuckoo *c = lookup(ctx, argv[1], &key);
+    const bkm_arg a = arg_of(argv[2]);
+    const uint64_t n = c ? bk_rbcuckoo_count(c, a.p, a.n) : 0;
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, (long long)n);
+}
+
+int bkm_cmd_cf_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    bk_rbcuckoo *c;
+    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, "Not found") != 0)
+        return REDISMODULE_OK;
+    if (!c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "Not found");
+    }
+    const bkm_arg a = arg_of(argv[2]);
+    const int rc = bk_rbcuckoo_remove(c, a.p, a.n);
+    bkm_reply_bool(ctx, rc);
+    finish_write(ctx, key, argv[1], rc == 1, "cf.del");
+    return REDISMODULE_OK;
+}
+
+int bkm_cmd_cf_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    bk_rbcuckoo *c;
+    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c,
+                "Cuckoo filter was not found") != 0)
+        return REDISMODULE_OK;
+    if (!c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "Cuckoo filter was not found");
+    }
+    bk_rbcuckoo_compact(c, 0);
+    RedisModule_ReplyWithSimpleString(ctx, "OK");
+    finish_write(ctx, key, argv[1], 1, "cf.compact");
+    return REDISMODULE_OK;
+}
+
+/* The filter for CF.INFO / CF.DEBUG / CF.SCANDUMP: NULL after replying. */
+static bk_rbcuckoo *existing(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
+{
+    bk_rbcuckoo *c;
+    if (open_cf(ctx, name, REDISMODULE_READ, key, &c, NULL) != 0)
+        return NULL;
+    if (!c) {
+        RedisModule_CloseKey(*key);
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    return c;
+}
+
+int bkm_cmd_cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    const bk_rbcuckoo *c = existing(ctx, argv[1], &key);
+    if (!c)
+        return REDISMODULE_OK;
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(c, &in);
+    RedisModule_CloseKey(key);
+    static const char *const labels[] = {"Size",           "Number of buckets",
+                                         "Number of filters", "Number of items inserted",
+                                         "Number of items deleted", "Bucket size",
+                                         "Expansion rate", "Max iterations"};
+    const long long values[] = {(long long)(40 + 16 * (uint64_t)in.filters + in.bytes),
+                                (long long)in.buckets,
+                                in.filters,
+                                (long long)in.items,
+                                (long long)in.deletes,
+                                in.bucket_size,
+                                in.expansion,
+                                in.max_iterations};
+    RedisModule_ReplyWithMap(ctx, 8);
+    for (int i = 0; i < 8; i++) {
+        RedisModule_ReplyWithSimpleString(ctx, labels[i]);
+        RedisModule_ReplyWithLongLong(ctx, values[i]);
+    }
+    return REDISMODULE_OK;
+}
+
+int bkm_cmd_cf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    const bk_rbcuckoo *c = existing(ctx, argv[1], &key);
+    if (!c)
+        return REDISMODULE_OK;
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(c, &in);
+    RedisModule_CloseKey(key);
+    char line[300];
+    snprintf(line, sizeof line,
+             "bktsize:%u buckets:%llu items:%llu deletes:%llu filters:%u max_iterations:%u "
+             "expansion:%u",
+             in.bucket_size, (unsigned long long)in.buckets, (unsigned long long)in.items,
+             (unsigned long long)in.deletes, in.filters, in.max_iterations, in.expansion);
+    return RedisModule_ReplyWithSimpleString(ctx, line);
+}
+
+int bkm_cmd_cf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    long long p;
+    if (RedisModule_StringToLongLong(argv[2], &p) != REDISMODULE_OK || p < 0)
+        return RedisModule_ReplyWithError(ctx, "Invalid position");
+    RedisModuleKey *key;
+    const bk_rbcuckoo *c = existing(ctx, argv[1], &key);
+    if (!c)
+        return REDISMODULE_OK;
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(c, &in);
+    RedisModule_ReplyWithArray(ctx, 2);
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    long long next = 0;
+    char head[64];
+    if (in.items == 0) {
+        /* RedisBloom's: an empty filter has no dump */
+    } else if (p == 0) {
+        len = bk_rbcuckoo_header(c, head, sizeof head);
+        data = (const uint8_t *)head;
+        next = 1;
+    } else {
+        bk_rbcuckoo_chunk(c, p, &data, &len, &next);
+    }
+    RedisModule_ReplyWithLongLong(ctx, next);
+    if (len)
+        RedisModule_ReplyWithStringBuffer(ctx, (const char *)data, len);
+    else
+        RedisModule_ReplyWithNull(ctx);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 4)
+        return RedisModule_WrongArity(ctx);
+    long long p;
+    if (RedisModule_StringToLongLong(argv[2], &p) != REDISMODULE_OK || p == 0)
+        return RedisModule_ReplyWithError(ctx, "Invalid position");
+    RedisModuleKey *key;
+    bk_rbcuckoo *c;
+    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
+        return REDISMODULE_OK;
+    const bkm_arg data = arg_of(argv[3]);
+    const char *err = NULL;
+    if (p == 1) {
+        if (c)
+            err = "ERR item exists";
+        else if (data.n != 38)
+            err = "Invalid header";
+        else if (bk_rbcuckoo_header_read(data.p, data.n, &c) != BK_OK)
+            err = "Couldn't create filter!";
+        else
+            RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);
+    } else if (!c) {
+        err = "ERR not found";
+    } else if (bk_rbcuckoo_load_chunk(c, p, data.p, data.n) != BK_OK) {
+        err = "Couldn't load chunk!";
+    }
+    if (err) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, err);
+    }
+    RedisModule_ReplyWithSimpleString(ctx, "OK");
+    finish_write(ctx, key, argv[1], 1, "cf.loadchunk");
+    return REDISMODULE_OK;
+}

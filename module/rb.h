@@ -1,0 +1,62 @@
+/*
+ * rb.h - the module's RedisBloom-compatible keys (internal): RedisBloom's
+ * own data types, registered under its names so that its RDB and AOF data
+ * load (type MBbloom--: a bk_rbchain; type MBbloomCF: a bk_rbcuckoo, both
+ * from bloomkit_redisbloom.h), and the commands on them.
+ *   rbtype.c  the two types: RDB load (every encoding RedisBloom 2.6
+ *             loads) and save (its current one), AOF rewrite, COPY, free
+ *   rbbf.c    BF.* on MBbloom-- keys (bf.c hands them over)
+ *   cf.c      CF.*
+ * These keys hash without a key, as RedisBloom does: docs/security.md.
+ */
+#ifndef BKM_RB_H
+#define BKM_RB_H
+
+#include "bloomkit_redisbloom.h"
+#include "rm_api.h"
+
+#define BKM_RB_ENCVER 4 /* RedisBloom 2.6's encoding of both types */
+
+extern RedisModuleType *bkm_rbchain_type, *bkm_rbcuckoo_type;
+
+/* Register both types (OnLoad). REDISMODULE_OK or _ERR. */
+int bkm_register_rb_types(RedisModuleCtx *ctx);
+
+/* What a key holds. */
+typedef enum bkm_kind {
+    BKM_EMPTY,    /* no key */
+    BKM_BLOOMKIT, /* a bloomkit filter (bkm_value) */
+    BKM_RBCHAIN,  /* RedisBloom's chain */
+    BKM_RBCUCKOO, /* RedisBloom's cuckoo filter */
+    BKM_OTHER     /* any other type */
+} bkm_kind;
+
+/* The kind of an open key (NULL: empty). */
+bkm_kind bkm_kind_of(RedisModuleKey *key);
+/* The kind of key `name` now (opened to read and closed). */
+bkm_kind bkm_kind_named(RedisModuleCtx *ctx, RedisModuleString *name);
+
+/* 1 when the client speaks RESP3. */
+int bkm_resp3(RedisModuleCtx *ctx);
+/* A boolean: true/false in RESP3, 1/0 in RESP2 (RedisBloom's "bool"). */
+int bkm_reply_bool(RedisModuleCtx *ctx, int v);
+
+/* BF.* on a chain key (bf.c calls them for MBbloom-- keys, and for
+ * missing keys when NEW_KEYS is redisbloom). Same arguments as the BF.*
+ * handlers. */
+int bkm_rbbf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_rbbf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array);
+int bkm_rbbf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_rbbf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array);
+int bkm_rbbf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+
+
+/* Room for `need` more bytes of a RedisBloom-compatible key (maxmemory's
+ * headroom; these keys keep RedisBloom's own limits, not MAX_BYTES): 0, or
+ * -1 with the reason in err. */
+int bkm_rb_room(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,387 @@
+/*
+ * rbbf.c - BF.* on RedisBloom's chains (type MBbloom--), with RedisBloom's
+ * replies and error texts (FORMATS.md 6.1): keys loaded from its data, and
+ * keys made while the module's NEW_KEYS is redisbloom. bf.c hands a
+ * command here when its key is a chain (or missing, under NEW_KEYS
+ * redisbloom). A write is replicated as it came: its result on a replica
+ * and in the AOF is the same, the chain being deterministic. An add that
+ * would grow the chain checks maxmemory's headroom for the new link first
+ * (these keys keep RedisBloom's limits, not MAX_BYTES).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "module.h"
+#include "payload.h"
+#include "rb.h"
+
+static bkm_arg arg_of(RedisModuleString *s)
+{
+    bkm_arg a;
+    a.p = RedisModule_StringPtrLen(s, &a.n);
+    return a;
+}
+
+/* Open the key for a chain command: *c the chain, or NULL when the key is
+ * empty; -1 after replying WRONGTYPE. */
+static int open_chain(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
+                      bk_rbchain **c)
+{
+    *c = NULL;
+    *key = RedisModule_OpenKey(ctx, name, mode);
+    const bkm_kind k = bkm_kind_of(*key);
+    if (k == BKM_RBCHAIN)
+        *c = RedisModule_ModuleTypeGetValue(*key);
+    else if (k != BKM_EMPTY) {
+        RedisModule_CloseKey(*key);
+        *key = NULL;
+        RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+        return -1;
+    }
+    return 0;
+}
+
+/* A new chain under the empty key: NULL after replying. */
+static bk_rbchain *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_opts *o)
+{
+    bk_rbchain *c;
+    const int rc = bk_rbchain_new(o->capacity, o->error_rate, (uint32_t)o->expansion,
+                                  o->nonscaling, &c);
+    if (rc != BK_OK) {
+        RedisModule_ReplyWithError(ctx, rc == BK_ENOMEM ? "ERR Insufficient memory to create filter"
+                                                        : "ERR could not create filter");
+        return NULL;
+    }
+    bk_rbchain_link l;
+    bk_rbchain_link_of(c, 0, &l);
+    char err[300];
+    if (bkm_rb_room(ctx, l.bytes, err, sizeof err) != 0) {
+        bk_rbchain_free(c);
+        RedisModule_ReplyWithError(ctx, err);
+        return NULL;
+    }
+    RedisModule_ModuleTypeSetValue(key, bkm_rbchain_type, c);
+    return c;
+}
+
+int bkm_rbbf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    bkm_arg args[8];
+    bkm_bf_opts o;
+    char err[300];
+    size_t n = 0;
+    for (int i = 2; i < argc && n < 8; i++)
+        args[n++] = arg_of(argv[i]);
+    const int rc = argc - 2 > 8 ? BKM_ARGS_ARITY
+                                : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
+    if (rc != BKM_ARGS_OK)
+        return rc == BKM_ARGS_ARITY ? RedisModule_WrongArity(ctx)
+                                    : RedisModule_ReplyWithError(ctx, err);
+    RedisModuleKey *key;
+    bk_rbchain *c;
+    if (open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c) != 0)
+        return REDISMODULE_OK;
+    if (c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    if (create(ctx, key, &o)) {
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "bf.reserve", argv[1]);
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* Add one item: bk_rbchain_add's result, or BK_RB_GROW when the new link it
+ * needs has no room under maxmemory (err says so). */
+static int add_one(RedisModuleCtx *ctx, bk_rbchain *c, RedisModuleString *item, char *err,
+                   size_t errlen)
+{
+    const bkm_arg a = arg_of(item);
+    int rc = bk_rbchain_add(c, a.p, a.n, BK_RB_NOGROW);
+    if (rc == BK_RB_GROW) {
+        const uint64_t need = bk_rbchain_next_bytes(c);
+        if (need && bkm_rb_room(ctx, need, err, errlen) != 0)
+            return BK_RB_GROW;
+        rc = bk_rbchain_add(c, a.p, a.n, 0);
+    }
+    return rc;
+}
+
+/* Reply for one add's result: 1 / 0, or RedisBloom's error. */
+static void reply_add(RedisModuleCtx *ctx, int rc, const char *err)
+{
+    if (rc >= 0 && rc != BK_RB_GROW)
+        bkm_reply_bool(ctx, rc);
+    else if (rc == BK_EFULL)
+        RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+    else if (rc == BK_RB_GROW)
+        RedisModule_ReplyWithError(ctx, err);
+    else
+        RedisModule_ReplyWithError(ctx, "ERR problem inserting into filter");
+}
+
+/* Add argv[first..argc) to the chain under key (made with o when empty,
+ * unless o->nocreate); one reply, or an array (MADD, INSERT) that ends
+ * early with the error when a non-scaling chain fills. */
+static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,
+                     const bkm_bf_opts *o, int array)
+{
+    RedisModuleKey *key;
+    bk_rbchain *c;
+    if (open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c) != 0)
+        return REDISMODULE_OK;
+    int changed = 0;
+    if (!c) {
+        if (o->nocreate) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR not found");
+        }
+        if (!(c = create(ctx, key, o))) {
+            RedisModule_CloseKey(key);
+            return REDISMODULE_OK;
+        }
+        changed = 1;
+    }
+    char err[300];
+    if (!array) {
+        const int rc = add_one(ctx, c, argv[first], err, sizeof err);
+        changed |= rc == 1;
+        reply_add(ctx, rc, err);
+    } else {
+        RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
+        long n = 0;
+        for (int i = first; i < argc; i++, n++) {
+            const int rc = add_one(ctx, c, argv[i], err, sizeof err);
+            changed |= rc == 1;
+            reply_add(ctx, rc, err);
+            if (rc == BK_EFULL || rc == BK_RB_GROW) {
+                n++;
+                break;
+            }
+        }
+        RedisModule_ReplySetArrayLength(ctx, n);
+    }
+    if (changed) {
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "bf.add", argv[1]);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int bkm_rbbf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
+{
+    bkm_bf_opts o;
+    memset(&o, 0, sizeof o);
+    o.error_rate = bkm_conf.error_rate;
+    o.capacity = bkm_conf.capacity;
+    o.expansion = bkm_conf.expansion;
+    return add_items(ctx, argv, argc, 2, &o, array);
+}
+
+int bkm_rbbf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    bkm_arg few[16] = {{NULL, 0}}, *args = few;
+    const size_t n = (size_t)(argc - 2);
+    if (n > sizeof few / sizeof *few && !(args = bkm_alloc(n * sizeof *args)))
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    for (size_t i = 0; i < n; i++)
+        args[i] = arg_of(argv[2 + i]);
+    bkm_bf_opts o;
+    char err[300];
+    const int rc = bkm_parse_insert(&bkm_conf, args, n, &o, err, sizeof err);
+    if (args != few)
+        bkm_free(args);
+    if (rc != BKM_ARGS_OK)
+        return rc == BKM_ARGS_ARITY ? RedisModule_WrongArity(ctx)
+                                    : RedisModule_ReplyWithError(ctx, err);
+    return add_items(ctx, argv, argc, 2 + (int)o.items, &o, 1);
+}
+
+int bkm_rbbf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
+{
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
+    /* a missing key, or one of another type, holds nothing (RedisBloom's answer) */
+    const bk_rbchain *c =
+        bkm_kind_of(key) == BKM_RBCHAIN ? RedisModule_ModuleTypeGetValue(key) : NULL;
+    if (array)
+        RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; i++) {
+        const bkm_arg a = arg_of(argv[i]);
+        bkm_reply_bool(ctx, c && bk_rbchain_exists(c, a.p, a.n));
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* long: one reply of five labels, or of the one field asked, in RESP2 and RESP3's shapes. */
+int bkm_rbbf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    RedisModuleKey *key;
+    bk_rbchain *c;
+    if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
+        return REDISMODULE_OK;
+    if (!c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    bk_rbchain_info in;
+    bk_rbchain_info_of(c, &in);
+    RedisModule_CloseKey(key);
+    static const char *const labels[] = {"Capacity", "Size", "Number of filters",
+                                         "Number of items inserted", "Expansion rate"};
+    static const char *const fields[] = {"CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"};
+    const long long values[] = {(long long)in.capacity, (long long)(32 + 64 * in.links + in.bytes),
+                                (long long)in.links, (long long)in.size, (long long)in.growth};
+    const int no_growth = (in.options & BK_RBCHAIN_NO_SCALING) != 0;
+    int only = -1;
+    if (argc == 3) {
+        const bkm_arg a = arg_of(argv[2]);
+        for (int i = 0; i < 5; i++)
+            if (bkm_arg_is(a, fields[i]))
+                only = i;
+        if (only < 0)
+            return RedisModule_ReplyWithError(ctx, "Invalid information value");
+    }
+    const int resp3 = bkm_resp3(ctx);
+    if (only >= 0 && !resp3)
+        RedisModule_ReplyWithArray(ctx, 1);
+    else
+        RedisModule_ReplyWithMap(ctx, only >= 0 ? 1 : 5);
+    for (int i = 0; i < 5; i++) {
+        if (only >= 0 && i != only)
+            continue;
+        if (only < 0 || resp3)
+            RedisModule_ReplyWithSimpleString(ctx, labels[i]);
+        if (i == 4 && no_growth)
+            RedisModule_ReplyWithNull(ctx);
+        else
+            RedisModule_ReplyWithLongLong(ctx, values[i]);
+    }
+    return REDISMODULE_OK;
+}
+
+int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    (void)argc;
+    RedisModuleKey *key;
+    bk_rbchain *c;
+    if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
+        return REDISMODULE_OK;
+    bk_rbchain_info in = {0};
+    if (c)
+        bk_rbchain_info_of(c, &in);
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, (long long)in.size);
+}
+
+int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    (void)argc;
+    RedisModuleKey *key;
+    bk_rbchain *c;
+    if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
+        return REDISMODULE_OK;
+    if (!c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    long long it;
+    if (RedisModule_StringToLongLong(argv[2], &it) != REDISMODULE_OK) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "Second argument must be numeric");
+    }
+    RedisModule_ReplyWithArray(ctx, 2);
+    if (it == 0) {
+        const size_t hlen = bk_rbchain_header(c, NULL, 0);
+        char *head = bkm_alloc(hlen);
+        if (!head) {
+            RedisModule_ReplyWithLongLong(ctx, 0);
+            RedisModule_ReplyWithError(ctx, "ERR out of memory");
+        } else {
+            bk_rbchain_header(c, head, hlen);
+            RedisModule_ReplyWithLongLong(ctx, 1);
+            RedisModule_ReplyWithStringBuffer(ctx, head, hlen);
+            bkm_free(head);
+        }
+    } else {
+        const uint8_t *data;
+        size_t len;
+        long long next;
+        bk_rbchain_chunk(c, it, &data, &len, &next);
+        RedisModule_ReplyWithLongLong(ctx, next);
+        RedisModule_ReplyWithStringBuffer(ctx, len ? (const char *)data : "", len);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    (void)argc;
+    long long it;
+    if (RedisModule_StringToLongLong(argv[2], &it) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
+    RedisModuleKey *key;
+    bk_rbchain *c;
+    if (open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c) != 0)
+        return REDISMODULE_OK;
+    const bkm_arg data = arg_of(argv[3]);
+    int rc;
+    if (!c && it == 1) {
+        rc = bk_rbchain_header_read(data.p, data.n, &c);
+        if (rc == BK_OK)
+            RedisModule_ModuleTypeSetValue(key, bkm_rbchain_type, c);
+    } else if (!c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    } else {
+        rc = bk_rbchain_load_chunk(c, it, data.p, data.n);
+    }
+    RedisModule_CloseKey(key);
+    if (rc == BK_OK) {
+        RedisModule_ReplicateVerbatim(ctx);
+        return RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    return RedisModule_ReplyWithError(
+        ctx, rc == BK_ENOTFOUND ? "ERR invalid offset - no link found"
+             : rc == BK_ERANGE  ? "ERR invalid chunk - Too big for current filter"
+             : rc == BK_ENOMEM  ? "ERR Insufficient memory to create filter"
+                                : "ERR received bad data");
+}
+
+int bkm_cmd_bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    bk_rbchain *c;
+    if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
+        return REDISMODULE_OK;
+    if (!c) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    bk_rbchain_info in;
+    bk_rbchain_info_of(c, &in);
+    char line[300];
+    RedisModule_ReplyWithArray(ctx, 1 + (long)in.links);
+    snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.size);
+    RedisModule_ReplyWithSimpleString(ctx, line);
+    for (uint32_t i = 0; i < in.links; i++) {
+        bk_rbchain_link l;
+        bk_rbchain_link_of(c, i, &l);
+        snprintf(line, sizeof line,
+                 "bytes:%llu bits:%llu hashes:%u hashwidth:%d capacity:%llu size:%llu ratio:%g",
+                 (unsigned long long)l.bytes, (unsigned long long)l.bits, l.hashes,
+                 in.options & BK_RBCHAIN_FORCE64 ? 64 : 32, (unsigned long long)l.entries,
+                 (unsigned long long)l.size, l.error);
+        RedisModule_ReplyWithSimpleString(ctx, line);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}

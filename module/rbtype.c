@@ -1,0 +1,391 @@
+/*
+ * rbtype.c - RedisBloom's data types in the module: MBbloom-- (its
+ * scalable chain) and MBbloomCF (its cuckoo filter), registered under
+ * RedisBloom's names so that a dataset RedisBloom wrote loads (Redis finds
+ * a module value only by its type name). rdb_load reads every encoding
+ * RedisBloom 2.6 reads, exactly as strictly (a stricter loader would turn a
+ * dataset that starts into one that does not), but refuses cleanly what
+ * would crash RedisBloom; rdb_save writes RedisBloom's current encoding
+ * (4), so the server can go back to RedisBloom; the AOF rewrite emits the
+ * dump commands RedisBloom emits (FORMATS.md 1.3 - 1.6).
+ */
+#include <string.h>
+
+#include "module.h"
+#include "rb.h"
+
+RedisModuleType *bkm_rbchain_type, *bkm_rbcuckoo_type;
+
+bkm_kind bkm_kind_of(RedisModuleKey *key)
+{
+    const int type = RedisModule_KeyType(key);
+    if (type == REDISMODULE_KEYTYPE_EMPTY)
+        return BKM_EMPTY;
+    if (type != REDISMODULE_KEYTYPE_MODULE)
+        return BKM_OTHER;
+    const RedisModuleType *t = RedisModule_ModuleTypeGetType(key);
+    return t == bkm_type            ? BKM_BLOOMKIT
+           : t == bkm_rbchain_type  ? BKM_RBCHAIN
+           : t == bkm_rbcuckoo_type ? BKM_RBCUCKOO
+                                    : BKM_OTHER;
+}
+
+bkm_kind bkm_kind_named(RedisModuleCtx *ctx, RedisModuleString *name)
+{
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ);
+    const bkm_kind k = bkm_kind_of(key);
+    RedisModule_CloseKey(key);
+    return k;
+}
+
+int bkm_resp3(RedisModuleCtx *ctx)
+{
+    return (RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_RESP3) != 0;
+}
+
+int bkm_reply_bool(RedisModuleCtx *ctx, int v)
+{
+    return bkm_resp3(ctx) ? RedisModule_ReplyWithBool(ctx, v != 0)
+                          : RedisModule_ReplyWithLongLong(ctx, v != 0);
+}
+
+int bkm_rb_room(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
+{
+    return bkm_headroom(ctx, need, err, errlen);
+}
+
+/* The key's name for a log line. */
+static const char *io_key(RedisModuleIO *io, int *len)
+{
+    const RedisModuleString *name = RedisModule_GetKeyNameFromIO(io);
+    size_t n = 0;
+    const char *p = name ? RedisModule_StringPtrLen(name, &n) : "?";
+    *len = (int)(n > 200 ? 200 : n);
+    return p;
+}
+
+static void *refuse(RedisModuleIO *io, const char *type, const char *why)
+{
+    int n;
+    const char *name = io_key(io, &n);
+    RedisModule_LogIOError(io, "warning", "bloomkit: %s key '%.*s' refused: %s", type, n, name,
+                           why);
+    return NULL;
+}
+
+/* ---- MBbloom-- ---- */
+
+/* Free the link buffers LoadStringBuffer gave. */
+static void free_links(bk_rbchain_link *links, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        RedisModule_Free(links[i].data);
+    RedisModule_Free(links);
+}
+
+/* long: the fields of every encoding in their order, as FORMATS.md 1.4 tabulates them. */
+static void *chain_load(RedisModuleIO *io, int encver)
+{
+    if (encver > BKM_RB_ENCVER)
+        return refuse(io, "MBbloom--", "an encoding newer than RedisBloom 2.6's");
+    bk_rbchain_info in = {0};
+    in.size = RedisModule_LoadUnsigned(io);
+    const uint64_t n = RedisModule_LoadUnsigned(io);
+    in.options = encver >= 2 ? (uint32_t)RedisModule_LoadUnsigned(io) : 0;
+    in.growth = encver >= 4 ? (uint32_t)RedisModule_LoadUnsigned(io) : 2;
+    if (RedisModule_IsIOError(io) || n == 0 || n > UINT32_MAX)
+        return refuse(io, "MBbloom--", "no links");
+    uint32_t got = 0, cap = 0;
+    bk_rbchain_link *links = NULL;
+    const char *why = NULL;
+    while (got < n && !why) {
+        if (got == cap) {
+            cap = cap ? cap * 2 : 4;
+            bk_rbchain_link *more = RedisModule_TryAlloc(cap * sizeof *more);
+            if (!more) {
+                why = "out of memory";
+                break;
+            }
+            if (got)
+                memcpy(more, links, got * sizeof *links);
+            RedisModule_Free(links);
+            links = more;
+        }
+        bk_rbchain_link *l = &links[got];
+        memset(l, 0, sizeof *l);
+        l->entries = RedisModule_LoadUnsigned(io);
+        l->error = RedisModule_LoadDouble(io);
+        l->hashes = (uint32_t)RedisModule_LoadUnsigned(io);
+        l->bpe = RedisModule_LoadDouble(io);
+        if (encver == 0) {
+            const double bits = (double)l->entries * l->bpe;
+            l->bits = bits >= 0 && bits < 18446744073709551616.0 ? (uint64_t)bits : 0;
+            l->n2 = 0;
+        } else {
+            l->bits = RedisModule_LoadUnsigned(io);
+            l->n2 = (uint8_t)RedisModule_LoadUnsigned(io);
+        }
+        size_t len = 0;
+        l->data = (uint8_t *)RedisModule_LoadStringBuffer(io, &len);
+        l->bytes = len;
+        l->size = RedisModule_LoadUnsigned(io);
+        got++;
+        if (RedisModule_IsIOError(io) || !l->data)
+            why = "the value ends early";
+        else if (len < l->bits / 8 + (l->bits % 8 != 0))
+            why = "a link's bits are longer than its array";
+    }
+    bk_rbchain *c = NULL;
+    if (!why && bk_rbchain_from(&in, links, got, 0, &c) != BK_OK)
+        why = bk_last_error();
+    if (why) {
+        refuse(io, "MBbloom--", why);
+        c = NULL;
+    }
+    free_links(links, got);
+    return c;
+}
+
+static void chain_save(RedisModuleIO *io, void *value)
+{
+    const bk_rbchain *c = value;
+    bk_rbchain_info in;
+    bk_rbchain_info_of(c, &in);
+    RedisModule_SaveUnsigned(io, in.size);
+    RedisModule_SaveUnsigned(io, in.links);
+    RedisModule_SaveUnsigned(io, in.options);
+    RedisModule_SaveUnsigned(io, in.growth);
+    for (uint32_t i = 0; i < in.links; i++) {
+        bk_rbchain_link l;
+        bk_rbchain_link_of(c, i, &l);
+        RedisModule_SaveUnsigned(io, l.entries);
+        RedisModule_SaveDouble(io, l.error);
+        RedisModule_SaveUnsigned(io, l.hashes);
+        RedisModule_SaveDouble(io, l.bpe);
+        RedisModule_SaveUnsigned(io, l.bits);
+        RedisModule_SaveUnsigned(io, l.n2);
+        RedisModule_SaveStringBuffer(io, (const char *)l.data, (size_t)l.bytes);
+        RedisModule_SaveUnsigned(io, l.size);
+    }
+}
+
+static void chain_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
+{
+    const bk_rbchain *c = value;
+    const size_t hlen = bk_rbchain_header(c, NULL, 0);
+    char *head = RedisModule_TryAlloc(hlen);
+    if (!head) {
+        RedisModule_LogIOError(aof, "warning", "bloomkit: out of memory rewriting a chain");
+        return;
+    }
+    bk_rbchain_header(c, head, hlen);
+    RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL, head, hlen);
+    RedisModule_Free(head);
+    long long it = 1;
+    for (;;) {
+        const uint8_t *data;
+        size_t len;
+        bk_rbchain_chunk(c, it, &data, &len, &it);
+        if (!len)
+            break;
+        RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, it, (const char *)data, len);
+    }
+}
+
+static size_t chain_usage(const void *value)
+{
+    bk_rbchain_info in;
+    bk_rbchain_info_of(value, &in);
+    return (size_t)(64 + in.links * sizeof(bk_rbchain_link) + in.bytes);
+}
+
+static void *chain_copy(RedisModuleString *from, RedisModuleString *to, const void *value)
+{
+    (void)from;
+    (void)to;
+    const bk_rbchain *c = value;
+    bk_rbchain_info in;
+    bk_rbchain_info_of(c, &in);
+    bk_rbchain_link *links = RedisModule_TryAlloc(in.links * sizeof *links);
+    if (!links)
+        return NULL;
+    for (uint32_t i = 0; i < in.links; i++)
+        bk_rbchain_link_of(c, i, &links[i]);
+    bk_rbchain *copy = NULL;
+    if (bk_rbchain_from(&in, links, in.links, 0, &copy) != BK_OK)
+        copy = NULL; /* COPY then fails, the source unchanged */
+    RedisModule_Free(links);
+    return copy;
+}
+
+static void chain_free(void *value)
+{
+    bk_rbchain_free(value);
+}
+
+/* ---- MBbloomCF ---- */
+
+/* long: the fields of every encoding in their order, as FORMATS.md 1.5 tabulates them. */
+static void *cuckoo_load(RedisModuleIO *io, int encver)
+{
+    if (encver > BKM_RB_ENCVER)
+        return refuse(io, "MBbloomCF", "an encoding newer than RedisBloom 2.6's");
+    bk_rbcuckoo_info in = {0};
+    in.filters = (uint16_t)RedisModule_LoadUnsigned(io);
+    in.buckets = RedisModule_LoadUnsigned(io);
+    in.items = RedisModule_LoadUnsigned(io);
+    if (encver >= 4) {
+        in.deletes = RedisModule_LoadUnsigned(io);
+        in.bucket_size = (uint16_t)RedisModule_LoadUnsigned(io);
+        in.max_iterations = (uint16_t)RedisModule_LoadUnsigned(io);
+        in.expansion = (uint16_t)RedisModule_LoadUnsigned(io);
+    } else {
+        in.bucket_size = 2;
+        in.max_iterations = 20;
+        in.expansion = 1;
+    }
+    if (RedisModule_IsIOError(io) || in.filters == 0 || in.buckets == 0 || in.bucket_size == 0)
+        return refuse(io, "MBbloomCF", "no sub-filter, bucket or slot");
+    struct sub {
+        uint64_t count;
+        char *array;
+        size_t len;
+    } *subs = RedisModule_TryAlloc(in.filters * sizeof *subs);
+    if (!subs)
+        return refuse(io, "MBbloomCF", "out of memory");
+    uint64_t *counts = RedisModule_TryAlloc(in.filters * sizeof *counts);
+    if (!counts) {
+        RedisModule_Free(subs);
+        return refuse(io, "MBbloomCF", "out of memory");
+    }
+    uint32_t got = 0;
+    const char *why = NULL;
+    for (; got < in.filters && !why; got++) {
+        struct sub *s = &subs[got];
+        s->count = counts[got] = encver >= 4 ? RedisModule_LoadUnsigned(io) : in.buckets;
+        s->len = 0;
+        s->array = RedisModule_LoadStringBuffer(io, &s->len);
+        if (RedisModule_IsIOError(io) || !s->array)
+            why = "the value ends early";
+        else if (s->count == 0 || s->count > BK_RBCUCKOO_BUCKETS_MAX ||
+                 s->len != s->count * in.bucket_size)
+            /* RedisBloom asserts here, taking the server down */
+            why = "a sub-filter's slots are not its buckets times the bucket size";
+    }
+    bk_rbcuckoo *c = NULL;
+    if (!why && bk_rbcuckoo_from(&in, counts, 0, &c) != BK_OK)
+        why = bk_last_error();
+    for (uint32_t i = 0; i < got; i++) {
+        if (c && !why) {
+            uint8_t *slots;
+            uint64_t nb;
+            bk_rbcuckoo_filter(c, i, &slots, &nb);
+            memcpy(slots, subs[i].array, subs[i].len);
+        }
+        if (subs[i].array)
+            RedisModule_Free(subs[i].array);
+    }
+    RedisModule_Free(subs);
+    RedisModule_Free(counts);
+    return why ? refuse(io, "MBbloomCF", why) : c;
+}
+
+static void cuckoo_save(RedisModuleIO *io, void *value)
+{
+    const bk_rbcuckoo *c = value;
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(c, &in);
+    RedisModule_SaveUnsigned(io, in.filters);
+    RedisModule_SaveUnsigned(io, in.buckets);
+    RedisModule_SaveUnsigned(io, in.items);
+    RedisModule_SaveUnsigned(io, in.deletes);
+    RedisModule_SaveUnsigned(io, in.bucket_size);
+    RedisModule_SaveUnsigned(io, in.max_iterations);
+    RedisModule_SaveUnsigned(io, in.expansion);
+    for (uint32_t i = 0; i < in.filters; i++) {
+        uint8_t *slots;
+        uint64_t nb;
+        bk_rbcuckoo_filter(c, i, &slots, &nb);
+        RedisModule_SaveUnsigned(io, nb);
+        RedisModule_SaveStringBuffer(io, (const char *)slots, (size_t)(nb * in.bucket_size));
+    }
+}
+
+static void cuckoo_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
+{
+    const bk_rbcuckoo *c = value;
+    char head[64];
+    const size_t hlen = bk_rbcuckoo_header(c, head, sizeof head);
+    RedisModule_EmitAOF(aof, "CF.LOADCHUNK", "slb", key, 1LL, head, hlen);
+    long long p = 1;
+    for (;;) {
+        const uint8_t *data;
+        size_t len;
+        bk_rbcuckoo_chunk(c, p, &data, &len, &p);
+        if (!len)
+            break;
+        RedisModule_EmitAOF(aof, "CF.LOADCHUNK", "slb", key, p, (const char *)data, len);
+    }
+}
+
+static size_t cuckoo_usage(const void *value)
+{
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(value, &in);
+    return (size_t)(64 + in.filters * 16 + in.bytes);
+}
+
+static void *cuckoo_copy(RedisModuleString *from, RedisModuleString *to, const void *value)
+{
+    (void)from;
+    (void)to;
+    const bk_rbcuckoo *c = value;
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(c, &in);
+    uint64_t *counts = RedisModule_TryAlloc(in.filters * sizeof *counts);
+    if (!counts)
+        return NULL;
+    for (uint32_t i = 0; i < in.filters; i++) {
+        uint8_t *slots;
+        bk_rbcuckoo_filter(c, i, &slots, &counts[i]);
+    }
+    bk_rbcuckoo *copy = NULL;
+    if (bk_rbcuckoo_from(&in, counts, 0, &copy) == BK_OK)
+        for (uint32_t i = 0; i < in.filters; i++) {
+            uint8_t *from_slots, *to_slots;
+            uint64_t nb;
+            bk_rbcuckoo_filter(c, i, &from_slots, &nb);
+            bk_rbcuckoo_filter(copy, i, &to_slots, &nb);
+            memcpy(to_slots, from_slots, (size_t)(nb * in.bucket_size));
+        }
+    RedisModule_Free(counts);
+    return copy;
+}
+
+static void cuckoo_free(void *value)
+{
+    bk_rbcuckoo_free(value);
+}
+
+int bkm_register_rb_types(RedisModuleCtx *ctx)
+{
+    static RedisModuleTypeMethods chain, cuckoo;
+    memset(&chain, 0, sizeof chain);
+    chain.version = BKM_TYPE_METHOD_VERSION;
+    chain.rdb_load = chain_load;
+    chain.rdb_save = chain_save;
+    chain.aof_rewrite = chain_rewrite;
+    chain.mem_usage = chain_usage;
+    chain.free = chain_free;
+    chain.copy = chain_copy;
+    cuckoo = chain;
+    cuckoo.rdb_load = cuckoo_load;
+    cuckoo.rdb_save = cuckoo_save;
+    cuckoo.aof_rewrite = cuckoo_rewrite;
+    cuckoo.mem_usage = cuckoo_usage;
+    cuckoo.free = cuckoo_free;
+    cuckoo.copy = cuckoo_copy;
+    bkm_rbchain_type = RedisModule_CreateDataType(ctx, "MBbloom--", BKM_RB_ENCVER, &chain);
+    bkm_rbcuckoo_type = RedisModule_CreateDataType(ctx, "MBbloomCF", BKM_RB_ENCVER, &cuckoo);
+    return bkm_rbchain_type && bkm_rbcuckoo_type ? REDISMODULE_OK : REDISMODULE_ERR;
+}

@@ -1,0 +1,479 @@
+"""A RedisBloom user's data and clients against bloomkit's module: the RDB
+RedisBloom 2.6.28 wrote loads and every answer it recorded comes back
+(../shared/testdata/redisbloom), its save reproduces RedisBloom's values
+field for field, its SCANDUMP chunks load through LOADCHUNK both ways, the
+keys survive AOF rewrite, restart and replication, CF.* answers as
+RedisBloom does (redis-py's cf(), node-redis's cf), and damaged values are
+refused with the server up. Run by `make check-module`."""
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+import unittest
+
+import redis
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_module import ModuleTest, crc64_jones  # noqa: E402
+
+DATA = os.environ.get("BK_REDISBLOOM_DATA",
+                      os.path.join(os.path.dirname(__file__), "../../../shared/testdata/redisbloom"))
+BLOOMS = ["bf_default", "bf_nonscaling", "bf_exp4", "bf_big"]
+CUCKOOS = ["cf_default", "cf_b4"]
+CHECKED = {"bf_default": 5000, "bf_nonscaling": 8000, "bf_exp4": 20000, "bf_big": 20000,
+           "cf_default": 1500, "cf_b4": 9000}
+
+
+def fixture(name, mode="r"):
+    with open(os.path.join(DATA, name), mode) as f:
+        return f.read()
+
+
+def chunks(name):
+    """[(iterator, bytes)] of a fixture's SCANDUMP, header first."""
+    out = []
+    for line in fixture(name + ".chunks.txt").splitlines():
+        parts = line.split()
+        if line.startswith("#") or len(parts) != 3 or parts[0] == "0":
+            continue
+        out.append((int(parts[0]), fixture(parts[2], "rb")))
+    return out
+
+
+def recorded_fps(name):
+    return [l for l in fixture(name + ".fp.txt").splitlines() if l and not l.startswith("#")]
+
+
+def recorded_zeros(name):
+    text = fixture(name + ".items.txt")
+    return {l for l in text.split("answering 0:")[1].split() if l}
+
+
+def info_of(name):
+    out = {}
+    for line in fixture(name + ".info.txt").splitlines():
+        k, v = line.split(": ")
+        out[k] = None if v == "None" else int(v)
+    return out
+
+
+def scan(r, key, cuckoo=None):
+    """[(iterator, chunk)] of a key's SCANDUMP, header first."""
+    cuckoo = r.type(key) == b"MBbloomCF" if cuckoo is None else cuckoo
+    cmd = "CF.SCANDUMP" if cuckoo else "BF.SCANDUMP"
+    it, got = 0, []
+    while True:
+        it, data = r.execute_command(cmd, key, it)
+        if it == 0:
+            return got
+        got.append((it, data))
+
+
+def mexists(r, cmd, key, items):
+    out = []
+    for i in range(0, len(items), 1000):
+        out += r.execute_command(cmd, key, *items[i:i + 1000])
+    return out
+
+
+# ---- a minimal RDB reader: the module values of a file, field by field ----
+
+def _length(b, i):
+    t = b[i] >> 6
+    if t == 0:
+        return b[i] & 0x3F, i + 1, False
+    if t == 1:
+        return ((b[i] & 0x3F) << 8) | b[i + 1], i + 2, False
+    if b[i] == 0x80:
+        return struct.unpack(">I", b[i + 1:i + 5])[0], i + 5, False
+    if b[i] == 0x81:
+        return struct.unpack(">Q", b[i + 1:i + 9])[0], i + 9, False
+    return b[i] & 0x3F, i + 1, True  # a special string encoding
+
+
+def _string(b, i):
+    n, i, special = _length(b, i)
+    if not special:
+        return b[i:i + n], i + n
+    size = {0: 1, 1: 2, 2: 4}[n]  # int8/16/32 (LZF is off: rdbcompression no)
+    v = int.from_bytes(b[i:i + size], "little", signed=True)
+    return str(v).encode(), i + size
+
+
+def module_values(path):
+    """{key: [(opcode, value), ...]} of every module value in an RDB file."""
+    with open(path, "rb") as f:
+        b = f.read()
+    assert b[:5] == b"REDIS"
+    i, out = 9, {}
+    while b[i] != 0xFF:
+        op = b[i]
+        i += 1
+        if op == 0xFA:  # aux field
+            _, i = _string(b, i)
+            _, i = _string(b, i)
+        elif op == 0xFE:  # select db
+            _, i, _ = _length(b, i)
+        elif op == 0xFB:  # resize db
+            _, i, _ = _length(b, i)
+            _, i, _ = _length(b, i)
+        elif op == 0xFC:  # expiry ms
+            i += 8
+        elif op == 0xF5:  # module aux: not written by these modules
+            raise AssertionError("module aux data")
+        else:
+            assert op == 7, "value type %d" % op
+            key, i = _string(b, i)
+            module_id, i, _ = _length(b, i)
+            fields = [("id", module_id)]
+            while True:
+                code, i, _ = _length(b, i)
+                if code == 0:
+                    break
+                if code == 2:
+                    v, i, _ = _length(b, i)
+                elif code == 4:
+                    v = b[i:i + 8]
+                    i += 8
+                elif code == 5:
+                    v, i = _string(b, i)
+                else:
+                    raise AssertionError("field opcode %d" % code)
+                fields.append((code, v))
+            out[key.decode()] = fields
+    return out
+
+
+class RedisBloomTest(ModuleTest):
+    def from_rdb(self, name="rb", **kw):
+        """A server started over RedisBloom's RDB."""
+        d = os.path.join(self.tmp, name)
+        os.makedirs(d)
+        shutil.copyfile(os.path.join(DATA, "redisbloom-2.6.28.rdb"), os.path.join(d, "dump.rdb"))
+        return self.server(name, **kw)
+
+    def check_answers(self, r, key, name=None):
+        name = name or key
+        cmd = "BF.MEXISTS" if key.startswith("bf") or name.startswith("bf") else "CF.MEXISTS"
+        items = ["item:%d" % i for i in range(CHECKED[name])]
+        zeros = recorded_zeros(name)
+        got = mexists(r, cmd, key, items)
+        self.assertEqual([it for it, v in zip(items, got) if v == 0], sorted(zeros, key=items.index),
+                         name)
+        probes = ["probe:%d" % i for i in range(100000)]
+        got = mexists(r, cmd, key, probes)
+        self.assertEqual([p for p, v in zip(probes, got) if v], recorded_fps(name), name)
+
+    def check_info(self, r, key, name=None):
+        name = name or key
+        raw = r.execute_command("BF.INFO" if name.startswith("bf") else "CF.INFO", key)
+        got = dict(zip([k.decode() for k in raw[0::2]], raw[1::2]))
+        self.assertEqual(got, info_of(name), name)
+
+    def check_dump(self, r, key, name=None):
+        name = name or key
+        self.assertEqual(scan(r, key, name.startswith("cf")), chunks(name), name)
+
+    def test_rdb_loads_and_answers_as_redisbloom(self):
+        s = self.from_rdb()
+        r = s.client()
+        self.assertIn("keys loaded: 6", s.log())
+        self.assertEqual(sorted(k.decode() for k in r.keys()), sorted(BLOOMS + CUCKOOS))
+        self.assertEqual(r.type("bf_default"), b"MBbloom--")
+        self.assertEqual(r.type("cf_b4"), b"MBbloomCF")
+        for key in BLOOMS + CUCKOOS:
+            self.check_answers(r, key)
+            self.check_info(r, key)
+            self.check_dump(r, key)
+        for key in BLOOMS:
+            self.assertEqual(r.execute_command("BF.CARD", key), info_of(key)["Number of items inserted"])
+        for key in CUCKOOS:
+            want = {}
+            for line in fixture(key + ".count.txt").splitlines():
+                if not line.startswith("#"):
+                    item, n = line.split()
+                    want[item] = int(n)
+            got = {item: r.execute_command("CF.COUNT", key, item) for item in want}
+            self.assertEqual(got, want, key)
+
+    def test_save_writes_redisbloom_values(self):
+        """SAVE writes every key as RedisBloom wrote it: the same module id
+        (type name and encoding 4) and the same fields, byte for byte."""
+        s = self.from_rdb(args=["--rdbcompression", "no"])
+        r = s.client()
+        r.save()
+        ours = module_values(os.path.join(s.dir, "dump.rdb"))
+        theirs = module_values(os.path.join(DATA, "redisbloom-2.6.28.rdb"))
+        self.assertEqual(sorted(ours), sorted(theirs))
+        for key in theirs:
+            self.assertEqual(ours[key], theirs[key], key)
+        self.assertEqual(theirs["bf_default"][0][1], 0x3016e5a289bef804)  # MBbloom-- v4
+        self.assertEqual(theirs["cf_b4"][0][1], 0x3016e5a289821404)  # MBbloomCF v4
+
+    def test_writes_continue_and_survive_aof_restart_and_replication(self):
+        s = self.from_rdb()
+        r = s.client()
+        replica = self.server("replica")
+        rr = replica.client()
+        rr.replicaof("127.0.0.1", s.port)
+        deadline = time.time() + 30
+        while rr.info("replication").get("master_link_status") != "up" or \
+                rr.dbsize() != 6:
+            self.assertLess(time.time(), deadline, "replica did not sync")
+            time.sleep(0.05)
+        new = ["new:%d" % i for i in range(3000)]
+        r.execute_command("BF.MADD", "bf_default", *new)  # grows the chain
+        r.execute_command("CF.INSERT", "cf_default", "ITEMS", *new)  # grows past a sub-filter
+        for i in range(200):
+            r.execute_command("CF.DEL", "cf_default", "new:%d" % i)
+        r.execute_command("CF.COMPACT", "cf_b4")
+        r.execute_command("BF.ADD", "bf_fresh", "x")  # a bloomkit key beside them
+        states = {key: scan(r, key) for key in BLOOMS + CUCKOOS}
+        self.assertEqual(len(states["bf_default"]), 1 + 7)  # a link more
+        self.assertEqual(r.execute_command("WAIT", 1, 10000), 1)
+        for key, want in states.items():
+            self.assertEqual(scan(rr, key), want, "replica " + key)
+        # AOF (no RDB preamble: the rewrite's own commands) then restart
+        r.config_set("aof-use-rdb-preamble", "no")
+        r.config_set("appendonly", "yes")
+        deadline = time.time() + 30
+        while r.info("persistence")["aof_rewrite_in_progress"] or \
+                r.info("persistence")["aof_rewrite_scheduled"]:
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.05)
+        s.restart(["--appendonly", "yes", "--aof-use-rdb-preamble", "no"])
+        r = s.client()
+        for key, want in states.items():
+            self.assertEqual(scan(r, key), want, "after AOF restart: " + key)
+        self.assertEqual(r.type("bf_default"), b"MBbloom--")
+        self.assertEqual(r.execute_command("BF.EXISTS", "bf_fresh", "x"), 1)
+
+    def test_chunks_load_both_ways(self):
+        s = self.server()
+        r = s.client()
+        for name in BLOOMS + CUCKOOS:
+            cmd = "BF.LOADCHUNK" if name.startswith("bf") else "CF.LOADCHUNK"
+            for it, data in chunks(name):
+                self.assertEqual(r.execute_command(cmd, "copy:" + name, it, data), b"OK")
+            self.check_info(r, "copy:" + name, name)
+            self.check_dump(r, "copy:" + name, name)
+        for name in ("bf_default", "cf_default"):
+            self.check_answers(r, "copy:" + name, name)
+
+    def test_bf_replies_and_errors_on_redisbloom_keys(self):
+        s = self.from_rdb()
+        r = s.client()
+        self.assertEqual(r.execute_command("BF.INFO", "bf_nonscaling", "EXPANSION"), [None])
+        self.assertEqual(r.execute_command("BF.INFO", "bf_default", "CAPACITY"), [6300])
+        self.assertRaisesRegex(redis.ResponseError, "^Invalid information value$",
+                               r.execute_command, "BF.INFO", "bf_default", "NOPE")
+        self.assertRaisesRegex(redis.ResponseError, "^item exists$", r.execute_command,
+                               "BF.RESERVE", "bf_default", "0.01", "100")
+        # a non-scaling chain takes exactly its capacity, then says so at the end of MADD
+        left = 10000 - 8000
+        out = r.execute_command("BF.MADD", "bf_nonscaling",
+                                *["more:%d" % i for i in range(left + 500)])
+        self.assertIsInstance(out[-1], redis.ResponseError)
+        self.assertEqual(str(out[-1]), "non scaling filter is full")
+        self.assertEqual(r.execute_command("BF.CARD", "bf_nonscaling"), 10000)
+        self.assertEqual(sum(1 for v in out[:-1] if v == 1), left)
+        self.assertRaisesRegex(redis.ResponseError, "^non scaling filter is full$",
+                               r.execute_command, "BF.ADD", "bf_nonscaling", "one more")
+        debug = r.execute_command("BF.DEBUG", "bf_exp4")
+        self.assertEqual(debug[0], b"size:19999")
+        self.assertEqual(len(debug), 4)
+        self.assertIn(b"hashwidth:64", debug[1])
+        # reads of another type answer 0, as RedisBloom's do
+        self.assertEqual(r.execute_command("BF.EXISTS", "cf_b4", "item:1"), 0)
+        self.assertEqual(r.execute_command("CF.EXISTS", "bf_default", "item:1"), 0)
+        self.assertEqual(r.execute_command("CF.COUNT", "bf_default", "item:1"), 0)
+        self.assertRaisesRegex(redis.ResponseError, "^Not found$", r.execute_command, "CF.DEL",
+                               "bf_default", "item:1")
+        # a chunk where no link is
+        self.assertRaisesRegex(redis.ResponseError, "^invalid offset - no link found$",
+                               r.execute_command, "BF.LOADCHUNK", "bf_default", 10 ** 9, b"x")
+        self.assertRaisesRegex(redis.ResponseError, "^received bad data$", r.execute_command,
+                               "BF.LOADCHUNK", "newkey", 1, b"not a header")
+        self.assertEqual(r.exists("newkey"), 0)
+
+    def test_cf_commands_as_redisbloom(self):
+        s = self.server()
+        r = s.client()
+        cf = r.cf()
+        self.assertTrue(cf.create("c", 1000))
+        self.assertRaisesRegex(redis.ResponseError, "item exists", cf.create, "c", 1000)
+        self.assertEqual(cf.add("c", "a"), 1)
+        self.assertEqual(cf.add("c", "a"), 1)  # a second copy
+        self.assertEqual(cf.addnx("c", "a"), 0)
+        self.assertEqual(cf.count("c", "a"), 2)
+        self.assertEqual(cf.exists("c", "a"), 1)
+        self.assertEqual(cf.mexists("c", "a", "zz"), [1, 0])
+        self.assertEqual(cf.insert("c", ["b", "c"]), [1, 1])
+        self.assertEqual(cf.insertnx("c", ["b", "d"]), [0, 1])
+        self.assertEqual(cf.delete("c", "a"), 1)
+        self.assertEqual(cf.count("c", "a"), 1)
+        info = cf.info("c")
+        self.assertEqual((info.size, info.bucketNum, info.filterNum, info.insertedNum,
+                          info.deletedNum, info.bucketSize, info.expansionRate, info.maxIteration),
+                         (40 + 16 + 1024, 512, 1, 4, 1, 2, 1, 20))
+        self.assertEqual(r.execute_command("CF.DEBUG", "c"),
+                         b"bktsize:2 buckets:512 items:4 deletes:1 filters:1 max_iterations:20 "
+                         b"expansion:1")
+        # autocreation: 1024 capacity, 512 buckets
+        self.assertEqual(cf.add("auto", "x"), 1)
+        self.assertEqual(cf.info("auto").bucketNum, 512)
+        self.assertRaisesRegex(redis.ResponseError, "^not found$", cf.insert, "nokey", ["x"],
+                               nocreate=True)
+        for args, err in (
+                (("CF.RESERVE", "e", "x"), "Bad capacity"),
+                (("CF.RESERVE", "e", "3"), r"Capacity must be at least \(BucketSize \* 2\)"),
+                (("CF.RESERVE", "e", "100", "BUCKETSIZE", "300"),
+                 "BUCKETSIZE: value must be an integer between 1 and 255, inclusive."),
+                (("CF.RESERVE", "e", "100", "MAXITERATIONS", "x"), "Couldn't parse MAXITERATIONS"),
+                (("CF.RESERVE", "e", "100", "EXPANSION", "40000"),
+                 "EXPANSION: value must be an integer between 0 and 32768, inclusive."),
+                (("CF.INSERT", "e", "CAPACITY", "2", "ITEMS", "a"),
+                 r"Capacity must be at least \(BucketSize \* 2\)"),
+                (("CF.INSERT", "e", "FOO", "ITEMS", "a"), "Unknown argument received"),
+                (("CF.SCANDUMP", "c", "-1"), "Invalid position"),
+                (("CF.LOADCHUNK", "e", "0", "x"), "Invalid position"),
+                (("CF.LOADCHUNK", "e", "1", "short"), "Invalid header"),
+                (("CF.LOADCHUNK", "e", "5", "x"), "not found"),
+                (("CF.COMPACT", "e"), "Cuckoo filter was not found"),
+                (("CF.INFO", "e"), "not found")):
+            self.assertRaisesRegex(redis.ResponseError, "^%s$" % err, r.execute_command, *args)
+        self.assertEqual(r.exists("e"), 0)  # no failed command made it
+        self.assertRaises(redis.ResponseError, r.execute_command, "CF.RESERVE", "e", "100",
+                          "EXPANSION")  # an option without its value: arity
+        # expansion 0: full, and the reply says so
+        self.assertTrue(cf.create("tiny", 4, expansion=0))
+        out = cf.insert("tiny", ["t%d" % i for i in range(40)])
+        self.assertIn(-1, out)
+        self.assertRaisesRegex(redis.ResponseError, "^Filter is full$", cf.add, "tiny",
+                               "t%d" % out.index(-1))
+        # the expansion guard
+        s2 = self.server("guard", module_args=["CF_MAX_EXPANSIONS", "2"])
+        r2 = s2.client()
+        r2.execute_command("CF.RESERVE", "g", "4", "EXPANSION", "1")
+        with self.assertRaisesRegex(redis.ResponseError, "^Maximum expansions reached$"):
+            for i in range(1000):
+                r2.execute_command("CF.ADD", "g", "g%d" % i)
+        # an empty filter has no dump (RedisBloom's [0, nil])
+        r.execute_command("CF.RESERVE", "empty", "100")
+        self.assertEqual(r.execute_command("CF.SCANDUMP", "empty", 0), [0, None])
+        # WRONGTYPE
+        r.set("str", "1")
+        self.assertRaisesRegex(redis.ResponseError, "WRONGTYPE", cf.add, "str", "x")
+
+    def test_resp3_shapes(self):
+        s = self.server()
+        r = s.client()
+        r.execute_command("CF.RESERVE", "c", "100")
+        r.execute_command("BF.LOADCHUNK", "b", *chunks("bf_nonscaling")[0])
+        for it, data in chunks("bf_nonscaling")[1:]:
+            r.execute_command("BF.LOADCHUNK", "b", it, data)
+
+        def resp3(*cmds):
+            with socket.create_connection(("127.0.0.1", s.port)) as c:
+                out = b""
+                for cmd in (("HELLO", "3"),) + cmds:
+                    out = b""
+                    req = b"*%d\r\n" % len(cmd) + b"".join(
+                        b"$%d\r\n%s\r\n" % (len(str(a)), str(a).encode()) for a in cmd)
+                    c.sendall(req)
+                    time.sleep(0.05)
+                    c.settimeout(0.5)
+                    try:
+                        while True:
+                            chunk = c.recv(65536)
+                            if not chunk:
+                                break
+                            out += chunk
+                    except socket.timeout:
+                        pass
+                return out
+
+        self.assertEqual(resp3(("CF.ADD", "c", "a")), b"#t\r\n")
+        self.assertEqual(resp3(("CF.EXISTS", "c", "zz")), b"#f\r\n")
+        self.assertEqual(resp3(("CF.COUNT", "c", "a")), b":1\r\n")
+        self.assertEqual(resp3(("CF.INSERTNX", "c", "ITEMS", "a")), b"*1\r\n:0\r\n")
+        self.assertEqual(resp3(("CF.INSERT", "c", "ITEMS", "q")), b"*1\r\n#t\r\n")
+        self.assertTrue(resp3(("CF.INFO", "c")).startswith(b"%8\r\n"))
+        self.assertEqual(resp3(("BF.INFO", "b", "EXPANSION")), b"%1\r\n+Expansion rate\r\n_\r\n")
+        self.assertEqual(resp3(("BF.EXISTS", "b", "item:1")), b"#t\r\n")
+
+    def test_damaged_values_are_refused_with_the_server_up(self):
+        s = self.server()
+        r = s.client()
+
+        def length(n):
+            return bytes([n]) if n < 64 else b"\x81" + struct.pack(">Q", n)
+
+        def payload(module_id, fields):
+            body = b"\x07\x81" + struct.pack(">Q", module_id)
+            for kind, v in fields:
+                if kind == "u":
+                    body += b"\x02" + length(v)
+                elif kind == "d":
+                    body += b"\x04" + struct.pack("<d", v)
+                else:
+                    body += b"\x05" + length(len(v)) + v
+            body += b"\x00" + struct.pack("<H", 10)
+            return body + struct.pack("<Q", crc64_jones(body))
+
+        cf_v4 = 0x3016e5a289821404
+        # a cuckoo value whose slots are not buckets x bucket size (RedisBloom dies on it)
+        bad = payload(cf_v4, [("u", 1), ("u", 4), ("u", 0), ("u", 0), ("u", 2), ("u", 20),
+                              ("u", 1), ("u", 4), ("s", b"\x00" * 7)])
+        self.assertRaisesRegex(redis.ResponseError, "Bad data format", r.restore, "k", 0, bad)
+        good = payload(cf_v4, [("u", 1), ("u", 4), ("u", 0), ("u", 0), ("u", 2), ("u", 20),
+                               ("u", 1), ("u", 4), ("s", b"\x00" * 8)])
+        self.assertTrue(r.restore("k", 0, good))
+        self.assertEqual(r.execute_command("CF.INFO", "k")[3], 4)
+        # encodings RedisBloom 2.6 never wrote are refused
+        self.assertRaisesRegex(redis.ResponseError, "Bad data format", r.restore, "k5", 0,
+                               payload(cf_v4 + 1, [("u", 1), ("u", 4), ("u", 0), ("u", 0),
+                                                   ("u", 2), ("u", 20), ("u", 1), ("u", 4),
+                                                   ("s", b"\x00" * 8)]))
+        # an older cuckoo encoding (2): bucket size 2, 20 iterations, expansion 1
+        v2 = payload(cf_v4 - 2, [("u", 1), ("u", 4), ("u", 0), ("s", b"\x00" * 8)])
+        self.assertTrue(r.restore("old", 0, v2))
+        self.assertEqual(r.execute_command("CF.DEBUG", "old"),
+                         b"bktsize:2 buckets:4 items:0 deletes:0 filters:1 max_iterations:20 "
+                         b"expansion:1")
+        # a chain link whose bits are not 8 x its bytes, and one of encoding 0 that fits
+        bf_v4 = 0x3016e5a289bef804
+        link = [("u", 1000), ("d", 0.005), ("u", 8), ("d", 11.027753418256411)]
+        bad = payload(bf_v4, [("u", 0), ("u", 1), ("u", 5), ("u", 2)] + link +
+                      [("u", 11072), ("u", 0), ("s", b"\x00" * 1383), ("u", 0)])
+        self.assertRaisesRegex(redis.ResponseError, "Bad data format", r.restore, "b", 0, bad)
+        enc0 = payload(bf_v4 - 4, [("u", 0), ("u", 1), ("u", 1000), ("d", 0.5), ("u", 6),
+                                   ("d", 8.0), ("s", b"\x00" * 1000), ("u", 0)])
+        self.assertTrue(r.restore("b0", 0, enc0))
+        self.assertEqual(r.execute_command("BF.DEBUG", "b0")[1],
+                         b"bytes:1000 bits:8000 hashes:6 hashwidth:32 capacity:1000 size:0 "
+                         b"ratio:0.5")
+        self.assertEqual(r.ping(), True)
+
+
+class NodeCfTest(ModuleTest):
+    """node-redis (Debian's node-redis) through client.cf."""
+
+    def test_node_redis_cf(self):
+        node = shutil.which("node") or shutil.which("nodejs")
+        if not node or not os.path.isdir("/usr/share/nodejs/redis"):
+            self.skipTest("node-redis (Debian's node-redis) is not installed")
+        s = self.server()
+        script = os.path.join(os.path.dirname(__file__), "node_cf.js")
+        env = dict(os.environ, NODE_PATH="/usr/share/nodejs", REDIS_PORT=str(s.port))
+        out = subprocess.run([node, script], env=env, capture_output=True, text=True,
+                             timeout=120)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("node-redis cf: ok", out.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
