@@ -288,7 +288,8 @@ check-pip: $(CLI_BIN)
 # regression input (tests/fuzz/regress/T: a crash found by a fuzzer goes there
 # first, then gets fixed) through the same targets with the normal compiler.
 # (redis_reply parses hiredis's replies: only with hiredis)
-FUZZ_TARGETS := config load mmap lines $(if $(filter 1,$(HIREDIS)),redis_reply) plot url module_args module_payload
+FUZZ_TARGETS := config load mmap lines $(if $(filter 1,$(HIREDIS)),redis_reply) plot url module_args module_payload \
+  redisbloom
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
@@ -564,7 +565,8 @@ install-lib: lib
 
 install-headers:
 	install -d $(DESTDIR)$(INCLUDEDIR)
-	install -m 644 include/bloomkit.h include/bloomkit_tools.h include/bloomkit_redis.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/bloomkit.h include/bloomkit_tools.h include/bloomkit_redisbloom.h \
+	  include/bloomkit_redis.h $(DESTDIR)$(INCLUDEDIR)/
 
 install-pc: bloomkit.pc.in bloomkit-redis.pc.in
 	install -d $(DESTDIR)$(PKGCONFIGDIR)
@@ -579,6 +581,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libbloomkit.a $(DESTDIR)$(LIBDIR)/libbloomkit.so* \
 	      $(DESTDIR)$(LIBDIR)/libbloomkit-redis.a $(DESTDIR)$(LIBDIR)/libbloomkit-redis.so* \
 	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/bloomkit_tools.h \
+	      $(DESTDIR)$(INCLUDEDIR)/bloomkit_redisbloom.h \
 	      $(DESTDIR)$(INCLUDEDIR)/bloomkit_redis.h \
 	      $(DESTDIR)$(PKGCONFIGDIR)/bloomkit.pc $(DESTDIR)$(PKGCONFIGDIR)/bloomkit-redis.pc \
 	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1 \

@@ -36,9 +36,10 @@ extern "C" {
 #define BK_RB_CHUNK_MAX ((size_t)16 << 20)
 
 /* Flags of an add. */
-#define BK_RB_NX     1u /* cuckoo: add only when the item is not present (CF.ADDNX) */
-#define BK_RB_NOGROW 2u /* never allocate: an add that needs a new link or sub-filter
-                         * returns BK_RB_GROW instead, changing nothing */
+#define BK_RB_NX 1u /* cuckoo: add only when the item is not present (CF.ADDNX) */
+#define BK_RB_NOGROW                                                                               \
+    2u /* never allocate: an add that needs a new link or sub-filter                               \
+        * returns BK_RB_GROW instead, changing nothing */
 /* What an add with BK_RB_NOGROW returns when it needs to grow first: the caller
  * checks that the memory (bk_rbchain_next_bytes, bk_rbcuckoo_next_bytes) is
  * there and adds again without the flag, which then grows exactly as
@@ -50,7 +51,7 @@ extern "C" {
 typedef struct bk_rbchain bk_rbchain;
 
 /* A chain's option bits, as RedisBloom stores them. */
-#define BK_RBCHAIN_NOROUND      1u /* links sized exactly (bits a multiple of 64), else powers of two */
+#define BK_RBCHAIN_NOROUND      1u /* links sized exactly (whole words), else powers of two */
 #define BK_RBCHAIN_ENTS_IS_BITS 2u /* a link's capacity argument is log2 of its bits */
 #define BK_RBCHAIN_FORCE64      4u /* the 64-bit hash pair (MurmurHash64A), else the 32-bit one */
 #define BK_RBCHAIN_NO_SCALING   8u /* never adds a link: full when its one link is */
@@ -88,8 +89,9 @@ BK_API int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int 
                           bk_rbchain **out);
 
 /* Flags of bk_rbchain_from. */
-#define BK_RB_STRICT 1u /* also check what LOADCHUNK checks: known option bits, and the
-                         * chain's size equal to its links' */
+#define BK_RB_STRICT                                                                               \
+    1u /* also check what LOADCHUNK checks: known option bits, and the                             \
+        * chain's size equal to its links' */
 
 /* A chain from its fields (an RDB value's, or a SCANDUMP header's): info's
  * size, options and growth (links, capacity and bytes are ignored), n links
@@ -214,8 +216,7 @@ BK_API void bk_rbcuckoo_compact(bk_rbcuckoo *c, int stop_on_failure);
  * bucket_size bytes; into c, valid until the next write): BK_OK or
  * BK_ERANGE. */
 BK_API void bk_rbcuckoo_info_of(const bk_rbcuckoo *c, bk_rbcuckoo_info *out);
-BK_API int bk_rbcuckoo_filter(const bk_rbcuckoo *c, uint32_t i, uint8_t **data,
-                              uint64_t *buckets);
+BK_API int bk_rbcuckoo_filter(const bk_rbcuckoo *c, uint32_t i, uint8_t **data, uint64_t *buckets);
 
 /* CF.SCANDUMP's 38-byte header of c into buf when cap allows; returns 38. */
 BK_API size_t bk_rbcuckoo_header(const bk_rbcuckoo *c, void *buf, size_t cap);

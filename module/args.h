@@ -33,8 +33,8 @@ typedef struct bkm_settings {
     uint64_t load_timeout_ms; /* LOAD_TIMEOUT_MS: an unfinished load idle this long goes (60000) */
     uint64_t cf_max_expansions; /* CF_MAX_EXPANSIONS: a cuckoo filter of this many sub-filters
                                  * takes no more inserts (RedisBloom's, 32) */
-    int new_keys_redisbloom; /* NEW_KEYS: 0 bloomkit (BF.* makes bloomkit's keyed filters), 1
-                              * redisbloom (RedisBloom's chains, which RedisBloom can load) */
+    int new_keys_redisbloom;    /* NEW_KEYS: 0 bloomkit (BF.* makes bloomkit's keyed filters), 1
+                                 * redisbloom (RedisBloom's chains, which RedisBloom can load) */
 } bkm_settings;
 
 /* Defaults, then the NAME VALUE pairs of args[0..n). 0, or -1 with a message

@@ -121,14 +121,14 @@ static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
 
 int bkm_cmd_bf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    return argc != 3                  ? RedisModule_WrongArity(ctx)
+    return argc != 3                    ? RedisModule_WrongArity(ctx)
            : chain_key(ctx, argv[1], 1) ? bkm_rbbf_add(ctx, argv, argc, 0)
                                         : add_defaults(ctx, argv, argc, 0);
 }
 
 int bkm_cmd_bf_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    return argc < 3                   ? RedisModule_WrongArity(ctx)
+    return argc < 3                     ? RedisModule_WrongArity(ctx)
            : chain_key(ctx, argv[1], 1) ? bkm_rbbf_add(ctx, argv, argc, 1)
                                         : add_defaults(ctx, argv, argc, 1);
 }

@@ -52,8 +52,9 @@ static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, long long c
     bk_rbcuckoo *c;
     const int rc = bk_rbcuckoo_new((uint64_t)capacity, bucket, iters, expansion, &c);
     if (rc != BK_OK) {
-        RedisModule_ReplyWithError(ctx, rc == BK_EINVAL ? "ERR Could not create filter"
-                                                        : "ERR Insufficient memory to create filter");
+        RedisModule_ReplyWithError(ctx, rc == BK_EINVAL
+                                            ? "ERR Could not create filter"
+                                            : "ERR Insufficient memory to create filter");
         return NULL;
     }
     bk_rbcuckoo_info in;
@@ -70,8 +71,8 @@ static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, long long c
 
 /* The integer option `name` of CF.RESERVE, found anywhere in argv: 0 (absent:
  * *v untouched, or read and in range), 1 after replying, -1 arity. */
-static int reserve_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
-                          const char *name, long long lo, long long hi, long long *v)
+static int reserve_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, const char *name,
+                          long long lo, long long hi, long long *v)
 {
     for (int i = 1; i < argc; i++) {
         if (!bkm_arg_is(arg_of(argv[i]), name))
@@ -85,8 +86,9 @@ static int reserve_option(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
             return 1;
         }
         if (*v < lo || *v > hi) {
-            snprintf(msg, sizeof msg, "%s: value must be an integer between %lld and %lld, inclusive.",
-                     name, lo, hi);
+            snprintf(msg, sizeof msg,
+                     "%s: value must be an integer between %lld and %lld, inclusive.", name, lo,
+                     hi);
             RedisModule_ReplyWithError(ctx, msg);
             return 1;
         }
@@ -189,7 +191,7 @@ static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int n
     if (rc == 0 || rc == 1)
         bkm_reply_bool(ctx, rc);
     else
-        RedisModule_ReplyWithError(ctx, rc == BK_EFULL    ? "Filter is full"
+        RedisModule_ReplyWithError(ctx, rc == BK_EFULL     ? "Filter is full"
                                         : rc == BK_RB_GROW ? err
                                                            : "Memory allocation failure");
     finish_write(ctx, key, argv[1], changed, nx ? "cf.addnx" : "cf.add");
@@ -226,13 +228,13 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     int nocreate = 0, first = -1;
     for (int i = 2; i < argc && first < 0; i++) {
         const bkm_arg a = arg_of(argv[i]);
-        const char letter = a.n ? (char)(a.p[0] | 0x20) : 0;
+        const unsigned letter = a.n ? ((unsigned char)a.p[0] | 0x20u) : 0;
         if (letter == 'c') {
             if (++i >= argc)
                 return RedisModule_WrongArity(ctx);
             if (RedisModule_StringToLongLong(argv[i], &capacity) != REDISMODULE_OK)
                 return RedisModule_ReplyWithError(ctx, "Bad capacity");
-            if (capacity < 2 * AUTO_BUCKET)
+            if (capacity < 2LL * AUTO_BUCKET)
                 return RedisModule_ReplyWithError(ctx,
                                                   "Capacity must be at least (BucketSize * 2)");
         } else if (letter == 'n') {
@@ -393,10 +395,14 @@ int bkm_cmd_cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bk_rbcuckoo_info in;
     bk_rbcuckoo_info_of(c, &in);
     RedisModule_CloseKey(key);
-    static const char *const labels[] = {"Size",           "Number of buckets",
-                                         "Number of filters", "Number of items inserted",
-                                         "Number of items deleted", "Bucket size",
-                                         "Expansion rate", "Max iterations"};
+    static const char *const labels[] = {"Size",
+                                         "Number of buckets",
+                                         "Number of filters",
+                                         "Number of items inserted",
+                                         "Number of items deleted",
+                                         "Bucket size",
+                                         "Expansion rate",
+                                         "Max iterations"};
     const long long values[] = {(long long)(40 + 16 * (uint64_t)in.filters + in.bytes),
                                 (long long)in.buckets,
                                 in.filters,

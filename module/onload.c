@@ -65,12 +65,12 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
     /* a damaged payload is refused (NULL from rdb_load), never a crash */
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
     if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_rb_types(ctx) != REDISMODULE_OK ||
-        bkm_register_commands(ctx) != REDISMODULE_OK ||
-        bkm_loads_watch(ctx) != REDISMODULE_OK ||
+        bkm_register_commands(ctx) != REDISMODULE_OK || bkm_loads_watch(ctx) != REDISMODULE_OK ||
         RedisModule_RegisterInfoFunc(ctx, info) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     bkm_sweep_start(ctx);
-    RedisModule_Log(ctx, "notice", "bloomkit %s: BF.*, CF.* and BK.* commands, filters up to %llu bytes",
+    RedisModule_Log(ctx, "notice",
+                    "bloomkit %s: BF.*, CF.* and BK.* commands, filters up to %llu bytes",
                     BK_VERSION_STRING, (unsigned long long)bkm_conf.max_bytes);
     return REDISMODULE_OK;
 }

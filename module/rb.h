@@ -53,7 +53,6 @@ int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
-
 /* Room for `need` more bytes of a RedisBloom-compatible key (maxmemory's
  * headroom; these keys keep RedisBloom's own limits, not MAX_BYTES): 0, or
  * -1 with the reason in err. */

@@ -46,8 +46,8 @@ static int open_chain(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Re
 static bk_rbchain *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_opts *o)
 {
     bk_rbchain *c;
-    const int rc = bk_rbchain_new(o->capacity, o->error_rate, (uint32_t)o->expansion,
-                                  o->nonscaling, &c);
+    const int rc =
+        bk_rbchain_new(o->capacity, o->error_rate, (uint32_t)o->expansion, o->nonscaling, &c);
     if (rc != BK_OK) {
         RedisModule_ReplyWithError(ctx, rc == BK_ENOMEM ? "ERR Insufficient memory to create filter"
                                                         : "ERR could not create filter");
@@ -73,8 +73,8 @@ int bkm_rbbf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     size_t n = 0;
     for (int i = 2; i < argc && n < 8; i++)
         args[n++] = arg_of(argv[i]);
-    const int rc = argc - 2 > 8 ? BKM_ARGS_ARITY
-                                : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
+    const int rc =
+        argc - 2 > 8 ? BKM_ARGS_ARITY : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
     if (rc != BKM_ARGS_OK)
         return rc == BKM_ARGS_ARITY ? RedisModule_WrongArity(ctx)
                                     : RedisModule_ReplyWithError(ctx, err);

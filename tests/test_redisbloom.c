@@ -282,10 +282,11 @@ START_TEST(chain_probes_and_header_as_redisbloom)
     ck_assert_int_eq(next, 9);
     ck_assert_mem_eq(data, bits, 8);
     static const uint8_t head[] = {
-        0x01, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x05, 0, 0, 0, 0x02, 0, 0, 0,
-        0x08, 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0,
-        0x9a, 0x99, 0x99, 0x99, 0x99, 0x99, 0xa9, 0x3f, 0x4a, 0xf7, 0xd4, 0x9e, 0xde, 0xf0, 0x18, 0x40,
-        0x05, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0x00};
+        0x01, 0,    0,    0,    0,    0,    0,    0,    0x01, 0,    0,    0,    0x05, 0,    0,
+        0,    0x02, 0,    0,    0,    0x08, 0,    0,    0,    0,    0,    0,    0,    0x40, 0,
+        0,    0,    0,    0,    0,    0,    0x01, 0,    0,    0,    0,    0,    0,    0,    0x9a,
+        0x99, 0x99, 0x99, 0x99, 0x99, 0xa9, 0x3f, 0x4a, 0xf7, 0xd4, 0x9e, 0xde, 0xf0, 0x18, 0x40,
+        0x05, 0,    0,    0,    0x0a, 0,    0,    0,    0,    0,    0,    0,    0x00};
     uint8_t got[sizeof head];
     ck_assert_uint_eq(bk_rbchain_header(ch, got, sizeof got), sizeof head);
     ck_assert_mem_eq(got, head, sizeof head);
@@ -496,7 +497,8 @@ static void cuckoo_info_is(const bk_rbcuckoo *cf, const char *name)
 {
     bk_rbcuckoo_info in;
     bk_rbcuckoo_info_of(cf, &in);
-    ck_assert_int_eq(40 + 16 * (long long)in.filters + (long long)in.bytes, info_value(name, "Size"));
+    ck_assert_int_eq(40 + 16 * (long long)in.filters + (long long)in.bytes,
+                     info_value(name, "Size"));
     ck_assert_int_eq((long long)in.buckets, info_value(name, "Number of buckets"));
     ck_assert_int_eq(in.filters, info_value(name, "Number of filters"));
     ck_assert_int_eq((long long)in.items, info_value(name, "Number of items inserted"));

@@ -12,7 +12,7 @@ done
 # every function a header declares BK_API is exported (a definition that
 # does not see its declaration is hidden by -fvisibility=hidden)
 here=$(dirname "$0")/..
-for pair in "$core:bloomkit.h bloomkit_tools.h" "$redis:bloomkit_redis.h"; do
+for pair in "$core:bloomkit.h bloomkit_tools.h bloomkit_redisbloom.h" "$redis:bloomkit_redis.h"; do
     lib=${pair%%:*}
     for h in ${pair#*:}; do
         for fn in $(sed -n 's/^BK_API .*[ *]\(bk_[a-z0-9_]*\)(.*/\1/p' "$here/include/$h"); do
@@ -21,12 +21,12 @@ for pair in "$core:bloomkit.h bloomkit_tools.h" "$redis:bloomkit_redis.h"; do
         done
     done
 done
-echo "exports: every BK_API function of bloomkit.h, bloomkit_tools.h and bloomkit_redis.h"
+echo "exports: every BK_API function of bloomkit.h, bloomkit_tools.h, bloomkit_redisbloom.h and bloomkit_redis.h"
 # and past the API only what libbloomkit-redis imports: BK_INTERNAL
 # (src/common/export.h), for bloomkit's own optional library and no one else
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for h in bloomkit.h bloomkit_tools.h; do
+for h in bloomkit.h bloomkit_tools.h bloomkit_redisbloom.h; do
     sed -n 's/^BK_API .*[ *]\(bk_[a-z0-9_]*\)(.*/\1/p' "$here/include/$h"
 done | sort > "$work/api"
 nm -D --defined-only "$core" | awk '$2 == "T" { print $3 }' | sort > "$work/exported"

@@ -13,13 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "export.h"
-
 /* MurmurHash64A of data[0 .. len) with seed (data may be NULL when len is
  * 0). Thread-safe. */
-BK_INTERNAL uint64_t bk_murmur64a(const void *data, size_t len, uint64_t seed);
+uint64_t bk_murmur64a(const void *data, size_t len, uint64_t seed);
 
 /* MurmurHash2, 32-bit, of data[0 .. len) with seed. Thread-safe. */
-BK_INTERNAL uint32_t bk_murmur2(const void *data, size_t len, uint32_t seed);
+uint32_t bk_murmur2(const void *data, size_t len, uint32_t seed);
 
 #endif

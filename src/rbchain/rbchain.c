@@ -108,10 +108,9 @@ int bk_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *links, u
     c->options = info->options;
     c->growth = info->growth;
     for (uint32_t i = 0; i < n; i++) {
-        const int rc = links[i].bytes > SIZE_MAX / 2
-                           ? bk_fail(BK_ENOMEM, "a link of %llu bytes",
-                                     (unsigned long long)links[i].bytes)
-                           : bk_rb_chain_push(c, &links[i]);
+        const int rc = links[i].bytes > SIZE_MAX / 2 ? bk_fail(BK_ENOMEM, "a link of %llu bytes",
+                                                               (unsigned long long)links[i].bytes)
+                                                     : bk_rb_chain_push(c, &links[i]);
         if (rc != BK_OK) {
             bk_rbchain_free(c);
             return rc;

@@ -3,7 +3,7 @@
  * behind bk_rbchain (bloomkit_redisbloom.h) and what its files share.
  *   link.c    a link: RedisBloom's sizing (LinkInit), its probes
  *   rbchain.c the chain: making, adding (growth), lookups, figures
- *   image.c   the SCANDUMP header and chunks, and LOADCHUNK
+ *   bfimage.c the SCANDUMP header and chunks, and LOADCHUNK
  */
 #ifndef BK_RBCHAIN_RBCHAIN_H
 #define BK_RBCHAIN_RBCHAIN_H

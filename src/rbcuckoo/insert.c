@@ -103,9 +103,8 @@ uint64_t bk_rbcuckoo_next_bytes(const bk_rbcuckoo *c)
     if (c->expansion == 0 || c->filters >= BK_RBCUCKOO_FILTERS_MAX)
         return 0;
     bk_call_begin();
-    return bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) == BK_OK
-               ? n * c->bucket_size
-               : 0;
+    return bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) == BK_OK ? n * c->bucket_size
+                                                                               : 0;
 }
 
 int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags)

@@ -4,7 +4,7 @@
  *   rbcuckoo.c making it, its figures, and freeing it
  *   insert.c   lookups, counts, inserts with eviction and undo, growth
  *   compact.c  deletes and compaction
- *   dump.c     the SCANDUMP header and chunks, and LOADCHUNK
+ *   cfimage.c  the SCANDUMP header and chunks, and LOADCHUNK
  */
 #ifndef BK_RBCUCKOO_RBCUCKOO_H
 #define BK_RBCUCKOO_RBCUCKOO_H

@@ -1,5 +1,5 @@
 /*
- * image.c - RedisBloom's dump of a chain (FORMATS.md section 5): the
+ * bfimage.c - RedisBloom's dump of a chain (FORMATS.md section 5): the
  * SCANDUMP header, a packed little-endian struct of 20 + 53 * links bytes,
  * and the links' arrays cut into chunks addressed by iterator = byte
  * offset + 1 in their concatenation, oldest link first; a chunk never spans
@@ -151,5 +151,6 @@ int bk_rbchain_load_chunk(bk_rbchain *c, long long it, const void *data, size_t 
         }
         off -= l->bytes;
     }
-    return bk_fail(BK_ENOTFOUND, "no link at offset %llu", (unsigned long long)((uint64_t)it - len - 1));
+    return bk_fail(BK_ENOTFOUND, "no link at offset %llu",
+                   (unsigned long long)((uint64_t)it - len - 1));
 }
