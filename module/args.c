@@ -206,15 +206,15 @@ static const bad_texts reserve_texts = {
     "ERR bad error rate", "ERR (0 < error rate range < 1) ",
     "ERR bad capacity",   "ERR (capacity should be larger than 0)",
     "ERR bad expansion",  "ERR expansion should be greater or equal to 1"};
-static const bad_texts insert_texts = {"Bad error rate", "Bad argument received",
-                                       "Bad capacity",   "Bad argument received",
-                                       "Bad expansion",  "Bad argument received"};
+/* BF.INSERT checks the ranges after every option is read (NULL: later) */
+static const bad_texts insert_texts = {"Bad error rate", NULL, "Bad capacity", NULL,
+                                       "Bad expansion",  NULL};
 
 static int error_rate(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
 {
     if (bkm_parse_double(a, &o->error_rate) != 0)
         return fail(err, errlen, t->rate);
-    if (!(o->error_rate > 0) || !(o->error_rate < 1))
+    if (t->rate_range && (!(o->error_rate > 0) || !(o->error_rate < 1)))
         return fail(err, errlen, t->rate_range);
     o->error_text = a;
     return BKM_ARGS_OK;
@@ -227,9 +227,12 @@ static int count(bkm_arg a, uint64_t *out, const char *bad, const char *range, c
                  size_t errlen)
 {
     int64_t signed_value;
-    if (bkm_parse_u64(a, out) != 0)
-        return fail(err, errlen, bkm_parse_i64(a, &signed_value) == 0 ? range : bad);
-    return *out < 1 ? fail(err, errlen, range) : BKM_ARGS_OK;
+    if (bkm_parse_u64(a, out) != 0) {
+        if (bkm_parse_i64(a, &signed_value) != 0)
+            return fail(err, errlen, bad);
+        *out = 0; /* a negative integer: out of range, now or (range NULL) later */
+    }
+    return *out < 1 && range ? fail(err, errlen, range) : BKM_ARGS_OK;
 }
 
 static int capacity(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
@@ -248,31 +251,45 @@ static int expansion(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, s
     return rc;
 }
 
+/* The index of the first argument that is `word`, or n. */
+static size_t index_of(const bkm_arg *args, size_t n, const char *word)
+{
+    size_t i = 0;
+    while (i < n && !bkm_arg_is(args[i], word))
+        i++;
+    return i;
+}
+
 int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
                       char *err, size_t errlen)
 {
     defaults(s, o);
-    if (n < 2 || n > 5)
+    if (n < 3 || n > 6)
         return BKM_ARGS_ARITY;
     int rc;
-    if ((rc = error_rate(args[0], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK ||
-        (rc = capacity(args[1], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK)
+    if ((rc = error_rate(args[1], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK ||
+        (rc = capacity(args[2], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK)
         return rc;
-    for (size_t i = 2; i < n; i++) {
-        if (bkm_arg_is(args[i], "NONSCALING")) {
-            o->nonscaling = 1;
-        } else if (bkm_arg_is(args[i], "EXPANSION")) {
-            if (++i == n)
-                return fail(err, errlen, "ERR no expansion");
-            if ((rc = expansion(args[i], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK)
-                return rc;
-        } else {
-            return fail(err, errlen, "ERR unknown argument received");
-        }
+    /* RedisBloom looks for its two words anywhere, the key and the numbers
+     * too, and lets any other word pass */
+    const size_t exp = index_of(args, n, "EXPANSION");
+    o->nonscaling = index_of(args, n, "NONSCALING") < n;
+    if (exp < n) {
+        if (exp + 1 == n)
+            return fail(err, errlen, "ERR no expansion");
+        if (o->nonscaling)
+            return fail(err, errlen, "Nonscaling filters cannot expand");
+        if ((rc = expansion(args[exp + 1], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK)
+            return rc;
     }
-    if (o->nonscaling && o->has_expansion)
-        return fail(err, errlen, "Nonscaling filters cannot expand");
     return BKM_ARGS_OK;
+}
+
+/* Letter k of a, lower case, or 0 past its end. */
+static char letter(bkm_arg a, size_t k)
+{
+    const char c = k < a.n ? a.p[k] : '\0';
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
 int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
@@ -280,27 +297,29 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
 {
     defaults(s, o);
     int rc;
+    /* RedisBloom tells its options apart by their letters alone: CAPACITY,
+     * ERROR (e, r), EXPANSION (e, anything else), NOCREATE (n, ?, c),
+     * NONSCALING (n, anything else), ITEMS */
     for (size_t i = 0; i < n; i++) {
         const bkm_arg a = args[i];
-        if (bkm_arg_is(a, "ITEMS")) {
+        const char c = letter(a, 0);
+        if (c == 'i') {
             if (i + 1 == n)
                 return BKM_ARGS_ARITY;
             o->items = i + 1;
-            if (o->nonscaling && o->has_expansion)
-                return fail(err, errlen, "Nonscaling filters cannot expand");
+            /* then, for an existing filter too, the values' ranges */
+            if (!(o->error_rate > 0) || !(o->error_rate < 1) || o->capacity < 1 || o->expansion < 1)
+                return fail(err, errlen, "Bad argument received");
             return BKM_ARGS_OK;
-        } else if (bkm_arg_is(a, "NOCREATE")) {
-            o->nocreate = 1;
-        } else if (bkm_arg_is(a, "NONSCALING")) {
-            o->nonscaling = 1;
-        } else if (bkm_arg_is(a, "CAPACITY") || bkm_arg_is(a, "ERROR") ||
-                   bkm_arg_is(a, "EXPANSION")) {
+        } else if (c == 'n') {
+            *(letter(a, 2) == 'c' ? &o->nocreate : &o->nonscaling) = 1;
+        } else if (c == 'c' || c == 'e') {
             if (i + 1 == n)
                 return BKM_ARGS_ARITY;
             const bkm_arg v = args[++i];
-            rc = bkm_arg_is(a, "CAPACITY") ? capacity(v, o, &insert_texts, err, errlen)
-                 : bkm_arg_is(a, "ERROR")  ? error_rate(v, o, &insert_texts, err, errlen)
-                                           : expansion(v, o, &insert_texts, err, errlen);
+            rc = c == 'c'              ? capacity(v, o, &insert_texts, err, errlen)
+                 : letter(a, 1) == 'r' ? error_rate(v, o, &insert_texts, err, errlen)
+                                       : expansion(v, o, &insert_texts, err, errlen);
             if (rc != BKM_ARGS_OK)
                 return rc;
         } else {

@@ -58,12 +58,15 @@ typedef struct bkm_bf_opts {
 #define BKM_ARGS_ERROR (-1) /* err holds the reply */
 #define BKM_ARGS_ARITY (-2) /* reply with the server's wrong-number-of-arguments */
 
-/* BF.RESERVE's args after the key: error_rate capacity [EXPANSION n] [NONSCALING]. */
+/* BF.RESERVE's args from the key on: key error_rate capacity [EXPANSION n]
+ * [NONSCALING], as RedisBloom reads them: EXPANSION and NONSCALING are
+ * found anywhere (the key too), other words pass. */
 int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
                       char *err, size_t errlen);
 
 /* BF.INSERT's args after the key: [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE]
- * [NONSCALING] ITEMS item... (o->items indexes the first item; n > o->items). */
+ * [NONSCALING] ITEMS item... (o->items indexes the first item; n > o->items),
+ * options told apart by their letters as RedisBloom does. */
 int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
                      char *err, size_t errlen);
 

@@ -19,7 +19,7 @@ static bkm_arg arg_of(RedisModuleString *s)
     return a;
 }
 
-/* args of argv[from..argc) as bkm_arg (at most 16: options only). */
+/* args of argv[from..argc) as bkm_arg (at most cap). */
 static size_t args_of(RedisModuleString **argv, int from, int argc, bkm_arg *out, size_t cap)
 {
     size_t n = 0;
@@ -69,9 +69,9 @@ int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkm_arg args[8];
     bkm_bf_opts o;
     char err[300];
-    const size_t n = args_of(argv, 2, argc, args, 8);
+    const size_t n = args_of(argv, 1, argc, args, 8);
     const int rc =
-        argc - 2 > 8 ? BKM_ARGS_ARITY : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
+        argc - 1 > 8 ? BKM_ARGS_ARITY : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
     if (rc != BKM_ARGS_OK)
         return reply_parse(ctx, rc, err);
     RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
@@ -140,17 +140,11 @@ int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (chain_key(ctx, argv[1], 1))
         return bkm_rbbf_insert(ctx, argv, argc);
     bkm_time_begin(ctx);
-    /* the options before ITEMS, as many as given (RedisBloom takes repeats),
-     * ITEMS and the first item: what bkm_parse_insert reads */
-    int opts_end = 2;
-    while (opts_end < argc && !bkm_arg_is(arg_of(argv[opts_end]), "ITEMS"))
-        opts_end++;
-    const int upto = opts_end < argc - 1 ? opts_end + 2 : argc;
-    bkm_arg few[16], *args = few;
-    if ((size_t)(upto - 2) > sizeof few / sizeof *few &&
-        !(args = bkm_alloc((size_t)(upto - 2) * sizeof *args)))
+    bkm_arg few[16] = {{NULL, 0}}, *args = few;
+    const size_t n = (size_t)(argc - 2);
+    if (n > sizeof few / sizeof *few && !(args = bkm_alloc(n * sizeof *args)))
         return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    const size_t n = args_of(argv, 2, upto, args, (size_t)(upto - 2));
+    args_of(argv, 2, argc, args, n);
     bkm_bf_opts o;
     char err[300];
     const int rc = bkm_parse_insert(&bkm_conf, args, n, &o, err, sizeof err);

@@ -15,6 +15,7 @@
 #include "modclock.h"
 #include "commands.h"
 #include "module.h"
+#include "rb.h"
 #include "payload.h"
 
 #define MAX_CONFIG_TEXT 4096
@@ -147,10 +148,44 @@ static void field_figure(RedisModuleCtx *ctx, const bk_figure *fig)
 
 /* BK.INFO key: the table of figures, then the configuration's text (and a
  * window's length and the module's clock). */
+/* BK.INFO of a RedisBloom key: what it is, and that its hash has no key
+ * (docs/security.md); BF.INFO / CF.INFO give its figures. */
+static int rb_info(RedisModuleCtx *ctx, RedisModuleString *name, bkm_kind kind)
+{
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ);
+    const void *v = RedisModule_ModuleTypeGetValue(key);
+    uint64_t bytes, items;
+    if (kind == BKM_RBCHAIN) {
+        bk_rbchain_info in;
+        bk_rbchain_info_of(v, &in);
+        bytes = in.bytes;
+        items = in.size;
+    } else {
+        bk_rbcuckoo_info in;
+        bk_rbcuckoo_info_of(v, &in);
+        bytes = in.bytes;
+        items = in.items;
+    }
+    RedisModule_CloseKey(key);
+    RedisModule_ReplyWithMap(ctx, 5);
+    field_text(ctx, "variant", kind == BKM_RBCHAIN ? "redisbloom-chain" : "redisbloom-cuckoo");
+    field_text(ctx, "hash", kind == BKM_RBCHAIN ? "MurmurHash64A or MurmurHash2, RedisBloom's"
+                                                : "MurmurHash64A, RedisBloom's");
+    field_text(ctx, "hash_key",
+               "none: RedisBloom's hash has no key, so chosen items can collide "
+               "(docs/security.md); BF.INFO / CF.INFO give its figures");
+    field_int(ctx, "bytes", (long long)bytes);
+    field_int(ctx, "keys", (long long)items);
+    return REDISMODULE_OK;
+}
+
 int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
+    const bkm_kind kind = bkm_kind_named(ctx, argv[1]);
+    if (kind == BKM_RBCHAIN || kind == BKM_RBCUCKOO)
+        return rb_info(ctx, argv[1], kind);
     bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);

@@ -71,10 +71,10 @@ int bkm_rbbf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkm_bf_opts o;
     char err[300];
     size_t n = 0;
-    for (int i = 2; i < argc && n < 8; i++)
+    for (int i = 1; i < argc && n < 8; i++)
         args[n++] = arg_of(argv[i]);
     const int rc =
-        argc - 2 > 8 ? BKM_ARGS_ARITY : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
+        argc - 1 > 8 ? BKM_ARGS_ARITY : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
     if (rc != BKM_ARGS_OK)
         return rc == BKM_ARGS_ARITY ? RedisModule_WrongArity(ctx)
                                     : RedisModule_ReplyWithError(ctx, err);

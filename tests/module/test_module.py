@@ -250,8 +250,16 @@ class BFTest(ModuleTest):
                          "EXPANSION", "1000")  # over bloomkit's own limit: quoted as given
         self.assertErrorIs("Nonscaling filters cannot expand", r.execute_command, "BF.RESERVE",
                            "g", "0.01", "100", "EXPANSION", "2", "NONSCALING")
-        self.assertError("unknown argument", r.execute_command, "BF.RESERVE", "g", "0.01",
-                         "100", "FOO")
+        # RedisBloom's looseness: other words pass, its words count anywhere (the key too)
+        self.assertTrue(r.execute_command("BF.RESERVE", "g", "0.01", "100", "FOO"))
+        self.assertTrue(r.execute_command("BF.RESERVE", "NONSCALING", "0.01", "100"))
+        self.assertIsNone(bf.info("NONSCALING").expansionRate)
+        self.assertEqual(r.execute_command("BF.INSERT", "h", "EXP", "3", "NONS", "INSERTME", "a",
+                                           "b"), [1, 1])
+        self.assertIsNone(bf.info("h").expansionRate)
+        self.assertErrorIs("Bad capacity", r.execute_command, "BF.INSERT", "h2", "ERROR", "2",
+                           "CAPACITY", "x", "ITEMS", "a")  # values read before ranges are checked
+        r.delete("g", "NONSCALING", "h")
         self.assertErrorIs("Unknown argument received", r.execute_command, "BF.INSERT", "g",
                            "FOO", "ITEMS", "a")
         for opt, bad, text in (("ERROR", "x", "Bad error rate"), ("ERROR", "2", "Bad argument received"),

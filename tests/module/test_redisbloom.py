@@ -286,6 +286,12 @@ class RedisBloomTest(ModuleTest):
         self.assertEqual(debug[0], b"size:19999")
         self.assertEqual(len(debug), 4)
         self.assertIn(b"hashwidth:64", debug[1])
+        # BK.INFO says plainly that RedisBloom's hash has no key
+        for key, variant in (("bf_exp4", b"redisbloom-chain"), ("cf_b4", b"redisbloom-cuckoo")):
+            raw = r.execute_command("BK.INFO", key)
+            info = dict(zip(raw[0::2], raw[1::2]))
+            self.assertEqual(info[b"variant"], variant)
+            self.assertTrue(info[b"hash_key"].startswith(b"none"))
         # reads of another type answer 0, as RedisBloom's do
         self.assertEqual(r.execute_command("BF.EXISTS", "cf_b4", "item:1"), 0)
         self.assertEqual(r.execute_command("CF.EXISTS", "bf_default", "item:1"), 0)
