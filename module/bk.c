@@ -169,8 +169,9 @@ static int rb_info(RedisModuleCtx *ctx, RedisModuleString *name, bkm_kind kind)
     RedisModule_CloseKey(key);
     RedisModule_ReplyWithMap(ctx, 5);
     field_text(ctx, "variant", kind == BKM_RBCHAIN ? "redisbloom-chain" : "redisbloom-cuckoo");
-    field_text(ctx, "hash", kind == BKM_RBCHAIN ? "MurmurHash64A or MurmurHash2, RedisBloom's"
-                                                : "MurmurHash64A, RedisBloom's");
+    field_text(ctx, "hash",
+               kind == BKM_RBCHAIN ? "MurmurHash64A or MurmurHash2, RedisBloom's"
+                                   : "MurmurHash64A, RedisBloom's");
     field_text(ctx, "hash_key",
                "none: RedisBloom's hash has no key, so chosen items can collide "
                "(docs/security.md); BF.INFO / CF.INFO give its figures");

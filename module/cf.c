@@ -121,7 +121,7 @@ int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     if (create(ctx, key, capacity, (unsigned)bucket, (unsigned)iters, (unsigned)expansion)) {
         RedisModule_ReplicateVerbatim(ctx);
-        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "cf.reserve", argv[1]);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "cf.reserve", argv[1]);
         RedisModule_ReplyWithSimpleString(ctx, "OK");
     }
     RedisModule_CloseKey(key);
@@ -160,7 +160,7 @@ static void finish_write(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleSt
 {
     if (changed) {
         RedisModule_ReplicateVerbatim(ctx);
-        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, event, name);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, name);
     }
     RedisModule_CloseKey(key);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "module.h"
+#include "rb.h"
 #include "payload.h"
 
 #define BATCH           1024    /* items hashed and prefetched together */
@@ -120,7 +121,9 @@ int bkm_contains_items(const bkm_value *v, RedisModuleString **items, size_t n, 
 
 static void reply_one(RedisModuleCtx *ctx, int r, int bf)
 {
-    if (r >= 0)
+    if (r >= 0 && bf)
+        bkm_reply_bool(ctx, r); /* RedisBloom's: true/false in RESP3 */
+    else if (r >= 0)
         RedisModule_ReplyWithLongLong(ctx, r);
     else if (r == NONSCALING_FULL)
         RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");

@@ -55,7 +55,8 @@ int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
 /* Room for `need` more bytes of a RedisBloom-compatible key (maxmemory's
  * headroom; these keys keep RedisBloom's own limits, not MAX_BYTES): 0, or
- * -1 with the reason in err. */
+ * -1 with the reason in err. Always 0 for a command from the master or the
+ * AOF: a replica and a replay make what the master made. */
 int bkm_rb_room(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen);
 
 #endif

@@ -88,7 +88,7 @@ int bkm_rbbf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     if (create(ctx, key, &o)) {
         RedisModule_ReplicateVerbatim(ctx);
-        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "bf.reserve", argv[1]);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.reserve", argv[1]);
         RedisModule_ReplyWithSimpleString(ctx, "OK");
     }
     RedisModule_CloseKey(key);
@@ -167,7 +167,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     }
     if (changed) {
         RedisModule_ReplicateVerbatim(ctx);
-        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "bf.add", argv[1]);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.add", argv[1]);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;

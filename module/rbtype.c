@@ -51,6 +51,10 @@ int bkm_reply_bool(RedisModuleCtx *ctx, int v)
 
 int bkm_rb_room(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
 {
+    /* what the master did, a replica and a replayed AOF do too */
+    if (RedisModule_GetContextFlags(ctx) &
+        (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING))
+        return 0;
     return bkm_headroom(ctx, need, err, errlen);
 }
 

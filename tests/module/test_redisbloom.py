@@ -410,6 +410,9 @@ class RedisBloomTest(ModuleTest):
         self.assertTrue(resp3(("CF.INFO", "c")).startswith(b"%8\r\n"))
         self.assertEqual(resp3(("BF.INFO", "b", "EXPANSION")), b"%1\r\n+Expansion rate\r\n_\r\n")
         self.assertEqual(resp3(("BF.EXISTS", "b", "item:1")), b"#t\r\n")
+        self.assertEqual(resp3(("BF.ADD", "own", "x")), b"#t\r\n")  # a bloomkit filter too
+        self.assertEqual(resp3(("BF.MADD", "own", "x", "y")), b"*2\r\n#f\r\n#t\r\n")
+        self.assertEqual(resp3(("CF.DEL", "c", "a")), b"#t\r\n")
 
     def test_damaged_values_are_refused_with_the_server_up(self):
         s = self.server()
