@@ -286,10 +286,10 @@ int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_
 }
 
 /* Letter k of a, lower case, or 0 past its end. */
-static char letter(bkm_arg a, size_t k)
+static unsigned letter(bkm_arg a, size_t k)
 {
-    const char c = k < a.n ? a.p[k] : '\0';
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+    const unsigned c = k < a.n ? (unsigned char)a.p[k] : 0u;
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
 int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
@@ -302,7 +302,7 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
      * NONSCALING (n, anything else), ITEMS */
     for (size_t i = 0; i < n; i++) {
         const bkm_arg a = args[i];
-        const char c = letter(a, 0);
+        const unsigned c = letter(a, 0);
         if (c == 'i') {
             if (i + 1 == n)
                 return BKM_ARGS_ARITY;

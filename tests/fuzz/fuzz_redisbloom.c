@@ -95,7 +95,8 @@ static dumped dump_cuckoo(const bk_rbcuckoo *c)
 {
     dumped d = {NULL, 0};
     uint8_t h[38];
-    put(&d, h, bk_rbcuckoo_header(c, h, sizeof h));
+    const size_t hlen = bk_rbcuckoo_header(c, h, sizeof h);
+    put(&d, h, hlen);
     long long p = 1;
     for (;;) {
         const uint8_t *data;
@@ -217,7 +218,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bk_rbcuckoo_info in;
             bk_rbcuckoo_info_of(c, &in);
             const uint64_t next = bk_rbcuckoo_next_bytes(c);
-            bk_rbcuckoo_add(c, item, n, in.bytes + next > MAX_BYTES ? BK_RB_NOGROW : BK_RB_NX * (i & 1));
+            bk_rbcuckoo_add(c, item, n,
+                            in.bytes + next > MAX_BYTES ? BK_RB_NOGROW : BK_RB_NX * (i & 1));
             if (!bk_rbcuckoo_exists(c, item, n) && bk_rbcuckoo_count(c, item, n) != 0)
                 abort();
             if (i % 3 == 2)
@@ -227,7 +229,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bk_rbchain_info in;
             bk_rbchain_info_of(c, &in);
             const uint64_t next = bk_rbchain_next_bytes(c);
-            const int added = bk_rbchain_add(c, item, n, in.bytes + next > MAX_BYTES ? BK_RB_NOGROW : 0);
+            const int added =
+                bk_rbchain_add(c, item, n, in.bytes + next > MAX_BYTES ? BK_RB_NOGROW : 0);
             if ((added == 1 || added == 0) && !bk_rbchain_exists(c, item, n))
                 abort(); /* a false negative */
         }
