@@ -465,6 +465,31 @@ class RedisBloomTest(ModuleTest):
         self.assertEqual(r.execute_command("BF.DEBUG", "b0")[1],
                          b"bytes:1000 bits:8000 hashes:6 hashwidth:32 capacity:1000 size:0 "
                          b"ratio:0.5")
+        # encodings 1 to 3 of a chain: no growth field (2), and before 2 no options
+        # either (the 32-bit hash pair); a link of 1,000 items at 0.005
+        links = link + [("u", 11072), ("u", 0), ("s", b"\x00" * 1384), ("u", 0)]
+        for encver, head in ((1, [("u", 0), ("u", 1)]), (2, [("u", 0), ("u", 1), ("u", 5)]),
+                             (3, [("u", 0), ("u", 1), ("u", 5)])):
+            key = "enc%d" % encver
+            self.assertTrue(r.restore(key, 0, payload(bf_v4 - 4 + encver, head + links)))
+            self.assertEqual(r.execute_command("BF.INFO", key)[-1], 2)
+            width = b"hashwidth:32" if encver == 1 else b"hashwidth:64"
+            self.assertIn(width, r.execute_command("BF.DEBUG", key)[1])
+            self.assertEqual(r.execute_command("BF.ADD", key, "x"), 1)
+            self.assertEqual(r.execute_command("BF.EXISTS", key, "x"), 1)
+            # DUMP writes RedisBloom's current encoding, 4, which loads back the same
+            again = r.dump(key)
+            self.assertEqual(struct.unpack(">Q", again[2:10])[0] & 1023, 4)
+            self.assertTrue(r.restore(key + "b", 0, again))
+            self.assertEqual(r.execute_command("BF.SCANDUMP", key + "b", 1),
+                             r.execute_command("BF.SCANDUMP", key, 1))
+        # COPY, RENAME and MEMORY USAGE treat them as any key
+        self.assertEqual(r.copy("enc2", "enc2c"), True)
+        r.rename("enc2c", "enc2r")
+        self.assertEqual(r.execute_command("BF.EXISTS", "enc2r", "x"), 1)
+        self.assertGreater(r.memory_usage("enc2r"), 1384)
+        self.assertTrue(r.copy("k", "kc"))
+        self.assertEqual(r.execute_command("CF.INFO", "kc")[3], 4)
         self.assertEqual(r.ping(), True)
 
 
