@@ -251,6 +251,39 @@ class RedisBloomTest(ModuleTest):
         self.assertEqual(r.type("bf_default"), b"MBbloom--")
         self.assertEqual(r.execute_command("BF.EXISTS", "bf_fresh", "x"), 1)
 
+    def test_new_keys_redisbloom_makes_what_redisbloom_made(self):
+        """Under NEW_KEYS redisbloom the fixtures' own commands (their README)
+        give RedisBloom's filters byte for byte, and keys of its types."""
+        s = self.server(module_args=["NEW_KEYS", "redisbloom"])
+        r = s.client()
+
+        def madd(cmd, key, items):
+            for i in range(0, len(items), 1000):
+                r.execute_command(cmd, key, *items[i:i + 1000])
+
+        items = ["item:%d" % i for i in range(20000)]
+        for i in range(5000):  # autocreated by BF.ADD, one at a time as the fixture was
+            r.execute_command("BF.ADD", "bf_default", items[i])
+        r.execute_command("BF.RESERVE", "bf_nonscaling", "0.001", "10000", "NONSCALING")
+        madd("BF.MADD", "bf_nonscaling", items[:8000])
+        r.execute_command("BF.RESERVE", "bf_exp4", "0.0001", "1000", "EXPANSION", "4")
+        madd("BF.MADD", "bf_exp4", items)
+        r.execute_command("CF.RESERVE", "cf_default", "1000")
+        for i in range(1500):
+            r.execute_command("CF.ADD", "cf_default", items[i])
+        for i in range(100):
+            r.execute_command("CF.DEL", "cf_default", items[i])
+        r.execute_command("CF.RESERVE", "cf_b4", "10000", "BUCKETSIZE", "4", "MAXITERATIONS",
+                          "50", "EXPANSION", "2")
+        for i in range(9000):
+            r.execute_command("CF.ADD", "cf_b4", items[i])
+        for _ in range(3):
+            r.execute_command("CF.ADD", "cf_b4", "item:5")
+        for key in ("bf_default", "bf_nonscaling", "bf_exp4", "cf_default", "cf_b4"):
+            self.assertEqual(r.type(key), b"MBbloomCF" if key.startswith("cf") else b"MBbloom--")
+            self.check_dump(r, key)
+            self.check_info(r, key)
+
     def test_chunks_load_both_ways(self):
         s = self.server()
         r = s.client()
