@@ -80,13 +80,17 @@ typedef struct bk_rbchain_link {
     uint8_t *data;    /* its bits, least significant first in each byte; owned by the chain */
 } bk_rbchain_link;
 
+/* max_bytes, in the calls that make a structure: the most its arrays may
+ * take, checked before anything is allocated (BK_EFULL, detail saying how
+ * many bytes it needed); 0 for no limit. */
+
 /* A new chain as BF.RESERVE makes it: options FORCE64|NOROUND (|NO_SCALING
  * when nonscaling), the first link sized for capacity at error / 2 (error
  * when nonscaling). BK_OK (*out set), BK_EINVAL (out NULL), BK_ERANGE
  * (capacity 0, error outside (0, 1), or a link too large to address),
- * BK_ENOMEM. */
+ * BK_EFULL (over max_bytes), BK_ENOMEM. */
 BK_API int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscaling,
-                          bk_rbchain **out);
+                          uint64_t max_bytes, bk_rbchain **out);
 
 /* Flags of bk_rbchain_from. */
 #define BK_RB_STRICT                                                                               \
@@ -100,9 +104,10 @@ BK_API int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int 
  * (0, 1); n2 <= 63; bits >= 2^n2 when n2 > 0; bits == 8 * bytes, not 0;
  * hashes == ceil(0.693147180559945 * bpe)); flags BK_RB_STRICT adds the
  * LOADCHUNK checks. BK_OK (*out set), BK_EINVAL (n 0, a link or the chain
- * failing a check: nothing made; detail names it), BK_ENOMEM. */
+ * failing a check: nothing made; detail names it), BK_EFULL (over
+ * max_bytes), BK_ENOMEM. */
 BK_API int bk_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *links, uint32_t n,
-                           unsigned flags, bk_rbchain **out);
+                           unsigned flags, uint64_t max_bytes, bk_rbchain **out);
 
 /* Free c and its links (NULL ignored). */
 BK_API void bk_rbchain_free(bk_rbchain *c);
@@ -131,8 +136,10 @@ BK_API size_t bk_rbchain_header(const bk_rbchain *c, void *buf, size_t cap);
 
 /* A zero-filled chain from a SCANDUMP header (BF.LOADCHUNK on a new key),
  * checked as RedisBloom checks it (BK_RB_STRICT). BK_OK, BK_EINVAL (not a
- * valid header: RedisBloom's "received bad data"), BK_ENOMEM. */
-BK_API int bk_rbchain_header_read(const void *buf, size_t len, bk_rbchain **out);
+ * valid header: RedisBloom's "received bad data"), BK_EFULL (over
+ * max_bytes), BK_ENOMEM. */
+BK_API int bk_rbchain_header_read(const void *buf, size_t len, uint64_t max_bytes,
+                                  bk_rbchain **out);
 
 /* The chunk BF.SCANDUMP gives for iterator it >= 1: *data (into c), *len
  * (at most BK_RB_CHUNK_MAX, never past its link) and *next, the iterator
@@ -170,9 +177,10 @@ typedef struct bk_rbcuckoo_info {
  * rounded up to a power of two (at least 1), expansion rounded up to a power
  * of two (0 stays 0: never grows). BK_OK, BK_EINVAL (out NULL, bucket_size
  * outside 1 .. 255, max_iterations outside 1 .. 65535, expansion over
- * 32768), BK_ERANGE (too many buckets), BK_ENOMEM. */
+ * 32768), BK_ERANGE (too many buckets), BK_EFULL (over max_bytes),
+ * BK_ENOMEM. */
 BK_API int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterations,
-                           unsigned expansion, bk_rbcuckoo **out);
+                           unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out);
 
 /* A zero-filled filter from its fields (info's buckets, items, deletes,
  * filters, bucket_size, max_iterations, expansion; bytes ignored), sub-filter
@@ -181,9 +189,9 @@ BK_API int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max
  * bucket count or bucket size of 0, more than BK_RBCUCKOO_FILTERS_MAX
  * sub-filters, one over BK_RBCUCKOO_BUCKETS_MAX buckets); BK_RB_STRICT adds
  * what CF.LOADCHUNK's header check refuses. BK_OK, BK_EINVAL (detail),
- * BK_ENOMEM. */
+ * BK_EFULL (over max_bytes), BK_ENOMEM. */
 BK_API int bk_rbcuckoo_from(const bk_rbcuckoo_info *info, const uint64_t *counts, unsigned flags,
-                            bk_rbcuckoo **out);
+                            uint64_t max_bytes, bk_rbcuckoo **out);
 
 /* Free c (NULL ignored). */
 BK_API void bk_rbcuckoo_free(bk_rbcuckoo *c);
@@ -223,8 +231,10 @@ BK_API size_t bk_rbcuckoo_header(const bk_rbcuckoo *c, void *buf, size_t cap);
 
 /* A zero-filled filter from a CF.SCANDUMP header (CF.LOADCHUNK at position
  * 1): BK_OK, BK_EINVAL (length not 38: "Invalid header"), BK_ECORRUPT
- * (fields RedisBloom refuses: "Couldn't create filter!"), BK_ENOMEM. */
-BK_API int bk_rbcuckoo_header_read(const void *buf, size_t len, bk_rbcuckoo **out);
+ * (fields RedisBloom refuses: "Couldn't create filter!"), BK_EFULL (over
+ * max_bytes), BK_ENOMEM. */
+BK_API int bk_rbcuckoo_header_read(const void *buf, size_t len, uint64_t max_bytes,
+                                   bk_rbcuckoo **out);
 
 /* The chunk CF.SCANDUMP gives at position p >= 1: a whole sub-filter when
  * it is at most BK_RB_CHUNK_MAX bytes, else a slice from the offset;

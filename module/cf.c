@@ -50,19 +50,16 @@ static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, long long c
                            unsigned bucket, unsigned iters, unsigned expansion)
 {
     bk_rbcuckoo *c;
-    const int rc = bk_rbcuckoo_new((uint64_t)capacity, bucket, iters, expansion, &c);
+    const int rc =
+        bk_rbcuckoo_new((uint64_t)capacity, bucket, iters, expansion, bkm_rb_limit(ctx), &c);
+    if (rc == BK_EFULL) {
+        bkm_rb_refused(ctx, "Insufficient memory to create filter");
+        return NULL;
+    }
     if (rc != BK_OK) {
         RedisModule_ReplyWithError(ctx, rc == BK_EINVAL
                                             ? "ERR Could not create filter"
                                             : "ERR Insufficient memory to create filter");
-        return NULL;
-    }
-    bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(c, &in);
-    char err[300];
-    if (bkm_rb_room(ctx, in.bytes, err, sizeof err) != 0) {
-        bk_rbcuckoo_free(c);
-        RedisModule_ReplyWithError(ctx, err);
         return NULL;
     }
     RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);
@@ -137,7 +134,9 @@ static int add_one(RedisModuleCtx *ctx, bk_rbcuckoo *c, RedisModuleString *item,
     int rc = bk_rbcuckoo_add(c, a.p, a.n, flags | BK_RB_NOGROW);
     if (rc == BK_RB_GROW) {
         const uint64_t need = bk_rbcuckoo_next_bytes(c);
-        if (need && bkm_rb_room(ctx, need, err, errlen) != 0)
+        bk_rbcuckoo_info in;
+        bk_rbcuckoo_info_of(c, &in);
+        if (need && bkm_rb_room(ctx, in.bytes, need, err, errlen) != 0)
             return BK_RB_GROW;
         rc = bk_rbcuckoo_add(c, a.p, a.n, flags);
     }
@@ -488,12 +487,17 @@ int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         return REDISMODULE_OK;
     const bkm_arg data = arg_of(argv[3]);
     const char *err = NULL;
-    if (p == 1) {
-        if (c)
-            err = "ERR item exists";
-        else if (data.n != 38)
-            err = "Invalid header";
-        else if (bk_rbcuckoo_header_read(data.p, data.n, &c) != BK_OK)
+    if (p == 1 && c) {
+        err = "ERR item exists";
+    } else if (p == 1 && data.n != 38) {
+        err = "Invalid header";
+    } else if (p == 1) {
+        const int rc = bk_rbcuckoo_header_read(data.p, data.n, bkm_rb_limit(ctx), &c);
+        if (rc == BK_EFULL) {
+            RedisModule_CloseKey(key);
+            return bkm_rb_refused(ctx, "Couldn't create filter!");
+        }
+        if (rc != BK_OK)
             err = "Couldn't create filter!";
         else
             RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);

@@ -94,6 +94,8 @@ int bkm_create(RedisModuleKey *key, const bk_config *cfg, bkm_value **out, char 
  * reply in err, saying how much is needed and how much there is. Call
  * before allocating anything large. */
 int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen);
+/* What maxmemory leaves now (UINT64_MAX without maxmemory). */
+uint64_t bkm_memory_left(RedisModuleCtx *ctx);
 
 /* ---- time.c: the clock and replication ---- */
 

@@ -53,10 +53,19 @@ int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
-/* Room for `need` more bytes of a RedisBloom-compatible key (maxmemory's
- * headroom; these keys keep RedisBloom's own limits, not MAX_BYTES): 0, or
- * -1 with the reason in err. Always 0 for a command from the master or the
- * AOF: a replica and a replay make what the master made. */
-int bkm_rb_room(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen);
+/* The most bytes a RedisBloom key a command makes may take: the module's
+ * MAX_BYTES, lowered to what maxmemory leaves; 0 (no limit) for a command
+ * from the master or the AOF, which makes what the master made. Data
+ * loaded from an RDB or RESTORE is never refused for its size. */
+uint64_t bkm_rb_limit(RedisModuleCtx *ctx);
+
+/* Room to grow a RedisBloom key of `total` bytes by `need`: within
+ * MAX_BYTES and what maxmemory leaves (always, for a command from the
+ * master or the AOF): 0, or -1 with the reply in err. */
+int bkm_rb_room(RedisModuleCtx *ctx, uint64_t total, uint64_t need, char *err, size_t errlen);
+
+/* Reply to a structure refused over bkm_rb_limit (BK_EFULL): "ERR <what>:
+ * <the detail>" with the limits named. */
+int bkm_rb_refused(RedisModuleCtx *ctx, const char *what);
 
 #endif

@@ -46,19 +46,15 @@ static int open_chain(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Re
 static bk_rbchain *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_opts *o)
 {
     bk_rbchain *c;
-    const int rc =
-        bk_rbchain_new(o->capacity, o->error_rate, (uint32_t)o->expansion, o->nonscaling, &c);
+    const int rc = bk_rbchain_new(o->capacity, o->error_rate, (uint32_t)o->expansion, o->nonscaling,
+                                  bkm_rb_limit(ctx), &c);
+    if (rc == BK_EFULL) {
+        bkm_rb_refused(ctx, "could not create filter");
+        return NULL;
+    }
     if (rc != BK_OK) {
         RedisModule_ReplyWithError(ctx, rc == BK_ENOMEM ? "ERR Insufficient memory to create filter"
                                                         : "ERR could not create filter");
-        return NULL;
-    }
-    bk_rbchain_link l;
-    bk_rbchain_link_of(c, 0, &l);
-    char err[300];
-    if (bkm_rb_room(ctx, l.bytes, err, sizeof err) != 0) {
-        bk_rbchain_free(c);
-        RedisModule_ReplyWithError(ctx, err);
         return NULL;
     }
     RedisModule_ModuleTypeSetValue(key, bkm_rbchain_type, c);
@@ -104,7 +100,9 @@ static int add_one(RedisModuleCtx *ctx, bk_rbchain *c, RedisModuleString *item, 
     int rc = bk_rbchain_add(c, a.p, a.n, BK_RB_NOGROW);
     if (rc == BK_RB_GROW) {
         const uint64_t need = bk_rbchain_next_bytes(c);
-        if (need && bkm_rb_room(ctx, need, err, errlen) != 0)
+        bk_rbchain_info in;
+        bk_rbchain_info_of(c, &in);
+        if (need && bkm_rb_room(ctx, in.bytes, need, err, errlen) != 0)
             return BK_RB_GROW;
         rc = bk_rbchain_add(c, a.p, a.n, 0);
     }
@@ -333,7 +331,7 @@ int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const bkm_arg data = arg_of(argv[3]);
     int rc;
     if (!c && it == 1) {
-        rc = bk_rbchain_header_read(data.p, data.n, &c);
+        rc = bk_rbchain_header_read(data.p, data.n, bkm_rb_limit(ctx), &c);
         if (rc == BK_OK)
             RedisModule_ModuleTypeSetValue(key, bkm_rbchain_type, c);
     } else if (!c) {
@@ -347,6 +345,8 @@ int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_ReplicateVerbatim(ctx);
         return RedisModule_ReplyWithSimpleString(ctx, "OK");
     }
+    if (rc == BK_EFULL)
+        return bkm_rb_refused(ctx, "received a filter too large");
     return RedisModule_ReplyWithError(
         ctx, rc == BK_ENOTFOUND ? "ERR invalid offset - no link found"
              : rc == BK_ERANGE  ? "ERR invalid chunk - Too big for current filter"

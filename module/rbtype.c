@@ -9,6 +9,7 @@
  * (4), so the server can go back to RedisBloom; the AOF rewrite emits the
  * dump commands RedisBloom emits (FORMATS.md 1.3 - 1.6).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "module.h"
@@ -49,13 +50,41 @@ int bkm_reply_bool(RedisModuleCtx *ctx, int v)
                           : RedisModule_ReplyWithLongLong(ctx, v != 0);
 }
 
-int bkm_rb_room(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
+/* 1 for a command from the master or the AOF: it makes what the master made. */
+static int replaying(RedisModuleCtx *ctx)
 {
-    /* what the master did, a replica and a replayed AOF do too */
-    if (RedisModule_GetContextFlags(ctx) &
-        (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING))
+    return (RedisModule_GetContextFlags(ctx) &
+            (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)) != 0;
+}
+
+uint64_t bkm_rb_limit(RedisModuleCtx *ctx)
+{
+    if (replaying(ctx))
         return 0;
+    const uint64_t left = bkm_memory_left(ctx);
+    return left < bkm_conf.max_bytes ? (left ? left : 1) : bkm_conf.max_bytes;
+}
+
+int bkm_rb_room(RedisModuleCtx *ctx, uint64_t total, uint64_t need, char *err, size_t errlen)
+{
+    if (replaying(ctx))
+        return 0;
+    if (total + need > bkm_conf.max_bytes) {
+        snprintf(err, errlen,
+                 "ERR growing this filter to %llu bytes would pass the module's MAX_BYTES "
+                 "(%llu): raise MAX_BYTES",
+                 (unsigned long long)(total + need), (unsigned long long)bkm_conf.max_bytes);
+        return -1;
+    }
     return bkm_headroom(ctx, need, err, errlen);
+}
+
+int bkm_rb_refused(RedisModuleCtx *ctx, const char *what)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, "ERR %s: %s (the module's MAX_BYTES, %llu, or what maxmemory leaves)",
+             what, bk_last_error(), (unsigned long long)bkm_conf.max_bytes);
+    return RedisModule_ReplyWithError(ctx, msg);
 }
 
 /* The key's name for a log line. */
@@ -140,7 +169,7 @@ static void *chain_load(RedisModuleIO *io, int encver)
             why = "a link's bits are longer than its array";
     }
     bk_rbchain *c = NULL;
-    if (!why && bk_rbchain_from(&in, links, got, 0, &c) != BK_OK)
+    if (!why && bk_rbchain_from(&in, links, got, 0, 0, &c) != BK_OK)
         why = bk_last_error();
     if (why) {
         refuse(io, "MBbloom--", why);
@@ -216,7 +245,7 @@ static void *chain_copy(RedisModuleString *from, RedisModuleString *to, const vo
     for (uint32_t i = 0; i < in.links; i++)
         bk_rbchain_link_of(c, i, &links[i]);
     bk_rbchain *copy = NULL;
-    if (bk_rbchain_from(&in, links, in.links, 0, &copy) != BK_OK)
+    if (bk_rbchain_from(&in, links, in.links, 0, 0, &copy) != BK_OK)
         copy = NULL; /* COPY then fails, the source unchanged */
     RedisModule_Free(links);
     return copy;
@@ -277,7 +306,7 @@ static void *cuckoo_load(RedisModuleIO *io, int encver)
             why = "a sub-filter's slots are not its buckets times the bucket size";
     }
     bk_rbcuckoo *c = NULL;
-    if (!why && bk_rbcuckoo_from(&in, counts, 0, &c) != BK_OK)
+    if (!why && bk_rbcuckoo_from(&in, counts, 0, 0, &c) != BK_OK)
         why = bk_last_error();
     for (uint32_t i = 0; i < got; i++) {
         if (c && !why) {
@@ -354,7 +383,7 @@ static void *cuckoo_copy(RedisModuleString *from, RedisModuleString *to, const v
         bk_rbcuckoo_filter(c, i, &slots, &counts[i]);
     }
     bk_rbcuckoo *copy = NULL;
-    if (bk_rbcuckoo_from(&in, counts, 0, &copy) == BK_OK)
+    if (bk_rbcuckoo_from(&in, counts, 0, 0, &copy) == BK_OK)
         for (uint32_t i = 0; i < in.filters; i++) {
             uint8_t *from_slots, *to_slots;
             uint64_t nb;

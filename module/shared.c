@@ -195,25 +195,29 @@ int bkm_create(RedisModuleKey *key, const bk_config *want, bkm_value **out, char
     return BK_OK;
 }
 
-int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
+uint64_t bkm_memory_left(RedisModuleCtx *ctx)
 {
-    if (bkm_replaying)
-        return 0; /* the master took it: a replica and a replay make the same */
     RedisModuleServerInfoData *info = RedisModule_GetServerInfo(ctx, "memory");
     if (!info)
-        return 0;
+        return UINT64_MAX;
     int e1 = 0, e2 = 0;
     const unsigned long long max = RedisModule_ServerInfoGetFieldUnsigned(info, "maxmemory", &e1),
                              used =
                                  RedisModule_ServerInfoGetFieldUnsigned(info, "used_memory", &e2);
     RedisModule_FreeServerInfo(ctx, info);
     if (e1 || e2 || max == 0)
-        return 0; /* no maxmemory: the allocator says when there is no more */
-    const unsigned long long left = used < max ? max - used : 0;
+        return UINT64_MAX; /* no maxmemory: the allocator says when there is no more */
+    return used < max ? max - used : 0;
+}
+
+int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
+{
+    if (bkm_replaying)
+        return 0; /* the master took it: a replica and a replay make the same */
+    const uint64_t left = bkm_memory_left(ctx);
     if (need <= left)
         return 0;
-    snprintf(err, errlen,
-             "ERR not enough memory: this needs %llu bytes and maxmemory (%llu) leaves %llu",
-             (unsigned long long)need, max, left);
+    snprintf(err, errlen, "ERR not enough memory: this needs %llu bytes and maxmemory leaves %llu",
+             (unsigned long long)need, (unsigned long long)left);
     return -1;
 }

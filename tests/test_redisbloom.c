@@ -158,7 +158,7 @@ static bk_rbchain *chain_from_chunks(const char *name)
     const size_t n = chunks_of(name, c, 16);
     bk_rbchain *ch = NULL;
     ck_assert_int_eq(c[0].it, 1);
-    ck_assert_int_eq(bk_rbchain_header_read(c[0].data, c[0].len, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_header_read(c[0].data, c[0].len, 0, &ch), BK_OK);
     for (size_t i = 1; i < n; i++)
         ck_assert_int_eq(bk_rbchain_load_chunk(ch, c[i].it, c[i].data, c[i].len), BK_OK);
     chunks_free(c, n);
@@ -252,7 +252,7 @@ START_TEST(link_sizes_as_redisbloom)
     ck_assert_int_eq(bk_rb_link_size(&l, 100, 0.005, 0), BK_OK);
     const bk_rbchain_info in = {.options = 0, .growth = 2};
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_from(&in, &l, 1, BK_RB_STRICT, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_from(&in, &l, 1, BK_RB_STRICT, 0, &ch), BK_OK);
     add_items(ch, 0, 4000);
     static const uint64_t want[] = {185, 656, 2355, 8535};
     bk_rbchain_info got;
@@ -270,7 +270,7 @@ START_TEST(chain_probes_and_header_as_redisbloom)
 {
     /* BF.RESERVE bf 0.1 10; BF.ADD bf item1 (FORMATS.md 3.3 and 5.1) */
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(10, 0.1, 2, 0, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(10, 0.1, 2, 0, 0, &ch), BK_OK);
     ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, 0), 1);
     ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, 0), 0);
     static const uint8_t bits[] = {0x01, 0x08, 0x00, 0x80, 0x00, 0x04, 0x20, 0x00};
@@ -308,7 +308,7 @@ START_TEST(chain_growth_as_redisbloom)
                 {8000, 0.000625, 11, 122880},
                 {16000, 0.0003125, 12, 268800}};
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(1000, 0.01, 2, 0, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(1000, 0.01, 2, 0, 0, &ch), BK_OK);
     add_items(ch, 0, 20000);
     bk_rbchain_info in;
     bk_rbchain_info_of(ch, &in);
@@ -328,7 +328,7 @@ END_TEST
 START_TEST(nonscaling_chain_fills)
 {
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(50, 0.01, 2, 1, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(50, 0.01, 2, 1, 0, &ch), BK_OK);
     char key[32];
     unsigned ones = 0;
     int rc = 0;
@@ -352,7 +352,7 @@ START_TEST(an_add_that_must_grow_changes_nothing_first)
     /* BK_RB_NOGROW: the add that needs a new link or sub-filter changes
      * nothing and says so; the next_bytes it needs are what growth takes */
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(10, 0.01, 2, 0, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(10, 0.01, 2, 0, 0, &ch), BK_OK);
     char key[32];
     int rc = 1, n = 0;
     for (unsigned i = 0; rc != BK_RB_GROW; i++) {
@@ -372,7 +372,7 @@ START_TEST(an_add_that_must_grow_changes_nothing_first)
     bk_rbchain_free(ch);
 
     bk_rbcuckoo *cf;
-    ck_assert_int_eq(bk_rbcuckoo_new(8, 2, 20, 2, &cf), BK_OK);
+    ck_assert_int_eq(bk_rbcuckoo_new(8, 2, 20, 2, 0, &cf), BK_OK);
     rc = 1;
     for (unsigned i = 0; rc != BK_RB_GROW; i++) {
         n = snprintf(key, sizeof key, "k%u", i);
@@ -394,7 +394,7 @@ END_TEST
 START_TEST(bf_default_matches)
 {
     bk_rbchain *ch; /* autocreated by BF.ADD: 100 items at 0.01, expansion 2 */
-    ck_assert_int_eq(bk_rbchain_new(100, 0.01, 2, 0, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(100, 0.01, 2, 0, 0, &ch), BK_OK);
     add_items(ch, 0, 5000);
     check_chain("bf_default", 5000, ch);
 }
@@ -403,7 +403,7 @@ END_TEST
 START_TEST(bf_nonscaling_matches)
 {
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(10000, 0.001, 2, 1, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(10000, 0.001, 2, 1, 0, &ch), BK_OK);
     add_items(ch, 0, 8000);
     check_chain("bf_nonscaling", 8000, ch);
 }
@@ -412,7 +412,7 @@ END_TEST
 START_TEST(bf_exp4_matches)
 {
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(1000, 0.0001, 4, 0, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(1000, 0.0001, 4, 0, 0, &ch), BK_OK);
     add_items(ch, 0, 20000);
     check_chain("bf_exp4", 20000, ch);
 }
@@ -421,7 +421,7 @@ END_TEST
 START_TEST(bf_big_matches)
 {
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(1000000, 0.01, 2, 0, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(1000000, 0.01, 2, 0, 0, &ch), BK_OK);
     add_items(ch, 0, 300000);
     check_chain("bf_big", 20000, ch);
 }
@@ -430,19 +430,19 @@ END_TEST
 START_TEST(chain_chunks_refused_as_redisbloom)
 {
     bk_rbchain *ch;
-    ck_assert_int_eq(bk_rbchain_new(100, 0.01, 2, 0, &ch), BK_OK);
+    ck_assert_int_eq(bk_rbchain_new(100, 0.01, 2, 0, 0, &ch), BK_OK);
     uint8_t head[128], buf[8] = {0};
     const size_t n = bk_rbchain_header(ch, head, sizeof head);
     bk_rbchain *bad;
-    ck_assert_int_eq(bk_rbchain_header_read(head, n - 1, &bad), BK_EINVAL);
+    ck_assert_int_eq(bk_rbchain_header_read(head, n - 1, 0, &bad), BK_EINVAL);
     head[12] |= 0x10; /* an unknown option bit */
-    ck_assert_int_eq(bk_rbchain_header_read(head, n, &bad), BK_EINVAL);
+    ck_assert_int_eq(bk_rbchain_header_read(head, n, 0, &bad), BK_EINVAL);
     head[12] &= (uint8_t)~0x10;
     head[0] = 7; /* the chain's size no longer its links' */
-    ck_assert_int_eq(bk_rbchain_header_read(head, n, &bad), BK_EINVAL);
+    ck_assert_int_eq(bk_rbchain_header_read(head, n, 0, &bad), BK_EINVAL);
     head[0] = 0;
     head[20 + 40] ^= 1; /* hashes that do not follow from bits per entry */
-    ck_assert_int_eq(bk_rbchain_header_read(head, n, &bad), BK_EINVAL);
+    ck_assert_int_eq(bk_rbchain_header_read(head, n, 0, &bad), BK_EINVAL);
     ck_assert_int_eq(bk_rbchain_load_chunk(ch, 0, buf, 1), BK_EINVAL);
     ck_assert_int_eq(bk_rbchain_load_chunk(ch, 4, buf, 8), BK_EINVAL);
     ck_assert_int_eq(bk_rbchain_load_chunk(ch, 8, buf, 8), BK_ENOTFOUND);
@@ -463,7 +463,7 @@ static bk_rbcuckoo *cuckoo_from_chunks(const char *name)
     const size_t n = chunks_of(name, c, 16);
     bk_rbcuckoo *cf = NULL;
     ck_assert_int_eq(c[0].it, 1);
-    ck_assert_int_eq(bk_rbcuckoo_header_read(c[0].data, c[0].len, &cf), BK_OK);
+    ck_assert_int_eq(bk_rbcuckoo_header_read(c[0].data, c[0].len, 0, &cf), BK_OK);
     for (size_t i = 1; i < n; i++)
         ck_assert_int_eq(bk_rbcuckoo_load_chunk(cf, c[i].it, c[i].data, c[i].len), BK_OK);
     chunks_free(c, n);
@@ -554,7 +554,7 @@ static void check_cuckoo(const char *name, unsigned items, bk_rbcuckoo *replayed
 START_TEST(cf_default_matches)
 {
     bk_rbcuckoo *cf;
-    ck_assert_int_eq(bk_rbcuckoo_new(1000, 2, 20, 1, &cf), BK_OK);
+    ck_assert_int_eq(bk_rbcuckoo_new(1000, 2, 20, 1, 0, &cf), BK_OK);
     cuckoo_add_items(cf, 0, 1500);
     char key[32];
     for (unsigned i = 0; i < 100; i++) {
@@ -568,7 +568,7 @@ END_TEST
 START_TEST(cf_b4_matches)
 {
     bk_rbcuckoo *cf;
-    ck_assert_int_eq(bk_rbcuckoo_new(10000, 4, 50, 2, &cf), BK_OK);
+    ck_assert_int_eq(bk_rbcuckoo_new(10000, 4, 50, 2, 0, &cf), BK_OK);
     cuckoo_add_items(cf, 0, 9000);
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, 0), 1);
@@ -582,7 +582,7 @@ START_TEST(cuckoo_full_and_compaction)
 {
     /* expansion 0: an add that finds no room fails and changes nothing */
     bk_rbcuckoo *cf;
-    ck_assert_int_eq(bk_rbcuckoo_new(8, 2, 20, 0, &cf), BK_OK);
+    ck_assert_int_eq(bk_rbcuckoo_new(8, 2, 20, 0, 0, &cf), BK_OK);
     char key[32];
     int rc = 1;
     unsigned added = 0;
@@ -605,7 +605,7 @@ START_TEST(cuckoo_full_and_compaction)
     ck_assert_uint_eq(in.items, added);
     bk_rbcuckoo_free(cf);
     /* a grown filter whose items are deleted compacts back to one sub-filter */
-    ck_assert_int_eq(bk_rbcuckoo_new(64, 2, 20, 1, &cf), BK_OK);
+    ck_assert_int_eq(bk_rbcuckoo_new(64, 2, 20, 1, 0, &cf), BK_OK);
     for (unsigned i = 0; i < 200; i++) {
         const int n = snprintf(key, sizeof key, "k%u", i);
         ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0), 1);
@@ -627,21 +627,50 @@ START_TEST(cuckoo_full_and_compaction)
 }
 END_TEST
 
+START_TEST(limits_are_checked_before_memory_is_taken)
+{
+    bk_rbchain *ch = NULL;
+    bk_rbcuckoo *cf = NULL;
+    /* 1000 items at 0.005: 1384 bytes; 1024 buckets of 2 */
+    ck_assert_int_eq(bk_rbchain_new(1000, 0.01, 2, 0, 1383, &ch), BK_EFULL);
+    ck_assert_ptr_null(ch);
+    ck_assert_int_eq(bk_rbchain_new(1000, 0.01, 2, 0, 1384, &ch), BK_OK);
+    uint8_t head[128];
+    const size_t n = bk_rbchain_header(ch, head, sizeof head);
+    bk_rbchain *copy = NULL;
+    ck_assert_int_eq(bk_rbchain_header_read(head, n, 1000, &copy), BK_EFULL);
+    ck_assert_ptr_null(copy);
+    bk_rbchain_free(ch);
+    ck_assert_int_eq(bk_rbcuckoo_new(2048, 2, 20, 1, 2047, &cf), BK_EFULL);
+    ck_assert_int_eq(bk_rbcuckoo_new(2048, 2, 20, 1, 2048, &cf), BK_OK);
+    uint8_t h[38];
+    bk_rbcuckoo_header(cf, h, sizeof h);
+    bk_rbcuckoo *again = NULL;
+    ck_assert_int_eq(bk_rbcuckoo_header_read(h, 38, 100, &again), BK_EFULL);
+    ck_assert_ptr_null(again);
+    /* a header claiming 2^50 bytes is refused, not allocated */
+    memset(h + 8, 0, 8);
+    h[8 + 6] = 0x04; /* 2^50 buckets */
+    ck_assert_int_eq(bk_rbcuckoo_header_read(h, 38, UINT64_C(1) << 30, &again), BK_EFULL);
+    bk_rbcuckoo_free(cf);
+}
+END_TEST
+
 START_TEST(cuckoo_headers_and_chunks_refused)
 {
     bk_rbcuckoo *cf, *bad;
-    ck_assert_int_eq(bk_rbcuckoo_new(1000, 2, 20, 1, &cf), BK_OK);
+    ck_assert_int_eq(bk_rbcuckoo_new(1000, 2, 20, 1, 0, &cf), BK_OK);
     uint8_t head[38], buf[16] = {0};
     ck_assert_uint_eq(bk_rbcuckoo_header(cf, head, sizeof head), 38);
-    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 37, &bad), BK_EINVAL);
+    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 37, 0, &bad), BK_EINVAL);
     head[8] = 3; /* 512 + 3 buckets: not a power of two */
-    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 38, &bad), BK_ECORRUPT);
+    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 38, 0, &bad), BK_ECORRUPT);
     head[8] = 0;
     head[32] = 0; /* bucket size 0 */
-    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 38, &bad), BK_ECORRUPT);
+    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 38, 0, &bad), BK_ECORRUPT);
     head[32] = 2;
     head[34] = head[35] = 0; /* no iterations */
-    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 38, &bad), BK_ECORRUPT);
+    ck_assert_int_eq(bk_rbcuckoo_header_read(head, 38, 0, &bad), BK_ECORRUPT);
     ck_assert_int_eq(bk_rbcuckoo_load_chunk(cf, 0, buf, 1), BK_EINVAL);
     ck_assert_int_eq(bk_rbcuckoo_load_chunk(cf, 5, buf, 0), BK_EINVAL);
     ck_assert_int_eq(bk_rbcuckoo_load_chunk(cf, 5, buf, 16), BK_EINVAL);
@@ -670,6 +699,7 @@ Suite *redisbloom_suite(void)
     tcase_add_test(tc, cf_default_matches);
     tcase_add_test(tc, cf_b4_matches);
     tcase_add_test(tc, cuckoo_full_and_compaction);
+    tcase_add_test(tc, limits_are_checked_before_memory_is_taken);
     tcase_add_test(tc, cuckoo_headers_and_chunks_refused);
     suite_add_tcase(s, tc);
     return s;

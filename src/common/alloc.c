@@ -104,6 +104,12 @@ void *bk_mem_zeroed(const bk_allocator *a, size_t n, size_t size)
     return p;
 }
 
+int bk_full_arrays(uint64_t bytes, uint64_t max)
+{
+    return bk_fail(BK_EFULL, "arrays of %llu bytes pass the limit of %llu",
+                   (unsigned long long)bytes, (unsigned long long)max);
+}
+
 void bk_mem_free(const bk_allocator *a, void *p)
 {
     if (p)

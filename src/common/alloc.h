@@ -8,6 +8,7 @@
 #include "export.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bloomkit.h"
 
@@ -26,6 +27,10 @@ BK_INTERNAL void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
  * when it fails (the Redis server's does), so sizes that come from outside
  * (RedisBloom's data and commands) are allocated with this. */
 void *bk_mem_zeroed(const bk_allocator *a, size_t n, size_t size);
+
+/* BK_EFULL, with the detail that arrays of `bytes` pass the limit `max`:
+ * for a structure refused before anything is allocated. */
+int bk_full_arrays(uint64_t bytes, uint64_t max);
 
 /* Free p (NULL is fine) with the allocator that made it. */
 BK_INTERNAL void bk_mem_free(const bk_allocator *a, void *p);

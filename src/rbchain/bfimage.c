@@ -69,7 +69,7 @@ size_t bk_rbchain_header(const bk_rbchain *c, void *buf, size_t cap)
     return need;
 }
 
-int bk_rbchain_header_read(const void *buf, size_t len, bk_rbchain **out)
+int bk_rbchain_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_rbchain **out)
 {
     bk_call_begin();
     if ((!buf && len) || !out)
@@ -102,7 +102,7 @@ int bk_rbchain_header_read(const void *buf, size_t len, bk_rbchain **out)
         l->entries = get(q + 44, 8);
         l->n2 = q[52];
     }
-    const int rc = bk_rbchain_from(&info, c.links, (uint32_t)n, BK_RB_STRICT, out);
+    const int rc = bk_rbchain_from(&info, c.links, (uint32_t)n, BK_RB_STRICT, max_bytes, out);
     bk_mem_free(&c.alloc, c.links);
     return rc;
 }

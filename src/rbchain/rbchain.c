@@ -56,7 +56,7 @@ void bk_rbchain_free(bk_rbchain *c)
 }
 
 int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscaling,
-                   bk_rbchain **out)
+                   uint64_t max_bytes, bk_rbchain **out)
 {
     bk_call_begin();
     if (!out)
@@ -67,6 +67,8 @@ int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscal
     int rc = bk_rb_link_size(&l, capacity, nonscaling ? error : error * 0.5, options);
     if (rc != BK_OK)
         return rc;
+    if (max_bytes && l.bytes > max_bytes)
+        return bk_full_arrays(l.bytes, max_bytes);
     bk_rbchain *c = chain_alloc();
     if (!c)
         return bk_fail(BK_ENOMEM, "a chain");
@@ -82,25 +84,28 @@ int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscal
 }
 
 int bk_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *links, uint32_t n,
-                    unsigned flags, bk_rbchain **out)
+                    unsigned flags, uint64_t max_bytes, bk_rbchain **out)
 {
     bk_call_begin();
     if (!info || !links || !out)
         return bk_fail(BK_EINVAL, "rbchain_from: no fields or output");
     if (n == 0)
         return bk_fail(BK_EINVAL, "a chain of no links");
-    uint64_t sizes = 0;
+    uint64_t sizes = 0, bytes = 0;
     for (uint32_t i = 0; i < n; i++) {
         const int rc = bk_rb_link_check(&links[i], i);
         if (rc != BK_OK)
             return rc;
         sizes += links[i].size;
+        bytes = links[i].bytes > UINT64_MAX - bytes ? UINT64_MAX : bytes + links[i].bytes;
     }
     if ((flags & BK_RB_STRICT) && (info->options & ~BK_RBCHAIN_OPTIONS))
         return bk_fail(BK_EINVAL, "unknown option bits 0x%x", (unsigned)info->options);
     if ((flags & BK_RB_STRICT) && sizes != info->size)
         return bk_fail(BK_EINVAL, "the chain's size %llu is not its links' %llu",
                        (unsigned long long)info->size, (unsigned long long)sizes);
+    if (max_bytes && bytes > max_bytes)
+        return bk_full_arrays(bytes, max_bytes);
     bk_rbchain *c = chain_alloc();
     if (!c)
         return bk_fail(BK_ENOMEM, "a chain");

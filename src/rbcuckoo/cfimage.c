@@ -41,7 +41,7 @@ size_t bk_rbcuckoo_header(const bk_rbcuckoo *c, void *buf, size_t cap)
     return HEADER;
 }
 
-int bk_rbcuckoo_header_read(const void *buf, size_t len, bk_rbcuckoo **out)
+int bk_rbcuckoo_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_rbcuckoo **out)
 {
     bk_call_begin();
     if ((!buf && len) || !out)
@@ -56,7 +56,7 @@ int bk_rbcuckoo_header_read(const void *buf, size_t len, bk_rbcuckoo **out)
                                  .bucket_size = (unsigned)get(p + 32, 2),
                                  .max_iterations = (unsigned)get(p + 34, 2),
                                  .expansion = (unsigned)get(p + 36, 2)};
-    const int rc = bk_rbcuckoo_from(&in, NULL, BK_RB_STRICT, out);
+    const int rc = bk_rbcuckoo_from(&in, NULL, BK_RB_STRICT, max_bytes, out);
     return rc == BK_EINVAL ? BK_ECORRUPT : rc;
 }
 

@@ -98,8 +98,28 @@ static int strict_check(const bk_rbcuckoo_info *in)
     return BK_OK;
 }
 
+/* The sub-filters' bytes: BK_OK, or an error of bk_rc_buckets_at /
+ * BK_EINVAL for a count of 0 or past the most. */
+static int total_bytes(const bk_rbcuckoo_info *in, const uint64_t *counts, uint64_t *out)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < in->filters; i++) {
+        uint64_t n = counts ? counts[i] : 0;
+        if (!counts) {
+            if (bk_rc_buckets_at(in->buckets, in->expansion, i, &n) != BK_OK)
+                return BK_EINVAL;
+        } else if (n == 0 || n > BK_RBCUCKOO_BUCKETS_MAX) {
+            return bk_fail(BK_EINVAL, "sub-filter %u of %llu buckets", i, (unsigned long long)n);
+        }
+        const uint64_t b = n * in->bucket_size; /* < 2^56 * 2^16 */
+        sum = b > UINT64_MAX - sum ? UINT64_MAX : sum + b;
+    }
+    *out = sum;
+    return BK_OK;
+}
+
 int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigned flags,
-                     bk_rbcuckoo **out)
+                     uint64_t max_bytes, bk_rbcuckoo **out)
 {
     bk_call_begin();
     if (!in || !out)
@@ -109,8 +129,13 @@ int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigne
         return bk_fail(BK_EINVAL, "%u sub-filters of %llu buckets of %u slots", in->filters,
                        (unsigned long long)in->buckets, in->bucket_size);
     int rc = (flags & BK_RB_STRICT) ? strict_check(in) : BK_OK;
+    uint64_t bytes = 0;
+    if (rc == BK_OK)
+        rc = total_bytes(in, counts, &bytes);
     if (rc != BK_OK)
         return rc;
+    if (max_bytes && bytes > max_bytes)
+        return bk_full_arrays(bytes, max_bytes);
     const bk_allocator a = bk_current_allocator();
     bk_rbcuckoo *c = bk_mem_zeroed(&a, 1, sizeof *c);
     if (!c)
@@ -142,7 +167,7 @@ int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigne
 }
 
 int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterations,
-                    unsigned expansion, bk_rbcuckoo **out)
+                    unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out)
 {
     bk_call_begin();
     if (!out || bucket_size < 1 || bucket_size > 255 || max_iterations < 1 ||
@@ -159,7 +184,7 @@ int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterat
                                  .bucket_size = bucket_size,
                                  .max_iterations = max_iterations,
                                  .expansion = (unsigned)next_pow2(expansion)};
-    const int rc = bk_rbcuckoo_from(&in, NULL, 0, out);
+    const int rc = bk_rbcuckoo_from(&in, NULL, 0, max_bytes, out);
     return rc == BK_EINVAL ? BK_ERANGE : rc;
 }
 

@@ -284,6 +284,34 @@ class RedisBloomTest(ModuleTest):
             self.check_dump(r, key)
             self.check_info(r, key)
 
+    def test_limits_before_memory(self):
+        """A key a command makes, or its growth, stays within MAX_BYTES (and
+        what maxmemory leaves), refused before any memory is taken; data
+        loaded from an RDB is never refused for its size."""
+        s = self.from_rdb(module_args=["MAX_BYTES", "300k", "NEW_KEYS", "redisbloom"])
+        r = s.client()
+        self.assertEqual(r.execute_command("BF.CARD", "bf_big"), 300000)  # 1.3 MB, loaded
+        for args in (("CF.RESERVE", "c", "10000000"), ("BF.RESERVE", "b", "0.01", "10000000"),
+                     ("BF.LOADCHUNK", "l", 1, chunks("bf_big")[0][1])):
+            with self.assertRaises(redis.ResponseError) as cm:
+                r.execute_command(*args)
+            self.assertIn("MAX_BYTES", str(cm.exception))
+        self.assertEqual(r.exists("c", "b", "l"), 0)
+        # growth: a chain whose next link would pass 300k is refused, unchanged
+        r.execute_command("BF.RESERVE", "g", "0.01", "20000")
+        out, links = [], 0
+        for i in range(0, 400000, 1000):  # MADD ends its array with the error
+            links = len(scan(r, "g"))
+            out = r.execute_command("BF.MADD", "g", *["g%d" % j for j in range(i, i + 1000)])
+            if isinstance(out[-1], redis.ResponseError):
+                break
+        self.assertIn("MAX_BYTES", str(out[-1]))
+        self.assertEqual(len(scan(r, "g")), links)  # the link it needed was not made
+        self.assertLessEqual(sum(len(c) for _, c in scan(r, "g")[1:]), 300 * 1024)
+        self.assertRaisesRegex(redis.ResponseError, "MAX_BYTES", r.execute_command, "BF.ADD",
+                               "g", "one more")
+        self.assertEqual(r.ping(), True)
+
     def test_chunks_load_both_ways(self):
         s = self.server()
         r = s.client()
