@@ -246,22 +246,32 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     }
     if (first < 0 || first >= argc)
         return RedisModule_WrongArity(ctx);
+    /* the items refused for memory here, left out of what replicas get */
+    unsigned char *skipped = RedisModule_TryAlloc((size_t)(argc - first));
+    if (!skipped)
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    memset(skipped, 0, (size_t)(argc - first));
     RedisModuleKey *key;
     bk_rbcuckoo *c;
-    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
+    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0) {
+        RedisModule_Free(skipped);
         return REDISMODULE_OK;
+    }
     int changed = 0;
     if (!c) {
         if (nocreate) {
+            RedisModule_Free(skipped);
             RedisModule_CloseKey(key);
             return RedisModule_ReplyWithError(ctx, "ERR not found");
         }
         if (!(c = create(ctx, key, capacity, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
+            RedisModule_Free(skipped);
             RedisModule_CloseKey(key);
             return REDISMODULE_OK;
         }
         changed = 1;
     } else if (expansions_reached(ctx, c)) {
+        RedisModule_Free(skipped);
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
@@ -270,9 +280,17 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     for (int i = first; i < argc; i++) {
         const int rc = add_one(ctx, c, argv[i], nx ? BK_RB_NX : 0, err, sizeof err);
         changed |= rc == 1;
+        if (rc == BK_RB_GROW)
+            skipped[i - first] = 1;
         reply_insert(ctx, rc, nx);
     }
-    finish_write(ctx, key, argv[1], changed, nx ? "cf.insertnx" : "cf.insert");
+    if (changed) {
+        bkm_rb_replicate(ctx, argv, argc, first, skipped);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE,
+                                        nx ? "cf.insertnx" : "cf.insert", argv[1]);
+    }
+    RedisModule_Free(skipped);
+    RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 

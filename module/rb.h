@@ -64,6 +64,13 @@ uint64_t bkm_rb_limit(RedisModuleCtx *ctx);
  * master or the AOF): 0, or -1 with the reply in err. */
 int bkm_rb_room(RedisModuleCtx *ctx, uint64_t total, uint64_t need, char *err, size_t errlen);
 
+/* Replicate a write of items argv[first..argc): as it came, or without the
+ * items skipped[i - first] marks (refused for memory on this server: they
+ * changed nothing here, and a replica, which does not check memory, must
+ * not add them either). skipped may be NULL. */
+void bkm_rb_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,
+                      const unsigned char *skipped);
+
 /* Reply to a structure refused over bkm_rb_limit (BK_EFULL): "ERR <what>:
  * <the detail>" with the limits named. */
 int bkm_rb_refused(RedisModuleCtx *ctx, const char *what);

@@ -145,6 +145,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         changed = 1;
     }
     char err[300];
+    int stop = argc; /* the first item not applied, when one was refused for memory */
     if (!array) {
         const int rc = add_one(ctx, c, argv[first], err, sizeof err);
         changed |= rc == 1;
@@ -152,19 +153,25 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     } else {
         RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
         long n = 0;
-        for (int i = first; i < argc; i++, n++) {
+        for (int i = first; i < argc; i++) {
             const int rc = add_one(ctx, c, argv[i], err, sizeof err);
             changed |= rc == 1;
             reply_add(ctx, rc, err);
+            n++;
             if (rc == BK_EFULL || rc == BK_RB_GROW) {
-                n++;
+                stop = rc == BK_RB_GROW ? i : argc;
                 break;
             }
         }
         RedisModule_ReplySetArrayLength(ctx, n);
     }
     if (changed) {
-        RedisModule_ReplicateVerbatim(ctx);
+        if (stop < argc) { /* the items from the refused one on changed nothing here */
+            RedisModule_Replicate(ctx, RedisModule_StringPtrLen(argv[0], NULL), "v", argv + 1,
+                                  (size_t)(stop - 1));
+        } else {
+            RedisModule_ReplicateVerbatim(ctx);
+        }
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.add", argv[1]);
     }
     RedisModule_CloseKey(key);

@@ -79,6 +79,28 @@ int bkm_rb_room(RedisModuleCtx *ctx, uint64_t total, uint64_t need, char *err, s
     return bkm_headroom(ctx, need, err, errlen);
 }
 
+void bkm_rb_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,
+                      const unsigned char *skipped)
+{
+    int drop = 0;
+    for (int i = first; skipped && i < argc; i++)
+        drop += skipped[i - first] != 0;
+    RedisModuleString **keep =
+        drop ? RedisModule_TryAlloc((size_t)argc * sizeof(RedisModuleString *)) : NULL;
+    if (!keep) {
+        /* nothing skipped; or out of memory, where the command as it came
+         * is the best a replica can be given */
+        RedisModule_ReplicateVerbatim(ctx);
+        return;
+    }
+    size_t n = 0;
+    for (int i = 1; i < argc; i++)
+        if (i < first || !skipped[i - first])
+            keep[n++] = argv[i];
+    RedisModule_Replicate(ctx, RedisModule_StringPtrLen(argv[0], NULL), "v", keep, n);
+    RedisModule_Free(keep);
+}
+
 int bkm_rb_refused(RedisModuleCtx *ctx, const char *what)
 {
     char msg[400];

@@ -312,6 +312,34 @@ class RedisBloomTest(ModuleTest):
                                "g", "one more")
         self.assertEqual(r.ping(), True)
 
+    def test_a_refusal_for_memory_reaches_replicas_as_what_was_done(self):
+        """Items refused for memory on the master changed nothing there; the
+        replica, which does not check memory, is not sent them, so both keep
+        the same bytes."""
+        s = self.server(module_args=["MAX_BYTES", "300k", "NEW_KEYS", "redisbloom"])
+        r = s.client()
+        replica = self.server("replica", module_args=["NEW_KEYS", "redisbloom"])
+        rr = replica.client()
+        rr.replicaof("127.0.0.1", s.port)
+        deadline = time.time() + 30
+        while rr.info("replication").get("master_link_status") != "up":
+            self.assertLess(time.time(), deadline, "replica did not sync")
+            time.sleep(0.05)
+        r.execute_command("CF.RESERVE", "c", "100000", "EXPANSION", "2")
+        r.execute_command("BF.RESERVE", "b", "0.01", "20000")
+        refused = {"c": 0, "b": 0}
+        for i in range(0, 300000, 1000):
+            items = ["i%d" % j for j in range(i, i + 1000)]
+            out = r.execute_command("CF.INSERT", "c", "ITEMS", *items)
+            refused["c"] += out.count(-1)
+            out = r.execute_command("BF.MADD", "b", *items)
+            refused["b"] += isinstance(out[-1], redis.ResponseError)
+        self.assertGreater(refused["c"], 0)
+        self.assertGreater(refused["b"], 0)
+        self.assertEqual(r.execute_command("WAIT", 1, 10000), 1)
+        for key in ("c", "b"):
+            self.assertEqual(scan(rr, key), scan(r, key), key)
+
     def test_chunks_load_both_ways(self):
         s = self.server()
         r = s.client()
