@@ -58,4 +58,20 @@ BK_INTERNAL void bk_nibble_census(const uint8_t *p, size_t n, uint64_t *nonzero,
 enum { BK_BITS_OR = 0, BK_BITS_AND = 1 };
 uint64_t bk_bits_combine(uint8_t *dst, const uint8_t *src, size_t n, int op);
 
+/* n <= 8 bytes at p as a little-endian integer, and v written so: the
+ * byte order of RedisBloom's hashes and dump headers, whatever the host's. */
+static inline uint64_t bk_le_get(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static inline void bk_le_put(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
 #endif

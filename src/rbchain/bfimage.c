@@ -10,35 +10,22 @@
 #include <string.h>
 
 #include "../common/alloc.h"
+#include "../common/bits.h"
 #include "../common/error.h"
 
 #define HEAD 20
 #define LINK 53
 
-static void put(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
-}
-
 static void put_double(uint8_t *p, double d)
 {
     uint64_t v;
     memcpy(&v, &d, sizeof v);
-    put(p, v, 8);
+    bk_le_put(p, v, 8);
 }
 
 static double get_double(const uint8_t *p)
 {
-    const uint64_t v = get(p, 8);
+    const uint64_t v = bk_le_get(p, 8);
     double d;
     memcpy(&d, &v, sizeof d);
     return d;
@@ -50,20 +37,20 @@ size_t bk_rbchain_header(const bk_rbchain *c, void *buf, size_t cap)
     if (!buf || cap < need)
         return need;
     uint8_t *p = buf;
-    put(p, c->size, 8);
-    put(p + 8, c->n, 4);
-    put(p + 12, c->options, 4);
-    put(p + 16, c->growth, 4);
+    bk_le_put(p, c->size, 8);
+    bk_le_put(p + 8, c->n, 4);
+    bk_le_put(p + 12, c->options, 4);
+    bk_le_put(p + 16, c->growth, 4);
     for (uint32_t i = 0; i < c->n; i++) {
         const bk_rbchain_link *l = &c->links[i];
         uint8_t *q = p + HEAD + (size_t)LINK * i;
-        put(q, l->bytes, 8);
-        put(q + 8, l->bits, 8);
-        put(q + 16, l->size, 8);
+        bk_le_put(q, l->bytes, 8);
+        bk_le_put(q + 8, l->bits, 8);
+        bk_le_put(q + 16, l->size, 8);
         put_double(q + 24, l->error);
         put_double(q + 32, l->bpe);
-        put(q + 40, l->hashes, 4);
-        put(q + 44, l->entries, 8);
+        bk_le_put(q + 40, l->hashes, 4);
+        bk_le_put(q + 44, l->entries, 8);
         q[52] = (uint8_t)l->n2;
     }
     return need;
@@ -78,10 +65,10 @@ int bk_rbchain_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_r
     if (len < HEAD)
         return bk_fail(BK_EINVAL, "a header of %zu bytes (at least %d)", len, HEAD);
     bk_rbchain_info info = {0};
-    info.size = get(p, 8);
-    const uint64_t n = get(p + 8, 4);
-    info.options = (uint32_t)get(p + 12, 4);
-    info.growth = (uint32_t)get(p + 16, 4);
+    info.size = bk_le_get(p, 8);
+    const uint64_t n = bk_le_get(p + 8, 4);
+    info.options = (uint32_t)bk_le_get(p + 12, 4);
+    info.growth = (uint32_t)bk_le_get(p + 16, 4);
     if (n == 0 || len != HEAD + LINK * n)
         return bk_fail(BK_EINVAL, "a header of %zu bytes for %llu links", len,
                        (unsigned long long)n);
@@ -93,13 +80,13 @@ int bk_rbchain_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_r
     for (uint64_t i = 0; i < n; i++) {
         const uint8_t *q = p + HEAD + LINK * i;
         bk_rbchain_link *l = &c.links[i];
-        l->bytes = get(q, 8);
-        l->bits = get(q + 8, 8);
-        l->size = get(q + 16, 8);
+        l->bytes = bk_le_get(q, 8);
+        l->bits = bk_le_get(q + 8, 8);
+        l->size = bk_le_get(q + 16, 8);
         l->error = get_double(q + 24);
         l->bpe = get_double(q + 32);
-        l->hashes = (unsigned)get(q + 40, 4);
-        l->entries = get(q + 44, 8);
+        l->hashes = (unsigned)bk_le_get(q + 40, 4);
+        l->entries = bk_le_get(q + 44, 8);
         l->n2 = q[52];
     }
     const int rc = bk_rbchain_from(&info, c.links, (uint32_t)n, BK_RB_STRICT, max_bytes, out);

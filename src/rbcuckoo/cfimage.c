@@ -8,36 +8,23 @@
 
 #include <string.h>
 
+#include "../common/bits.h"
 #include "../common/error.h"
 
 #define HEADER 38
-
-static void put(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
-}
 
 size_t bk_rbcuckoo_header(const bk_rbcuckoo *c, void *buf, size_t cap)
 {
     if (!buf || cap < HEADER)
         return HEADER;
     uint8_t *p = buf;
-    put(p, c->items, 8);
-    put(p + 8, c->buckets, 8);
-    put(p + 16, c->deletes, 8);
-    put(p + 24, c->filters, 8);
-    put(p + 32, c->bucket_size, 2);
-    put(p + 34, c->max_iterations, 2);
-    put(p + 36, c->expansion, 2);
+    bk_le_put(p, c->items, 8);
+    bk_le_put(p + 8, c->buckets, 8);
+    bk_le_put(p + 16, c->deletes, 8);
+    bk_le_put(p + 24, c->filters, 8);
+    bk_le_put(p + 32, c->bucket_size, 2);
+    bk_le_put(p + 34, c->max_iterations, 2);
+    bk_le_put(p + 36, c->expansion, 2);
     return HEADER;
 }
 
@@ -49,13 +36,13 @@ int bk_rbcuckoo_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_
     if (len != HEADER)
         return bk_fail(BK_EINVAL, "a header of %zu bytes (38)", len);
     const uint8_t *p = buf;
-    const bk_rbcuckoo_info in = {.items = get(p, 8),
-                                 .buckets = get(p + 8, 8),
-                                 .deletes = get(p + 16, 8),
-                                 .filters = (uint32_t)(get(p + 24, 8) & 0xffff),
-                                 .bucket_size = (unsigned)get(p + 32, 2),
-                                 .max_iterations = (unsigned)get(p + 34, 2),
-                                 .expansion = (unsigned)get(p + 36, 2)};
+    const bk_rbcuckoo_info in = {.items = bk_le_get(p, 8),
+                                 .buckets = bk_le_get(p + 8, 8),
+                                 .deletes = bk_le_get(p + 16, 8),
+                                 .filters = (uint32_t)(bk_le_get(p + 24, 8) & 0xffff),
+                                 .bucket_size = (unsigned)bk_le_get(p + 32, 2),
+                                 .max_iterations = (unsigned)bk_le_get(p + 34, 2),
+                                 .expansion = (unsigned)bk_le_get(p + 36, 2)};
     const int rc = bk_rbcuckoo_from(&in, NULL, BK_RB_STRICT, max_bytes, out);
     return rc == BK_EINVAL ? BK_ECORRUPT : rc;
 }
