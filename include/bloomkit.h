@@ -153,7 +153,10 @@ typedef enum bk_variant {
     BK_VARIANT_COUNTING = 1, /* 4-bit counters, supports bk_remove */
     BK_VARIANT_SCALABLE = 2, /* chain of standard slices that grows */
     BK_VARIANT_WINDOW = 3,   /* remembers each key for a time window, then forgets it */
-    BK_VARIANT_CUCKOO = 4    /* a cuckoo filter: fingerprints in buckets, supports bk_remove */
+    BK_VARIANT_CUCKOO = 4,   /* a cuckoo filter: fingerprints in buckets, supports bk_remove */
+    /* RedisBloom's own structures, bit for bit (bloomkit_redisbloom.h): */
+    BK_VARIANT_RBCHAIN = 5, /* its scalable Bloom chain (BF.* keys, type MBbloom--) */
+    BK_VARIANT_RBCUCKOO = 6 /* its cuckoo filter (CF.* keys, type MBbloomCF), supports bk_remove */
 } bk_variant;
 
 typedef enum bk_hash_alg {
@@ -165,7 +168,13 @@ typedef enum bk_hash_alg {
      * keys and sees the answers can find keys that collide, filling the
      * filter or forcing false positives. Keys from the open web (URLs a
      * crawler meets) are not trusted: keep SipHash for them. */
-    BK_HASH_XXH3 = 2
+    BK_HASH_XXH3 = 2,
+    /* RedisBloom's MurmurHash64A (and MurmurHash2 for its oldest chains),
+     * for variants rbchain and rbcuckoo only: what data RedisBloom wrote
+     * needs to keep answering as it did. It has NO KEY at all
+     * (docs/security.md): anyone who can choose the keys can make them
+     * collide. Those variants take the keyed hashes too. */
+    BK_HASH_MURMUR = 3
 } bk_hash_alg;
 
 /* Where a key's k probes fall (see docs/design.md, "Blocked layout"). */

@@ -248,6 +248,19 @@ BK_API void bk_rbcuckoo_chunk(const bk_rbcuckoo *c, long long p, const uint8_t *
  * has left), nothing changed. */
 BK_API int bk_rbcuckoo_load_chunk(bk_rbcuckoo *c, long long p, const void *data, size_t len);
 
+/* ------------------------------------------------------- as variants -- */
+
+/* The structure a filter of variant rbchain (rbcuckoo) holds (bk_new,
+ * bk_load, bk_open_mmap of such a configuration), to drive it with the
+ * calls above: they then hash as the filter does (its keyed hash, or
+ * RedisBloom's MurmurHash under hash=murmur), so both ways of adding reach
+ * the same bits. NULL for a filter of another variant (or NULL). Owned by
+ * f, valid until bk_free(f); the calls above take no lock, so they must not
+ * overlap f's own calls (one caller at a time). A mapped read-only filter's
+ * structure must not be written. */
+BK_API bk_rbchain *bk_filter_rbchain(bk_filter *f);
+BK_API bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,14 @@ BK_API double bk_rate_blocked(uint64_t m, unsigned k, uint64_t n, unsigned block
  * Thread-safe. */
 BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char **help);
 
+/* 1 when the configuration key named `key` is one of variant v's (a text
+ * of that variant may state it), 0 when it is another variant's or unknown
+ * (or v is). What a variant takes, asked of the key table: every variant
+ * takes capacity, hash and key; layout and fpr are bloomkit's own sizing
+ * (RedisBloom's structures size as RedisBloom does); the rest are some
+ * variants' own. Thread-safe. */
+BK_API int bk_config_key_applies(bk_variant v, const char *key);
+
 /* 1 when the valid config text states a value for key, else 0 (also for an
  * invalid text or an unknown key). Lets a caller refuse a value given both
  * in a text and another way. Thread-safe. */

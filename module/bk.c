@@ -148,6 +148,10 @@ static void field_figure(RedisModuleCtx *ctx, const bk_figure *fig)
 
 /* BK.INFO key: the table of figures, then the configuration's text (and a
  * window's length and the module's clock). */
+/* What BK.INFO says of a filter hashed as RedisBloom hashes (hash=murmur). */
+static const char no_hash_key[] = "none: RedisBloom's MurmurHash has no key, so chosen items can "
+                                  "collide (docs/security.md)";
+
 /* BK.INFO of a RedisBloom key: what it is, and that its hash has no key
  * (docs/security.md); BF.INFO / CF.INFO give its figures. */
 static int rb_info(RedisModuleCtx *ctx, RedisModuleString *name, bkm_kind kind)
@@ -168,13 +172,10 @@ static int rb_info(RedisModuleCtx *ctx, RedisModuleString *name, bkm_kind kind)
     }
     RedisModule_CloseKey(key);
     RedisModule_ReplyWithMap(ctx, 5);
-    field_text(ctx, "variant", kind == BKM_RBCHAIN ? "redisbloom-chain" : "redisbloom-cuckoo");
-    field_text(ctx, "hash",
-               kind == BKM_RBCHAIN ? "MurmurHash64A or MurmurHash2, RedisBloom's"
-                                   : "MurmurHash64A, RedisBloom's");
-    field_text(ctx, "hash_key",
-               "none: RedisBloom's hash has no key, so chosen items can collide "
-               "(docs/security.md); BF.INFO / CF.INFO give its figures");
+    field_text(ctx, "variant",
+               bk_variant_name(kind == BKM_RBCHAIN ? BK_VARIANT_RBCHAIN : BK_VARIANT_RBCUCKOO));
+    field_text(ctx, "hash", bk_hash_name(BK_HASH_MURMUR));
+    field_text(ctx, "hash_key", no_hash_key);
     field_int(ctx, "bytes", (long long)bytes);
     field_int(ctx, "keys", (long long)items);
     return REDISMODULE_OK;
@@ -208,10 +209,13 @@ int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     unsigned rows = 0;
     while (bk_figure_at(rows, NULL, NULL, &fig, sizeof fig) == 1)
         rows++;
-    RedisModule_ReplyWithMap(ctx, (long)rows + 1 + 2L * window);
+    const int unkeyed = cfg.hash == BK_HASH_MURMUR;
+    RedisModule_ReplyWithMap(ctx, (long)rows + 1 + 2L * window + unkeyed);
     for (unsigned i = 0; i < rows && bk_figure_at(i, &st, &cfg, &fig, sizeof fig) == 1; i++)
         field_figure(ctx, &fig);
     field_text(ctx, "config", text);
+    if (unkeyed)
+        field_text(ctx, "hash_key", no_hash_key);
     if (window) {
         field_int(ctx, "window_ms", (long long)cfg.window_ms);
         field_int(ctx, "now_ms", (long long)bkm_clock_now());

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "dump.h"
 #include "module.h"
 #include "rb.h"
 
@@ -26,17 +27,33 @@ static bkm_arg arg_of(RedisModuleString *s)
     return a;
 }
 
+/* The value of a keyed CF key (a bloomkit filter of variant rbcuckoo) open
+ * for a command, or NULL for RedisBloom's type: every write to one is
+ * followed by bkm_value_changed (its dump snapshot is stale). */
+static bkm_value *keyed_of(RedisModuleKey *key)
+{
+    return bkm_kind_of(key) == BKM_BLOOMKIT ? RedisModule_ModuleTypeGetValue(key) : NULL;
+}
+
+/* The cuckoo filter of an open key: RedisBloom's type (MBbloomCF), or a
+ * keyed one (bloomkit's type holding variant rbcuckoo); NULL for any other. */
+static bk_rbcuckoo *cuckoo_in(RedisModuleKey *key)
+{
+    const bkm_kind k = bkm_kind_of(key);
+    if (k == BKM_RBCUCKOO)
+        return RedisModule_ModuleTypeGetValue(key);
+    const bkm_value *v = keyed_of(key);
+    return v ? bk_filter_rbcuckoo(v->f) : NULL;
+}
+
 /* Open key `name`: *c the filter or NULL (empty); -1 after replying
  * `wrong` (WRONGTYPE unless given) for a key of another type. */
 static int open_cf(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
                    bk_rbcuckoo **c, const char *wrong)
 {
-    *c = NULL;
     *key = RedisModule_OpenKey(ctx, name, mode);
-    const bkm_kind k = bkm_kind_of(*key);
-    if (k == BKM_RBCUCKOO)
-        *c = RedisModule_ModuleTypeGetValue(*key);
-    else if (k != BKM_EMPTY) {
+    *c = cuckoo_in(*key);
+    if (!*c && bkm_kind_of(*key) != BKM_EMPTY) {
         RedisModule_CloseKey(*key);
         *key = NULL;
         RedisModule_ReplyWithError(ctx, wrong ? wrong : REDISMODULE_ERRORMSG_WRONGTYPE);
@@ -45,10 +62,47 @@ static int open_cf(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Redis
     return 0;
 }
 
-/* A new filter under the empty key: NULL after replying. */
-static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, long long capacity,
-                           unsigned bucket, unsigned iters, unsigned expansion)
+/* A keyed filter (NEW_KEYS bloomkit, the default) under the empty key:
+ * RedisBloom's cuckoo filter as variant rbcuckoo with a random SipHash
+ * key, its creation replicated with that key. NULL after replying. */
+static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                                 long long capacity, unsigned bucket, unsigned iters,
+                                 unsigned expansion)
 {
+    char text[200], err[300];
+    bk_config cfg;
+    snprintf(text, sizeof text,
+             "variant=rbcuckoo capacity=%lld bucket_size=%u iterations=%u expansion=%u", capacity,
+             bucket, iters, expansion);
+    bkm_value *v;
+    int rc = bk_config_parse(&cfg, text, NULL, 0);
+    if (rc == BK_OK) {
+        const uint64_t limit = bkm_rb_limit(ctx);
+        cfg.max_bytes = limit;
+        bk_plan plan;
+        if (limit && bk_plan_config(&cfg, &plan) == BK_OK && plan.bytes > limit) {
+            bkm_rb_refused(ctx, "Insufficient memory to create filter");
+            return NULL;
+        }
+        rc = bkm_create(key, &cfg, &v, err, sizeof err);
+    }
+    if (rc != BK_OK) {
+        RedisModule_ReplyWithError(ctx, rc == BK_ECONFIG || rc == BK_EINVAL || rc == BK_ERANGE
+                                            ? "ERR Could not create filter"
+                                            : "ERR Insufficient memory to create filter");
+        return NULL;
+    }
+    bkm_replicate_create(ctx, name, v->f);
+    return bk_filter_rbcuckoo(v->f);
+}
+
+/* A new filter under the empty key: keyed, or RedisBloom's own while
+ * NEW_KEYS is redisbloom. NULL after replying. */
+static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                           long long capacity, unsigned bucket, unsigned iters, unsigned expansion)
+{
+    if (!bkm_conf.new_keys_redisbloom)
+        return create_keyed(ctx, key, name, capacity, bucket, iters, expansion);
     bk_rbcuckoo *c;
     const int rc =
         bk_rbcuckoo_new((uint64_t)capacity, bucket, iters, expansion, bkm_rb_limit(ctx), &c);
@@ -116,8 +170,10 @@ int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR item exists");
     }
-    if (create(ctx, key, capacity, (unsigned)bucket, (unsigned)iters, (unsigned)expansion)) {
-        RedisModule_ReplicateVerbatim(ctx);
+    if (create(ctx, key, argv[1], capacity, (unsigned)bucket, (unsigned)iters,
+               (unsigned)expansion)) {
+        if (!keyed_of(key)) /* a keyed one's creation is replicated with its key */
+            RedisModule_ReplicateVerbatim(ctx);
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "cf.reserve", argv[1]);
         RedisModule_ReplyWithSimpleString(ctx, "OK");
     }
@@ -157,6 +213,9 @@ static int expansions_reached(RedisModuleCtx *ctx, const bk_rbcuckoo *c)
 static void finish_write(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
                          int changed, const char *event)
 {
+    bkm_value *v = changed ? keyed_of(key) : NULL;
+    if (v)
+        bkm_value_changed(v);
     if (changed) {
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, name);
@@ -175,7 +234,7 @@ static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int n
         return REDISMODULE_OK;
     int changed = 0;
     if (!c) {
-        if (!(c = create(ctx, key, AUTO_CAPACITY, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
+        if (!(c = create(ctx, key, argv[1], AUTO_CAPACITY, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
             RedisModule_CloseKey(key);
             return REDISMODULE_OK;
         }
@@ -264,7 +323,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
             RedisModule_CloseKey(key);
             return RedisModule_ReplyWithError(ctx, "ERR not found");
         }
-        if (!(c = create(ctx, key, capacity, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
+        if (!(c = create(ctx, key, argv[1], capacity, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
             RedisModule_Free(skipped);
             RedisModule_CloseKey(key);
             return REDISMODULE_OK;
@@ -285,6 +344,9 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         reply_insert(ctx, rc, nx);
     }
     if (changed) {
+        bkm_value *v = keyed_of(key);
+        if (v)
+            bkm_value_changed(v);
         bkm_rb_replicate(ctx, argv, argc, first, skipped);
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE,
                                         nx ? "cf.insertnx" : "cf.insert", argv[1]);
@@ -309,7 +371,7 @@ int bkm_cmd_cf_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 static const bk_rbcuckoo *lookup(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
 {
     *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ);
-    return bkm_kind_of(*key) == BKM_RBCUCKOO ? RedisModule_ModuleTypeGetValue(*key) : NULL;
+    return cuckoo_in(*key);
 }
 
 static int cf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
@@ -469,6 +531,10 @@ int bkm_cmd_cf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return REDISMODULE_OK;
     bk_rbcuckoo_info in;
     bk_rbcuckoo_info_of(c, &in);
+    if (in.items && keyed_of(key)) { /* a keyed filter copies as bloomkit's image, key and all */
+        RedisModule_CloseKey(key);
+        return bkm_cmd_bf_scandump(ctx, argv, argc);
+    }
     RedisModule_ReplyWithArray(ctx, 2);
     const uint8_t *data = NULL;
     size_t len = 0;
@@ -504,6 +570,18 @@ int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
         return REDISMODULE_OK;
     const bkm_arg data = arg_of(argv[3]);
+    if (keyed_of(key) || (!c && p != 1 &&
+                          ((data.n >= 4 && memcmp(data.p,
+                                                  "\x89"
+                                                  "BKF",
+                                                  4) == 0) ||
+                           bkm_load_pending(ctx, argv[1])))) {
+        /* bloomkit's image (CF.SCANDUMP of a keyed filter): its first chunk
+         * starts with the file magic and ends past 1 (RedisBloom's header
+         * is chunk 1), the others continue a pending load */
+        RedisModule_CloseKey(key);
+        return bkm_cmd_bf_loadchunk(ctx, argv, argc);
+    }
     const char *err = NULL;
     if (p == 1 && c) {
         err = "ERR item exists";

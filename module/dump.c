@@ -297,6 +297,13 @@ static int loadchunk_reply(RedisModuleCtx *ctx, RedisModuleKey *key, const char 
     return RedisModule_ReplyWithError(ctx, msg);
 }
 
+int bkm_load_pending(RedisModuleCtx *ctx, RedisModuleString *name)
+{
+    size_t len;
+    const char *p = RedisModule_StringPtrLen(name, &len);
+    return find(RedisModule_GetSelectedDb(ctx), p, len) != NULL;
+}
+
 /* long: the checks of a chunk in the order they apply, each with its own error. */
 int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {

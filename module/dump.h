@@ -17,6 +17,9 @@
  * they hold now), loads_abandoned (freed unfinished: timed out, flushed,
  * replaced, their key taken meanwhile). */
 void bkm_loads_info(RedisModuleInfoCtx *ctx);
+/* 1 while a BF.LOADCHUNK of bloomkit's image into key `name` (of the
+ * selected database) is unfinished. */
+int bkm_load_pending(RedisModuleCtx *ctx, RedisModuleString *name);
 /* Free the loads of a flushed database (OnLoad subscribes to FlushDB). */
 int bkm_loads_watch(RedisModuleCtx *ctx);
 

@@ -1143,7 +1143,7 @@ START_TEST(a_cuckoo_filter_through_the_command)
     done(&r);
     expect_code(RUN(NULL, "create", in_dir("s.bkf")), 0, "create standard");
     r = RUN("a\n", "remove", in_dir("s.bkf"));
-    ck_assert_msg(strstr(r.err, "only counting or cuckoo filters can"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "only counting, cuckoo or rbcuckoo filters can"), "%s", r.err);
     expect_code(r, 2, "remove from standard");
     /* dedup: every line once, its state a set */
     char *lines = malloc(50000 * 12), *at = lines;

@@ -402,7 +402,8 @@ static const struct row {
 /* Public functions that return int but cannot fail: they answer 0 or 1
  * (bk_config_text_sets, bk_variant_removes, bk_variant_grows, bk_workers_help). */
 static const char *const never_fail[] = {"bk_config_text_sets", "bk_variant_removes",
-                                         "bk_variant_grows", "bk_workers_help"};
+                                         "bk_variant_grows", "bk_workers_help",
+                                         "bk_config_key_applies"};
 
 /* Leave a detail that no call of the table would write. */
 static void fail_unrelated(void)

@@ -224,6 +224,29 @@ static void check_chain(const char *name, unsigned items, bk_rbchain *replayed)
     bk_rbchain_free(replayed);
 }
 
+/* Answers of a filter of variant rbchain or rbcuckoo (bk_contains). */
+static int filter_has(const void *f, const char *key, size_t len)
+{
+    return bk_contains(f, key, len);
+}
+
+/* f saved to a file, then that file loaded and mapped: each of the three
+ * passes check (which frees what it is given: f first, then the copies). */
+static void through_files(bk_filter *f, void (*check)(bk_filter *, const char *), const char *name)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, name);
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    check(f, name);
+    bk_filter *g;
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    check(g, name);
+    ck_assert_int_eq(bk_open_mmap(path, 0, &g), BK_OK);
+    check(g, name);
+    free(path);
+    tu_rmtree(dir);
+}
+
 START_TEST(murmur_vectors)
 {
     ck_assert_uint_eq(bk_murmur64a("hello", 5, 0), UINT64_C(0x1e68d17c457bf117));
@@ -551,6 +574,34 @@ static void check_cuckoo(const char *name, unsigned items, bk_rbcuckoo *replayed
     bk_rbcuckoo_free(replayed);
 }
 
+/* bf_default as variant rbchain, hash=murmur, made by bk_add: every
+ * answer, figure and dump RedisBloom's, also from its file and mapped. */
+static void chain_filter_is_bf_default(bk_filter *f, const char *name)
+{
+    check_answers(name, f, filter_has, 5000);
+    const bk_rbchain *ch = bk_filter_rbchain(f);
+    ck_assert_ptr_nonnull(ch);
+    chain_info_is(ch, name);
+    chain_dumps_as(ch, name);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_int_eq((long long)st.keys, info_value(name, "Number of items inserted"));
+    ck_assert_uint_eq(st.slices, info_value(name, "Number of filters"));
+    ck_assert_str_eq(st.hash, "murmur");
+    bk_free(f);
+}
+
+START_TEST(the_variants_are_redisbloom_in_files)
+{
+    bk_filter *f = tu_filter("variant=rbchain hash=murmur capacity=100 fpr=0.01");
+    ck_assert_ptr_null(bk_filter_rbcuckoo(f));
+    char key[32];
+    for (unsigned i = 0; i < 5000; i++)
+        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "item", i)), 0);
+    through_files(f, chain_filter_is_bf_default, "bf_default");
+}
+END_TEST
+
 START_TEST(cf_default_matches)
 {
     bk_rbcuckoo *cf;
@@ -562,6 +613,62 @@ START_TEST(cf_default_matches)
         ck_assert_int_eq(bk_rbcuckoo_remove(cf, key, (size_t)n), 1);
     }
     check_cuckoo("cf_default", 1500, cf);
+}
+END_TEST
+
+/* cf_default as variant rbcuckoo, hash=murmur, made by bk_add and
+ * bk_remove: answers, counts, figures (deletes kept) and dump RedisBloom's,
+ * also from its file and mapped. */
+static void cuckoo_filter_is_cf_default(bk_filter *f, const char *name)
+{
+    check_answers(name, f, filter_has, 1500);
+    const bk_rbcuckoo *cf = bk_filter_rbcuckoo(f);
+    ck_assert_ptr_nonnull(cf);
+    check_counts(name, cf);
+    cuckoo_info_is(cf, name);
+    cuckoo_dumps_as(cf, name);
+    bk_free(f);
+}
+
+START_TEST(the_cuckoo_variant_is_redisbloom_in_files)
+{
+    bk_filter *f = tu_filter(
+        "variant=rbcuckoo hash=murmur capacity=1000 bucket_size=2 iterations=20 expansion=1");
+    char key[32];
+    for (unsigned i = 0; i < 1500; i++)
+        ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "item", i)), 0);
+    for (unsigned i = 0; i < 100; i++)
+        ck_assert_int_eq(bk_remove(f, key, tu_key(key, sizeof key, "item", i)), BK_OK);
+    through_files(f, cuckoo_filter_is_cf_default, "cf_default");
+}
+END_TEST
+
+/* Keyed: the structure's own calls hash with the filter's key, so they
+ * and bk_add reach the same slots. */
+START_TEST(keyed_variants_hash_with_their_key)
+{
+    const char *texts[] = {"variant=rbcuckoo capacity=1000 key=000102030405060708090a0b0c0d0e0f",
+                           "variant=rbchain capacity=1000 key=000102030405060708090a0b0c0d0e0f"};
+    for (int t = 0; t < 2; t++) {
+        bk_filter *f = tu_filter(texts[t]);
+        ck_assert_int_eq(t ? bk_rbchain_add(bk_filter_rbchain(f), "x", 1, 0)
+                           : bk_rbcuckoo_add(bk_filter_rbcuckoo(f), "x", 1, 0),
+                         1);
+        ck_assert_int_eq(bk_contains(f, "x", 1), 1);
+        ck_assert_int_eq(bk_add(f, "y", 1), 1);
+        ck_assert_int_eq(t ? bk_rbchain_exists(bk_filter_rbchain(f), "y", 1)
+                           : bk_rbcuckoo_exists(bk_filter_rbcuckoo(f), "y", 1),
+                         1);
+        /* under hash=murmur the structure's calls hash as RedisBloom does,
+         * and so does bk_add: the same slots again */
+        bk_filter *m = tu_filterf("%s hash=murmur", texts[t]);
+        ck_assert_int_eq(bk_add(m, "x", 1), 1);
+        ck_assert_int_eq(t ? bk_rbchain_exists(bk_filter_rbchain(m), "x", 1)
+                           : bk_rbcuckoo_exists(bk_filter_rbcuckoo(m), "x", 1),
+                         1);
+        bk_free(m);
+        bk_free(f);
+    }
 }
 END_TEST
 
@@ -696,7 +803,10 @@ Suite *redisbloom_suite(void)
     tcase_add_test(tc, bf_exp4_matches);
     tcase_add_test(tc, bf_big_matches);
     tcase_add_test(tc, chain_chunks_refused_as_redisbloom);
+    tcase_add_test(tc, the_variants_are_redisbloom_in_files);
     tcase_add_test(tc, cf_default_matches);
+    tcase_add_test(tc, the_cuckoo_variant_is_redisbloom_in_files);
+    tcase_add_test(tc, keyed_variants_hash_with_their_key);
     tcase_add_test(tc, cf_b4_matches);
     tcase_add_test(tc, cuckoo_full_and_compaction);
     tcase_add_test(tc, limits_are_checked_before_memory_is_taken);

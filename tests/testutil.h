@@ -161,18 +161,25 @@ static inline uint64_t tu_capacity_for(unsigned v, uint64_t capacity, uint64_t k
 }
 
 /* The config texts "variant=V layout=L capacity=C <rest>" of every variant
- * in both layouts, into cfgs (room for max), for a test that adds `keys`
+ * in both layouts (in its one layout when it takes no layout key; keys it
+ * does not take left out: tu_for_variant), into cfgs (room for max), for a test that adds `keys`
  * keys (C: tu_capacity_for): how many. */
+static inline const char *tu_for_variant(const char *text, char *out, size_t cap);
 #define TU_CFG_MAX 160
 static inline size_t tu_every_variant(char cfgs[][TU_CFG_MAX], size_t max, uint64_t capacity,
                                       uint64_t keys, const char *rest)
 {
     size_t n = 0;
     for (unsigned v = 0; v < tu_nvariants(); v++)
-        for (int blocked = 0; blocked < 2 && n < max; blocked++)
-            snprintf(cfgs[n++], TU_CFG_MAX, "variant=%s layout=%s capacity=%llu %s", tu_variant(v),
+        for (int blocked = 0; blocked < 2 && n < max; blocked++) {
+            if (blocked && !bk_config_key_applies((bk_variant)v, "layout"))
+                continue; /* one layout: once */
+            char text[TU_CFG_MAX];
+            snprintf(text, sizeof text, "variant=%s layout=%s capacity=%llu %s", tu_variant(v),
                      blocked ? "blocked" : "classic",
                      (unsigned long long)tu_capacity_for(v, capacity, keys), rest);
+            tu_for_variant(text, cfgs[n++], TU_CFG_MAX);
+        }
     return n;
 }
 
@@ -286,10 +293,44 @@ static inline void tu_hash_key(bk_config *cfg)
     cfg->has_key = 1;
 }
 
-static inline bk_filter *tu_filter(const char *text)
+/* text with the keys its variant does not take left out (the key table
+ * says which: bk_config_key_applies), into out: one text ("... fpr=0.01
+ * layout=blocked") then serves every variant, each taking what it can
+ * (RedisBloom's structures size as RedisBloom does: no fpr for rbcuckoo,
+ * no layout for either). Keys are "key=value" words separated by spaces. */
+static inline const char *tu_for_variant(const char *text, char *out, size_t cap)
+{
+    const char *v = strstr(text, "variant=");
+    bk_variant variant = BK_VARIANT_STANDARD;
+    if (v) {
+        for (unsigned i = 0; bk_variant_name((bk_variant)i); i++) {
+            const size_t n = strlen(bk_variant_name((bk_variant)i));
+            if (strncmp(v + 8, bk_variant_name((bk_variant)i), n) == 0 &&
+                (v[8 + n] == '\0' || v[8 + n] == ' '))
+                variant = (bk_variant)i;
+        }
+    }
+    size_t at = 0;
+    out[0] = '\0';
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        const char *end = p + strcspn(p, " "), *eq = memchr(p, '=', (size_t)(end - p));
+        char key[32] = "";
+        if (eq && (size_t)(eq - p) < sizeof key)
+            memcpy(key, p, (size_t)(eq - p)), key[eq - p] = '\0';
+        if (end > p && (!eq || bk_config_key_applies(variant, key)) && at < cap)
+            at += (size_t)snprintf(out + at, cap - at, "%s%.*s", at ? " " : "", (int)(end - p), p);
+        p = end;
+    }
+    return out;
+}
+
+static inline bk_filter *tu_filter(const char *given)
 {
     bk_config cfg;
-    char err[256];
+    char err[256], text[512];
+    tu_for_variant(given, text, sizeof text);
     const int rc = bk_config_parse(&cfg, text, err, sizeof err);
     ck_assert_msg(rc == BK_OK, "config '%s': %s", text, err);
     if (!cfg.has_key)

@@ -14,13 +14,13 @@ status=0
 # (a pattern for grep -E); a folder's own files are always allowed
 layers='common:^$
 canonical:^common/
-core:^common/|^(standard|counting|scalable|window|cuckoo)/[a-z]+\.h$
+core:^common/|^(standard|counting|scalable|window|cuckoo|rbchain|rbcuckoo)/[a-z]+\.h$
 io:^common/|^core/store\.h$
 standard:^common/|^core/filter_impl\.h$
 counting:^common/|^core/filter_impl\.h$
 cuckoo:^common/|^core/filter_impl\.h$
-rbchain:^common/
-rbcuckoo:^common/
+rbchain:^common/|^core/filter_impl\.h$
+rbcuckoo:^common/|^core/filter_impl\.h$
 scalable:^common/|^core/filter_impl\.h$|^standard/standard\.h$
 window:^common/|^core/filter_impl\.h$|^scalable/scalable\.h$
 redis:^common/|^core/filter_impl\.h$|^redis/lua/lua\.h$

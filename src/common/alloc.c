@@ -209,3 +209,11 @@ void bk_payload_free(const bk_allocator *a, void *p, size_t size)
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     munmap(p, (size + page - 1) / page * page);
 }
+
+void bk_own_free(const bk_allocator *a, void *p, size_t size, int own)
+{
+    if (own == BK_OWN_MEM)
+        bk_mem_free(a, p);
+    else if (own == BK_OWN_PAYLOAD)
+        bk_payload_free(a, p, size);
+}

@@ -53,4 +53,14 @@ BK_INTERNAL char *bk_mem_strdup(const bk_allocator *a, const char *s);
 BK_INTERNAL void *bk_payload_alloc(const bk_allocator *a, size_t size);
 BK_INTERNAL void bk_payload_free(const bk_allocator *a, void *p, size_t size);
 
+/* Who frees an array of a structure that holds arrays from several sources
+ * (RedisBloom's, src/rbchain and src/rbcuckoo): the structure, with
+ * bk_mem_free or bk_payload_free (a payload it took over from a file
+ * load), or nobody (a file mapping's). */
+#define BK_OWN_MEM     0
+#define BK_OWN_PAYLOAD 1
+#define BK_OWN_NONE    2
+/* Free p of size bytes as own says. */
+void bk_own_free(const bk_allocator *a, void *p, size_t size, int own);
+
 #endif

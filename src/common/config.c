@@ -33,8 +33,9 @@
 /* Longest piece of an offending value quoted back in an error message. */
 #define QUOTE_MAX 40
 
-static const char *const variant_names[] = {"standard", "counting", "scalable", "window", "cuckoo"};
-static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3"};
+static const char *const variant_names[] = {"standard", "counting", "scalable", "window",
+                                            "cuckoo",   "rbchain",  "rbcuckoo"};
+static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3", "murmur"};
 static const char *const layout_names[] = {"classic", "blocked"};
 static const char *const input_names[] = {"raw", "scrapy-redis", "url", "url-keep-query-order"};
 #define NAMES(list) (list), sizeof(list) / sizeof *(list)
@@ -69,30 +70,43 @@ typedef struct key_desc {
 #define FIELD(f) offsetof(bk_config, f)
 #define MORE(i)  (offsetof(bk_config, more) + (size_t)(i) * sizeof(uint64_t))
 #define ONLY(v)  (1u << (v))
+/* RedisBloom's two structures (src/rbchain, src/rbcuckoo), and every
+ * variant but them: what keys of bloomkit's own sizing apply to. */
+#define RB_VARIANTS  (ONLY(BK_VARIANT_RBCHAIN) | ONLY(BK_VARIANT_RBCUCKOO))
+#define OWN_VARIANTS (ONLY(BK_VARIANT_RBCHAIN) - 1u)
 /* The key's 0 asks the filter to choose (from the rate, say), and the filter
  * records its choice in its configuration: 0 is not written, and a 0 in the
  * configuration asked for matches any choice (bk_config_diff). */
 #define KEY_AUTO 1u
+/* A key of more[] whose 0 means something (rbcuckoo's expansion 0: never
+ * grows): written whenever it applies. Only for keys of variants older
+ * readers do not know, whose texts they refuse anyway. */
+#define KEY_WRITTEN 2u
 
 static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
      "the filter: standard, counting (4-bit counters, removal), scalable (grows), window "
-     "(forgets keys after a time), cuckoo (removal in a quarter of counting's memory)",
+     "(forgets keys after a time), cuckoo (removal in a quarter of counting's memory), rbchain "
+     "and rbcuckoo (RedisBloom's scalable chain and cuckoo filter, bit for bit)",
      0, 0},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
      "an integer in 1 .. 2^48 (281474976710656)", "1000000",
      "keys expected (scalable: of the first slice)", 0, 0},
     {"fpr", K_REAL, FIELD(fpr), NULL, 0, 0.0, BK_FPR_MAX, 1, "a number in (0, 0.5]", "0.01",
-     "the false-positive rate to keep", 0, 0},
+     "the false-positive rate to keep (rbchain: RedisBloom's error rate)",
+     OWN_VARIANTS | ONLY(BK_VARIANT_RBCHAIN), 0},
     {"growth", K_REAL, FIELD(growth), NULL, 0, BK_GROWTH_MIN, BK_GROWTH_MAX, 0,
-     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last", 0, 0},
+     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last",
+     OWN_VARIANTS, 0},
     {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
-     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate", 0,
-     0},
+     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate",
+     OWN_VARIANTS, 0},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
-     "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only)", 0, 0},
+     "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only); "
+     "rbchain and rbcuckoo also murmur, RedisBloom's unkeyed MurmurHash (its data only)",
+     0, 0},
     {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
-     "where a key's probes fall: classic, or blocked (one cache line)", 0, 0},
+     "where a key's probes fall: classic, or blocked (one cache line)", OWN_VARIANTS, 0},
     {"key", K_HEX, FIELD(key), NULL, 0, 0, 0, 0, "exactly 32 hexadecimal digits (16 bytes)", NULL,
      "the SipHash key (default: 16 random bytes per filter)", 0, 0},
     {"window", K_DURATION, FIELD(window_ms), NULL, 0, (double)BK_WINDOW_MS_MIN,
@@ -107,8 +121,9 @@ static const key_desc keys[] = {
      ONLY(BK_VARIANT_WINDOW), 0},
     {"max_bytes", K_SIZE, FIELD(max_bytes), NULL, 0, 0, (double)BK_MAX_BYTES_MAX, 0,
      "0 (no limit) or a size in bytes, with k, M or G for KiB, MiB, GiB (64M), up to 2^56", "0",
-     "scalable, window: a ceiling on memory; growing past it fails with BK_EFULL",
-     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW), 0},
+     "scalable, window, rbchain, rbcuckoo: a ceiling on memory; growing past it fails with "
+     "BK_EFULL",
+     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW) | RB_VARIANTS, 0},
     {"bits", K_COUNT, FIELD(bits), NULL, 0, 0, (double)BK_BITS_MAX, 0,
      "0 (sized from capacity and fpr) or an integer in 1 .. 2^56", "0",
      "standard, counting: m pinned, the bits (counters) of the array, instead of fpr",
@@ -135,6 +150,23 @@ static const key_desc keys[] = {
      "20 bytes: a filter imported from scrapy-redis's set, whose Scrapy filter then "
      "fingerprints requests as scrapy-redis does)",
      0, 0},
+    /* RedisBloom's structures (src/rbchain, src/rbcuckoo): their own
+     * parameters, as BF.RESERVE and CF.RESERVE take them */
+    {"expansion", K_COUNT, MORE(3), NULL, 0, 0, (double)UINT32_MAX, 0,
+     "an integer in 0 .. 4294967295 (rbchain: 1 or more; rbcuckoo: 0 .. 32768)", "2",
+     "rbchain: each link holds this many times the last (EXPANSION); rbcuckoo: each sub-filter "
+     "has this many times the last's buckets, rounded up to a power of two, 0 never grows",
+     RB_VARIANTS, KEY_WRITTEN},
+    {"chain_options", K_COUNT, MORE(4), NULL, 0, 0, 15, 0, "an integer in 0 .. 15", "5",
+     "rbchain: RedisBloom's option bits, 1 links sized exactly, 2 capacity as log2 of bits, 4 the "
+     "64-bit hash, 8 nonscaling (5: what BF.RESERVE makes; 13: with NONSCALING)",
+     ONLY(BK_VARIANT_RBCHAIN), KEY_WRITTEN},
+    {"bucket_size", K_COUNT, MORE(5), NULL, 0, 1, 255, 0, "an integer in 1 .. 255", "2",
+     "rbcuckoo: 8-bit fingerprints a bucket holds (BUCKETSIZE)", ONLY(BK_VARIANT_RBCUCKOO),
+     KEY_WRITTEN},
+    {"iterations", K_COUNT, MORE(6), NULL, 0, 1, 65535, 0, "an integer in 1 .. 65535", "20",
+     "rbcuckoo: evictions an add tries before the filter grows (MAXITERATIONS)",
+     ONLY(BK_VARIANT_RBCUCKOO), KEY_WRITTEN},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
 
@@ -146,6 +178,7 @@ static const struct {
     const char *key, *def;
 } variant_defaults[] = {
     {BK_VARIANT_WINDOW, "tightening", "0.3"},
+    {BK_VARIANT_RBCUCKOO, "expansion", "1"},
 };
 
 /* Field access through the table. */
@@ -513,6 +546,14 @@ static const char fpr_with_bits[] =
 static const char hashes_without_bits[] =
     "hashes: needs bits (k is pinned only with m; without bits, capacity and fpr give both)";
 
+/* hash=murmur is for RedisBloom's structures only. */
+static const char murmur_only[] = "hash: murmur is RedisBloom's unkeyed hash, for "
+                                  "variant=rbchain or variant=rbcuckoo only (this is variant=%s)";
+static int murmur_misplaced(const bk_config *c)
+{
+    return c->hash == BK_HASH_MURMUR && !(RB_VARIANTS >> c->variant & 1u);
+}
+
 /* 1 when key k says nothing about c: a pinned filter's fpr (its rate follows
  * from bits, hashes and capacity), and bits and hashes left at 0 (sized).
  * Such a key is neither formatted nor compared. */
@@ -522,6 +563,8 @@ static int unused(const bk_config *c, const key_desc *k)
         return c->bits != 0;
     if (k->off == FIELD(bits) || k->off == FIELD(hashes) || (k->flags & KEY_AUTO))
         return *count_at((bk_config *)c, k) == 0;
+    if (k->flags & KEY_WRITTEN)
+        return 0;
     /* a key added since 0.1.0 (a slot of more[]) has 0 for its default,
      * the behaviour before it: at 0 it is not written, so that texts of
      * filters that do not use it read in versions that do not know it */
@@ -584,6 +627,10 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
         bk_errorf(err, errlen, "%s", hashes_without_bits);
         return BK_ECONFIG;
     }
+    if (murmur_misplaced(c)) {
+        bk_errorf(err, errlen, murmur_only, variant_names[c->variant]);
+        return BK_ECONFIG;
+    }
     return BK_OK;
 }
 
@@ -607,6 +654,12 @@ const char *bk_config_diff(const bk_config *want, const bk_config *have)
             return k->name;
     }
     return NULL;
+}
+
+int bk_config_key_applies(bk_variant v, const char *key)
+{
+    const key_desc *k = key ? key_named(key) : NULL;
+    return k && bk_variant_name(v) && applies(k, (int)v);
 }
 
 const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char **help)
@@ -722,6 +775,8 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
             return fail(e, 0, keys[i].name, "%s: applies to %s only (this is variant=%s)",
                         keys[i].name, applies_to(&keys[i], rbuf, sizeof rbuf),
                         variant_names[c.variant]);
+    if (murmur_misplaced(&c))
+        return fail(e, 0, "hash", murmur_only, variant_names[c.variant]);
     *cfg = c;
     if (seen_out)
         memcpy(seen_out, seen, sizeof seen);

@@ -6,6 +6,7 @@
 #include "hash.h"
 
 #include "bloomkit_tools.h"
+#include "murmur.h"
 
 #define XXH_STATIC_LINKING_ONLY /* XXH3_generateSecret */
 #include <xxhash.h>
@@ -27,6 +28,11 @@ void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t
             XXH3_128bits_withSecret(len ? msg : &none, len, key->secret, sizeof key->secret);
         out->h1 = x.low64;
         out->h2 = x.high64;
+        return;
+    }
+    if (alg == BK_HASH_MURMUR) { /* RedisBloom's 64-bit pair; no key (hash.h) */
+        out->h1 = bk_murmur64a(msg, len, BK_MURMUR_CHAIN_SEED);
+        out->h2 = bk_murmur64a(msg, len, out->h1);
         return;
     }
     uint64_t w[2];
@@ -51,7 +57,7 @@ const char *bk_simd_path(void)
 void bk_hash_keys(bk_hash_alg alg, const bk_hashkey *key, const void *const *msgs,
                   const size_t *lens, size_t n, bk_hash *out)
 {
-    if (alg == BK_HASH_XXH3 || n < 8) {
+    if (alg == BK_HASH_XXH3 || alg == BK_HASH_MURMUR || n < 8) {
         /* XXH3 one key at a time: its 16-byte steps multiply 64 by 64 bits
          * into 128, which neither AVX2 nor AVX-512F does, so lanes would not
          * pay. A caller's keys may lie anywhere in memory (a Python list's

@@ -47,7 +47,11 @@ typedef struct bk_hashkey {
 /* Derive every form of the key. */
 BK_INTERNAL void bk_hashkey_init(bk_hashkey *k, const uint8_t key[16]);
 
-/* Hash msg[0..len) with the given algorithm and key. msg may be NULL if len is 0. */
+/* Hash msg[0..len) with the given algorithm and key. msg may be NULL if len is 0.
+ * BK_HASH_MURMUR ignores the key: it is RedisBloom's pair (MurmurHash64A of
+ * the key under BK_MURMUR_CHAIN_SEED, then under that), which its chains of
+ * 64-bit hashing probe with; a variant that hashes otherwise under it sets
+ * its filter's own_hash (src/core/filter_impl.h). */
 void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t len, bk_hash *out);
 /* bk_hash_key of msgs[i], lens[i] into out[i] for i < n: SipHash several
  * keys per instruction where the CPU allows (siphash_many.c), the same

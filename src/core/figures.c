@@ -77,7 +77,8 @@ static const row rows[] = {
 /* Every variant's bit: what a row of variants 0 means. */
 #define ALL_VARIANTS                                                                               \
     (ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING) | ONLY(BK_VARIANT_SCALABLE) |           \
-     ONLY(BK_VARIANT_WINDOW) | ONLY(BK_VARIANT_CUCKOO))
+     ONLY(BK_VARIANT_WINDOW) | ONLY(BK_VARIANT_CUCKOO) | ONLY(BK_VARIANT_RBCHAIN) |                \
+     ONLY(BK_VARIANT_RBCUCKOO))
 
 static void value_of(const row *r, const bk_filter_stats *st, const bk_config *cfg, bk_figure *f)
 {

@@ -179,6 +179,11 @@ struct bk_filter {
                                     * struct (bk_write_locked, bk_read_locked), or NULL */
     /* window: the last re-dating (bk_filter_stats.redated_from_ms, _to_ms) */
     _Atomic int64_t redate_from_ms, redate_to_ms;
+    /* NULL, or the digest of a key as the variant makes it itself: set by
+     * a variant whose hash=murmur digest depends on its own state
+     * (RedisBloom's structures: the chain's 32- or 64-bit pair, the cuckoo
+     * filter's one seed-0 hash). Never changes after construction. */
+    void (*own_hash)(const bk_filter *f, const void *key, size_t len, bk_hash *h);
 };
 
 /* A key is (NULL, 0) or (non-NULL, any length). */
@@ -190,14 +195,21 @@ static inline int bk_key_valid(const void *key, size_t len)
 /* The digest of a key under f's hash and key. */
 static inline void bk_filter_hash(const bk_filter *f, const void *key, size_t len, bk_hash *h)
 {
-    bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
+    if (f->own_hash)
+        f->own_hash(f, key, len, h);
+    else
+        bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
 }
 
 /* bk_filter_hash of n keys (several per instruction where the CPU allows). */
 static inline void bk_filter_hash_keys(const bk_filter *f, const void *const *keys,
                                        const size_t *lens, size_t n, bk_hash *hs)
 {
-    bk_hash_keys(f->cfg.hash, &f->hkey, keys, lens, n, hs);
+    if (f->own_hash)
+        for (size_t i = 0; i < n; i++)
+            f->own_hash(f, keys[i], lens[i], &hs[i]);
+    else
+        bk_hash_keys(f->cfg.hash, &f->hkey, keys, lens, n, hs);
 }
 
 /* Set up the base part of a variant's struct. */
@@ -216,6 +228,7 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->backing = NULL;
     atomic_init(&f->redate_from_ms, 0);
     atomic_init(&f->redate_to_ms, 0);
+    f->own_hash = NULL;
 }
 
 /* The ceilings on a filter's arrays, shared by all of them (a window's
@@ -356,6 +369,9 @@ typedef struct bk_variant_desc {
      * counts and data zero) and its limit, as this variant lays them out.
      * BK_OK, or BK_ERANGE (no slice i). NULL: the variant is one array. */
     int (*chain_slice)(const bk_config *cfg, uint32_t i, bk_slice_view *out, bk_slice_limit *limit);
+    /* 1: its slice views carry a word of the variant's own in gen (a
+     * RedisBloom chain's n2), which files keep and its adopt checks. */
+    int own_words;
 } bk_variant_desc;
 
 /* The descriptor of variant v; NULL for an unknown one. */

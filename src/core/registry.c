@@ -6,12 +6,15 @@
 #include "filter_impl.h"
 #include "../counting/counting.h"
 #include "../cuckoo/cuckoo.h"
+#include "../rbchain/bfvariant.h"
+#include "../rbcuckoo/cfvariant.h"
 #include "../scalable/scalable.h"
 #include "../standard/standard.h"
 #include "../window/window.h"
 
 static const bk_variant_desc *const registry[] = {
-    &bk_standard_desc, &bk_counting_desc, &bk_scalable_desc, &bk_window_desc, &bk_cuckoo_desc,
+    &bk_standard_desc, &bk_counting_desc, &bk_scalable_desc, &bk_window_desc,
+    &bk_cuckoo_desc,   &bk_rbchain_desc,  &bk_rbcuckoo_desc,
 };
 
 const bk_variant_desc *bk_variant_for(bk_variant v)

@@ -15,6 +15,7 @@ int bk_variant_shape_of(const bk_config *cfg, bk_variant_shape *out)
     out->cells = d->cells(cfg);
     out->max_slices = d->max_slices;
     out->keeps_time = d->ops->expire != NULL;
+    out->own_words = d->own_words;
     return BK_OK;
 }
 

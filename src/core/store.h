@@ -17,6 +17,10 @@
 
 #include "bloomkit.h"
 
+/* The most slices a filter file holds (src/io): a variant whose chains can
+ * grow past it says so in its descriptor's max_slices. */
+#define BK_SLICES_MAX 256
+
 /* One bit or counter array of a filter, as persistence and merging see it.
  * Standard and counting filters have one slice, scalable filters one per link
  * of the chain. data points into the filter (or, for a view passed to an adopt
@@ -34,7 +38,10 @@ typedef struct bk_slice_view {
     uint64_t nbytes;    /* payload bytes */
     unsigned probes;    /* classic probe derivation: BK_PROBES_LCG (0) or BK_PROBES_DH */
     int64_t gen;        /* window: the slice's generation, by number: it spans
-                         * [gen * span, (gen + 1) * span) ms; 0 for other variants */
+                         * [gen * span, (gen + 1) * span) ms; rbchain, rbcuckoo: the
+                         * variant's own word (a link's n2; sub-filter 0's deletes),
+                         * which the file keeps where a window's generation goes;
+                         * 0 for other variants */
     int64_t span;       /* window: that span's length in ms; 0 for other variants */
 } bk_slice_view;
 
@@ -68,6 +75,8 @@ typedef struct bk_variant_shape {
     bk_cells cells;      /* its payload's cells under the file's configuration */
     uint32_t max_slices; /* the slices a file of it may hold: 1, or a chain's limit */
     int keeps_time;      /* 1: its slices carry generations (window) */
+    int own_words;       /* 1: its slices carry a word of their own in gen (rbchain,
+                          * rbcuckoo), which its adopt checks */
 } bk_variant_shape;
 
 /* The shape of cfg's variant into *out: BK_OK, or BK_ECORRUPT (a variant

@@ -123,7 +123,7 @@ uint64_t bk_file_payload_bytes(uint64_t m, bk_cells c)
 
 bk_cells bk_file_cells(const bk_config *cfg)
 {
-    bk_variant_shape shape = {{0, 0, 0}, 0, 0};
+    bk_variant_shape shape = {{0, 0, 0}, 0, 0, 0};
     bk_variant_shape_of(cfg, &shape); /* cfg's variant is known: it was validated */
     return shape.cells;
 }
@@ -188,6 +188,9 @@ static void put_counts(const bk_file_header *h, uint8_t *buf)
         put64(e + S_SET, h->slices[i].set_bits);
         put64(e + S_KEYS, h->slices[i].keys);
         put64(e + S_SATURATED, h->slices[i].saturated);
+        if (h->version >= BK_FILE_VERSION_GEN) /* a variant's own word changes too */
+            put64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices + BK_FILE_GEN * i,
+                  (uint64_t)h->slices[i].gen);
     }
     put64(buf + H_PAYLOAD_SUM, h->payload_checksum);
     put64(buf + H_HEADER_SUM, header_checksum(buf, h->header_size));
@@ -418,6 +421,8 @@ int bk_file_decode(const uint8_t *buf, uint64_t file_len, bk_file_header *h)
             h->version >= BK_FILE_VERSION_GEN
                 ? (int64_t)get64(buf + BK_FILE_FIXED + BK_FILE_ENTRY * h->nslices + BK_FILE_GEN * i)
                 : 0;
+        if (shape.own_words)
+            continue; /* the variant's own word: its adopt checks it */
         if (!keeps_time ? h->slices[i].gen != 0 : i > 0 && h->slices[i].gen < h->slices[i - 1].gen)
             return bk_fail(
                 BK_ECORRUPT, "slice %u: generation %lld %s", i, (long long)h->slices[i].gen,

@@ -32,7 +32,7 @@
 #define BK_FILE_ENTRY        ((size_t)64) /* bytes of one slice entry */
 #define BK_FILE_ALIGN        64 /* payloads start at multiples of this (cache line, mmap) */
 #define BK_FILE_GEN          ((size_t)8) /* bytes of one slice's generation number (version 3) */
-#define BK_FILE_MAX_SLICES   256
+#define BK_FILE_MAX_SLICES   BK_SLICES_MAX
 #define BK_FILE_CONFIG_MAX   1024 /* bytes of the config text (version 4): every key fits */
 /* Verification reads payloads a chunk at a time: small enough to stay in
  * cache between the checksum and the census. */

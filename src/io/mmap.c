@@ -188,6 +188,7 @@ static int sync_in_place(bk_filter *f, bk_mapping *map)
         bk_slice_view v;
         bk_filter_slice(f, i, &v);
         h.slices[i].keys = v.keys;
+        h.slices[i].gen = v.gen; /* what a variant's own word says now (the same for others) */
         data[i] = v.data;
     }
     /* Non-strict verification computes exactly the counts and checksum the

@@ -25,21 +25,26 @@ rb_pair bk_rb_pair(uint32_t options, const void *item, size_t len)
 {
     rb_pair p;
     if (options & BK_RBCHAIN_FORCE64) {
-        p.a = bk_murmur64a(item, len, UINT64_C(0xc6a4a7935bd1e995));
+        p.a = bk_murmur64a(item, len, BK_MURMUR_CHAIN_SEED);
         p.b = bk_murmur64a(item, len, p.a);
     } else {
-        const uint32_t a = bk_murmur2(item, len, UINT32_C(0x9747b28c));
+        const uint32_t a = bk_murmur2(item, len, BK_MURMUR2_CHAIN_SEED);
         p.a = a;
         p.b = bk_murmur2(item, len, a);
     }
     return p;
 }
 
+double bk_rb_bpe(double error)
+{
+    return fabs(log(error) / LN2_SQUARED);
+}
+
 int bk_rb_link_size(bk_rbchain_link *l, uint64_t capacity, double error, uint32_t options)
 {
     if (capacity < 1 || !(error > 0) || !(error < 1))
         return bk_fail(BK_ERANGE, "a link needs capacity >= 1 and an error rate in (0, 1)");
-    const double bpe = fabs(log(error) / LN2_SQUARED);
+    const double bpe = bk_rb_bpe(error);
     uint64_t bits, entries = capacity;
     unsigned n2 = 0;
     if (options & BK_RBCHAIN_ENTS_IS_BITS) {

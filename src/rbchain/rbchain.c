@@ -12,37 +12,73 @@
 #include "../common/alloc.h"
 #include "../common/error.h"
 
+bk_rbchain *bk_rb_chain_empty(const bk_allocator *a, uint64_t size, uint32_t options,
+                              uint32_t growth)
+{
+    bk_rbchain *c = bk_mem_zeroed(a, 1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->alloc = *a;
+    c->size = size;
+    c->options = options;
+    c->growth = growth;
+    return c;
+}
+
 static bk_rbchain *chain_alloc(void)
 {
     const bk_allocator a = bk_current_allocator();
-    bk_rbchain *c = bk_mem_zeroed(&a, 1, sizeof *c);
-    if (c)
-        c->alloc = a;
-    return c;
+    return bk_rb_chain_empty(&a, 0, 0, 0);
+}
+
+/* Room for one link more: BK_OK or BK_ENOMEM. */
+static int room(bk_rbchain *c)
+{
+    if (c->n < c->cap)
+        return BK_OK;
+    if (c->cap > UINT32_MAX / 2)
+        return bk_fail(BK_ENOMEM, "a chain of %u links", c->n);
+    const uint32_t cap = c->cap ? c->cap * 2 : 4;
+    bk_rbchain_link *links = bk_mem_zeroed(&c->alloc, cap, sizeof *links);
+    uint8_t *own = bk_mem_zeroed(&c->alloc, cap, 1);
+    if (!links || !own) {
+        bk_mem_free(&c->alloc, links);
+        bk_mem_free(&c->alloc, own);
+        return bk_fail(BK_ENOMEM, "room for %u links", cap);
+    }
+    if (c->n) {
+        memcpy(links, c->links, c->n * sizeof *links);
+        memcpy(own, c->own, c->n);
+    }
+    bk_mem_free(&c->alloc, c->links);
+    bk_mem_free(&c->alloc, c->own);
+    c->links = links;
+    c->own = own;
+    c->cap = cap;
+    return BK_OK;
+}
+
+int bk_rb_chain_take(bk_rbchain *c, const bk_rbchain_link *l, uint8_t *data, int own)
+{
+    const int rc = room(c);
+    if (rc != BK_OK)
+        return rc;
+    c->links[c->n] = *l;
+    c->links[c->n].data = data;
+    c->own[c->n] = (uint8_t)own;
+    c->n++;
+    return BK_OK;
 }
 
 int bk_rb_chain_push(bk_rbchain *c, const bk_rbchain_link *l)
 {
-    if (c->n == c->cap) {
-        if (c->cap > UINT32_MAX / 2)
-            return bk_fail(BK_ENOMEM, "a chain of %u links", c->n);
-        const uint32_t cap = c->cap ? c->cap * 2 : 4;
-        bk_rbchain_link *links = bk_mem_zeroed(&c->alloc, cap, sizeof *links);
-        if (!links)
-            return bk_fail(BK_ENOMEM, "room for %u links", cap);
-        if (c->n)
-            memcpy(links, c->links, c->n * sizeof *links);
-        bk_mem_free(&c->alloc, c->links);
-        c->links = links;
-        c->cap = cap;
-    }
-    bk_rbchain_link *dst = &c->links[c->n];
-    *dst = *l;
-    dst->data = bk_mem_zeroed(&c->alloc, 1, (size_t)l->bytes); /* alloc.h: never aborts */
-    if (!dst->data)
+    uint8_t *data = bk_mem_zeroed(&c->alloc, 1, (size_t)l->bytes); /* alloc.h: never aborts */
+    if (!data)
         return bk_fail(BK_ENOMEM, "a link of %llu bytes", (unsigned long long)l->bytes);
-    c->n++;
-    return BK_OK;
+    const int rc = bk_rb_chain_take(c, l, data, BK_OWN_MEM);
+    if (rc != BK_OK)
+        bk_mem_free(&c->alloc, data);
+    return rc;
 }
 
 void bk_rbchain_free(bk_rbchain *c)
@@ -50,9 +86,20 @@ void bk_rbchain_free(bk_rbchain *c)
     if (!c)
         return;
     for (uint32_t i = 0; i < c->n; i++)
-        bk_mem_free(&c->alloc, c->links[i].data);
+        bk_own_free(&c->alloc, c->links[i].data, (size_t)c->links[i].bytes, c->own[i]);
     bk_mem_free(&c->alloc, c->links);
+    bk_mem_free(&c->alloc, c->own);
     bk_mem_free(&c->alloc, c);
+}
+
+rb_pair bk_rb_pair_of(const bk_rbchain *c, const void *item, size_t len)
+{
+    if (!c->hkey)
+        return bk_rb_pair(c->options, item, len);
+    bk_hash h;
+    bk_hash_key(c->alg, c->hkey, item, len, &h);
+    const rb_pair p = {h.h1, h.h2};
+    return p;
 }
 
 int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscaling,
@@ -127,8 +174,8 @@ int bk_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *links, u
     return BK_OK;
 }
 
-/* 1 when some link, newest first, has the pair's bits. */
-static int has(const bk_rbchain *c, const rb_pair *p)
+/* Newest first. */
+int bk_rb_chain_has(const bk_rbchain *c, const rb_pair *p)
 {
     for (uint32_t i = c->n; i-- > 0;)
         if (bk_rb_link_has(&c->links[i], p))
@@ -140,8 +187,8 @@ int bk_rbchain_exists(const bk_rbchain *c, const void *item, size_t len)
 {
     if (!c || (!item && len))
         return 0;
-    const rb_pair p = bk_rb_pair(c->options, item, len);
-    return has(c, &p);
+    const rb_pair p = bk_rb_pair_of(c, item, len);
+    return bk_rb_chain_has(c, &p);
 }
 
 /* Append the link that follows the newest: growth times its entries, half
@@ -174,8 +221,13 @@ int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, unsigned flags)
     bk_call_begin();
     if (!c || (!item && len))
         return bk_fail(BK_EINVAL, "rbchain_add: no chain or item");
-    const rb_pair p = bk_rb_pair(c->options, item, len);
-    if (has(c, &p))
+    const rb_pair p = bk_rb_pair_of(c, item, len);
+    return bk_rb_chain_add(c, &p, flags);
+}
+
+int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, unsigned flags)
+{
+    if (bk_rb_chain_has(c, p))
         return 0;
     bk_rbchain_link *l = &c->links[c->n - 1];
     if (l->size >= l->entries) {
@@ -189,7 +241,7 @@ int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, unsigned flags)
             return rc;
         l = &c->links[c->n - 1];
     }
-    if (bk_rb_link_set(l, &p) == 0)
+    if (bk_rb_link_set(l, p) == 0)
         return 0; /* not reached: some bit was clear, or has() had said yes */
     l->size++;
     c->size++;

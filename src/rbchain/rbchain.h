@@ -11,13 +11,20 @@
 #include <stdint.h>
 
 #include "bloomkit_redisbloom.h"
+#include "../common/hash.h"
 
 struct bk_rbchain {
     bk_allocator alloc; /* what made it; frees with it */
     uint64_t size;
     uint32_t options, growth;
-    uint32_t n, cap;        /* links in use, room in links[] */
-    bk_rbchain_link *links; /* oldest first; each link's data owned */
+    uint32_t n, cap;        /* links in use, room in links[] and own[] */
+    bk_rbchain_link *links; /* oldest first */
+    uint8_t *own;           /* per link: who frees its data, BK_OWN_* (alloc.h) */
+    /* The hash: NULL, RedisBloom's MurmurHash as the options say; else the
+     * keyed hash alg under *hkey, the key of the filter that holds the chain
+     * (variant rbchain, src/rbchain/variant.c), its (h1, h2) the pair. */
+    const bk_hashkey *hkey;
+    bk_hash_alg alg;
 };
 
 /* The hash pair of an item under a chain's options (FORCE64 or not). */
@@ -25,6 +32,21 @@ typedef struct rb_pair {
     uint64_t a, b;
 } rb_pair;
 rb_pair bk_rb_pair(uint32_t options, const void *item, size_t len);
+/* The pair of an item as chain c hashes it (its key, or bk_rb_pair). */
+rb_pair bk_rb_pair_of(const bk_rbchain *c, const void *item, size_t len);
+
+/* An empty chain (no link yet) from allocator a: NULL when out of memory. */
+bk_rbchain *bk_rb_chain_empty(const bk_allocator *a, uint64_t size, uint32_t options,
+                              uint32_t growth);
+
+/* 1 when some link of c has all the pair's bits. */
+int bk_rb_chain_has(const bk_rbchain *c, const rb_pair *p);
+
+/* bk_rbchain_add of an item whose pair is p (same answers). */
+int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, unsigned flags);
+
+/* A link's bits per entry for its error rate, as RedisBloom computes it. */
+double bk_rb_bpe(double error);
 
 /* LinkInit(capacity, error, options) into *l (data not allocated): BK_OK,
  * or BK_ERANGE (detail) for parameters RedisBloom refuses or a link too
@@ -42,5 +64,9 @@ unsigned bk_rb_link_set(bk_rbchain_link *l, const rb_pair *p);
 
 /* Append a zero-filled link shaped as *l to c: BK_OK or BK_ENOMEM. */
 int bk_rb_chain_push(bk_rbchain *c, const bk_rbchain_link *l);
+
+/* Append a link shaped as *l over data (l->bytes bytes), freed as own says
+ * (BK_OWN_*): BK_OK, or BK_ENOMEM with data not taken. */
+int bk_rb_chain_take(bk_rbchain *c, const bk_rbchain_link *l, uint8_t *data, int own);
 
 #endif

@@ -60,14 +60,19 @@ int bk_rbcuckoo_remove(bk_rbcuckoo *c, const void *item, size_t len)
 {
     if (!c || (!item && len))
         return 0;
-    const rc_key k = bk_rc_key(item, len);
+    const rc_key k = bk_rc_key_of(c, item, len);
+    return bk_rc_remove(c, &k);
+}
+
+int bk_rc_remove(bk_rbcuckoo *c, const rc_key *k)
+{
     for (uint32_t i = c->filters; i-- > 0;) {
         const rc_sub *s = &c->subs[i];
-        const uint64_t js[2] = {k.i1 % s->n, k.i2 % s->n};
+        const uint64_t js[2] = {k->i1 % s->n, k->i2 % s->n};
         for (int w = 0; w < 2; w++) {
             uint8_t *slot = bk_rc_bucket(c, s, js[w]);
             for (unsigned v = 0; v < c->bucket_size; v++) {
-                if (slot[v] != k.fp)
+                if (slot[v] != k->fp)
                     continue;
                 slot[v] = 0;
                 c->items--;

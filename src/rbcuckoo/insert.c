@@ -22,10 +22,15 @@ int bk_rbcuckoo_exists(const bk_rbcuckoo *c, const void *item, size_t len)
 {
     if (!c || (!item && len))
         return 0;
-    const rc_key k = bk_rc_key(item, len);
+    const rc_key k = bk_rc_key_of(c, item, len);
+    return bk_rc_exists(c, &k);
+}
+
+int bk_rc_exists(const bk_rbcuckoo *c, const rc_key *k)
+{
     for (uint32_t i = 0; i < c->filters; i++) {
         const rc_sub *s = &c->subs[i];
-        if (in_bucket(c, s, k.i1 % s->n, k.fp) || in_bucket(c, s, k.i2 % s->n, k.fp))
+        if (in_bucket(c, s, k->i1 % s->n, k->fp) || in_bucket(c, s, k->i2 % s->n, k->fp))
             return 1;
     }
     return 0;
@@ -35,11 +40,16 @@ uint64_t bk_rbcuckoo_count(const bk_rbcuckoo *c, const void *item, size_t len)
 {
     if (!c || (!item && len))
         return 0;
-    const rc_key k = bk_rc_key(item, len);
+    const rc_key k = bk_rc_key_of(c, item, len);
+    return bk_rc_count(c, &k);
+}
+
+uint64_t bk_rc_count(const bk_rbcuckoo *c, const rc_key *k)
+{
     uint64_t n = 0;
     for (uint32_t i = 0; i < c->filters; i++) {
         const rc_sub *s = &c->subs[i];
-        n += in_bucket(c, s, k.i1 % s->n, k.fp) + in_bucket(c, s, k.i2 % s->n, k.fp);
+        n += in_bucket(c, s, k->i1 % s->n, k->fp) + in_bucket(c, s, k->i2 % s->n, k->fp);
     }
     return n;
 }
@@ -112,11 +122,16 @@ int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags
     bk_call_begin();
     if (!c || (!item && len))
         return bk_fail(BK_EINVAL, "rbcuckoo_add: no filter or item");
-    if ((flags & BK_RB_NX) && bk_rbcuckoo_exists(c, item, len))
+    const rc_key k = bk_rc_key_of(c, item, len);
+    return bk_rc_add(c, &k, flags);
+}
+
+int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags)
+{
+    if ((flags & BK_RB_NX) && bk_rc_exists(c, k))
         return 0;
-    const rc_key k = bk_rc_key(item, len);
     for (;;) {
-        if (first_fit(c, &k) || evict(c, &k)) {
+        if (first_fit(c, k) || evict(c, k)) {
             c->items++;
             return 1;
         }

@@ -13,9 +13,17 @@
 #include "../common/error.h"
 #include "../common/murmur.h"
 
-rc_key bk_rc_key(const void *item, size_t len)
+rc_key bk_rc_key_of(const bk_rbcuckoo *c, const void *item, size_t len)
 {
-    const uint64_t h = bk_murmur64a(item, len, 0);
+    if (!c->hkey)
+        return bk_rc_key(bk_murmur64a(item, len, 0));
+    bk_hash h;
+    bk_hash_key(c->alg, c->hkey, item, len, &h);
+    return bk_rc_key(h.h1);
+}
+
+rc_key bk_rc_key(uint64_t h)
+{
     rc_key k;
     k.fp = (unsigned)(h % 255 + 1);
     k.i1 = h;
@@ -33,6 +41,14 @@ static uint64_t next_pow2(uint64_t v)
     return p < v ? 0 : p;
 }
 
+uint64_t bk_rc_buckets_for(uint64_t capacity, unsigned bucket_size)
+{
+    uint64_t buckets = next_pow2(capacity / bucket_size);
+    if (buckets == 0 && capacity / bucket_size == 0)
+        buckets = 1;
+    return buckets > BK_RBCUCKOO_BUCKETS_MAX ? 0 : buckets;
+}
+
 int bk_rc_buckets_at(uint64_t buckets, unsigned expansion, uint32_t i, uint64_t *out)
 {
     const double n = (double)buckets * pow((double)expansion, (double)i);
@@ -43,6 +59,19 @@ int bk_rc_buckets_at(uint64_t buckets, unsigned expansion, uint32_t i, uint64_t 
 }
 
 int bk_rc_push(bk_rbcuckoo *c, uint64_t n)
+{
+    if (n > SIZE_MAX / 2 / c->bucket_size)
+        return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
+    uint8_t *slots = bk_mem_zeroed(&c->alloc, (size_t)n, c->bucket_size); /* never aborts */
+    if (!slots)
+        return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
+    const int rc = bk_rc_take(c, n, slots, BK_OWN_MEM);
+    if (rc != BK_OK)
+        bk_mem_free(&c->alloc, slots);
+    return rc;
+}
+
+int bk_rc_take(bk_rbcuckoo *c, uint64_t n, uint8_t *slots, int own)
 {
     if (c->filters == c->cap) {
         const uint32_t cap = c->cap ? c->cap * 2 : 4;
@@ -55,13 +84,9 @@ int bk_rc_push(bk_rbcuckoo *c, uint64_t n)
         c->subs = subs;
         c->cap = cap;
     }
-    if (n > SIZE_MAX / 2 / c->bucket_size)
-        return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
-    uint8_t *slots = bk_mem_zeroed(&c->alloc, (size_t)n, c->bucket_size); /* never aborts */
-    if (!slots)
-        return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
     c->subs[c->filters].n = n;
     c->subs[c->filters].slots = slots;
+    c->subs[c->filters].own = own;
     c->filters++;
     return BK_OK;
 }
@@ -69,7 +94,8 @@ int bk_rc_push(bk_rbcuckoo *c, uint64_t n)
 void bk_rc_pop(bk_rbcuckoo *c)
 {
     c->filters--;
-    bk_mem_free(&c->alloc, c->subs[c->filters].slots);
+    const rc_sub *s = &c->subs[c->filters];
+    bk_own_free(&c->alloc, s->slots, (size_t)(s->n * c->bucket_size), s->own);
     c->subs[c->filters].slots = NULL;
 }
 
@@ -118,12 +144,34 @@ static int total_bytes(const bk_rbcuckoo_info *in, const uint64_t *counts, uint6
     return BK_OK;
 }
 
+bk_rbcuckoo *bk_rc_empty(const bk_allocator *a, const bk_rbcuckoo_info *in)
+{
+    bk_rbcuckoo *c = bk_mem_zeroed(a, 1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->alloc = *a;
+    c->buckets = in->buckets;
+    c->items = in->items;
+    c->deletes = in->deletes;
+    c->bucket_size = in->bucket_size;
+    c->max_iterations = in->max_iterations;
+    c->expansion = in->expansion;
+    return c;
+}
+
 int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigned flags,
                      uint64_t max_bytes, bk_rbcuckoo **out)
 {
     bk_call_begin();
     if (!in || !out)
         return bk_fail(BK_EINVAL, "rbcuckoo_from: no fields or output");
+    const bk_allocator a = bk_current_allocator();
+    return bk_rc_from(&a, in, counts, flags, max_bytes, out);
+}
+
+int bk_rc_from(const bk_allocator *a, const bk_rbcuckoo_info *in, const uint64_t *counts,
+               unsigned flags, uint64_t max_bytes, bk_rbcuckoo **out)
+{
     if (in->filters == 0 || in->filters > BK_RBCUCKOO_FILTERS_MAX || in->buckets == 0 ||
         in->buckets > BK_RBCUCKOO_BUCKETS_MAX || in->bucket_size == 0)
         return bk_fail(BK_EINVAL, "%u sub-filters of %llu buckets of %u slots", in->filters,
@@ -136,17 +184,9 @@ int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigne
         return rc;
     if (max_bytes && bytes > max_bytes)
         return bk_full_arrays(bytes, max_bytes);
-    const bk_allocator a = bk_current_allocator();
-    bk_rbcuckoo *c = bk_mem_zeroed(&a, 1, sizeof *c);
+    bk_rbcuckoo *c = bk_rc_empty(a, in);
     if (!c)
         return bk_fail(BK_ENOMEM, "a cuckoo filter");
-    c->alloc = a;
-    c->buckets = in->buckets;
-    c->items = in->items;
-    c->deletes = in->deletes;
-    c->bucket_size = in->bucket_size;
-    c->max_iterations = in->max_iterations;
-    c->expansion = in->expansion;
     for (uint32_t i = 0; i < in->filters && rc == BK_OK; i++) {
         uint64_t n = counts ? counts[i] : 0;
         if (!counts)
@@ -170,21 +210,26 @@ int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterat
                     unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out)
 {
     bk_call_begin();
+    const bk_allocator a = bk_current_allocator();
+    return bk_rc_new(&a, capacity, bucket_size, max_iterations, expansion, max_bytes, out);
+}
+
+int bk_rc_new(const bk_allocator *a, uint64_t capacity, unsigned bucket_size,
+              unsigned max_iterations, unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out)
+{
     if (!out || bucket_size < 1 || bucket_size > 255 || max_iterations < 1 ||
         max_iterations > 65535 || expansion > 32768)
         return bk_fail(BK_EINVAL, "a cuckoo filter of bucket size %u, %u iterations, expansion %u",
                        bucket_size, max_iterations, expansion);
-    uint64_t buckets = next_pow2(capacity / bucket_size);
-    if (buckets == 0 && capacity / bucket_size == 0)
-        buckets = 1;
-    if (buckets == 0 || buckets > BK_RBCUCKOO_BUCKETS_MAX)
+    const uint64_t buckets = bk_rc_buckets_for(capacity, bucket_size);
+    if (buckets == 0)
         return bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu", (unsigned long long)capacity);
     const bk_rbcuckoo_info in = {.buckets = buckets,
                                  .filters = 1,
                                  .bucket_size = bucket_size,
                                  .max_iterations = max_iterations,
                                  .expansion = (unsigned)next_pow2(expansion)};
-    const int rc = bk_rbcuckoo_from(&in, NULL, 0, max_bytes, out);
+    const int rc = bk_rc_from(a, &in, NULL, 0, max_bytes, out);
     return rc == BK_EINVAL ? BK_ERANGE : rc;
 }
 

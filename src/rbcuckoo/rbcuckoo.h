@@ -12,12 +12,14 @@
 #include <stdint.h>
 
 #include "bloomkit_redisbloom.h"
+#include "../common/hash.h"
 
 /* One sub-filter: n buckets of the filter's bucket size, 8-bit slots, 0
  * an empty slot. */
 typedef struct rc_sub {
     uint64_t n;
     uint8_t *slots;
+    int own; /* who frees slots: BK_OWN_* (alloc.h) */
 } rc_sub;
 
 struct bk_rbcuckoo {
@@ -27,6 +29,11 @@ struct bk_rbcuckoo {
     unsigned bucket_size, max_iterations, expansion;
     uint32_t cap; /* room in subs[] */
     rc_sub *subs; /* oldest first */
+    /* The hash: NULL, RedisBloom's MurmurHash64A (seed 0); else the keyed
+     * hash alg under *hkey, the key of the filter that holds this one
+     * (variant rbcuckoo, src/rbcuckoo/variant.c), its h1 the 64 bits. */
+    const bk_hashkey *hkey;
+    bk_hash_alg alg;
 };
 
 /* RedisBloom's multiplier of a fingerprint in its alternate index. */
@@ -37,7 +44,32 @@ typedef struct rc_key {
     unsigned fp;
     uint64_t i1, i2;
 } rc_key;
-rc_key bk_rc_key(const void *item, size_t len);
+rc_key bk_rc_key(uint64_t h);
+/* The key of an item as filter c hashes it. */
+rc_key bk_rc_key_of(const bk_rbcuckoo *c, const void *item, size_t len);
+
+/* What bk_rbcuckoo_exists, _count, _add and _remove answer for an item of
+ * key k. */
+int bk_rc_exists(const bk_rbcuckoo *c, const rc_key *k);
+uint64_t bk_rc_count(const bk_rbcuckoo *c, const rc_key *k);
+int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags);
+int bk_rc_remove(bk_rbcuckoo *c, const rc_key *k);
+
+/* bk_rbcuckoo_new and bk_rbcuckoo_from with allocator a (the public calls
+ * take bk_set_allocator's). */
+int bk_rc_new(const bk_allocator *a, uint64_t capacity, unsigned bucket_size,
+              unsigned max_iterations, unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out);
+int bk_rc_from(const bk_allocator *a, const bk_rbcuckoo_info *in, const uint64_t *counts,
+               unsigned flags, uint64_t max_bytes, bk_rbcuckoo **out);
+
+/* A filter of in's fields (filters, bytes ignored) with no sub-filter yet,
+ * from allocator a: NULL when out of memory. */
+bk_rbcuckoo *bk_rc_empty(const bk_allocator *a, const bk_rbcuckoo_info *in);
+
+/* Buckets of sub-filter 0 for a capacity (CF.RESERVE's sizing: capacity /
+ * bucket_size rounded up to a power of two, at least 1), or 0 when past
+ * BK_RBCUCKOO_BUCKETS_MAX. bucket_size >= 1. */
+uint64_t bk_rc_buckets_for(uint64_t capacity, unsigned bucket_size);
 
 /* Buckets of sub-filter i as RedisBloom computes them (pow in doubles):
  * BK_OK, or BK_ERANGE when 0 or past BK_RBCUCKOO_BUCKETS_MAX. */
@@ -45,6 +77,9 @@ int bk_rc_buckets_at(uint64_t buckets, unsigned expansion, uint32_t i, uint64_t 
 
 /* Append a zeroed sub-filter of n buckets: BK_OK or BK_ENOMEM. */
 int bk_rc_push(bk_rbcuckoo *c, uint64_t n);
+/* Append a sub-filter of n buckets over slots, freed as own says
+ * (BK_OWN_*): BK_OK, or BK_ENOMEM with slots not taken. */
+int bk_rc_take(bk_rbcuckoo *c, uint64_t n, uint8_t *slots, int own);
 /* Free the newest sub-filter. */
 void bk_rc_pop(bk_rbcuckoo *c);
 

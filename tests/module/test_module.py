@@ -25,6 +25,8 @@ VARIANTS = {
     "scalable": "variant=scalable capacity=500 fpr=0.01",
     "window": "variant=window window=1h capacity=5000 fpr=0.01",
     "cuckoo": "variant=cuckoo capacity=5000 fpr=0.01",
+    "rbchain": "variant=rbchain capacity=500 fpr=0.01",
+    "rbcuckoo": "variant=rbcuckoo capacity=5000 bucket_size=4",
 }
 
 

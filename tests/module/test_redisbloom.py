@@ -340,6 +340,50 @@ class RedisBloomTest(ModuleTest):
         for key in ("c", "b"):
             self.assertEqual(scan(rr, key), scan(r, key), key)
 
+    def test_new_cf_keys_are_keyed(self):
+        """By default a new CF.* key is bloomkit's keyed filter (variant
+        rbcuckoo: RedisBloom's growth, its hash SipHash under a random key);
+        its creation reaches a replica with that key, CF.SCANDUMP copies it
+        (key and all) to another server, and NEW_KEYS redisbloom makes
+        RedisBloom's own type instead."""
+        s = self.server()
+        r = s.client()
+        replica = self.server("replica")
+        rr = replica.client()
+        rr.replicaof("127.0.0.1", s.port)
+        deadline = time.time() + 30
+        while rr.info("replication").get("master_link_status") != "up":
+            self.assertLess(time.time(), deadline, "replica did not sync")
+            time.sleep(0.05)
+        items = ["k%d" % i for i in range(3000)]
+        r.execute_command("CF.RESERVE", "c", "1000", "EXPANSION", "2")
+        r.execute_command("CF.INSERT", "c", "ITEMS", *items)
+        r.execute_command("CF.ADD", "auto", "x")
+        for key in ("c", "auto"):
+            self.assertEqual(r.type(key), b"bloomkit0")
+            info = r.execute_command("BK.INFO", key)
+            info = dict(zip(info[::2], info[1::2]))
+            self.assertEqual(info[b"variant"], b"rbcuckoo")
+            self.assertEqual(info[b"hash"], b"siphash24")
+        self.assertGreaterEqual(r.cf().info("c").filterNum, 2)  # grew, by EXPANSION
+        self.assertEqual(r.execute_command("WAIT", 1, 10000), 1)
+        probes = ["p%d" % i for i in range(20000)]
+        want = r.execute_command("CF.MEXISTS", "c", *probes)
+        self.assertEqual(rr.execute_command("CF.MEXISTS", "c", *probes), want)
+        self.assertEqual(scan(rr, "c"), scan(r, "c"))
+        # copied by chunks: the same answers, keyed the same
+        other = self.server("other").client()
+        for it, data in scan(r, "c", cuckoo=True):
+            self.assertEqual(other.execute_command("CF.LOADCHUNK", "c", it, data), b"OK")
+        self.assertEqual(other.execute_command("CF.MEXISTS", "c", *probes), want)
+        self.assertEqual(other.execute_command("CF.MEXISTS", "c", *items), [1] * len(items))
+        self.assertEqual(other.execute_command("CF.COUNT", "c", "k1"),
+                         r.execute_command("CF.COUNT", "c", "k1"))
+        # RedisBloom's own, when asked
+        rb = self.server("rb", module_args=["NEW_KEYS", "redisbloom"]).client()
+        rb.execute_command("CF.ADD", "c", "x")
+        self.assertEqual(rb.type("c"), b"MBbloomCF")
+
     def test_chunks_load_both_ways(self):
         s = self.server()
         r = s.client()
@@ -376,10 +420,13 @@ class RedisBloomTest(ModuleTest):
         self.assertEqual(len(debug), 4)
         self.assertIn(b"hashwidth:64", debug[1])
         # BK.INFO says plainly that RedisBloom's hash has no key
-        for key, variant in (("bf_exp4", b"redisbloom-chain"), ("cf_b4", b"redisbloom-cuckoo")):
+        r.execute_command("BK.CREATE", "unkeyed", "variant=rbchain", "hash=murmur")
+        for key, variant in (("bf_exp4", b"rbchain"), ("cf_b4", b"rbcuckoo"),
+                             ("unkeyed", b"rbchain")):
             raw = r.execute_command("BK.INFO", key)
             info = dict(zip(raw[0::2], raw[1::2]))
             self.assertEqual(info[b"variant"], variant)
+            self.assertEqual(info[b"hash"], b"murmur")
             self.assertTrue(info[b"hash_key"].startswith(b"none"))
         # reads of another type answer 0, as RedisBloom's do
         self.assertEqual(r.execute_command("BF.EXISTS", "cf_b4", "item:1"), 0)

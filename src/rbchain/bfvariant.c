@@ -1,0 +1,290 @@
+/*
+ * bfvariant.c - RedisBloom's chain as a variant (rbchain): a filter holding a
+ * bk_rbchain, so files, mappings, bk_stats, the command, Python and the
+ * experiments reach it as they reach any variant.
+ *
+ * Slices are the links, oldest first: m their bits, k their hashes,
+ * capacity their entries, fpr their (tightened) error, keys the items they
+ * took, set_bits counted from the bits, gen the link's n2 (the modulus of a
+ * power-of-two link; the file keeps it in the slice's generation word). The
+ * payload is RedisBloom's bytes as they are (bit x at byte x / 8, mask
+ * 1 << (x mod 8)). A link's bits per entry are RedisBloom's function of its
+ * error, recomputed when a file is read.
+ *
+ * Hashing: under hash=murmur the filter's own hash is RedisBloom's pair as
+ * the chain's options say (so data RedisBloom wrote answers as it did);
+ * under a keyed hash the core's digest (h1, h2) is the pair, and the chain
+ * hashes an item given to bloomkit_redisbloom.h's calls the same way.
+ *
+ * Concurrency: writers exclusive, lookups shared (the lock inside).
+ * Growth is RedisBloom's; max_bytes bounds the links' bytes (BK_EFULL).
+ */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
+#include "bfvariant.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/bits.h"
+#include "../common/config.h"
+#include "../common/error.h"
+#include "rbchain.h"
+
+typedef struct rbc_filter {
+    bk_filter base; /* first: an rbc_filter* is a bk_filter* */
+    bk_rbchain *c;
+    pthread_rwlock_t lock;
+} rbc_filter;
+
+_Static_assert(offsetof(rbc_filter, base) == 0, "bk_filter must be the first member");
+
+static bk_rbchain *chain_of(const bk_filter *f)
+{
+    return ((const rbc_filter *)f)->c;
+}
+
+static rb_pair pair_of(const bk_hash *h)
+{
+    const rb_pair p = {h->h1, h->h2};
+    return p;
+}
+
+/* hash=murmur: RedisBloom's pair, 32- or 64-bit as the options say. */
+static void own_hash(const bk_filter *f, const void *key, size_t len, bk_hash *h)
+{
+    const rb_pair p = bk_rb_pair(chain_of(f)->options, key, len);
+    h->h1 = p.a;
+    h->h2 = p.b;
+}
+
+static uint64_t chain_bytes(const bk_rbchain *c)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        n += c->links[i].bytes;
+    return n;
+}
+
+static int add_unlocked(bk_filter *f, const bk_hash *h)
+{
+    bk_rbchain *c = chain_of(f);
+    const rb_pair p = pair_of(h);
+    int rc = bk_rb_chain_add(c, &p, BK_RB_NOGROW);
+    if (rc != BK_RB_GROW)
+        return rc;
+    const uint64_t next = bk_rbchain_next_bytes(c), used = chain_bytes(c);
+    if (f->cfg.max_bytes && (next == 0 || next > f->cfg.max_bytes - used))
+        return bk_full_error(used + next, f->cfg.max_bytes, used, 0);
+    return bk_rb_chain_add(c, &p, 0);
+}
+
+static int contains_unlocked(const bk_filter *f, const bk_hash *h)
+{
+    const rb_pair p = pair_of(h);
+    return bk_rb_chain_has(chain_of(f), &p);
+}
+
+static int clear_unlocked(bk_filter *f, const bk_hash *unused)
+{
+    (void)unused;
+    bk_rbchain *c = chain_of(f);
+    for (uint32_t i = 0; i < c->n; i++) {
+        memset(c->links[i].data, 0, (size_t)c->links[i].bytes);
+        c->links[i].size = 0;
+    }
+    c->size = 0;
+    return BK_OK;
+}
+
+static int rbc_add(bk_filter *f, const bk_hash *h)
+{
+    return bk_write_locked(f, add_unlocked, h);
+}
+
+static int rbc_contains(const bk_filter *f, const bk_hash *h)
+{
+    return bk_read_locked(f, contains_unlocked, h);
+}
+
+static int rbc_clear(bk_filter *f)
+{
+    return bk_write_locked(f, clear_unlocked, NULL);
+}
+
+static void rbc_destroy(bk_filter *f)
+{
+    rbc_filter *r = (rbc_filter *)f;
+    const bk_allocator a = f->alloc;
+    bk_rbchain_free(r->c);
+    pthread_rwlock_destroy(&r->lock);
+    bk_mem_free(&a, r);
+}
+
+static uint32_t rbc_slice_count(const bk_filter *f)
+{
+    return chain_of(f)->n;
+}
+
+static void rbc_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    const bk_rbchain_link *l = &chain_of(f)->links[i];
+    memset(out, 0, sizeof *out);
+    out->m = l->bits;
+    out->k = l->hashes;
+    out->capacity = l->entries;
+    out->fpr = l->error;
+    out->set_bits = bk_popcount(l->data, (size_t)l->bytes);
+    out->keys = l->size;
+    out->data = l->data;
+    out->nbytes = l->bytes;
+    out->gen = l->n2;
+}
+
+/* clang-format off */
+static const bk_filter_ops rbchain_ops = {
+    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
+    .add = rbc_add, .contains = rbc_contains, .remove = NULL,
+    .clear = rbc_clear, .merge = NULL, .intersect = NULL, .destroy = rbc_destroy,
+    .slice_count = rbc_slice_count, .slice_view = rbc_slice_view,
+};
+/* clang-format on */
+
+/* The filter over chain c (taken: freed on error too). */
+static int make(const bk_config *cfg, const bk_allocator *a, bk_rbchain *c, bk_filter **out)
+{
+    rbc_filter *r;
+    const int rc = bk_filter_new(sizeof *r, offsetof(rbc_filter, lock), &rbchain_ops, cfg, a, &r);
+    if (rc != BK_OK) {
+        bk_rbchain_free(c);
+        return rc;
+    }
+    r->c = c;
+    if (cfg->hash == BK_HASH_MURMUR) {
+        r->base.own_hash = own_hash;
+    } else {
+        c->hkey = &r->base.hkey;
+        c->alg = cfg->hash;
+    }
+    *out = &r->base;
+    return BK_OK;
+}
+
+static uint32_t options_of(const bk_config *cfg)
+{
+    return (uint32_t)bk_config_count(cfg, "chain_options");
+}
+
+/* Link 0 of a chain of cfg: BF.RESERVE's (its error halved unless
+ * nonscaling). */
+static int first_link(const bk_config *cfg, bk_rbchain_link *l)
+{
+    const uint32_t options = options_of(cfg);
+    return bk_rb_link_size(l, cfg->capacity,
+                           (options & BK_RBCHAIN_NO_SCALING) ? cfg->fpr : cfg->fpr * 0.5, options);
+}
+
+static int rbc_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    const uint64_t growth = bk_config_count(cfg, "expansion");
+    if (growth == 0)
+        return bk_fail(BK_ECONFIG, "expansion: rbchain needs 1 or more (BF.RESERVE's EXPANSION)");
+    bk_rbchain_link l;
+    int rc = first_link(cfg, &l);
+    if (rc != BK_OK)
+        return rc;
+    if (cfg->max_bytes && l.bytes > cfg->max_bytes)
+        return bk_full_arrays(l.bytes, cfg->max_bytes);
+    bk_rbchain *c = bk_rb_chain_empty(a, 0, options_of(cfg), (uint32_t)growth);
+    if (!c)
+        return bk_fail(BK_ENOMEM, "a chain");
+    if ((rc = bk_rb_chain_push(c, &l)) != BK_OK) {
+        bk_rbchain_free(c);
+        return rc;
+    }
+    return make(cfg, a, c, out);
+}
+
+/* The link a slice view describes (data not set). */
+static void link_of_view(const bk_slice_view *v, bk_rbchain_link *l)
+{
+    memset(l, 0, sizeof *l);
+    l->entries = v->capacity;
+    l->error = v->fpr;
+    l->hashes = v->k;
+    l->bpe = bk_rb_bpe(v->fpr);
+    l->bits = v->m;
+    l->bytes = v->nbytes;
+    l->n2 = v->gen >= 0 && v->gen <= 64 ? (unsigned)v->gen : 64; /* 64: refused */
+    l->size = v->keys;
+}
+
+/* Over links a file holds: each must pass RedisBloom's own check. The
+ * payloads are taken only once nothing can fail. */
+static int rbc_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                     uint32_t n, int borrowed, bk_filter **out)
+{
+    uint64_t size = 0;
+    bk_rbchain_link l;
+    for (uint32_t i = 0; i < n; i++) {
+        link_of_view(&slices[i], &l);
+        if (bk_rb_link_check(&l, i) != BK_OK)
+            return bk_fail(BK_ECORRUPT, "rbchain: %s", bk_last_error());
+        size += l.size;
+    }
+    bk_rbchain *c =
+        bk_rb_chain_empty(a, size, options_of(cfg), (uint32_t)bk_config_count(cfg, "expansion"));
+    if (!c)
+        return bk_fail(BK_ENOMEM, "a chain");
+    for (uint32_t i = 0; i < n; i++) {
+        link_of_view(&slices[i], &l);
+        if (bk_rb_chain_take(c, &l, slices[i].data, BK_OWN_NONE) != BK_OK) {
+            bk_rbchain_free(c); /* frees no payload: all taken as the mapping's */
+            return bk_fail(BK_ENOMEM, "a chain of %u links", n);
+        }
+    }
+    const int rc = make(cfg, a, c, out);
+    if (rc == BK_OK && !borrowed)
+        memset(c->own, BK_OWN_PAYLOAD, n);
+    return rc;
+}
+
+/* Link 0's figures at its capacity. */
+static int rbc_plan(const bk_config *cfg, bk_plan *out)
+{
+    bk_rbchain_link l;
+    const int rc = first_link(cfg, &l);
+    if (rc != BK_OK)
+        return rc;
+    out->bits = l.bits;
+    out->bytes = l.bytes;
+    out->k = l.hashes;
+    out->expected_fpr = bk_rate_after(l.bits, l.hashes, l.entries);
+    out->bits_per_key = 8.0 * (double)l.bytes / (double)(l.entries ? l.entries : 1);
+    return BK_OK;
+}
+
+static bk_cells rbc_cells(const bk_config *cfg)
+{
+    return bk_bloom_cells(cfg, 1, 0);
+}
+
+/* The registry's line: a Bloom chain that grows (RedisBloom's own links
+ * bound it by memory, not by count; a file holds up to its slice limit). */
+const bk_variant_desc bk_rbchain_desc = {
+    .variant = BK_VARIANT_RBCHAIN,
+    .ops = &rbchain_ops,
+    .create = rbc_create,
+    .adopt = rbc_adopt,
+    .plan = rbc_plan,
+    .estimate = bk_bloom_estimate,
+    .max_slices = BK_SLICES_MAX,
+    .cells = rbc_cells,
+    .own_words = 1,
+};
+
+bk_rbchain *bk_filter_rbchain(bk_filter *f)
+{
+    return f && f->ops == &rbchain_ops ? ((rbc_filter *)f)->c : NULL;
+}

@@ -1,0 +1,319 @@
+/*
+ * cfvariant.c - RedisBloom's cuckoo filter as a variant (rbcuckoo): a
+ * filter holding a bk_rbcuckoo, so files, mappings, bk_stats, the command,
+ * Python and the experiments reach it as they reach any variant.
+ *
+ * Slices are the sub-filters, oldest first: m their slots (buckets times
+ * bucket_size, one byte each), k 2 (the buckets a lookup reads), capacity
+ * m, fpr the rate of a full one, set_bits the taken slots; sub-filter 0's
+ * keys are the filter's items and its gen (the file's generation word) the
+ * deletes since the last compaction; the others' are 0. The payload is
+ * RedisBloom's slots as they are.
+ *
+ * Hashing: under hash=murmur the filter's own hash is RedisBloom's
+ * MurmurHash64A, seed 0, in h1 (data RedisBloom wrote answers as it did);
+ * under a keyed hash the core's h1 is the 64 bits the fingerprint and the
+ * buckets come from, and the filter hashes an item given to
+ * bloomkit_redisbloom.h's calls the same way.
+ *
+ * An add stores one more copy of the fingerprint (RedisBloom's CF.ADD):
+ * bk_add answers 1 when no copy was there before; with bk_set_add_once a
+ * key present changes nothing (CF.ADDNX). Growth is RedisBloom's;
+ * max_bytes bounds the sub-filters' bytes (BK_EFULL), and so does
+ * expansion 0, with which a full filter refuses adds.
+ * Concurrency: writers exclusive, lookups shared (the lock inside).
+ */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
+#include "cfvariant.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/config.h"
+#include "../common/error.h"
+#include "../common/murmur.h"
+#include "rbcuckoo.h"
+
+typedef struct rcf_filter {
+    bk_filter base; /* first: an rcf_filter* is a bk_filter* */
+    bk_rbcuckoo *c;
+    pthread_rwlock_t lock;
+} rcf_filter;
+
+_Static_assert(offsetof(rcf_filter, base) == 0, "bk_filter must be the first member");
+
+static bk_rbcuckoo *cuckoo_of(const bk_filter *f)
+{
+    return ((const rcf_filter *)f)->c;
+}
+
+/* hash=murmur: RedisBloom's one hash. */
+static void own_hash(const bk_filter *f, const void *key, size_t len, bk_hash *h)
+{
+    (void)f;
+    h->h1 = bk_murmur64a(key, len, 0);
+    h->h2 = 0;
+}
+
+static uint64_t cuckoo_bytes(const bk_rbcuckoo *c)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->filters; i++)
+        n += c->subs[i].n * c->bucket_size;
+    return n;
+}
+
+static int add_unlocked(bk_filter *f, const bk_hash *h)
+{
+    bk_rbcuckoo *c = cuckoo_of(f);
+    const rc_key k = bk_rc_key(h->h1);
+    const int had = bk_rc_exists(c, &k);
+    if (had && f->add_once)
+        return 0;
+    int rc = bk_rc_add(c, &k, BK_RB_NOGROW);
+    if (rc == BK_RB_GROW) {
+        const uint64_t next = bk_rbcuckoo_next_bytes(c), used = cuckoo_bytes(c);
+        if (f->cfg.max_bytes && (next == 0 || next > f->cfg.max_bytes - used))
+            return bk_full_error(used + next, f->cfg.max_bytes, used, 0);
+        rc = bk_rc_add(c, &k, 0);
+    }
+    return rc == 1 ? !had : rc;
+}
+
+static int contains_unlocked(const bk_filter *f, const bk_hash *h)
+{
+    const rc_key k = bk_rc_key(h->h1);
+    return bk_rc_exists(cuckoo_of(f), &k);
+}
+
+static int remove_unlocked(bk_filter *f, const bk_hash *h)
+{
+    const rc_key k = bk_rc_key(h->h1);
+    return bk_rc_remove(cuckoo_of(f), &k)
+               ? BK_OK
+               : bk_fail(BK_ENOTFOUND, "remove: the key is not in the filter");
+}
+
+static int clear_unlocked(bk_filter *f, const bk_hash *unused)
+{
+    (void)unused;
+    bk_rbcuckoo *c = cuckoo_of(f);
+    for (uint32_t i = 0; i < c->filters; i++)
+        memset(c->subs[i].slots, 0, (size_t)(c->subs[i].n * c->bucket_size));
+    c->items = c->deletes = 0;
+    return BK_OK;
+}
+
+static int rcf_add(bk_filter *f, const bk_hash *h)
+{
+    return bk_write_locked(f, add_unlocked, h);
+}
+
+static int rcf_remove(bk_filter *f, const bk_hash *h)
+{
+    return bk_write_locked(f, remove_unlocked, h);
+}
+
+static int rcf_clear(bk_filter *f)
+{
+    return bk_write_locked(f, clear_unlocked, NULL);
+}
+
+static int rcf_contains(const bk_filter *f, const bk_hash *h)
+{
+    return bk_read_locked(f, contains_unlocked, h);
+}
+
+static void rcf_destroy(bk_filter *f)
+{
+    rcf_filter *r = (rcf_filter *)f;
+    const bk_allocator a = f->alloc;
+    bk_rbcuckoo_free(r->c);
+    pthread_rwlock_destroy(&r->lock);
+    bk_mem_free(&a, r);
+}
+
+static uint32_t rcf_slice_count(const bk_filter *f)
+{
+    return cuckoo_of(f)->filters;
+}
+
+/* The rate of a lookup in a sub-filter of buckets of b slots, a share
+ * `load` of them taken: 1 - (1 - 1/255)^(2 b load) (a fingerprint is one
+ * of 255 values; a lookup reads two buckets). */
+static double rate_at(unsigned b, double load)
+{
+    return -expm1(2.0 * b * load * log1p(-1.0 / 255.0));
+}
+
+static void rcf_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    const bk_rbcuckoo *c = cuckoo_of(f);
+    const rc_sub *s = &c->subs[i];
+    memset(out, 0, sizeof *out);
+    out->m = s->n * c->bucket_size;
+    out->k = 2;
+    out->capacity = out->m;
+    out->fpr = rate_at(c->bucket_size, 1.0);
+    for (uint64_t j = 0; j < out->m; j++)
+        out->set_bits += s->slots[j] != 0;
+    out->keys = i == 0 ? c->items : 0;
+    out->gen = i == 0 ? (int64_t)c->deletes : 0;
+    out->data = s->slots;
+    out->nbytes = out->m;
+}
+
+/* clang-format off */
+static const bk_filter_ops rbcuckoo_ops = {
+    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
+    .add = rcf_add, .contains = rcf_contains, .remove = rcf_remove,
+    .clear = rcf_clear, .merge = NULL, .intersect = NULL, .destroy = rcf_destroy,
+    .slice_count = rcf_slice_count, .slice_view = rcf_slice_view,
+};
+/* clang-format on */
+
+/* The filter over c (taken: freed on error too). */
+static int make(const bk_config *cfg, const bk_allocator *a, bk_rbcuckoo *c, bk_filter **out)
+{
+    rcf_filter *r;
+    const int rc = bk_filter_new(sizeof *r, offsetof(rcf_filter, lock), &rbcuckoo_ops, cfg, a, &r);
+    if (rc != BK_OK) {
+        bk_rbcuckoo_free(c);
+        return rc;
+    }
+    r->c = c;
+    if (cfg->hash == BK_HASH_MURMUR) {
+        r->base.own_hash = own_hash;
+    } else {
+        c->hkey = &r->base.hkey;
+        c->alg = cfg->hash;
+    }
+    *out = &r->base;
+    return BK_OK;
+}
+
+/* CF.RESERVE's parameters of cfg: BK_OK, or BK_ECONFIG for an expansion
+ * RedisBloom refuses. */
+static int params_of(const bk_config *cfg, bk_rbcuckoo_info *in)
+{
+    memset(in, 0, sizeof *in);
+    in->bucket_size = (unsigned)bk_config_count(cfg, "bucket_size");
+    in->max_iterations = (unsigned)bk_config_count(cfg, "iterations");
+    const uint64_t e = bk_config_count(cfg, "expansion");
+    if (e > 32768)
+        return bk_fail(BK_ECONFIG, "expansion: rbcuckoo takes 0 .. 32768 (CF.RESERVE's EXPANSION)");
+    in->expansion = (unsigned)e;
+    return BK_OK;
+}
+
+static int rcf_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo *c;
+    int rc = params_of(cfg, &in);
+    if (rc == BK_OK)
+        rc = bk_rc_new(a, cfg->capacity, in.bucket_size, in.max_iterations, in.expansion,
+                       cfg->max_bytes, &c);
+    return rc != BK_OK ? rc : make(cfg, a, c, out);
+}
+
+/* Over sub-filters a file holds: whole buckets, and sub-filter 0 first of
+ * RedisBloom's sizes (each later one's count is its own). The payloads are
+ * taken only once nothing can fail. */
+static int rcf_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                     uint32_t n, int borrowed, bk_filter **out)
+{
+    bk_rbcuckoo_info in;
+    int rc = params_of(cfg, &in);
+    if (rc != BK_OK)
+        return bk_fail(BK_ECORRUPT, "rbcuckoo: %s", bk_last_error());
+    if (n == 0 || n > BK_RBCUCKOO_FILTERS_MAX)
+        return bk_fail(BK_ECORRUPT, "rbcuckoo: %u sub-filters", n);
+    for (uint32_t i = 0; i < n; i++)
+        if (slices[i].k != 2 || slices[i].m % in.bucket_size != 0 || slices[i].gen < 0 ||
+            (i > 0 && (slices[i].keys != 0 || slices[i].gen != 0)))
+            return bk_fail(BK_ECORRUPT,
+                           "rbcuckoo: sub-filter %u (%llu slots, k %u) is not whole buckets of "
+                           "%u, or carries counts only sub-filter 0 keeps",
+                           i, (unsigned long long)slices[i].m, slices[i].k, in.bucket_size);
+    in.buckets = slices[0].m / in.bucket_size;
+    in.items = slices[0].keys;
+    in.deletes = (uint64_t)slices[0].gen;
+    bk_rbcuckoo *c = bk_rc_empty(a, &in);
+    if (!c)
+        return bk_fail(BK_ENOMEM, "a cuckoo filter");
+    for (uint32_t i = 0; i < n && rc == BK_OK; i++)
+        rc = bk_rc_take(c, slices[i].m / in.bucket_size, slices[i].data, BK_OWN_NONE);
+    if (rc != BK_OK) {
+        bk_rbcuckoo_free(c); /* frees no payload: all taken as the mapping's */
+        return rc;
+    }
+    if ((rc = make(cfg, a, c, out)) == BK_OK && !borrowed)
+        for (uint32_t i = 0; i < n; i++)
+            c->subs[i].own = BK_OWN_PAYLOAD;
+    return rc;
+}
+
+/* Sub-filter 0's figures, holding capacity keys (or as many as it has
+ * slots). */
+static int rcf_plan(const bk_config *cfg, bk_plan *out)
+{
+    bk_rbcuckoo_info in;
+    const int rc = params_of(cfg, &in);
+    if (rc != BK_OK)
+        return rc;
+    const uint64_t buckets = bk_rc_buckets_for(cfg->capacity, in.bucket_size);
+    if (buckets == 0)
+        return bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu",
+                       (unsigned long long)cfg->capacity);
+    const uint64_t m = buckets * in.bucket_size;
+    const double load = (double)cfg->capacity / (double)m;
+    out->bits = m;
+    out->bytes = m;
+    out->k = 2;
+    out->expected_fpr = rate_at(in.bucket_size, load < 1 ? load : 1);
+    out->bits_per_key = 8.0 * (double)m / (double)cfg->capacity;
+    return BK_OK;
+}
+
+/* A sub-filter's figures: its taken slots are its keys, and the rate is a
+ * lookup's at that load. */
+static void rcf_estimate(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
+                         bk_slice_estimate *out)
+{
+    (void)steps;
+    const unsigned b = (unsigned)bk_config_count(cfg, "bucket_size");
+    const double load = v->m ? (double)v->set_bits / (double)v->m : 1.0;
+    out->keys = (double)v->set_bits;
+    out->rate = rate_at(b, load);
+    out->model = out->rate;
+    out->sized = v->fpr;
+}
+
+static bk_cells rcf_cells(const bk_config *cfg)
+{
+    (void)cfg;
+    const bk_cells c = {8, 0, 0}; /* one-byte fingerprints, 0 an empty slot */
+    return c;
+}
+
+/* The registry's line: a chain of tables that grows (by RedisBloom's
+ * expansion; a file holds up to its slice limit). */
+const bk_variant_desc bk_rbcuckoo_desc = {
+    .variant = BK_VARIANT_RBCUCKOO,
+    .ops = &rbcuckoo_ops,
+    .create = rcf_create,
+    .adopt = rcf_adopt,
+    .plan = rcf_plan,
+    .estimate = rcf_estimate,
+    .max_slices = BK_SLICES_MAX,
+    .cells = rcf_cells,
+    .own_words = 1,
+};
+
+bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f)
+{
+    return f && f->ops == &rbcuckoo_ops ? ((rcf_filter *)f)->c : NULL;
+}
