@@ -261,6 +261,20 @@ BK_API int bk_rbcuckoo_load_chunk(bk_rbcuckoo *c, long long p, const void *data,
 BK_API bk_rbchain *bk_filter_rbchain(bk_filter *f);
 BK_API bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f);
 
+/* A filter of variant rbchain (rbcuckoo) holding c, which it takes over
+ * (freed with the filter; on error freed too): hash=murmur (RedisBloom's
+ * data keeps RedisBloom's hash), its configuration read off the structure
+ * (capacity and error rate of a chain's first link, its expansion and
+ * options; a cuckoo filter's slots, bucket size, iterations, expansion),
+ * so that bk_save writes it to a file and bk_redis_push copies it back as
+ * RedisBloom's. For RedisBloom's data met elsewhere (bk_redis_pull of a
+ * MBbloom-- or MBbloomCF key). BK_OK (*out set), BK_EINVAL (c or out NULL),
+ * BK_ENOTSUP (a value no configuration states: a first link's error rate
+ * over 0.5, or 0.25 for a scaling chain, a capacity past 2^48; detail
+ * says), BK_ENOMEM. */
+BK_API int bk_filter_of_rbchain(bk_rbchain *c, bk_filter **out);
+BK_API int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, bk_filter **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,13 @@ uint64_t bk_config_count(const bk_config *c, const char *key);
  * another kind, a value out of its range; c unchanged). */
 int bk_config_put(bk_config *c, const char *key, uint64_t value);
 
+/* A configuration of data made elsewhere (RedisBloom's): variant v, hash,
+ * a zero key (has_key 1), capacity and fpr, the count keys[i] = values[i],
+ * the rest defaults. BK_OK, or BK_ENOTSUP naming what no configuration
+ * states (bk_last_error). */
+int bk_config_stated(bk_config *cfg, bk_variant v, bk_hash_alg hash, uint64_t capacity, double fpr,
+                     const char *const *keys, const uint64_t *values, unsigned n);
+
 /* The static name of a named key's value in c ("raw" for "input"), or NULL
  * (an unknown key, one that is not named, a value out of range). */
 const char *bk_config_name_of(const bk_config *c, const char *key);

@@ -161,6 +161,7 @@ static int make(const bk_config *cfg, const bk_allocator *a, bk_rbchain *c, bk_f
         return rc;
     }
     r->c = c;
+    c->payloads = 1;
     if (cfg->hash == BK_HASH_MURMUR) {
         r->base.own_hash = own_hash;
     } else {
@@ -199,6 +200,7 @@ static int rbc_create(const bk_config *cfg, const bk_allocator *a, bk_filter **o
     bk_rbchain *c = bk_rb_chain_empty(a, 0, options_of(cfg), (uint32_t)growth);
     if (!c)
         return bk_fail(BK_ENOMEM, "a chain");
+    c->payloads = 1;
     if ((rc = bk_rb_chain_push(c, &l)) != BK_OK) {
         bk_rbchain_free(c);
         return rc;
@@ -287,4 +289,26 @@ const bk_variant_desc bk_rbchain_desc = {
 bk_rbchain *bk_filter_rbchain(bk_filter *f)
 {
     return f && f->ops == &rbchain_ops ? ((rbc_filter *)f)->c : NULL;
+}
+
+int bk_filter_of_rbchain(bk_rbchain *c, bk_filter **out)
+{
+    bk_call_begin();
+    if (!c || !out) {
+        bk_rbchain_free(c);
+        return bk_fail(BK_EINVAL, "filter_of_rbchain: no chain or output");
+    }
+    const bk_rbchain_link *l = &c->links[0];
+    const double fpr = (c->options & BK_RBCHAIN_NO_SCALING) ? l->error : l->error * 2;
+    const char *const keys[] = {"expansion", "chain_options"};
+    const uint64_t values[] = {c->growth, c->options};
+    bk_config cfg;
+    int rc = bk_config_stated(&cfg, BK_VARIANT_RBCHAIN, BK_HASH_MURMUR, l->entries, fpr, keys,
+                              values, 2);
+    if (rc != BK_OK) {
+        bk_rbchain_free(c);
+        return rc;
+    }
+    const bk_allocator a = c->alloc;
+    return make(&cfg, &a, c, out);
 }

@@ -72,12 +72,14 @@ int bk_rb_chain_take(bk_rbchain *c, const bk_rbchain_link *l, uint8_t *data, int
 
 int bk_rb_chain_push(bk_rbchain *c, const bk_rbchain_link *l)
 {
-    uint8_t *data = bk_mem_zeroed(&c->alloc, 1, (size_t)l->bytes); /* alloc.h: never aborts */
-    if (!data)
+    const int own = c->payloads ? BK_OWN_PAYLOAD : BK_OWN_MEM;
+    uint8_t *data = own == BK_OWN_PAYLOAD ? bk_payload_alloc(&c->alloc, (size_t)l->bytes)
+                                          : bk_mem_zeroed(&c->alloc, 1, (size_t)l->bytes);
+    if (!data) /* alloc.h: neither aborts */
         return bk_fail(BK_ENOMEM, "a link of %llu bytes", (unsigned long long)l->bytes);
-    const int rc = bk_rb_chain_take(c, l, data, BK_OWN_MEM);
+    const int rc = bk_rb_chain_take(c, l, data, own);
     if (rc != BK_OK)
-        bk_mem_free(&c->alloc, data);
+        bk_own_free(&c->alloc, data, (size_t)l->bytes, own);
     return rc;
 }
 

@@ -25,6 +25,10 @@ struct bk_rbchain {
      * (variant rbchain, src/rbchain/variant.c), its (h1, h2) the pair. */
     const bk_hashkey *hkey;
     bk_hash_alg alg;
+    /* 1: new links are filter payloads (bk_payload_alloc: large ones mapped,
+     * zeroed lazily, refused rather than aborting when past what the
+     * process can map), as in a variant's filter; 0: bk_mem_zeroed. */
+    int payloads;
 };
 
 /* The hash pair of an item under a chain's options (FORCE64 or not). */

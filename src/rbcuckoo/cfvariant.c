@@ -184,6 +184,7 @@ static int make(const bk_config *cfg, const bk_allocator *a, bk_rbcuckoo *c, bk_
         return rc;
     }
     r->c = c;
+    c->payloads = 1;
     if (cfg->hash == BK_HASH_MURMUR) {
         r->base.own_hash = own_hash;
     } else {
@@ -215,7 +216,7 @@ static int rcf_create(const bk_config *cfg, const bk_allocator *a, bk_filter **o
     int rc = params_of(cfg, &in);
     if (rc == BK_OK)
         rc = bk_rc_new(a, cfg->capacity, in.bucket_size, in.max_iterations, in.expansion,
-                       cfg->max_bytes, &c);
+                       cfg->max_bytes, 1, &c);
     return rc != BK_OK ? rc : make(cfg, a, c, out);
 }
 
@@ -316,4 +317,25 @@ const bk_variant_desc bk_rbcuckoo_desc = {
 bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f)
 {
     return f && f->ops == &rbcuckoo_ops ? ((rcf_filter *)f)->c : NULL;
+}
+
+int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, bk_filter **out)
+{
+    bk_call_begin();
+    if (!c || !out) {
+        bk_rbcuckoo_free(c);
+        return bk_fail(BK_EINVAL, "filter_of_rbcuckoo: no filter or output");
+    }
+    const char *const keys[] = {"bucket_size", "iterations", "expansion"};
+    const uint64_t values[] = {c->bucket_size, c->max_iterations, c->expansion};
+    bk_config cfg;
+    /* capacity: sub-filter 0's slots, which CF.RESERVE's sizing maps back to its buckets */
+    int rc = bk_config_stated(&cfg, BK_VARIANT_RBCUCKOO, BK_HASH_MURMUR,
+                              c->buckets * c->bucket_size, 0.01, keys, values, 3);
+    if (rc != BK_OK) {
+        bk_rbcuckoo_free(c);
+        return rc;
+    }
+    const bk_allocator a = c->alloc;
+    return make(&cfg, &a, c, out);
 }

@@ -62,12 +62,15 @@ int bk_rc_push(bk_rbcuckoo *c, uint64_t n)
 {
     if (n > SIZE_MAX / 2 / c->bucket_size)
         return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
-    uint8_t *slots = bk_mem_zeroed(&c->alloc, (size_t)n, c->bucket_size); /* never aborts */
-    if (!slots)
+    const size_t bytes = (size_t)n * c->bucket_size;
+    const int own = c->payloads ? BK_OWN_PAYLOAD : BK_OWN_MEM;
+    uint8_t *slots = own == BK_OWN_PAYLOAD ? bk_payload_alloc(&c->alloc, bytes)
+                                           : bk_mem_zeroed(&c->alloc, 1, bytes);
+    if (!slots) /* alloc.h: neither aborts */
         return bk_fail(BK_ENOMEM, "a sub-filter of %llu buckets", (unsigned long long)n);
-    const int rc = bk_rc_take(c, n, slots, BK_OWN_MEM);
+    const int rc = bk_rc_take(c, n, slots, own);
     if (rc != BK_OK)
-        bk_mem_free(&c->alloc, slots);
+        bk_own_free(&c->alloc, slots, bytes, own);
     return rc;
 }
 
@@ -166,11 +169,11 @@ int bk_rbcuckoo_from(const bk_rbcuckoo_info *in, const uint64_t *counts, unsigne
     if (!in || !out)
         return bk_fail(BK_EINVAL, "rbcuckoo_from: no fields or output");
     const bk_allocator a = bk_current_allocator();
-    return bk_rc_from(&a, in, counts, flags, max_bytes, out);
+    return bk_rc_from(&a, in, counts, flags, max_bytes, 0, out);
 }
 
 int bk_rc_from(const bk_allocator *a, const bk_rbcuckoo_info *in, const uint64_t *counts,
-               unsigned flags, uint64_t max_bytes, bk_rbcuckoo **out)
+               unsigned flags, uint64_t max_bytes, int payloads, bk_rbcuckoo **out)
 {
     if (in->filters == 0 || in->filters > BK_RBCUCKOO_FILTERS_MAX || in->buckets == 0 ||
         in->buckets > BK_RBCUCKOO_BUCKETS_MAX || in->bucket_size == 0)
@@ -187,6 +190,7 @@ int bk_rc_from(const bk_allocator *a, const bk_rbcuckoo_info *in, const uint64_t
     bk_rbcuckoo *c = bk_rc_empty(a, in);
     if (!c)
         return bk_fail(BK_ENOMEM, "a cuckoo filter");
+    c->payloads = payloads;
     for (uint32_t i = 0; i < in->filters && rc == BK_OK; i++) {
         uint64_t n = counts ? counts[i] : 0;
         if (!counts)
@@ -211,11 +215,12 @@ int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterat
 {
     bk_call_begin();
     const bk_allocator a = bk_current_allocator();
-    return bk_rc_new(&a, capacity, bucket_size, max_iterations, expansion, max_bytes, out);
+    return bk_rc_new(&a, capacity, bucket_size, max_iterations, expansion, max_bytes, 0, out);
 }
 
 int bk_rc_new(const bk_allocator *a, uint64_t capacity, unsigned bucket_size,
-              unsigned max_iterations, unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out)
+              unsigned max_iterations, unsigned expansion, uint64_t max_bytes, int payloads,
+              bk_rbcuckoo **out)
 {
     if (!out || bucket_size < 1 || bucket_size > 255 || max_iterations < 1 ||
         max_iterations > 65535 || expansion > 32768)
@@ -229,7 +234,7 @@ int bk_rc_new(const bk_allocator *a, uint64_t capacity, unsigned bucket_size,
                                  .bucket_size = bucket_size,
                                  .max_iterations = max_iterations,
                                  .expansion = (unsigned)next_pow2(expansion)};
-    const int rc = bk_rc_from(a, &in, NULL, 0, max_bytes, out);
+    const int rc = bk_rc_from(a, &in, NULL, 0, max_bytes, payloads, out);
     return rc == BK_EINVAL ? BK_ERANGE : rc;
 }
 

@@ -34,6 +34,9 @@ struct bk_rbcuckoo {
      * (variant rbcuckoo, src/rbcuckoo/variant.c), its h1 the 64 bits. */
     const bk_hashkey *hkey;
     bk_hash_alg alg;
+    /* 1: new sub-filters are filter payloads (bk_payload_alloc), as in a
+     * variant's filter; 0: bk_mem_zeroed. */
+    int payloads;
 };
 
 /* RedisBloom's multiplier of a fingerprint in its alternate index. */
@@ -56,11 +59,12 @@ int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags);
 int bk_rc_remove(bk_rbcuckoo *c, const rc_key *k);
 
 /* bk_rbcuckoo_new and bk_rbcuckoo_from with allocator a (the public calls
- * take bk_set_allocator's). */
+ * take bk_set_allocator's), the filter's payloads flag set first. */
 int bk_rc_new(const bk_allocator *a, uint64_t capacity, unsigned bucket_size,
-              unsigned max_iterations, unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out);
+              unsigned max_iterations, unsigned expansion, uint64_t max_bytes, int payloads,
+              bk_rbcuckoo **out);
 int bk_rc_from(const bk_allocator *a, const bk_rbcuckoo_info *in, const uint64_t *counts,
-               unsigned flags, uint64_t max_bytes, bk_rbcuckoo **out);
+               unsigned flags, uint64_t max_bytes, int payloads, bk_rbcuckoo **out);
 
 /* A filter of in's fields (filters, bytes ignored) with no sub-filter yet,
  * from allocator a: NULL when out of memory. */

@@ -27,6 +27,8 @@ int bk_rmod_is(bk_rconn *c, const char *name)
                    : strcmp(r->str, BK_RMOD_TYPE) == 0 ? BK_RMOD_MODULE
                    : strcmp(r->str, "none") == 0       ? BK_RMOD_NONE
                    : strcmp(r->str, "string") == 0     ? BK_RMOD_SHARDS
+                   : strcmp(r->str, "MBbloom--") == 0  ? BK_RMOD_RBCHAIN
+                   : strcmp(r->str, "MBbloomCF") == 0  ? BK_RMOD_RBCUCKOO
                                                        : BK_RMOD_OTHER;
     freeReplyObject(r);
     if (is != BK_RMOD_SHARDS)
@@ -204,7 +206,9 @@ int bk_rmod_try(const char *url, int what, const bk_filter *f, bk_filter **out)
         return rc == BK_EINVAL ? BK_RMOD_NOT : rc; /* a bad URL: the caller's own path says so */
     const unsigned shards = (unsigned)bk_rconn_url(c)->shards;
     rc = bk_rmod_is(c, name);
-    if (rc == BK_RMOD_NONE && what == BK_RMOD_PUSH) { /* new: the module's when it is there */
+    if (bk_rmod_rb_turn(rc, what, f)) {
+        rc = bk_rmod_try_rb(c, name, rc, what, shards, f, out);
+    } else if (rc == BK_RMOD_NONE && what == BK_RMOD_PUSH) { /* new: the module's when there */
         rc = bk_rmod_available(c, name);
         if (rc >= 0 && shards > 1)
             rc = bk_fail(BK_ENOTSUP,

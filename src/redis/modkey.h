@@ -13,10 +13,12 @@
 
 /* What name holds: BK_RMOD_NONE (nothing), BK_RMOD_MODULE (a module
  * filter), BK_RMOD_OTHER (another type), or a negative error. */
-#define BK_RMOD_NONE   0
-#define BK_RMOD_MODULE 1
-#define BK_RMOD_OTHER  2
-#define BK_RMOD_SHARDS 3 /* a sharded module filter's descriptor (shards.h) */
+#define BK_RMOD_NONE     0
+#define BK_RMOD_MODULE   1
+#define BK_RMOD_OTHER    2
+#define BK_RMOD_SHARDS   3 /* a sharded module filter's descriptor (shards.h) */
+#define BK_RMOD_RBCHAIN  4 /* RedisBloom's chain (type MBbloom--: rbkey.c) */
+#define BK_RMOD_RBCUCKOO 5 /* RedisBloom's cuckoo filter (type MBbloomCF) */
 int bk_rmod_is(bk_rconn *c, const char *name);
 /* 1 when the server has bloomkit's module (its BK.CREATE), 0 when not, or a
  * negative error. name routes the question (a cluster node). */
@@ -37,6 +39,18 @@ int bk_rmod_open_sharded(bk_rconn *c, const char *name, const bk_config *want, c
 int bk_rmod_push(bk_rconn *c, const char *name, const bk_filter *f);
 /* A local copy of the module filter name (BF.SCANDUMP). */
 int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out);
+/* A local copy of RedisBloom's key name (cuckoo: MBbloomCF, else MBbloom--),
+ * a filter of variant rbcuckoo or rbchain (rbkey.c). */
+int bk_rmod_pull_rb(bk_rconn *c, const char *name, int cuckoo, bk_filter **out);
+/* Copy f, of variant rbchain or rbcuckoo with hash=murmur, into the new
+ * key name as RedisBloom's type (BF.LOADCHUNK or CF.LOADCHUNK). */
+int bk_rmod_push_rb(bk_rconn *c, const char *name, const bk_filter *f);
+/* 1 when bk_rmod_try hands name (what bk_rmod_is said: is) to
+ * bk_rmod_try_rb: RedisBloom's key, or a push of RedisBloom's data (f of
+ * hash=murmur) to a new name; that then pulls, drops or pushes it. */
+int bk_rmod_rb_turn(int is, int what, const bk_filter *f);
+int bk_rmod_try_rb(bk_rconn *c, const char *name, int is, int what, unsigned shards,
+                   const bk_filter *f, bk_filter **out);
 /* Delete it. */
 int bk_rmod_drop(bk_rconn *c, const char *name);
 

@@ -340,6 +340,36 @@ class RedisBloomTest(ModuleTest):
         for key in ("c", "b"):
             self.assertEqual(scan(rr, key), scan(r, key), key)
 
+    def test_pull_and_push_carry_redisbloom_keys(self):
+        """bloomkit pull copies each RedisBloom key into a file (variants
+        rbchain and rbcuckoo, hash=murmur), where it answers as RedisBloom
+        answered; bloomkit push copies the file back as RedisBloom's type,
+        the same bytes; the Python binding reaches the same files."""
+        s = self.from_rdb()
+        r = s.client()
+        cli = os.environ.get("BLOOMKIT_CLI", "build/bloomkit")
+        for name in BLOOMS + CUCKOOS:
+            out = os.path.join(self.tmp, name + ".bkf")
+            p = subprocess.run([cli, "pull", "--redis", "redis://127.0.0.1:%d/%s" % (s.port, name),
+                                out], capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            p = subprocess.run([cli, "info", out], capture_output=True, text=True, timeout=60)
+            self.assertIn("rbcuckoo" if name.startswith("cf") else "rbchain", p.stdout)
+            self.assertIn("murmur", p.stdout)
+            p = subprocess.run([cli, "push", out, "--redis",
+                                "redis://127.0.0.1:%d/back:%s" % (s.port, name)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(r.type("back:" + name), r.type(name))
+            self.check_info(r, "back:" + name, name)
+            self.check_dump(r, "back:" + name, name)
+        self.check_answers(r, "back:bf_default", "bf_default")
+        # the file answers as RedisBloom did, in Python too
+        import bloomkit
+        f = bloomkit.BloomFilter.load(os.path.join(self.tmp, "bf_default.bkf"))
+        probes = [b"probe:%d" % i for i in range(100000)]
+        self.assertEqual([p.decode() for p in probes if p in f], recorded_fps("bf_default"))
+
     def test_new_cf_keys_are_keyed(self):
         """By default a new CF.* key is bloomkit's keyed filter (variant
         rbcuckoo: RedisBloom's growth, its hash SipHash under a random key);
