@@ -50,7 +50,7 @@ static bkm_value *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleSt
     char err[400];
     bkm_value *v;
     if (bkm_bf_config(&bkm_conf, o, &cfg, err, sizeof err) != 0 ||
-        bkm_create(key, &cfg, &v, err, sizeof err) != BK_OK) {
+        bkm_create(ctx, key, &cfg, &v, err, sizeof err) != BK_OK) {
         RedisModule_ReplyWithError(ctx, err);
         return NULL;
     }
@@ -83,16 +83,15 @@ int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-/* Add argv[first..argc) to the filter under argv[1], creating it with o
- * when missing (unless o->nocreate); replies as BF.ADD (one integer) or as
- * BF.MADD / BF.INSERT (an array). */
-static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,
-                      const bkm_bf_opts *o, int array)
+/* Add argv[first..argc) to v, open under key (NULL: the key is empty, and
+ * the filter is made with o unless o->nocreate); replies as BF.ADD (one
+ * integer) or as BF.MADD / BF.INSERT (an array). The clock is read only
+ * when the write needs it (a window, a creation replicated at its time). */
+static int add_open(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
+                    RedisModuleString **argv, int argc, int first, const bkm_bf_opts *o, int array)
 {
-    bkm_value *v;
-    RedisModuleKey *key;
-    if (bkm_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v) != 0)
-        return REDISMODULE_OK;
+    if (!v || v->window)
+        bkm_time_begin(ctx);
     if (!v) {
         if (o->nocreate) {
             RedisModule_CloseKey(key);
@@ -107,72 +106,81 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
 }
 
 /* BF.ADD (array 0) and BF.MADD (1): a missing filter made with the
- * module's defaults. */
+ * module's defaults; RedisBloom's chains go to rbbf.c. One lookup of the
+ * key for all of it. */
 static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
 {
-    bkm_time_begin(ctx);
+    RedisModuleKey *key;
+    bkm_value *v;
+    const int at = bkm_open_bf(ctx, argv[1], 1, &key, &v);
+    if (at != 0)
+        return at < 0 ? REDISMODULE_OK : bkm_rbbf_add(ctx, argv, argc, array);
     bkm_bf_opts o;
     memset(&o, 0, sizeof o);
     o.error_rate = bkm_conf.error_rate;
     o.capacity = bkm_conf.capacity;
     o.expansion = bkm_conf.expansion;
-    return add_common(ctx, argv, argc, 2, &o, array);
+    return add_open(ctx, key, v, argv, argc, 2, &o, array);
 }
 
 int bkm_cmd_bf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    return argc != 3                    ? RedisModule_WrongArity(ctx)
-           : chain_key(ctx, argv[1], 1) ? bkm_rbbf_add(ctx, argv, argc, 0)
-                                        : add_defaults(ctx, argv, argc, 0);
+    return argc != 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 0);
 }
 
 int bkm_cmd_bf_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    return argc < 3                     ? RedisModule_WrongArity(ctx)
-           : chain_key(ctx, argv[1], 1) ? bkm_rbbf_add(ctx, argv, argc, 1)
-                                        : add_defaults(ctx, argv, argc, 1);
+    return argc < 3 ? RedisModule_WrongArity(ctx) : add_defaults(ctx, argv, argc, 1);
 }
 
 int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
-    if (chain_key(ctx, argv[1], 1))
-        return bkm_rbbf_insert(ctx, argv, argc);
-    bkm_time_begin(ctx);
+    RedisModuleKey *key;
+    bkm_value *v;
+    const int at = bkm_open_bf(ctx, argv[1], 1, &key, &v);
+    if (at != 0)
+        return at < 0 ? REDISMODULE_OK : bkm_rbbf_insert(ctx, argv, argc);
     bkm_arg few[16] = {{NULL, 0}}, *args = few;
     const size_t n = (size_t)(argc - 2);
-    if (n > sizeof few / sizeof *few && !(args = bkm_alloc(n * sizeof *args)))
+    if (n > sizeof few / sizeof *few && !(args = bkm_alloc(n * sizeof *args))) {
+        RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
     args_of(argv, 2, argc, args, n);
     bkm_bf_opts o;
     char err[300];
     const int rc = bkm_parse_insert(&bkm_conf, args, n, &o, err, sizeof err);
     if (args != few)
         bkm_free(args);
-    if (rc != BKM_ARGS_OK)
+    if (rc != BKM_ARGS_OK) {
+        RedisModule_CloseKey(key);
         return reply_parse(ctx, rc, err);
-    return add_common(ctx, argv, argc, 2 + (int)o.items, &o, 1);
+    }
+    return add_open(ctx, key, v, argv, argc, 2 + (int)o.items, &o, 1);
+}
+
+/* BF.EXISTS (array 0) and BF.MEXISTS (1): RedisBloom's keys go to rbbf.c
+ * (its cuckoo filters answer 0 there, as in RedisBloom). */
+static int exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
+{
+    RedisModuleKey *key;
+    bkm_value *v;
+    const int at = bkm_open_bf(ctx, argv[1], 0, &key, &v);
+    if (at != 0)
+        return at < 0 ? REDISMODULE_OK : bkm_rbbf_exists(ctx, argv, argc, array);
+    return bkm_exists_open(ctx, key, v, argv, argc, array, 1);
 }
 
 int bkm_cmd_bf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 3)
-        return RedisModule_WrongArity(ctx);
-    const bkm_kind k = bkm_kind_named(ctx, argv[1]);
-    if (k == BKM_RBCHAIN || k == BKM_RBCUCKOO)
-        return bkm_rbbf_exists(ctx, argv, argc, 0);
-    return bkm_exists_command(ctx, argv, argc, 0, 1);
+    return argc != 3 ? RedisModule_WrongArity(ctx) : exists(ctx, argv, argc, 0);
 }
 
 int bkm_cmd_bf_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc < 3)
-        return RedisModule_WrongArity(ctx);
-    const bkm_kind k = bkm_kind_named(ctx, argv[1]);
-    if (k == BKM_RBCHAIN || k == BKM_RBCUCKOO)
-        return bkm_rbbf_exists(ctx, argv, argc, 1);
-    return bkm_exists_command(ctx, argv, argc, 1, 1);
+    return argc < 3 ? RedisModule_WrongArity(ctx) : exists(ctx, argv, argc, 1);
 }
 
 static size_t value_size(const bkm_value *v)

@@ -49,7 +49,7 @@ int bkm_cmd_bk_create(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
     if (!key)
         return REDISMODULE_OK;
-    if (bkm_create(key, &cfg, &v, err, sizeof err) != BK_OK) {
+    if (bkm_create(ctx, key, &cfg, &v, err, sizeof err) != BK_OK) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, err);
     }

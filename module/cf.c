@@ -69,22 +69,21 @@ static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, Redis
                                  long long capacity, unsigned bucket, unsigned iters,
                                  unsigned expansion)
 {
-    char text[200], err[300];
+    char text[200], err[300] = "";
     bk_config cfg;
     snprintf(text, sizeof text,
              "variant=rbcuckoo capacity=%lld bucket_size=%u iterations=%u expansion=%u", capacity,
              bucket, iters, expansion);
     bkm_value *v;
     int rc = bk_config_parse(&cfg, text, NULL, 0);
-    if (rc == BK_OK) {
-        const uint64_t limit = bkm_rb_limit(ctx);
-        cfg.max_bytes = limit;
-        bk_plan plan;
-        if (limit && bk_plan_config(&cfg, &plan) == BK_OK && plan.bytes > limit) {
-            bkm_rb_refused(ctx, "Insufficient memory to create filter");
-            return NULL;
-        }
-        rc = bkm_create(key, &cfg, &v, err, sizeof err);
+    if (rc == BK_OK) /* refused over MAX_BYTES or maxmemory's headroom before any memory */
+        rc = bkm_create(ctx, key, &cfg, &v, err, sizeof err);
+    if (rc == BK_EFULL || (rc == BK_ERANGE && strncmp(err, "ERR ", 4) == 0)) {
+        /* over MAX_BYTES or maxmemory's headroom: say how much, and how much there is */
+        char msg[400];
+        snprintf(msg, sizeof msg, "ERR Insufficient memory to create filter: %s", err + 4);
+        RedisModule_ReplyWithError(ctx, msg);
+        return NULL;
     }
     if (rc != BK_OK) {
         RedisModule_ReplyWithError(ctx, rc == BK_ECONFIG || rc == BK_EINVAL || rc == BK_ERANGE

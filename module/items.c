@@ -11,6 +11,7 @@
 
 #define BATCH           1024    /* items hashed and prefetched together */
 #define NONSCALING_FULL (-1000) /* results[]: a BF standard filter at its capacity */
+#define FEW             64      /* results of a command of this many items or fewer: on the stack */
 
 int *bkm_results(size_t n)
 {
@@ -40,14 +41,14 @@ static int keys_of(bkm_value *v)
 }
 
 /* One item into a BF standard (non-scaling) filter: full at its capacity. */
-static int add_capped(bkm_value *v, const bk_config *cfg, RedisModuleString *item)
+static int add_capped(bkm_value *v, RedisModuleString *item)
 {
     size_t len;
     const char *p = RedisModule_StringPtrLen(item, &len);
     int rc = keys_of(v);
     if (rc != BK_OK)
         return rc;
-    if (v->keys >= cfg->capacity) {
+    if (v->keys >= v->capacity) {
         rc = bk_contains(v->f, p, len);
         return rc == 1 ? 0 : rc < 0 ? rc : NONSCALING_FULL;
     }
@@ -60,13 +61,7 @@ static int add_capped(bkm_value *v, const bk_config *cfg, RedisModuleString *ite
 int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int *results,
                   int *changed)
 {
-    bk_config cfg;
-    bk_get_config(v->f, &cfg);
-    const int capped = bf && cfg.variant == BK_VARIANT_STANDARD;
-    /* a variant that removes keeps a count per add, and a window moves on
-     * with time (a new generation, a re-dating, a renewed key: none of them
-     * "new"): every add changes them, and reaches replicas and the AOF */
-    const int counts = bk_variant_removes(cfg.variant) || cfg.variant == BK_VARIANT_WINDOW;
+    const int capped = bf && v->capped, counts = v->counts;
     const void *keys[BATCH];
     size_t lens[BATCH];
     int first = BK_OK;
@@ -79,7 +74,7 @@ int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int
         }
         if (capped) {
             for (size_t i = 0; i < m && first == BK_OK; i++) {
-                const int r = add_capped(v, &cfg, items[at + i]);
+                const int r = add_capped(v, items[at + i]);
                 results[at + i] = r;
                 if (r < 0) {
                     first = r;
@@ -87,6 +82,11 @@ int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int
                         results[at + j] = r;
                 }
             }
+        } else if (m == 1) { /* one item: no batch to overlap it with */
+            gather(items + at, 1, keys, lens);
+            results[at] = bk_add(v->f, keys[0], lens[0]);
+            if (results[at] < 0)
+                first = results[at];
         } else {
             gather(items + at, m, keys, lens);
             const int rc = bk_add_batch(v->f, keys, lens, m, results + at);
@@ -112,6 +112,12 @@ int bkm_contains_items(const bkm_value *v, RedisModuleString **items, size_t n, 
     for (size_t at = 0; at < n; at += BATCH) {
         const size_t m = n - at < BATCH ? n - at : BATCH;
         gather(items + at, m, keys, lens);
+        if (m == 1) { /* one item: no batch to overlap it with */
+            results[at] = bk_contains(v->f, keys[0], lens[0]);
+            if (results[at] < 0)
+                return results[at];
+            continue;
+        }
         const int rc = bk_contains_batch(v->f, keys, lens, m, results + at);
         if (rc != BK_OK)
             return rc;
@@ -149,7 +155,7 @@ int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
                     const char *event)
 {
     const size_t n = (size_t)(argc - first);
-    int *results = bkm_results(n);
+    int few[FEW], *results = n <= FEW ? few : bkm_results(n);
     if (!results) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR out of memory");
@@ -157,9 +163,10 @@ int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
     int changed = 0;
     bkm_add_items(v, argv + first, n, bf, results, &changed);
     bkm_reply_results(ctx, results, n, array, bf);
-    bkm_free(results);
+    if (results != few)
+        bkm_free(results);
     if (changed) {
-        bkm_replicate(ctx, argv, argc);
+        bkm_replicate_write(ctx, v, argv, argc);
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, argv[1]);
     }
     RedisModule_CloseKey(key);
@@ -168,13 +175,20 @@ int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
 
 int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array, int bf)
 {
-    bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key;
     if (bkm_open(ctx, argv[1], REDISMODULE_READ, &key, &v) != 0)
         return REDISMODULE_OK;
+    return bkm_exists_open(ctx, key, v, argv, argc, array, bf);
+}
+
+int bkm_exists_open(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_value *v,
+                    RedisModuleString **argv, int argc, int array, int bf)
+{
+    if (v && v->window)
+        bkm_time_begin(ctx); /* only a window's answer depends on the time */
     const size_t n = (size_t)(argc - 2);
-    int *results = bkm_results(n);
+    int few[FEW], *results = n <= FEW ? few : bkm_results(n);
     if (!results) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR out of memory");
@@ -188,7 +202,8 @@ int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, 
         bkm_reply_code(ctx, rc);
     else
         bkm_reply_results(ctx, results, n, array, bf);
-    bkm_free(results);
+    if (results != few)
+        bkm_free(results);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }

@@ -44,6 +44,10 @@ typedef struct bkm_value {
     uint64_t keys;        /* a standard filter's keys, once keys_known (BF's capacity check) */
     int keys_known;
     int64_t at; /* the time of its state: of its last change, or the saved time it loaded at */
+    int window; /* a window filter: its writes need the clock, and carry it to replicas */
+    int counts; /* every add changes it (a multiset: counting, cuckoo; a window's time) */
+    int capped; /* a standard filter: BF.* refuses new items past its capacity */
+    uint64_t capacity;             /* its configuration's capacity */
     struct bkm_value *prev, *next; /* window filters: the sweep's list (sweep.c) */
     int tracked;
 } bkm_value;
@@ -73,6 +77,15 @@ int64_t bkm_value_time(const bkm_value *v);
 int bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
              bkm_value **v);
 
+/* bkm_open for a BF.* command: 0 as bkm_open (a bloomkit filter or an
+ * empty key, open: the caller closes *key), -1 after replying WRONGTYPE,
+ * or 1 (nothing replied, nothing open) for a key the RedisBloom side takes
+ * (rb.h): RedisBloom's chain, its cuckoo filter for a lookup (which answers
+ * 0), or, for a command that makes keys (makes), an empty key while
+ * NEW_KEYS is redisbloom. One lookup of the key for all of it. */
+int bkm_open_bf(RedisModuleCtx *ctx, RedisModuleString *name, int makes, RedisModuleKey **key,
+                bkm_value **v);
+
 /* bkm_open for a command that needs the filter: NULL after replying (not
  * found, WRONGTYPE), else the key to close, with *v the filter. */
 RedisModuleKey *bkm_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
@@ -85,10 +98,13 @@ RedisModuleKey *bkm_open_empty(RedisModuleCtx *ctx, RedisModuleString *name);
  * bk_last_error()'s detail where there is one. */
 int bkm_reply_code(RedisModuleCtx *ctx, int rc);
 
-/* Create a filter for cfg under an empty key (the reservation limit is
- * checked before any memory is taken); BK_OK or a code, detail in err. */
-int bkm_create(RedisModuleKey *key, const bk_config *cfg, bkm_value **out, char *err,
-               size_t errlen);
+/* Create a filter for cfg under an empty key: refused before any memory is
+ * taken when its first arrays pass the module's MAX_BYTES or what
+ * maxmemory leaves (but for BK.AT's replay of what the master made), and
+ * its pages touched once made (bk_touch: its first writes cost what later
+ * ones do). BK_OK or a code, the reply in err. */
+int bkm_create(RedisModuleCtx *ctx, RedisModuleKey *key, const bk_config *cfg, bkm_value **out,
+               char *err, size_t errlen);
 
 /* 0 when the server has room for `need` more bytes under maxmemory (or no
  * maxmemory, or BK.AT replaying the master's write); else -1 with the
@@ -106,6 +122,11 @@ uint64_t bkm_memory_left(RedisModuleCtx *ctx);
 void bkm_time_begin(RedisModuleCtx *ctx);
 /* Replicate a write as BK.AT <now> argv... (argv[0] the command's name). */
 void bkm_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* Replicate a write to v: a window's as bkm_replicate, at the clock's time;
+ * any other's as it came (its effect does not depend on the time), then a
+ * due sweep. */
+void bkm_replicate_write(RedisModuleCtx *ctx, const bkm_value *v, RedisModuleString **argv,
+                         int argc);
 /* Replicate the creation of the filter under key: BK.AT <now> BK.CREATE key <config with its
  * hash key>, so that replicas and the AOF make the same filter. */
 void bkm_replicate_create(RedisModuleCtx *ctx, RedisModuleString *key, const bk_filter *f);
@@ -140,6 +161,9 @@ int bkm_add_command(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
 /* BF.EXISTS / MEXISTS and BK.EXISTS: argv[2..argc) against the filter under
  * argv[1] (a missing key holds nothing). */
 int bkm_exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array, int bf);
+/* The same on v (NULL: an empty key) open under key, which it closes. */
+int bkm_exists_open(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_value *v,
+                    RedisModuleString **argv, int argc, int array, int bf);
 
 /* ---- sweep.c: window filters let go of expired generations ---- */
 

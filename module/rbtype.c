@@ -46,8 +46,9 @@ int bkm_resp3(RedisModuleCtx *ctx)
 
 int bkm_reply_bool(RedisModuleCtx *ctx, int v)
 {
-    return bkm_resp3(ctx) ? RedisModule_ReplyWithBool(ctx, v != 0)
-                          : RedisModule_ReplyWithLongLong(ctx, v != 0);
+    /* the server writes a boolean as RESP3 has it, and as 1/0 to a RESP2
+     * client: no question about the protocol per reply */
+    return RedisModule_ReplyWithBool(ctx, v != 0);
 }
 
 /* 1 for a command from the master or the AOF: it makes what the master made. */

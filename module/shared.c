@@ -15,6 +15,7 @@
 #include "modclock.h"
 #include "dump.h"
 #include "module.h"
+#include "rb.h"
 #include "payload.h"
 
 bkm_settings bkm_conf;
@@ -64,6 +65,20 @@ bkm_value *bkm_value_new(bk_filter *f)
     memset(v, 0, sizeof *v);
     v->f = f;
     v->at = bkm_clock_now();
+    bk_config cfg;
+    if (bk_get_config(f, &cfg) == BK_OK) { /* what each write asks, asked once */
+        v->window = cfg.variant == BK_VARIANT_WINDOW;
+        /* a variant that removes keeps a count per add, and a window moves
+         * on with time (a new generation, a re-dating, a renewed key: none
+         * of them "new"): every add changes them */
+        v->counts = bk_variant_removes(cfg.variant) || v->window;
+        v->capped = cfg.variant == BK_VARIANT_STANDARD;
+        v->capacity = cfg.capacity;
+    }
+    /* the server's commands run one at a time: no lock, no locked
+     * instruction on the write path (a sweep and a free run on that thread
+     * too, or on a value no command can reach any more) */
+    bk_set_single_writer(f, 1);
     bkm_sweep_track(v);
     return v;
 }
@@ -113,6 +128,26 @@ int bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModule
     return 0;
 }
 
+int bkm_open_bf(RedisModuleCtx *ctx, RedisModuleString *name, int makes, RedisModuleKey **key,
+                bkm_value **v)
+{
+    *v = NULL;
+    *key = RedisModule_OpenKey(ctx, name,
+                               makes ? REDISMODULE_READ | REDISMODULE_WRITE : REDISMODULE_READ);
+    const bkm_kind k = bkm_kind_of(*key);
+    if (k == BKM_BLOOMKIT) {
+        *v = RedisModule_ModuleTypeGetValue(*key);
+        return 0;
+    }
+    if (k == BKM_EMPTY && !(makes && bkm_conf.new_keys_redisbloom))
+        return 0;
+    RedisModule_CloseKey(*key);
+    *key = NULL;
+    if (k == BKM_OTHER || (k == BKM_RBCUCKOO && makes))
+        return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE), -1;
+    return 1;
+}
+
 RedisModuleKey *bkm_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
                                   bkm_value **v)
 {
@@ -158,8 +193,8 @@ int bkm_reply_code(RedisModuleCtx *ctx, int rc)
     return RedisModule_ReplyWithError(ctx, msg);
 }
 
-int bkm_create(RedisModuleKey *key, const bk_config *want, bkm_value **out, char *err,
-               size_t errlen)
+int bkm_create(RedisModuleCtx *ctx, RedisModuleKey *key, const bk_config *want, bkm_value **out,
+               char *err, size_t errlen)
 {
     *out = NULL;
     bk_config cfg = *want;
@@ -180,11 +215,14 @@ int bkm_create(RedisModuleKey *key, const bk_config *want, bkm_value **out, char
                  (unsigned long long)plan.bytes, (unsigned long long)bkm_conf.max_bytes);
         return BK_ERANGE;
     }
+    if (bkm_headroom(ctx, plan.bytes, err, errlen) != 0)
+        return BK_EFULL;
     bk_filter *f;
     if ((rc = bk_new(&cfg, &f)) != BK_OK) {
         snprintf(err, errlen, "ERR could not create filter: %s", bk_strerror(rc));
         return rc;
     }
+    bk_touch(f); /* its pages now, not a page fault in each of its first writes */
     bkm_value *v = bkm_value_new(f);
     if (!v) {
         snprintf(err, errlen, "ERR could not create filter: out of memory");

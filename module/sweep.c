@@ -101,6 +101,7 @@ void bkm_sweep_if_due(RedisModuleCtx *ctx)
     if (!due || !on_master(ctx))
         return;
     due = 0;
+    bkm_time_begin(ctx); /* the write that runs it may not have needed the clock */
     if (sweep())
         RedisModule_Replicate(ctx, "BK.AT", "lc", (long long)bkm_clock_now(), "BK.SWEEP");
 }

@@ -32,6 +32,17 @@ void bkm_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkm_sweep_if_due(ctx); /* a write command: propagating is safe here */
 }
 
+void bkm_replicate_write(RedisModuleCtx *ctx, const bkm_value *v, RedisModuleString **argv,
+                         int argc)
+{
+    if (v->window) {
+        bkm_replicate(ctx, argv, argc);
+        return;
+    }
+    RedisModule_ReplicateVerbatim(ctx); /* its effect needs no clock: as it came */
+    bkm_sweep_if_due(ctx);
+}
+
 void bkm_replicate_create(RedisModuleCtx *ctx, RedisModuleString *key, const bk_filter *f)
 {
     bk_config cfg;

@@ -69,6 +69,11 @@ static int call_set_add_once(void)
 {
     return bk_set_add_once(NULL, 1);
 }
+
+static int call_touch(void)
+{
+    return bk_touch(NULL);
+}
 static int call_set_single_writer(void)
 {
     return bk_set_single_writer(NULL, 1);
@@ -347,6 +352,7 @@ static const struct row {
     {"bk_remove", call_remove_absent, "not in the filter"},
     {"bk_set_single_writer", call_set_single_writer, "single_writer"},
     {"bk_set_add_once", call_set_add_once, "add_once"},
+    {"bk_touch", call_touch, "touch"},
     {"bk_clear", call_clear, "clear"},
     {"bk_expire", call_expire, "expire"},
     {"bk_add_batch", call_add_batch, "key 0"},

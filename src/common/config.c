@@ -488,15 +488,23 @@ static int applies(const key_desc *k, int v)
     return !k->only || (k->only >> v & 1u);
 }
 
-/* "variant=scalable or variant=window": the variants k applies to. */
+/* "applies to variant=scalable or variant=window only", or for a key most
+ * variants take, "applies to every variant but variant=rbcuckoo": which
+ * variants k applies to, as an error says it. */
 static const char *applies_to(const key_desc *k, char *buf, size_t len)
 {
-    size_t at = 0;
-    buf[0] = '\0';
-    for (unsigned v = 0; v < sizeof variant_names / sizeof *variant_names && at < len; v++)
-        if (k->only >> v & 1u)
-            at += (size_t)snprintf(buf + at, len - at, "%svariant=%s", at ? " or " : "",
+    const unsigned n = sizeof variant_names / sizeof *variant_names;
+    unsigned takes = 0;
+    for (unsigned v = 0; v < n; v++)
+        takes += k->only >> v & 1u;
+    const int but = 2 * takes > n;
+    size_t at = (size_t)snprintf(buf, len, "applies to %s", but ? "every variant but " : "");
+    for (unsigned v = 0, listed = 0; v < n && at < len; v++)
+        if ((k->only >> v & 1u) != (unsigned)but)
+            at += (size_t)snprintf(buf + at, len - at, "%svariant=%s", listed++ ? " or " : "",
                                    variant_names[v]);
+    if (!but && at < len)
+        snprintf(buf + at, len - at, " only");
     return buf;
 }
 
@@ -616,9 +624,8 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
             apply(&d, k, k->def);
             if (memcmp((const char *)&d + k->off, (const char *)c + k->off, sizeof(uint64_t)) !=
                 0) {
-                char to[64];
-                bk_errorf(err, errlen, "%s: applies to %s only", k->name,
-                          applies_to(k, to, sizeof to));
+                char to[256];
+                bk_errorf(err, errlen, "%s: %s", k->name, applies_to(k, to, sizeof to));
                 return BK_ECONFIG;
             }
         }
@@ -772,9 +779,8 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
         return fail(e, 0, "hashes", "%s", hashes_without_bits);
     for (size_t i = 0; i < NKEYS; i++)
         if (seen[i] && !applies(&keys[i], (int)c.variant))
-            return fail(e, 0, keys[i].name, "%s: applies to %s only (this is variant=%s)",
-                        keys[i].name, applies_to(&keys[i], rbuf, sizeof rbuf),
-                        variant_names[c.variant]);
+            return fail(e, 0, keys[i].name, "%s: %s (this is variant=%s)", keys[i].name,
+                        applies_to(&keys[i], rbuf, sizeof rbuf), variant_names[c.variant]);
     if (murmur_misplaced(&c))
         return fail(e, 0, "hash", murmur_only, variant_names[c.variant]);
     *cfg = c;

@@ -257,6 +257,27 @@ int bk_set_single_writer(bk_filter *f, int on)
     return BK_OK;
 }
 
+int bk_touch(bk_filter *f)
+{
+    bk_call_begin();
+    if (!f)
+        return bk_fail(BK_EINVAL, "touch: no filter");
+    if (!bk_cells_in_memory(f))
+        return BK_OK;
+    const size_t page = 4096; /* the smallest page there is: every page is met */
+    for (uint32_t i = 0; i < f->ops->slice_count(f); i++) {
+        bk_slice_view v;
+        f->ops->slice_view(f, i, &v);
+        volatile uint8_t *p = v.data;
+        for (uint64_t at = 0; at < v.nbytes; at += page) {
+            const uint8_t b = p[at];
+            if (!f->mapping) /* a mapped file's pages are the file's: read, never dirtied */
+                p[at] = b;   /* a write: the page is the filter's own now, not the zero page */
+        }
+    }
+    return BK_OK;
+}
+
 int bk_set_add_once(bk_filter *f, int on)
 {
     if (!f)

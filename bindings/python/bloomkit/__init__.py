@@ -10,7 +10,7 @@ docs/python.md.
     >>> "https://example.org/" in seen
     True
 """
-from typing import Dict
+from typing import Any, Dict
 
 from ._lib import _native
 from .errors import (
@@ -61,12 +61,14 @@ def library_version() -> str:
     return _native.library_version()
 
 
-def variants() -> Dict[str, Dict[str, bool]]:
+def variants() -> Dict[str, Dict[str, Any]]:
     """The library's variants, in its registry's order: for each name,
     whether its filters remove keys (``removes``) and grow as keys come
-    (``grows``): ``{"standard": {"removes": False, "grows": False}, ...}``."""
-    return {name: {"removes": removes, "grows": grows}
-            for name, removes, grows in _native.variants()}
+    (``grows``), and the configuration keys it takes (``keys``: RedisBloom's
+    structures take no ``fpr`` or ``layout`` of bloomkit's sizing, say):
+    ``{"standard": {"removes": False, "grows": False, "keys": [...]}, ...}``."""
+    return {name: {"removes": removes, "grows": grows, "keys": keys}
+            for name, removes, grows, keys in _native.variants()}
 
 
 def set_threads(n: int) -> None:

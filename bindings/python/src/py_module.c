@@ -61,16 +61,36 @@ static PyObject *m_canonical_url(PyObject *m, PyObject *args)
     return res;
 }
 
-/* variants() -> ((name, removes, grows), ...): the library's registry. */
+/* The configuration keys variant v takes (bk_config_key_applies), as a
+ * list of str; NULL with an exception set. */
+static PyObject *keys_of(bk_variant v)
+{
+    PyObject *keys = PyList_New(0);
+    const char *name;
+    for (unsigned i = 0; keys && (name = bk_config_key(i, NULL, 0, NULL)); i++) {
+        if (!bk_config_key_applies(v, name))
+            continue;
+        PyObject *k = PyUnicode_FromString(name);
+        if (!k || PyList_Append(keys, k) < 0)
+            Py_CLEAR(keys);
+        Py_XDECREF(k);
+    }
+    return keys;
+}
+
+/* variants() -> [(name, removes, grows, keys), ...]: the library's registry. */
 static PyObject *m_variants(PyObject *m, PyObject *unused)
 {
     (void)m;
     (void)unused;
     PyObject *out = PyList_New(0);
     for (int v = 0; out && bk_variant_name((bk_variant)v); v++) {
-        PyObject *row = Py_BuildValue("(sOO)", bk_variant_name((bk_variant)v),
-                                      bk_variant_removes((bk_variant)v) ? Py_True : Py_False,
-                                      bk_variant_grows((bk_variant)v) ? Py_True : Py_False);
+        PyObject *keys = keys_of((bk_variant)v);
+        PyObject *row =
+            keys ? Py_BuildValue("(sOON)", bk_variant_name((bk_variant)v),
+                                 bk_variant_removes((bk_variant)v) ? Py_True : Py_False,
+                                 bk_variant_grows((bk_variant)v) ? Py_True : Py_False, keys)
+                 : NULL;
         if (!row || PyList_Append(out, row) < 0) {
             Py_XDECREF(row);
             Py_CLEAR(out);
@@ -83,7 +103,8 @@ static PyObject *m_variants(PyObject *m, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"variants", m_variants, METH_NOARGS,
-     "variants() -> [(name, removes, grows), ...]: the library's variants."},
+     "variants() -> [(name, removes, grows, keys), ...]: the library's variants and the "
+     "configuration keys each takes."},
     {"figures", bkpy_figures, METH_NOARGS,
      "figures() -> [(name, type, [variant, ...], meaning), ...]: what stats() reports."},
     {"library_version", m_version, METH_NOARGS, "bk_version() of the library in use."},

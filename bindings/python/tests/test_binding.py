@@ -24,7 +24,8 @@ class BindingTest(unittest.TestCase):
 
     def test_add_contains_len_for_every_variant(self):
         for variant, kind in bloomkit.variants().items():
-            with BloomFilter({"variant": variant, "capacity": 1000, "fpr": 0.001}) as f:
+            rate = {"fpr": 0.001} if "fpr" in kind["keys"] else {}  # rbcuckoo: its shape's
+            with BloomFilter({"variant": variant, "capacity": 1000, **rate}) as f:
                 self.assertTrue(f.add("https://example.org/a"))
                 self.assertFalse(f.add("https://example.org/a"))
                 self.assertTrue(f.add(b"https://example.org/a\x00binary"))

@@ -264,7 +264,8 @@ class ThreadTest(unittest.TestCase):
         for variant, kind in bloomkit.variants().items():
             # a growing filter from a small first array; one that removes
             # counts every add (a multiset) unless it adds once
-            f = BloomFilter(variant=variant, capacity=4000 if kind["grows"] else 40000, fpr=1e-9)
+            rate = {"fpr": 1e-9} if "fpr" in kind["keys"] else {}  # rbcuckoo: its shape's
+            f = BloomFilter(variant=variant, capacity=4000 if kind["grows"] else 40000, **rate)
             if kind["removes"]:
                 f.set_add_once(True)
             told = [None] * 8
@@ -290,8 +291,12 @@ class ThreadTest(unittest.TestCase):
                 th.join()
             self.assertTrue(all(f.contains_many(keys)), variant)
             news = [sum(told[t][k] for t in range(8)) for k in keys]
-            self.assertEqual(news, [1] * len(keys), variant)
-            self.assertEqual(len(f), len(keys), variant)  # each key once
+            if "fpr" in kind["keys"]:  # at 1e-9: every key told new, once
+                self.assertTrue(news == [1] * len(keys), variant)
+            else:  # a rate its shape fixes (rbcuckoo): none told twice, some found present
+                self.assertLessEqual(max(news), 1, variant)
+                self.assertGreater(sum(news), 0.9 * len(keys), variant)
+            self.assertEqual(len(f), sum(news), variant)  # each key once
 
     def test_a_bytearray_key_stays_whole_while_a_call_waits(self):
         """A call (add, in, remove, their batches, an iterator of keys; on a

@@ -94,7 +94,7 @@ class FiguresTest(unittest.TestCase):
         body = stub.split("class _FilterStats(TypedDict):\n", 1)[1].split("\n\n", 1)[0]
         fields = [line.split(":")[0].strip() for line in body.splitlines() if line.strip()]
         self.assertEqual(sorted(fields), sorted(want))
-        for variant, _, _ in _native.variants():
+        for variant, _, _, _ in _native.variants():
             stats = bloomkit.BloomFilter(variant=variant, capacity=1000).stats()
             self.assertEqual(sorted(stats), sorted(want), variant)
             self.assertEqual(stats["fpr"], stats["target_fpr"])
