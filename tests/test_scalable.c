@@ -98,54 +98,6 @@ END_TEST
 
 /* max_bytes: growth that would pass it fails with BK_EFULL naming it and
  * changes nothing; lookups go on; a file keeps the ceiling. */
-/* Capacity means capacity: a chain made for n keys takes n distinct keys
- * in its first slice, at every rate and in both layouts. Its limit lets a
- * slice's set cells run 6 standard deviations past what n keys set on
- * average before it counts it full (scalable.c, set_at_capacity): about
- * one run in 10^9 may still grow early, so none of these may. Past it the
- * chain's rule decides: twice the capacity is in two slices. */
-START_TEST(a_chain_holds_its_capacity_in_its_first_slice)
-{
-    static const double rates[] = {0.2, 0.05, 0.01, 0.001, 1e-5};
-    static const uint64_t caps[] = {50, 1000, 20000};
-    char key[48];
-    for (int blocked = 0; blocked < 2; blocked++)
-        for (size_t r = 0; r < sizeof rates / sizeof *rates; r++)
-            for (size_t c = 0; c < sizeof caps / sizeof *caps; c++)
-                for (int trial = 0; trial < (tu_small() ? 1 : 3); trial++) {
-                    bk_filter *f = tu_filterf("variant=scalable capacity=%llu fpr=%g layout=%s",
-                                              (unsigned long long)caps[c], rates[r],
-                                              blocked ? "blocked" : "classic");
-                    uint64_t added = 0, i = 0;
-                    bk_filter_stats st;
-                    while (added < caps[c])
-                        added += bk_add(f, key, tu_key(key, sizeof key, "cap", i++)) == 1;
-                    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
-                    ck_assert_msg(st.slices == 1,
-                                  "capacity %llu fpr %g %s: grew at %llu keys of its capacity",
-                                  (unsigned long long)caps[c], rates[r],
-                                  blocked ? "blocked" : "classic", (unsigned long long)added);
-                    /* past it, the chain's rule: twice the capacity is a second slice */
-                    while (added < 2 * caps[c])
-                        added += bk_add(f, key, tu_key(key, sizeof key, "cap", i++)) == 1;
-                    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
-                    ck_assert_uint_eq(st.slices, 2);
-                    bk_free(f);
-                }
-    if (tu_small())
-        return; /* the sanitizers see the same paths above */
-    /* the size a user meets first: a million keys at 0.001 (BF.RESERVE's) */
-    bk_filter *f = tu_filter("variant=scalable capacity=1000000 fpr=0.001");
-    uint64_t added = 0, i = 0;
-    while (added < 1000000)
-        added += bk_add(f, key, tu_key(key, sizeof key, "million", i++)) == 1;
-    bk_filter_stats st;
-    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
-    ck_assert_uint_eq(st.slices, 1);
-    bk_free(f);
-}
-END_TEST
-
 START_TEST(max_bytes_stops_growth_and_changes_nothing)
 {
     bk_filter *f = tu_filter("variant=scalable capacity=1000 fpr=0.01 max_bytes=16k");
@@ -195,7 +147,6 @@ Suite *scalable_suite(void)
     TCase *tc;
     Suite *s = tu_suite("scalable", "growth", &tc);
     tcase_add_test(tc, max_bytes_stops_growth_and_changes_nothing);
-    tcase_add_test(tc, a_chain_holds_its_capacity_in_its_first_slice);
     tcase_add_test(tc, grows_a_thousandfold_within_its_bound);
     tcase_add_test(tc, growth_and_tightening_come_from_config);
     tcase_add_test(tc, present_keys_are_not_added_again_and_clear_resets);

@@ -82,55 +82,11 @@ static int slice_params(const bk_config *cfg, uint32_t i, uint64_t *cap, double 
     return BK_OK;
 }
 
-/* Standard deviations above the mean: a slice's set cells pass this far
- * beyond what its capacity in keys sets on average about once in 10^9
- * slices (a normal tail; the count of set cells is a sum of many weakly
- * dependent cells). */
-#define CAPACITY_SIGMAS 6.0
-
-/* The set cells a slice of shape v may hold while it has taken fewer keys
- * than its capacity, but for that tail. The keys it counts are those it
- * reported new: a false positive is not counted but its probes were
- * drawn, so its capacity n costs the probes of up to n (1 + p) keys (p its
- * rate at capacity, the most it reaches before). Those k n (1 + p) probes
- * set m (1 - e^-a) cells on average (a = k n (1 + p) / m; a blocked
- * slice's are fewer), with variance m e^-a (1 - (1 + a) e^-a) (balls into
- * bins), or at most m B / 4 for blocks of B cells, whose loads vary too.
- * Plus one key's k. */
-static uint64_t set_at_capacity(const bk_slice_view *v)
-{
-    const double m = (double)v->m, a = (double)v->k * (double)v->capacity * (1.0 + v->fpr) / m;
-    const double e = exp(-a), mean = -m * expm1(-a);
-    double var = v->block ? m * v->block / 4.0 : m * e * (1.0 - (1.0 + a) * e);
-    if (!(var > 0))
-        var = 0;
-    const double hi = ceil(mean + CAPACITY_SIGMAS * sqrt(var)) + v->k;
-    return hi < m ? (uint64_t)hi : v->m;
-}
-
-/* Full: past half its bits (classic), or at its capacity in keys or its
- * rate's set cells (blocked), as the chain's rule says (filter_impl.h); but
- * never before it has taken its capacity in keys, but for a tail of about
- * one in 10^9 (set_at_capacity): a chain made for n keys holds n keys in
- * its first slice. An integer k can set a little more than half the bits
- * by the capacity (without this such a slice grew just before it, half the
- * time): such a classic slice is full at its capacity in keys instead,
- * where its rate is the one it was sized for. */
 bk_slice_limit bk_scalable_limit(const bk_slice_view *v)
 {
     bk_slice_limit l;
-    const uint64_t floor_set = set_at_capacity(v);
-    if (v->block) {
-        l.set = bk_set_limit(v->m, v->k, v->block, v->fpr, v->capacity);
-        l.set = l.set < floor_set ? floor_set : l.set;
-        l.keys = v->capacity;
-    } else if (floor_set > v->m / 2) {
-        l.set = floor_set;
-        l.keys = v->capacity;
-    } else {
-        l.set = v->m / 2;
-        l.keys = UINT64_MAX;
-    }
+    l.set = v->block ? bk_set_limit(v->m, v->k, v->block, v->fpr, v->capacity) : v->m / 2;
+    l.keys = v->block ? v->capacity : UINT64_MAX;
     return l;
 }
 
