@@ -155,6 +155,18 @@ class RedisBloomTest(ModuleTest):
         shutil.copyfile(os.path.join(DATA, "redisbloom-2.6.28.rdb"), os.path.join(d, "dump.rdb"))
         return self.server(name, **kw)
 
+    def replica_of(self, s, keys=None, **kw):
+        """A client of a new server made a replica of s, once its link is up
+        (and, when keys is given, it holds that many keys)."""
+        rr = self.server("replica", **kw).client()
+        rr.replicaof("127.0.0.1", s.port)
+        deadline = time.time() + 30
+        while rr.info("replication").get("master_link_status") != "up" or \
+                (keys is not None and rr.dbsize() != keys):
+            self.assertLess(time.time(), deadline, "replica did not sync")
+            time.sleep(0.05)
+        return rr
+
     def check_answers(self, r, key, name=None):
         name = name or key
         cmd = "BF.MEXISTS" if key.startswith("bf") or name.startswith("bf") else "CF.MEXISTS"
@@ -216,14 +228,7 @@ class RedisBloomTest(ModuleTest):
     def test_writes_continue_and_survive_aof_restart_and_replication(self):
         s = self.from_rdb()
         r = s.client()
-        replica = self.server("replica")
-        rr = replica.client()
-        rr.replicaof("127.0.0.1", s.port)
-        deadline = time.time() + 30
-        while rr.info("replication").get("master_link_status") != "up" or \
-                rr.dbsize() != 6:
-            self.assertLess(time.time(), deadline, "replica did not sync")
-            time.sleep(0.05)
+        rr = self.replica_of(s, keys=6)
         new = ["new:%d" % i for i in range(3000)]
         r.execute_command("BF.MADD", "bf_default", *new)  # grows the chain
         r.execute_command("CF.INSERT", "cf_default", "ITEMS", *new)  # grows past a sub-filter
@@ -318,13 +323,7 @@ class RedisBloomTest(ModuleTest):
         the same bytes."""
         s = self.server(module_args=["MAX_BYTES", "300k", "NEW_KEYS", "redisbloom"])
         r = s.client()
-        replica = self.server("replica", module_args=["NEW_KEYS", "redisbloom"])
-        rr = replica.client()
-        rr.replicaof("127.0.0.1", s.port)
-        deadline = time.time() + 30
-        while rr.info("replication").get("master_link_status") != "up":
-            self.assertLess(time.time(), deadline, "replica did not sync")
-            time.sleep(0.05)
+        rr = self.replica_of(s, module_args=["NEW_KEYS", "redisbloom"])
         r.execute_command("CF.RESERVE", "c", "100000", "EXPANSION", "2")
         r.execute_command("BF.RESERVE", "b", "0.01", "20000")
         refused = {"c": 0, "b": 0}
@@ -378,13 +377,7 @@ class RedisBloomTest(ModuleTest):
         RedisBloom's own type instead."""
         s = self.server()
         r = s.client()
-        replica = self.server("replica")
-        rr = replica.client()
-        rr.replicaof("127.0.0.1", s.port)
-        deadline = time.time() + 30
-        while rr.info("replication").get("master_link_status") != "up":
-            self.assertLess(time.time(), deadline, "replica did not sync")
-            time.sleep(0.05)
+        rr = self.replica_of(s)
         items = ["k%d" % i for i in range(3000)]
         r.execute_command("CF.RESERVE", "c", "1000", "EXPANSION", "2")
         r.execute_command("CF.INSERT", "c", "ITEMS", *items)
