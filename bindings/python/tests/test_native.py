@@ -342,20 +342,32 @@ class ThreadTest(unittest.TestCase):
                                 key = ba
                             else:  # a view of it, released before the next call
                                 key = memoryview(ba)[:part]
+                            # The whole bytearray may change between two calls
+                            # (the resizer runs whenever no call holds it), so its
+                            # answers are checked only for their shape; a view
+                            # holds its bytes still across the calls, so its
+                            # answers are exact.
+                            stable = part is not None
                             f.add(key)
-                            self.assertIn(key, f)
+                            self.assertTrue(key in f or not stable)
                             # batches and an iterator hold each key's export too
-                            self.assertEqual(f.contains_many([key, b"x"])[0], True)
+                            got = f.contains_many([key, b"x"])
+                            self.assertTrue(got[0] or not stable)
+                            self.assertEqual(len(got), 2)
                             f.add_many(iter([key]))
                             if variant == "counting":  # added twice
-                                f.remove(key)
-                                f.remove_many([key])
+                                try:
+                                    f.remove(key)
+                                except KeyError:  # the bytearray changed since its add
+                                    if stable:
+                                        raise
+                                self.assertTrue(f.remove_many([key])[0] or not stable)
                             if part is not None:
                                 key.release()
                             del key
                             seen["calls"] += 1
                 except Exception as e:  # pragma: no cover - the failure reported
-                    errors.append(e)
+                    errors.append("%s: %.200s" % (type(e).__name__, e))  # keys run to 3 MB
 
             def resizer():
                 while not done.is_set():
