@@ -802,7 +802,7 @@ START_TEST(errors_say_what_to_do)
          NULL,
          (const char *[]){"create", in_dir("m.bkf"), "--variant", "scalable", "--max-bytes", "1k",
                           NULL},
-         {"max_bytes=1024 is less than", "a capacity of at most 709", NULL}},
+         {"max_bytes=1024 is less than", "a capacity of at most 666", NULL}},
         {2, NULL, (const char *[]){"dedup", "--stat", "x", NULL}, {"did you mean --state?", NULL}},
         {2,
          NULL,

@@ -1323,10 +1323,33 @@ START_TEST(creation_writes_nothing_and_drop_clears_a_stuck_name)
 }
 END_TEST
 
+/* Make NAME, just created (nothing added), what 0.1.0 made for its
+ * configuration: a chain's slices sized by BK_SLICE_AVERAGE (format 4, m of
+ * that sizing, no cells yet). 1 for a chain, 0 for a single array (which
+ * 0.1.0 sized as this version does: format 4 already). */
+static int as_made_by_0_1_0(redisContext *c, const char *name, const bk_filter *f)
+{
+    bk_slice_view v;
+    bk_slice_limit l;
+    redisReply *r = redisCommand(c, "HGET %s format", name);
+    const int chained = bk_chain_slice(&f->cfg, 0, BK_SLICE_AVERAGE, &v, &l) == BK_OK;
+    ck_assert_str_eq(r->str, chained ? "5" : "4"); /* format 5: a chain sized to hold */
+    freeReplyObject(r);
+    if (!chained)
+        return 0;
+    r = redisCommand(c, "KEYS %s:*", name);
+    for (size_t i = 0; i < r->elements; i++)
+        freeReplyObject(redisCommand(c, "DEL %s", r->element[i]->str));
+    freeReplyObject(r);
+    freeReplyObject(redisCommand(c, "HSET %s format 4 m %llu", name, (unsigned long long)v.m));
+    return 1;
+}
+
 /* Metadata written before the key table's text (formats 2 and 3: one field
  * per configuration key, as 0.1.0 wrote them) still opens, answers as its
- * cells say and takes adds; a hash of format 4 must carry its text and the
- * hash key, and a format that mixes both is refused. */
+ * cells say and takes adds, a chain's slices sized as 0.1.0 sized them; a
+ * hash of format 4 must carry its text and the hash key, and a format that
+ * mixes both is refused. */
 START_TEST(metadata_of_formats_2_and_3_still_opens)
 {
     redisContext *c = admin();
@@ -1350,6 +1373,10 @@ START_TEST(metadata_of_formats_2_and_3_still_opens)
         snprintf(text, sizeof text, "%s key=%s", cases[i].config, key);
         bk_filter *f = NULL, *g = NULL;
         ck_assert_msg(bk_redis_open_config(url, text, err, sizeof err, &f) == BK_OK, "%s", err);
+        if (as_made_by_0_1_0(c, cases[i].name, f)) {
+            bk_free(f);
+            ck_assert_msg(bk_redis_open_existing(url, &f) == BK_OK, "%s", bk_last_error());
+        }
         for (unsigned j = 0; j < 200; j++)
             ck_assert_int_ge(bk_add(f, k, tu_key(k, sizeof k, "m3", j)), 0);
         bk_free(f);
@@ -1391,6 +1418,59 @@ START_TEST(metadata_of_formats_2_and_3_still_opens)
     ck_assert_int_eq(bk_redis_open_existing(url, &f), BK_ESERVER);
     ck_assert_ptr_nonnull(strstr(bk_last_error(), "hash key"));
     ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+    redisFree(c);
+}
+END_TEST
+
+/* A chain pushed from a file 0.1.0 wrote keeps 0.1.0's slice sizing in
+ * Redis (format 4), so every client grows it as that file's chain grows;
+ * a chain made now is format 5, and both pull back as they are. */
+START_TEST(a_pushed_chain_keeps_the_sizing_it_was_made_with)
+{
+    redisContext *c = admin();
+    const char *const names[] = {"push_old", "push_new"};
+    for (int i = 0; i < 2; i++) {
+        bk_filter *local = NULL;
+        if (i == 0)
+            ck_assert_int_eq(bk_load("tests/data/golden/v4-scalable.bkf", &local), BK_OK);
+        else
+            local = tu_filter("variant=scalable capacity=100 fpr=0.01 max_bytes=64k");
+        char url[256], key[32];
+        test_redis_url(&srv, names[i], NULL, url, sizeof url);
+        ck_assert_msg(bk_redis_push(local, url) == BK_OK, "%s", bk_last_error());
+        redisReply *r = redisCommand(c, "HGET %s format", names[i]);
+        ck_assert_str_eq(r->str, i == 0 ? "4" : "5");
+        freeReplyObject(r);
+        bk_filter *f = NULL;
+        ck_assert_int_eq(bk_redis_open_existing(url, &f), BK_OK);
+        bk_filter_stats a, b;
+        ck_assert_int_eq(bk_stats(f, &a), BK_OK);
+        bk_slice_view v;
+        bk_slice_limit l;
+        ck_assert_int_eq(bk_chain_slice(&f->cfg, (uint32_t)a.slices,
+                                        i == 0 ? BK_SLICE_AVERAGE : BK_SLICE_HOLDS, &v, &l),
+                         BK_OK);
+        uint64_t n = 0;
+        while (n < 100000) { /* until it grows: its next slice */
+            ck_assert_int_ge(bk_add(f, key, tu_key(key, sizeof key, "po", n++)), 0);
+            ck_assert_int_eq(bk_stats(f, &b), BK_OK);
+            if (b.slices > a.slices)
+                break;
+        }
+        ck_assert_uint_eq(b.slices, a.slices + 1);
+        ck_assert_uint_eq(b.bits - a.bits, v.m);
+        bk_filter *back = NULL;
+        bk_filter_stats p;
+        ck_assert_int_eq(bk_redis_pull(url, &back), BK_OK);
+        ck_assert_int_eq(bk_stats(back, &p), BK_OK);
+        ck_assert_uint_eq(p.slices, b.slices);
+        ck_assert_uint_eq(p.bits, b.bits);
+        ck_assert_uint_eq(p.set_bits, b.set_bits);
+        ck_assert_uint_eq(tu_count_present(back, "po", 0, n), n);
+        ck_assert_int_eq(bk_redis_drop(url), BK_OK);
+        tu_free_all(f, back);
+        bk_free(local);
+    }
     redisFree(c);
 }
 END_TEST
@@ -1973,6 +2053,7 @@ Suite *lua_suite(void)
     tcase_add_loop_test(tc, dedup_prints_every_confirmed_line_before_an_error, 0, 2);
     tcase_add_test(tc, creation_writes_nothing_and_drop_clears_a_stuck_name);
     tcase_add_test(tc, metadata_of_formats_2_and_3_still_opens);
+    tcase_add_test(tc, a_pushed_chain_keeps_the_sizing_it_was_made_with);
     tcase_add_test(tc, lua_mode_refuses_a_variant_it_has_no_scripts_for);
     tcase_add_test(tc, drop_racing_a_writer_leaves_nothing_behind);
     tcase_add_test(tc, a_window_from_a_server_clock_ahead_is_redated);

@@ -416,11 +416,16 @@ static int size_blocked(uint64_t n, double p, unsigned block, uint64_t *m_out, u
  * section 4): the chain grows when a slice would pass fill 1/2, and a
  * classic slice at fill f passes an absent key with f^k, so k =
  * ceil(log2(1/p)) makes its rate at most (1/2)^k <= p however many keys it
- * took to get there; m = k n / ln 2 brings n keys to fill 1/2 (expected
- * fill 1 - e^(-k n / m)). At least 2k bits, so an empty slice can take one
- * key without passing 1/2. A blocked slice's rate depends on how keys spread
- * over blocks, not on the fill alone: it is sized by bk_size_for and is full
- * at its capacity in keys (see src/scalable). */
+ * took to get there. m = k n / ln 2 brings n keys to fill 1/2 on average
+ * (expected fill 1 - e^(-k n / m)): half the slices so sized grow before n
+ * (BK_SLICE_AVERAGE, chains made by 0.1.0). BK_SLICE_HOLDS adds the bits
+ * that keep n keys under the limit but in a negligible share of runs (see
+ * below). At least 2k bits, so an empty slice can take one key without
+ * passing 1/2. A blocked slice's rate depends on how keys spread over blocks,
+ * not on the fill alone: it is sized by bk_size_for and is full at its
+ * capacity in keys or when the rate estimated from its fill passes p (see
+ * src/scalable); BK_SLICE_HOLDS adds blocks until the fill of n keys stays
+ * under the latter. */
 /* The fewest blocks of a blocked slice. The model's rate is an average over
  * how keys fall into blocks; one filter's rate is that of the blocks it got,
  * and with a few dozen blocks one crowded block decides it: measured over 40
@@ -429,12 +434,79 @@ static int size_blocked(uint64_t n, double p, unsigned block, uint64_t *m_out, u
  * in none beyond what counting noise explains. 256 blocks is 16 KiB. */
 #define BK_SLICE_MIN_BLOCKS 256
 
-int bk_size_slice(uint64_t n, double p, unsigned block, uint64_t *m_out, unsigned *k_out)
+/* Standard deviations of the set cells a slice keeps in hand for its
+ * capacity: a slice holds its n keys unless the cells n - 1 keys set
+ * exceed their mean by this many (a sum of many nearly independent cells,
+ * close to normal: a one-sided tail of about 1e-9). */
+#define BK_SLICE_SIGMAS 6.0
+
+/* The set cells of an array of m cells (blocks of `block`, 0: classic)
+ * after n keys of k probes each, with probes uniform in the key's block:
+ * mean and standard deviation. Classic: the occupancy moments of k n balls
+ * in m bins. Blocked: the keys per block Poisson (mean n / blocks), the
+ * blocks independent (which overstates the spread a little): with
+ * A(x) = e^(lambda ((1 - x / B)^k - 1)), a block's clear cells have mean
+ * B A(1) and variance B (B - 1) A(2) + B A(1) - B^2 A(1)^2. */
+static void set_moments(uint64_t m, unsigned k, uint64_t n, unsigned block, double *mean,
+                        double *sd)
+{
+    if (!block) {
+        const double balls = (double)k * (double)n, md = (double)m;
+        const double clear = exp(balls * log1p(-1.0 / md)); /* a cell's chance */
+        const double lambda = balls / md, e = exp(-lambda); /* for the variance */
+        *mean = md * (1.0 - clear);
+        *sd = sqrt(fmax(0.0, md * e * (1.0 - (1.0 + lambda) * e)));
+        return;
+    }
+    const uint64_t whole = m / block; /* m is whole blocks */
+    const double b = (double)block, blocks = (double)whole;
+    const double lambda = (double)n / blocks;
+    const double a1 = exp(lambda * expm1((double)k * log1p(-1.0 / b)));
+    const double a2 = exp(lambda * expm1((double)k * log1p(-2.0 / b)));
+    *mean = (double)m * (1.0 - a1);
+    *sd = sqrt(fmax(0.0, blocks * (b * (b - 1.0) * a2 + b * a1 - b * b * a1 * a1)));
+}
+
+/* The set cells past which a slice of m cells takes no key (the limit
+ * bk_scalable_limit gives it, less the k cells the next key may set). */
+static double slice_room(uint64_t m, unsigned k, unsigned block, double p, uint64_t n)
+{
+    const uint64_t limit = block ? bk_set_limit(m, k, block, p, n) : m / 2;
+    return (double)limit - (double)k;
+}
+
+/* Grow *m (whole blocks) until n keys fit under the slice's limit in all but
+ * a negligible share of runs: the set cells of n - 1 keys, their mean plus
+ * BK_SLICE_SIGMAS deviations, at most slice_room. Each step adds the cells
+ * the shortfall needs at the slack's slowest growth (a third of a cell per
+ * cell added, classic at fill 1/2: 1/2 - e^-x (1 + x) with x = ln 2 gives
+ * 0.35), so it ends in a few steps. */
+static int add_headroom(uint64_t n, double p, unsigned block, unsigned k, uint64_t *m)
+{
+    const uint64_t unit = block ? block : 1;
+    for (int step = 0; step < 64; step++) {
+        double mean, sd;
+        set_moments(*m, k, n - 1, block, &mean, &sd);
+        const double short_by = mean + BK_SLICE_SIGMAS * sd - slice_room(*m, k, block, p, n);
+        if (short_by <= 0.0)
+            return BK_OK;
+        const double more = ceil(short_by / 0.3 / (double)unit) * (double)unit;
+        if (!((double)*m + more <= (double)BK_BITS_MAX))
+            return BK_ERANGE;
+        *m += (uint64_t)more;
+    }
+    return BK_OK; /* not reached for shapes sizing makes: the last m only has more room */
+}
+
+int bk_size_slice(uint64_t n, double p, unsigned block, bk_slice_rule rule, uint64_t *m_out,
+                  unsigned *k_out)
 {
     if (block) {
-        const int rc = bk_size_for(n, p, block, m_out, k_out);
+        int rc = bk_size_for(n, p, block, m_out, k_out);
         if (rc == BK_OK && *m_out < (uint64_t)BK_SLICE_MIN_BLOCKS * block)
             *m_out = (uint64_t)BK_SLICE_MIN_BLOCKS * block; /* the same k: a lower rate */
+        if (rc == BK_OK && rule == BK_SLICE_HOLDS)
+            rc = add_headroom(n, p, block, *k_out, m_out);
         return rc;
     }
     if (n == 0 || !(p > 0.0 && p < 1.0))
@@ -451,7 +523,13 @@ int bk_size_slice(uint64_t n, double p, unsigned block, uint64_t *m_out, unsigne
         m_real = 2.0 * k;
     if (!(m_real <= (double)BK_BITS_MAX))
         return BK_ERANGE;
-    *m_out = (uint64_t)m_real;
+    uint64_t m = (uint64_t)m_real;
+    if (rule == BK_SLICE_HOLDS) {
+        const int rc = add_headroom(n, p, 0, k, &m);
+        if (rc != BK_OK)
+            return rc;
+    }
+    *m_out = m;
     *k_out = k;
     return BK_OK;
 }
@@ -565,7 +643,7 @@ int bk_plan_fill(uint64_t capacity, double fpr, bk_layout layout, unsigned cell_
     const unsigned block = bk_block_cells(layout, cell_bits);
     uint64_t m;
     unsigned k;
-    const int rc = slice ? bk_size_slice(capacity, fpr, block, &m, &k)
+    const int rc = slice ? bk_size_slice(capacity, fpr, block, BK_SLICE_HOLDS, &m, &k)
                          : bk_size_for(capacity, fpr, block, &m, &k);
     if (rc == BK_OK)
         plan_of(m, k, capacity, cell_bits, block, out);

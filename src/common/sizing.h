@@ -31,11 +31,22 @@ BK_INTERNAL unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
  * BK_ERANGE (m > BK_BITS_MAX). */
 int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
 
+/* How bk_size_slice sizes a chain's slice for its n keys. BK_SLICE_HOLDS
+ * (chains made by versions after 0.1.0): with the cells that keep n keys under the
+ * slice's limit in all but about 1e-9 of runs, so a chain does not grow
+ * before its capacity. BK_SLICE_AVERAGE (0.1.0 and before): n keys reach the limit on
+ * average, and half the slices grew before n; kept so that Redis chains
+ * made then (whose later slices every client sizes alike) and chains of
+ * files made then keep growing as they did. */
+typedef enum { BK_SLICE_HOLDS = 0, BK_SLICE_AVERAGE = 1 } bk_slice_rule;
+
 /* m and k of a scalable chain's slice for n keys at rate p (block as
  * bk_size_for). Classic: k = ceil(log2(1/p)) and m = max(ceil(k n / ln 2), 2k),
- * so that n keys bring it to fill 1/2, where its rate (1/2)^k is at most p;
- * blocked: bk_size_for. Same errors as bk_size_for. */
-int bk_size_slice(uint64_t n, double p, unsigned block, uint64_t *m, unsigned *k);
+ * so that n keys bring it to fill 1/2, where its rate (1/2)^k is at most p,
+ * then the rule's headroom; blocked: bk_size_for, at least 256 blocks, then
+ * the rule's headroom. Same errors as bk_size_for. */
+int bk_size_slice(uint64_t n, double p, unsigned block, bk_slice_rule rule, uint64_t *m,
+                  unsigned *k);
 
 /* The most set cells an array of m cells (k probes, blocks of `block`, 0 for
  * classic) may have while its rate estimated from the fill

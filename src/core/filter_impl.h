@@ -366,9 +366,11 @@ typedef struct bk_variant_desc {
     /* Optional, for a variant whose arrays are chains that grow (scalable,
      * and a window's generations): slice i's shape (m, k, block, capacity,
      * fpr, nbytes; a window's span the length of its generations' spans, ms;
-     * counts and data zero) and its limit, as this variant lays them out.
-     * BK_OK, or BK_ERANGE (no slice i). NULL: the variant is one array. */
-    int (*chain_slice)(const bk_config *cfg, uint32_t i, bk_slice_view *out, bk_slice_limit *limit);
+     * counts and data zero) and its limit, as this variant lays them out
+     * with its slices sized by `rule` (bk_size_slice). BK_OK, or BK_ERANGE
+     * (no slice i). NULL: the variant is one array. */
+    int (*chain_slice)(const bk_config *cfg, uint32_t i, bk_slice_rule rule, bk_slice_view *out,
+                       bk_slice_limit *limit);
     /* 1: its slice views carry a word of the variant's own in gen (a
      * RedisBloom chain's n2), which files keep and its adopt checks. */
     int own_words;
@@ -381,8 +383,18 @@ const bk_variant_desc *bk_variant_for(bk_variant v);
  * another store of the same chain (src/redis/lua), which lays out its
  * slices exactly as the variant does without reaching into it. BK_OK,
  * BK_ERANGE (no slice i), BK_ENOTSUP (a variant of one array). */
-BK_INTERNAL int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_view *out,
-                               bk_slice_limit *limit);
+BK_INTERNAL int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
+                               bk_slice_view *out, bk_slice_limit *limit);
+
+/* The rule that sized slices[0 .. n) of a chain of cfg's variant:
+ * BK_SLICE_AVERAGE when its first slices are as 0.1.0 sized them and not as
+ * this version does (a chain loaded from a file of 0.1.0, which then goes
+ * on growing as it did, and a Redis copy of it sizes its slices alike),
+ * else BK_SLICE_HOLDS (also for a variant of one array). Two slices tell
+ * the rules apart; later ones would cost a blocked chain's load a sizing
+ * search each. No error. */
+BK_INTERNAL bk_slice_rule bk_chain_rule(const bk_config *cfg, const bk_slice_view *slices,
+                                        uint32_t n);
 
 /* 1 when the variant can remove keys: its operations have remove. */
 static inline int bk_desc_removes(const bk_variant_desc *d)

@@ -66,6 +66,7 @@ typedef struct bk_scalable {
     bk_budget own;                               /* max_bytes of a chain on its own */
     bk_budget *budget;        /* own, or the one of the filter this chain is part of (a window) */
     bk_scalable_sizes *sizes; /* that filter's slice sizes, or NULL: sized here */
+    bk_slice_rule rule;       /* how its slices are sized here (a chain of 0.1.0 keeps its own) */
 } bk_scalable;
 
 _Static_assert(offsetof(bk_scalable, base) == 0, "bk_filter must be the first member");
@@ -97,7 +98,8 @@ static int has_room(const bk_std_slice *s, const bk_slice_limit *l)
     return bk_std_slice_set(s) + s->shape.k <= l->set && bk_std_slice_keys(s) < l->keys;
 }
 
-int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out)
+int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
+                            bk_slice_view *out)
 {
     if (i >= BK_SCALABLE_MAX_SLICES)
         return BK_ERANGE;
@@ -107,7 +109,7 @@ int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out
     const unsigned block = bk_block_cells(cfg->layout, 1);
     int rc = slice_params(cfg, i, &cap, &fpr);
     if (rc == BK_OK)
-        rc = bk_size_slice(cap, fpr, block, &m, &k);
+        rc = bk_size_slice(cap, fpr, block, rule, &m, &k);
     if (rc != BK_OK)
         return rc;
     memset(out, 0, sizeof *out);
@@ -120,9 +122,9 @@ int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out
     return BK_OK;
 }
 
-static int size_slice(const bk_config *cfg, uint32_t i, bk_slice_size *out)
+static int size_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule, bk_slice_size *out)
 {
-    const int rc = bk_scalable_slice_shape(cfg, i, &out->shape);
+    const int rc = bk_scalable_slice_shape(cfg, i, rule, &out->shape);
     if (rc == BK_OK)
         out->limit = bk_scalable_limit(&out->shape);
     return rc;
@@ -132,7 +134,7 @@ int bk_scalable_sizes_init(bk_scalable_sizes *z, const bk_config *cfg)
 {
     z->cfg = *cfg;
     atomic_init(&z->ready, 0);
-    const int rc = size_slice(cfg, 0, &z->slice[0]);
+    const int rc = size_slice(cfg, 0, BK_SLICE_HOLDS, &z->slice[0]);
     if (rc != BK_OK)
         return rc;
     atomic_init(&z->ready, 1);
@@ -152,7 +154,7 @@ static int sizes_get(bk_scalable_sizes *z, uint32_t i, const bk_slice_size **out
         pthread_mutex_lock(&z->lock);
         for (uint32_t j = atomic_load_explicit(&z->ready, memory_order_relaxed);
              j <= i && rc == BK_OK; j++)
-            if ((rc = size_slice(&z->cfg, j, &z->slice[j])) == BK_OK)
+            if ((rc = size_slice(&z->cfg, j, BK_SLICE_HOLDS, &z->slice[j])) == BK_OK)
                 atomic_store_explicit(&z->ready, j + 1, memory_order_release);
         pthread_mutex_unlock(&z->lock);
     }
@@ -167,7 +169,8 @@ static int add_slice(bk_scalable *sf, uint32_t i)
         return BK_ERANGE;
     bk_slice_size own;
     const bk_slice_size *sized = &own;
-    int rc = sf->sizes ? sizes_get(sf->sizes, i, &sized) : size_slice(&sf->base.cfg, i, &own);
+    int rc =
+        sf->sizes ? sizes_get(sf->sizes, i, &sized) : size_slice(&sf->base.cfg, i, sf->rule, &own);
     if (rc != BK_OK)
         return rc;
     bk_slice_view shape = sized->shape;
@@ -404,6 +407,7 @@ static int new_chain(const bk_config *cfg, const bk_allocator *a, bk_budget *bud
         sf->own.max = cfg->max_bytes;
         sf->budget = budget ? budget : &sf->own;
         sf->sizes = sizes;
+        sf->rule = BK_SLICE_HOLDS;
         *out = sf;
     }
     return rc;
@@ -440,6 +444,8 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
     int rc = new_chain(cfg, a, budget, sizes, &sf);
     if (rc != BK_OK)
         return rc;
+    if (!sizes)
+        sf->rule = bk_chain_rule(cfg, slices, n); /* a chain of 0.1.0 grows as it did */
     /* Allocate every slice header first, so a failure takes no payload. */
     for (uint32_t i = 0; i < n; i++) {
         sf->slices[i] = bk_mem_alloc(a, sizeof *sf->slices[i]);
@@ -491,10 +497,10 @@ static bk_cells scl_cells(const bk_config *cfg)
 }
 
 /* The descriptor's chain_slice: slice i's shape and limit. */
-static int scl_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_view *out,
+static int scl_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule, bk_slice_view *out,
                            bk_slice_limit *limit)
 {
-    const int rc = bk_scalable_slice_shape(cfg, i, out);
+    const int rc = bk_scalable_slice_shape(cfg, i, rule, out);
     if (rc == BK_OK)
         *limit = bk_scalable_limit(out);
     return rc;

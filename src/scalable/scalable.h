@@ -65,10 +65,11 @@ int bk_scalable_adopt_in(const bk_config *cfg, const bk_allocator *a, bk_budget 
 void bk_scalable_own(bk_filter *chain);
 
 /* The shape slice i of a chain configured by cfg gets (m, k, block,
- * capacity, fpr, nbytes; counts and data zero; sized by bk_size_slice): the
- * descriptor's chain_slice, and a window's generations. BK_OK or
- * BK_ERANGE. */
-int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_view *out);
+ * capacity, fpr, nbytes; counts and data zero; sized by bk_size_slice by
+ * `rule`): the descriptor's chain_slice, and a window's generations. BK_OK
+ * or BK_ERANGE. */
+int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
+                            bk_slice_view *out);
 
 /* The limit of a slice of shape v (bk_slice_limit, above). */
 bk_slice_limit bk_scalable_limit(const bk_slice_view *v);

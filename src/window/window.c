@@ -572,12 +572,12 @@ static bk_cells win_cells(const bk_config *cfg)
 
 /* The descriptor's chain_slice: slice i of a generation's chain, with the
  * span of its generation. */
-static int win_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_view *out,
+static int win_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule, bk_slice_view *out,
                            bk_slice_limit *limit)
 {
     bk_config chain;
     bk_window_chain_config(cfg, &chain);
-    const int rc = bk_scalable_slice_shape(&chain, i, out);
+    const int rc = bk_scalable_slice_shape(&chain, i, rule, out);
     if (rc == BK_OK) {
         *limit = bk_scalable_limit(out);
         out->span = bk_window_span_ms(cfg);

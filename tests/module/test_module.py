@@ -702,6 +702,30 @@ class CommandTest(ModuleTest):
         r.config_set("maxmemory", "0")
         self.assertEqual(r.execute_command("BF.RESERVE", "big", "0.0001", "100000000"), b"OK")
 
+    def test_a_reserved_capacity_holds_without_growing(self):
+        """BF.RESERVE (and BF.INSERT CAPACITY) for N items holds N distinct
+        items in its first sub-filter at every rate (sized with headroom:
+        before, half the filters grew before N); MEMORY USAGE says what the
+        one sub-filter takes."""
+        r = self.server().client()
+        n = 20000
+        for rate in ("0.1", "0.01", "0.001", "0.00001"):
+            for how in ("reserve", "insert"):
+                name = "cap-%s-%s" % (how, rate)
+                items = ["%s-%d-%s" % (name, i, os.urandom(4).hex()) for i in range(n)]
+                if how == "reserve":
+                    r.execute_command("BF.RESERVE", name, rate, n)
+                    for i in range(0, n, 1000):
+                        r.execute_command("BF.MADD", name, *items[i:i + 1000])
+                else:
+                    for i in range(0, n, 1000):
+                        r.execute_command("BF.INSERT", name, "CAPACITY", n, "ERROR", rate,
+                                          "ITEMS", *items[i:i + 1000])
+                info = r.execute_command("BF.INFO", name, "FILTERS")
+                self.assertEqual(info, [1], name)
+                bits = dict(zip(*[iter(r.execute_command("BK.INFO", name))] * 2))[b"bits"]
+                self.assertLess(r.memory_usage(name), int(bits) / 8 * 1.1 + 4096, name)
+
     def test_pull_info_drop(self):
         s = self.server()
         r = s.client()

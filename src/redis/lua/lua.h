@@ -27,11 +27,14 @@
  * creating; BK_ROPEN_PUSH creates with the "pushing" mark and fails when
  * the name exists; BK_ROPEN_ANY_STATE opens a filter that carries the mark
  * (to drop it); BK_ROPEN_PROBES_DH creates with the older classic probes
- * (metadata format 2: the push of a format-1 file). */
-#define BK_ROPEN_EXISTING  1u
-#define BK_ROPEN_PUSH      2u
-#define BK_ROPEN_ANY_STATE 4u
-#define BK_ROPEN_PROBES_DH 8u
+ * (metadata format 2: the push of a format-1 file); BK_ROPEN_SLICES_AVERAGE
+ * creates a chain whose slices are sized as 0.1.0 sized them (format 4: the
+ * push of a chain 0.1.0 made). */
+#define BK_ROPEN_EXISTING       1u
+#define BK_ROPEN_PUSH           2u
+#define BK_ROPEN_ANY_STATE      4u
+#define BK_ROPEN_PROBES_DH      8u
+#define BK_ROPEN_SLICES_AVERAGE 16u
 
 /* Open (or create) the Lua mode's filter `name` on conn, which it takes
  * over (closed on error). cfg: validated, the configuration to create

@@ -141,6 +141,8 @@ int bk_lua_can_push(const bk_filter *f, unsigned *flags)
                        "sizing, which Redis filters no longer lay out");
     if (v0.probes == BK_PROBES_DH)
         *flags |= BK_ROPEN_PROBES_DH;
+    if (bk_chain_rule(&f->cfg, &v0, 1) == BK_SLICE_AVERAGE)
+        *flags |= BK_ROPEN_SLICES_AVERAGE; /* a chain of 0.1.0: its next slices as it sized them */
     return BK_OK;
 }
 

@@ -22,7 +22,7 @@
 #include "rfilter.h"
 #include "../redis_url.h"
 
-/* Metadata format 4: the filter's configuration as the key table's own
+/* Metadata format 4 (and 5, below): the filter's configuration as the key table's own
  * text (field config, the hash key included), so a new key needs no new
  * field; then what this version derived from it, checked on open (m and k
  * of slice 0), the store's layout (block_bytes, counts), and probes=dh for
@@ -32,7 +32,12 @@
  * configuration key, named as the key. A format-2 scalable chain used the
  * older slice sizing, which this version does not reproduce: such chains
  * are refused by name. */
-#define META_FORMAT "4"
+#define META_FORMAT "5"
+/* Format 5 is format 4 for a chain (scalable, window) whose slices are sized
+ * to hold their capacity (BK_SLICE_HOLDS): an older client, which would size
+ * its next slices otherwise, refuses it. Every other filter, and a chain
+ * pushed from a file 0.1.0 made, is written as format 4 (read as before). */
+#define META_FORMAT_AVERAGE "4"
 
 static const char *const meta_fields[] = {"format", "config",      "m",     "k",
                                           "counts", "block_bytes", "probes"};
@@ -95,7 +100,9 @@ static void meta_from(const bk_rfilter *rf, meta *m)
 {
     const bk_config *c = &rf->base.cfg;
     memset(m, 0, sizeof *m);
-    snprintf(m->v[F_FORMAT], sizeof m->v[F_FORMAT], "%s", META_FORMAT);
+    snprintf(m->v[F_FORMAT], sizeof m->v[F_FORMAT], "%s",
+             bk_rfilter_chained(rf) && rf->rule == BK_SLICE_HOLDS ? META_FORMAT
+                                                                  : META_FORMAT_AVERAGE);
     bk_config_format(c, 1, m->v[F_CONFIG], sizeof m->v[F_CONFIG]);
     snprintf(m->v[F_M], sizeof m->v[F_M], "%" PRIu64, rf->s[0].v.m);
     snprintf(m->v[F_K], sizeof m->v[F_K], "%u", rf->s[0].v.k);
@@ -203,7 +210,8 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        "delete the keys named in docs/redis.md and push again)",
                        rf->name);
     const int legacy = strcmp(m->v[F_FORMAT], "2") == 0 || strcmp(m->v[F_FORMAT], "3") == 0;
-    if (!legacy && strcmp(m->v[F_FORMAT], META_FORMAT) != 0)
+    const int average = strcmp(m->v[F_FORMAT], META_FORMAT_AVERAGE) == 0;
+    if (!legacy && !average && strcmp(m->v[F_FORMAT], META_FORMAT) != 0)
         return bk_fail(
             BK_ESERVER, "redis filter %s: metadata format %s (this bloomkit reads 2 to %s)",
             rf->name, m->present & 1u << F_FORMAT ? m->v[F_FORMAT] : "missing", META_FORMAT);
@@ -218,6 +226,7 @@ static int meta_apply(bk_rfilter *rf, const meta *m)
                        rf->name, m->v[F_FORMAT]);
     rf->probes = strcmp(m->v[F_FORMAT], "2") == 0 || (m->present & 1u << F_PROBES) ? BK_PROBES_DH
                                                                                    : BK_PROBES_LCG;
+    rf->rule = legacy || average ? BK_SLICE_AVERAGE : BK_SLICE_HOLDS;
     if ((m->present & 1u << F_PROBES) && strcmp(m->v[F_PROBES], "dh") != 0)
         return bk_fail(BK_ESERVER, "redis filter %s: bad metadata: probes %s", rf->name,
                        m->v[F_PROBES]);
@@ -481,7 +490,7 @@ static int mark_block_counts(bk_rfilter *rf)
         char key[BK_REDIS_KEY_MAX];
         bk_rfilter_count_key(rf, b, key, sizeof key);
         redisReply *r;
-        rc = bk_rconn_callf(rf->conn, key, &r, "HSETNX %s format %s", key, META_FORMAT);
+        rc = bk_rconn_callf(rf->conn, key, &r, "HSETNX %s format %s", key, META_FORMAT_AVERAGE);
         if (rc != BK_OK)
             break;
         if (r->type == REDIS_REPLY_ERROR)
@@ -496,7 +505,7 @@ static int window_span(bk_rfilter *rf)
 {
     bk_slice_view v;
     bk_slice_limit l;
-    const int rc = bk_chain_slice(&rf->base.cfg, 0, &v, &l);
+    const int rc = bk_chain_slice(&rf->base.cfg, 0, rf->rule, &v, &l);
     if (rc != BK_OK || v.span <= 0)
         return bk_fail(rc != BK_OK ? rc : BK_ERANGE, "redis filter %s: its window cannot be sized",
                        rf->name);
@@ -555,6 +564,7 @@ int bk_lua_open(bk_rconn *conn, const char *name, uint64_t block_bytes, const bk
             /* every count in NAME unless a cluster forbids it (docs/redis.md) */
             rf->counts_in_meta = bk_rfilter_chained(rf) || !bk_rconn_cluster(rf->conn);
             rf->probes = flags & BK_ROPEN_PROBES_DH ? BK_PROBES_DH : BK_PROBES_LCG;
+            rf->rule = flags & BK_ROPEN_SLICES_AVERAGE ? BK_SLICE_AVERAGE : BK_SLICE_HOLDS;
             rc = bk_rfilter_set_slices(rf, 1);
         }
         meta mine;

@@ -76,8 +76,8 @@ static int shape_of(const bk_rfilter *rf, uint32_t j, bk_rslice *out)
     const bk_config *cfg = &rf->base.cfg;
     memset(out, 0, sizeof *out);
     if (bk_rfilter_chained(rf)) { /* a window's generations are chains too */
-        const int rc =
-            j < BK_LUA_CHAIN_MAX ? bk_chain_slice(cfg, j, &out->v, &out->full) : BK_ERANGE;
+        const int rc = j < BK_LUA_CHAIN_MAX ? bk_chain_slice(cfg, j, rf->rule, &out->v, &out->full)
+                                            : BK_ERANGE;
         if (rc != BK_OK)
             return rc;
         out->v.probes = rf->probes;

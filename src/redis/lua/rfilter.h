@@ -101,6 +101,8 @@ struct bk_rfilter {
     unsigned cell_bits;   /* 1 (bits) or 4 (counters) */
     int counts_in_meta;   /* every block's counts in NAME (counts=meta) */
     unsigned probes;      /* BK_PROBES_LCG (metadata format 3) or BK_PROBES_DH (format 2) */
+    bk_slice_rule rule;   /* a chain's slice sizing: BK_SLICE_HOLDS (format 5), or
+                           * BK_SLICE_AVERAGE (formats 2 to 4: 0.1.0's) */
     uint32_t nslices;     /* slices known (scalable: the server may have more;
                            * window: shapes of a generation's first nslices) */
     int has_next;         /* scalable: slice nslices can be stored */
