@@ -49,14 +49,14 @@
  * for one chunk: other adders wait at most that long). */
 #define BK_ST_CHUNK 4096
 
-static size_t keys_ahead(const bk_filter *f)
+static size_t keys_ahead(const bk_filter *f, int all)
 {
     uint64_t lines = 0;
     const uint32_t slices = f->ops->slice_count(f);
     for (uint32_t i = 0; i < slices; i++) {
         bk_slice_view v;
         f->ops->slice_view(f, i, &v);
-        lines += v.block ? 1 : v.k;
+        lines += v.block ? 1 : all || v.k < BK_LOOKUP_LINES ? v.k : BK_LOOKUP_LINES;
     }
     const uint64_t ahead = lines ? BK_LINES_IN_FLIGHT / lines : BK_AHEAD_MAX;
     return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
@@ -161,13 +161,14 @@ static int apply_in_order(const mt_chunk *c, apply_fn one, bk_tally *t)
 {
     bk_filter *f = c->f;
     const size_t group = c->ahead;
-    void (*prefetch)(const bk_filter *, const bk_hash *, size_t) = BK_PERF(f, prefetch);
+    void (*prefetch)(const bk_filter *, const bk_hash *, size_t, int) = BK_PERF(f, prefetch);
+    const int all = one != contains_one; /* lookups load a classic key's first lines only */
     if (prefetch)
-        prefetch(f, c->hs, c->n < group ? c->n : group);
+        prefetch(f, c->hs, c->n < group ? c->n : group, all);
     for (size_t at = 0; at < c->n; at += group) {
         const size_t next = at + group; /* the next group, prefetched first */
         if (next < c->n && prefetch)
-            prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group);
+            prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group, all);
         for (size_t i = at; i < next && i < c->n; i++) {
             const int rc = one(f, &c->hs[i], t);
             if (rc < 0) {
@@ -188,7 +189,7 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
                      int *results, apply_fn one, bk_tally *t)
 {
     bk_hash hs[BK_HASH_RUN];
-    const size_t ahead = keys_ahead(f);
+    const size_t ahead = keys_ahead(f, one != contains_one);
     for (size_t lo = 0; lo < n; lo += BK_HASH_RUN) {
         const mt_chunk run = {.f = f,
                               .hs = hs,
@@ -362,7 +363,7 @@ static size_t gather_shard(const mt_chunk *c, shard_cursor *k, bk_hash *hs, size
         hs[got++] = c->hs[i];
     }
     if (got && BK_PERF(c->f, prefetch))
-        c->f->ops->perf->prefetch(c->f, hs, got);
+        c->f->ops->perf->prefetch(c->f, hs, got, 1);
     return got;
 }
 
@@ -487,7 +488,7 @@ static int add_pipelined(bk_filter *f, bk_workers *w, const void *const *keys, c
         bk_workers_unlock(w);
         return bk_fail(BK_ENOMEM, "add_batch_mt: no memory for the digests of %zu keys", per);
     }
-    pipe_batch p = {.c = {.f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f)},
+    pipe_batch p = {.c = {.f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f, 1)},
                     .hashed = (atomic_uchar *)(scratch + per * sizeof(bk_hash)),
                     .rc = BK_OK};
     for (size_t at = 0; at < n && p.rc >= 0; at += per) {
@@ -533,7 +534,7 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         return bk_fail(BK_ENOMEM, "add_batch_mt: no memory for the digests of %zu keys", per);
     }
     mt_chunk c = {
-        .f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f), .nshards = nshards};
+        .f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f, 1), .nshards = nshards};
     c.order = (uint16_t *)(void *)(scratch + per * sizeof(bk_hash));
     c.start = c.order + per;
     atomic_uchar *hashed = (atomic_uchar *)(void *)(c.start + groups * (nshards + 1));

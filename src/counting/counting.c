@@ -117,7 +117,7 @@ static int contains_unlocked(const bk_filter *f, const bk_hash *h)
     return 1;
 }
 
-static void cnt_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
+static void cnt_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all)
 {
     const bk_counting *c = (const bk_counting *)f;
     for (size_t i = 0; i < n; i++) {
@@ -126,7 +126,8 @@ static void cnt_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
             bk_prefetch_w(&c->v.data[pr.base >> 1]);
             continue;
         }
-        for (unsigned j = 0; j < c->v.k; j++)
+        const unsigned lines = all || c->v.k < BK_LOOKUP_LINES ? c->v.k : BK_LOOKUP_LINES;
+        for (unsigned j = 0; j < lines; j++)
             bk_prefetch_w(&c->v.data[bk_probes_next(&pr) >> 1]);
     }
 }

@@ -254,8 +254,9 @@ static int ck_contains(const bk_filter *f, const bk_hash *h)
 }
 
 /* Both buckets of each key, so their misses overlap. */
-static void ck_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
+static void ck_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all)
 {
+    (void)all; /* a lookup reads both buckets too */
     const bk_cuckoo *c = (const bk_cuckoo *)f;
     for (size_t k = 0; k < n; k++) {
         const uint64_t i1 = ck_bucket_of(&c->s, &hs[k]);

@@ -15,7 +15,8 @@ static int relocate(const bk_rbcuckoo *c, uint32_t below, uint64_t b, unsigned f
     const uint64_t alt = b ^ (f * RC_MUL);
     for (uint32_t j = 0; j < below; j++) {
         const rc_sub *s = &c->subs[j];
-        uint8_t *x = bk_rc_bucket(c, s, b % s->n), *y = bk_rc_bucket(c, s, alt % s->n);
+        uint8_t *x = bk_rc_bucket(c, s, bk_rc_index(s, b)),
+                *y = bk_rc_bucket(c, s, bk_rc_index(s, alt));
         for (unsigned v = 0; v < c->bucket_size; v++)
             if (x[v] == 0) {
                 x[v] = (uint8_t)f;
@@ -68,7 +69,7 @@ int bk_rc_remove(bk_rbcuckoo *c, const rc_key *k)
 {
     for (uint32_t i = c->filters; i-- > 0;) {
         const rc_sub *s = &c->subs[i];
-        const uint64_t js[2] = {k->i1 % s->n, k->i2 % s->n};
+        const uint64_t js[2] = {bk_rc_index(s, k->i1), bk_rc_index(s, k->i2)};
         for (int w = 0; w < 2; w++) {
             uint8_t *slot = bk_rc_bucket(c, s, js[w]);
             for (unsigned v = 0; v < c->bucket_size; v++) {

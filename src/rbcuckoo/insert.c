@@ -30,7 +30,8 @@ int bk_rc_exists(const bk_rbcuckoo *c, const rc_key *k)
 {
     for (uint32_t i = 0; i < c->filters; i++) {
         const rc_sub *s = &c->subs[i];
-        if (in_bucket(c, s, k->i1 % s->n, k->fp) || in_bucket(c, s, k->i2 % s->n, k->fp))
+        if (in_bucket(c, s, bk_rc_index(s, k->i1), k->fp) ||
+            in_bucket(c, s, bk_rc_index(s, k->i2), k->fp))
             return 1;
     }
     return 0;
@@ -49,7 +50,8 @@ uint64_t bk_rc_count(const bk_rbcuckoo *c, const rc_key *k)
     uint64_t n = 0;
     for (uint32_t i = 0; i < c->filters; i++) {
         const rc_sub *s = &c->subs[i];
-        n += in_bucket(c, s, k->i1 % s->n, k->fp) + in_bucket(c, s, k->i2 % s->n, k->fp);
+        n += in_bucket(c, s, bk_rc_index(s, k->i1), k->fp) +
+             in_bucket(c, s, bk_rc_index(s, k->i2), k->fp);
     }
     return n;
 }
@@ -80,17 +82,17 @@ static int evict(const bk_rbcuckoo *c, const rc_key *k)
     const rc_sub *s = &c->subs[c->filters - 1];
     const unsigned b = c->bucket_size;
     unsigned cur = k->fp, v = 0;
-    uint64_t j = k->i1 % s->n;
+    uint64_t j = bk_rc_index(s, k->i1);
     for (unsigned t = 0; t < c->max_iterations; t++) {
         swap(bk_rc_bucket(c, s, j) + v, &cur);
-        j = (j ^ (cur * RC_MUL)) % s->n;
+        j = bk_rc_index(s, j ^ (cur * RC_MUL));
         if (put_free(c, s, j, cur))
             return 1;
         v = (v + 1) % b;
     }
     for (unsigned t = 0; t < c->max_iterations; t++) {
         v = (v + b - 1) % b;
-        j = (j ^ (cur * RC_MUL)) % s->n;
+        j = bk_rc_index(s, j ^ (cur * RC_MUL));
         swap(bk_rc_bucket(c, s, j) + v, &cur);
     }
     return 0;
@@ -101,7 +103,8 @@ static int first_fit(const bk_rbcuckoo *c, const rc_key *k)
 {
     for (uint32_t i = c->filters; i-- > 0;) {
         const rc_sub *s = &c->subs[i];
-        if (put_free(c, s, k->i1 % s->n, k->fp) || put_free(c, s, k->i2 % s->n, k->fp))
+        if (put_free(c, s, bk_rc_index(s, k->i1), k->fp) ||
+            put_free(c, s, bk_rc_index(s, k->i2), k->fp))
             return 1;
     }
     return 0;

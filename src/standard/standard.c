@@ -404,7 +404,7 @@ uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h)
 }
 
 /* A blocked key's line, as block_of finds it: one prefetch per key. */
-void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n)
+void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n, int all)
 {
 #if BK_STD_WORDS
     if (s->shape.block) {
@@ -419,7 +419,8 @@ void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n)
             bk_prefetch_w(&s->bits[bk_bit_byte(pr.base)]);
             continue;
         }
-        for (unsigned j = 0; j < s->shape.k; j++)
+        const unsigned lines = all || s->shape.k < BK_LOOKUP_LINES ? s->shape.k : BK_LOOKUP_LINES;
+        for (unsigned j = 0; j < lines; j++)
             bk_prefetch_w(&s->bits[bk_bit_byte(bk_probes_next(&pr))]);
     }
 }
@@ -503,9 +504,9 @@ static void std_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     bk_std_slice_view(&((const bk_standard *)f)->slice, out);
 }
 
-static void std_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
+static void std_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all)
 {
-    bk_std_slice_prefetch(&((const bk_standard *)f)->slice, hs, n);
+    bk_std_slice_prefetch(&((const bk_standard *)f)->slice, hs, n, all);
 }
 
 /* Blocked: a key writes one block only, so blocks are the shards. */

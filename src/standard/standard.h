@@ -62,7 +62,7 @@ void bk_std_slice_count(bk_std_slice *s, const bk_tally *t);
 uint64_t bk_std_slice_block(const bk_std_slice *s, const bk_hash *h);
 /* Prefetch the bytes the probes of hs[0 .. n) touch (a hint; no effect on
  * results). */
-void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n);
+void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n, int all);
 /* 1 if every probed bit is set. */
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h);
 void bk_std_slice_clear(bk_std_slice *s);

@@ -308,12 +308,12 @@ static pthread_rwlock_t *lock_of(const bk_filter *f)
     return &((bk_window *)f)->lock;
 }
 
-static void win_prefetch(const bk_filter *f, const bk_hash *hs, size_t n)
+static void win_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all)
 {
     const bk_window *w = (const bk_window *)f;
     pthread_rwlock_rdlock(lock_of(f));
     for (uint32_t i = 0; i < w->n; i++)
-        w->gens[i].chain->ops->perf->prefetch(w->gens[i].chain, hs, n);
+        w->gens[i].chain->ops->perf->prefetch(w->gens[i].chain, hs, n, all);
     pthread_rwlock_unlock(lock_of(f));
 }
 

@@ -42,7 +42,7 @@ static bk_rfilter *make(const char *text)
     if (rf->kind->windowed) {
         bk_slice_view v;
         bk_slice_limit l;
-        if (bk_chain_slice(&c, 0, &v, &l) != BK_OK)
+        if (bk_chain_slice(&c, 0, rf->rule, &v, &l) != BK_OK)
             abort();
         rf->span_ms = v.span;
     }
