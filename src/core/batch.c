@@ -150,23 +150,34 @@ typedef struct mt_chunk {
      * input order. */
     uint16_t *order, *start;
     unsigned nshards;
-    size_t ahead;
+    size_t ahead;           /* keys a group holds (lookups: sized for their first lines) */
+    size_t ahead_all;       /* lookups: keys a group holds when every line is loaded */
     _Atomic size_t claimed; /* groups (hashing), shards (applying) or keys (lookups) taken */
     _Atomic uint64_t tally_set, tally_keys; /* applying: the threads' tallies, summed */
 } mt_chunk;
 
 /* The hashed keys of a chunk applied in order on the caller's thread, a
- * prefetched group at a time, through `one`. */
+ * prefetched group at a time, through `one`. Lookups start by loading a
+ * classic key's first lines only (an absent key needs no more), in groups
+ * sized for that; while most keys so far were present, the next group is
+ * loaded whole and sized for all k lines (measured, 2 * 10^6 lookups in a
+ * 20 MB classic filter, pairs of runs: absent 159-268 -> 70-156 ns a key,
+ * present 181-305 before and 219-286 after, within the runs' noise). */
 static int apply_in_order(const mt_chunk *c, apply_fn one, bk_tally *t)
 {
     bk_filter *f = c->f;
-    const size_t group = c->ahead;
     void (*prefetch)(const bk_filter *, const bk_hash *, size_t, int) = BK_PERF(f, prefetch);
-    const int all = one != contains_one; /* lookups load a classic key's first lines only */
+    const int adds = one != contains_one;
+    size_t present = 0, group = c->ahead;
+    int all = adds;
     if (prefetch)
         prefetch(f, c->hs, c->n < group ? c->n : group, all);
-    for (size_t at = 0; at < c->n; at += group) {
-        const size_t next = at + group; /* the next group, prefetched first */
+    for (size_t at = 0, next; at < c->n; at = next) {
+        next = at + group; /* the next group, prefetched first */
+        if (!adds) {       /* as the keys so far go */
+            all = present * 2 > at;
+            group = all && c->ahead_all ? c->ahead_all : c->ahead;
+        }
         if (next < c->n && prefetch)
             prefetch(f, &c->hs[next], c->n - next < group ? c->n - next : group, all);
         for (size_t i = at; i < next && i < c->n; i++) {
@@ -177,6 +188,7 @@ static int apply_in_order(const mt_chunk *c, apply_fn one, bk_tally *t)
                 return rc;
             }
             c->results[i] = rc;
+            present += rc == 1;
         }
     }
     return BK_OK;
@@ -189,12 +201,13 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
                      int *results, apply_fn one, bk_tally *t)
 {
     bk_hash hs[BK_HASH_RUN];
-    const size_t ahead = keys_ahead(f, one != contains_one);
+    const size_t ahead = keys_ahead(f, one != contains_one), ahead_all = keys_ahead(f, 1);
     for (size_t lo = 0; lo < n; lo += BK_HASH_RUN) {
         const mt_chunk run = {.f = f,
                               .hs = hs,
                               .results = results + lo,
                               .ahead = ahead,
+                              .ahead_all = ahead_all,
                               .n = n - lo < BK_HASH_RUN ? n - lo : BK_HASH_RUN};
         bk_filter_hash_keys(f, keys + lo, lens + lo, run.n, hs);
         const int rc = apply_in_order(&run, one, t);

@@ -291,7 +291,14 @@ class ThreadTest(unittest.TestCase):
                 th.join()
             self.assertTrue(all(f.contains_many(keys)), variant)
             news = [sum(told[t][k] for t in range(8)) for k in keys]
-            if "fpr" in kind["keys"]:  # at 1e-9: every key told new, once
+            if "chain_options" in kind["keys"]:
+                # RedisBloom's probes (a + i*b) mod m: a floor near n/m^2 a
+                # lookup whatever fpr says (docs/design.md; measured 2 in
+                # 2*10^6 adds, about 0.04 keys a run here): none told twice,
+                # at most 3 found present (a run fails about once in 10^7)
+                self.assertLessEqual(max(news), 1, variant)
+                self.assertGreaterEqual(sum(news), len(keys) - 3, variant)
+            elif "fpr" in kind["keys"]:  # at 1e-9: every key told new, once
                 self.assertTrue(news == [1] * len(keys), variant)
             else:  # a rate its shape fixes (rbcuckoo): none told twice, some found present
                 self.assertLessEqual(max(news), 1, variant)
