@@ -106,7 +106,7 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: man check-fast check-readme check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: man check-fast check-readme check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis bench-module demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli module python
@@ -121,6 +121,14 @@ $(MODULE): $(MODULE_OBJS) $(STATIC_LIB)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ \
 	  $(MODULE_OBJS) $(STATIC_LIB) \
 	  $(CORE_LIBS)
+
+# The floor bench_module.sh sets the module against (bench/ref_module.c):
+# RedisBloom's first link in a bare module, MurmurHash the only core code.
+REF_MODULE := $(BUILD)/bench/ref-module.so
+$(REF_MODULE): bench/ref_module.c module/rm_api.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Isrc -Imodule $(LDFLAGS) -shared -o $@ \
+	  bench/ref_module.c module/rm_api.c $(STATIC_LIB) $(CORE_LIBS)
 
 # The Python binding's extension, bloomkit._native (bindings/python/src),
 # for $(PYTHON), staged with the package's Python files in
@@ -360,10 +368,10 @@ bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/benc
 # (bench_redis and bench_module_dedup reach Redis through hiredis: only with it)
 bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash \
   $(if $(filter 1,$(HIREDIS)),$(BUILD)/bench/bench_redis) \
-  $(BUILD)/bench/bench_window $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls python
+  $(BUILD)/bench/bench_window $(MODULE) $(REF_MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls python
 	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_filter --smoke --path-row >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
 	$(BUILD)/bench/bench_window --smoke >/dev/null && \
-	sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
+	REF_MODULE=$(REF_MODULE) sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/bench_python.py $(BUILD)/bench/gen_urls 2000 --reps 1 >/dev/null && \
 	echo "bench-smoke: bench_filter, bench_hash, bench_window, bench_module and bench_python ran"
 ifeq ($(HIREDIS),1)
@@ -404,6 +412,11 @@ bench-redis: $(BUILD)/bench/bench_redis $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_
 	$(BUILD)/bench/bench_redis -n $(BENCH_REDIS_KEYS)
 	sh bench/bench_module.sh $(MODULE) 1000000 16
 	sh bench/bench_module_dedup.sh $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls 1000000
+
+# The module's server time per call against SET's and the floor's
+# (bench/ref_module.c), one redis-server, same run (issue 47's ratios).
+bench-module: $(MODULE) $(REF_MODULE)
+	REF_MODULE=$(REF_MODULE) sh bench/bench_module.sh $(MODULE) 1000000 64
 
 # The Python binding against Python's set and python3-flor, in one run on
 # BENCH_PY_KEYS synthetic URLs, with the defaults and with the fast hash and

@@ -8,10 +8,14 @@
 # 0.46-0.49 and 0.37-0.39): writes (BF.ADD of new items, BF.INSERT, CF.ADD,
 # CF.DEL) at most 0.5x SET, lookups (BF.EXISTS, CF.EXISTS, CF.COUNT) at most
 # 0.4x; BF.MADD and BF.MEXISTS of 10 items are reported per item.
-# Usage: bench_module.sh MODULE [REQUESTS] [PIPELINE] [--check]
+# With REF_MODULE set (bench/ref_module.c, built by make bench-module) the
+# same server also runs the floor: RedisBloom's first link in a bare module,
+# its REF.ADD and REF.EXISTS measured beside BF.ADD and BF.EXISTS.
+# Usage: [REF_MODULE=so] bench_module.sh MODULE [REQUESTS] [PIPELINE] [--check]
 # (--check: exit 1 when a target is missed; the best of 3 rounds counts).
 set -eu
 module=$(realpath "$1")
+ref=${REF_MODULE:+$(realpath "$REF_MODULE")}
 n=${2:-1000000}
 pipe=${3:-64}
 check=${4:-}
@@ -19,7 +23,7 @@ tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" \
     --daemonize yes --pidfile "$tmp/pid" --logfile "$tmp/log" --loadmodule "$module" \
-    MAX_BYTES 1G
+    MAX_BYTES 1G ${ref:+--loadmodule "$ref"}
 trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
     redis-cli -p "$port" ping >/dev/null 2>&1 && break
@@ -28,6 +32,7 @@ done
 cli() { redis-cli -p "$port" "$@" >/dev/null || { cat "$tmp/log"; exit 1; }; }
 cli BF.RESERVE bf 0.001 10000000
 cli CF.RESERVE cf 10000000
+[ -z "$ref" ] || cli REF.RESERVE ref 0.001 10000000
 cli CF.RESERVE cfdel 10000000
 # usec_per_call of one command after a redis-benchmark run of it (stats reset
 # first): RANGE is the items' range (__rand_int__ below it; a huge one makes
@@ -64,8 +69,13 @@ row() { # LABEL TARGET PER_ITEMS US
         exit (t > 0 && r > t) }' || status=1
 }
 row BF.ADD 0.5 1 "$(best usec bf.add "$new" BF.ADD bf "item:__rand_int__")"
+[ -z "$ref" ] || row "  floor" 0 1 "$(best usec ref.add "$new" REF.ADD ref "item:__rand_int__")"
 row BF.INSERT 0.5 1 "$(best usec bf.insert "$new" BF.INSERT bf ITEMS "item:__rand_int__")"
 row BF.EXISTS 0.4 1 "$(best usec bf.exists "$new" BF.EXISTS bf "item:__rand_int__")"
+if [ -n "$ref" ]; then # the floor's filter as full as bf (BF.INSERT's items)
+    for _ in 1 2 3; do usec ref.add "$new" REF.ADD ref "item:__rand_int__" >/dev/null; done
+    row "  floor" 0 1 "$(best usec ref.exists "$new" REF.EXISTS ref "item:__rand_int__")"
+fi
 row "BF.MADD x10" 0 10 "$(best usec bf.madd "$new" BF.MADD bf $ten)"
 row "BF.MEXISTS x10" 0 10 "$(best usec bf.mexists "$new" BF.MEXISTS bf $ten)"
 row CF.ADD 0.5 1 "$(best usec cf.add "$new" CF.ADD cf "item:__rand_int__")"

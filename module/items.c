@@ -58,10 +58,23 @@ static int add_capped(bkm_value *v, RedisModuleString *item)
     return rc;
 }
 
-int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int *results,
-                  int *changed)
+/* What result r of an add changes: the key (a new key, or a count) and the
+ * known number of keys. */
+static void note_added(bkm_value *v, int r, int capped, int *changed)
 {
-    const int capped = bf && v->capped, counts = v->counts;
+    if (r == 1 || (v->counts && r == 0))
+        *changed = 1;
+    if (r == 1 && !capped && v->keys_known)
+        v->keys++;
+}
+
+/* bkm_add_items of more than one item, or into a capped filter: a batch at
+ * a time. (Apart from the one-item path: its arrays are 16 KB of stack a
+ * call, and its code the server's instruction cache holds for nothing.) */
+static __attribute__((noinline)) int add_batches(bkm_value *v, RedisModuleString **items, size_t n,
+                                                 int bf, int *results, int *changed)
+{
+    const int capped = bf && v->capped;
     const void *keys[BATCH];
     size_t lens[BATCH];
     int first = BK_OK;
@@ -82,7 +95,7 @@ int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int
                         results[at + j] = r;
                 }
             }
-        } else if (m == 1) { /* one item: no batch to overlap it with */
+        } else if (m == 1) { /* a last item: no batch to overlap it with */
             gather(items + at, 1, keys, lens);
             results[at] = bk_add(v->f, keys[0], lens[0]);
             if (results[at] < 0)
@@ -93,19 +106,33 @@ int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int
             if (rc != BK_OK)
                 first = rc;
         }
-        for (size_t i = 0; i < m; i++) {
-            if (results[at + i] == 1 || (counts && results[at + i] == 0))
-                *changed = 1;
-            if (results[at + i] == 1 && !capped && v->keys_known)
-                v->keys++;
-        }
+        for (size_t i = 0; i < m; i++)
+            note_added(v, results[at + i], capped, changed);
     }
-    if (*changed)
-        bkm_value_changed(v);
     return first;
 }
 
-int bkm_contains_items(const bkm_value *v, RedisModuleString **items, size_t n, int *results)
+int bkm_add_items(bkm_value *v, RedisModuleString **items, size_t n, int bf, int *results,
+                  int *changed)
+{
+    int rc = BK_OK;
+    if (n == 1 && !(bf && v->capped)) { /* one item (BF.ADD, CF.ADD): no batch */
+        size_t len;
+        const char *p = RedisModule_StringPtrLen(items[0], &len);
+        results[0] = bk_add(v->f, p, len);
+        note_added(v, results[0], 0, changed);
+        if (results[0] < 0)
+            rc = results[0];
+    } else {
+        rc = add_batches(v, items, n, bf, results, changed);
+    }
+    if (*changed)
+        bkm_value_changed(v);
+    return rc;
+}
+
+static __attribute__((noinline)) int contains_batches(const bkm_value *v, RedisModuleString **items,
+                                                      size_t n, int *results)
 {
     const void *keys[BATCH];
     size_t lens[BATCH];
@@ -123,6 +150,16 @@ int bkm_contains_items(const bkm_value *v, RedisModuleString **items, size_t n, 
             return rc;
     }
     return BK_OK;
+}
+
+int bkm_contains_items(const bkm_value *v, RedisModuleString **items, size_t n, int *results)
+{
+    if (n != 1) /* (one item, BF.EXISTS and CF.EXISTS: as add's) */
+        return contains_batches(v, items, n, results);
+    size_t len;
+    const char *p = RedisModule_StringPtrLen(items[0], &len);
+    results[0] = bk_contains(v->f, p, len);
+    return results[0] < 0 ? results[0] : BK_OK;
 }
 
 static void reply_one(RedisModuleCtx *ctx, int r, int bf)

@@ -139,6 +139,22 @@ static inline bk_probes bk_probes_for(const bk_hash *h, uint64_t m, unsigned blo
     return p;
 }
 
+/* bk_probes_next of a classic p (shift 0) whose dh is the argument: a loop
+ * over a key's probes that passes a constant has no branch per probe. */
+static inline uint64_t bk_probes_next_classic(bk_probes *p, int dh)
+{
+    const uint64_t v = p->x;
+    BK_ASSERT(p->range > 0 && p->shift == 0 && p->dh == dh);
+    if (dh) {
+        p->i++;
+        p->x += p->step;
+        p->step += p->i;
+    } else {
+        p->x = v * BK_LCG_MUL + p->step;
+    }
+    return bk_reduce(v, p->range);
+}
+
 static inline uint64_t bk_probes_next(bk_probes *p)
 {
     const uint64_t v = p->x;
@@ -147,14 +163,7 @@ static inline uint64_t bk_probes_next(bk_probes *p)
         p->x = v * BK_LCG_MUL + BK_LCG_ADD;
         return p->base + (v >> p->shift);
     }
-    if (!p->dh) {
-        p->x = v * BK_LCG_MUL + p->step;
-        return bk_reduce(v, p->range);
-    }
-    p->i++;
-    p->x += p->step;
-    p->step += p->i;
-    return bk_reduce(v, p->range);
+    return bk_probes_next_classic(p, p->dh);
 }
 
 /* The next n probes of p into out[0..n): positions gathered before any is

@@ -26,16 +26,14 @@ void bk_stripes_init(bk_stripes *st, uint64_t set, uint64_t keys)
 
 uint64_t bk_stripes_set(const bk_stripes *st)
 {
-    uint64_t sum = 0;
-    for (unsigned i = 0; i < BK_STRIPES; i++)
-        sum += atomic_load_explicit(&st->s[i].set, memory_order_relaxed);
-    return sum;
+    uint64_t set, keys;
+    bk_stripes_sums(st, &set, &keys);
+    return set;
 }
 
 uint64_t bk_stripes_keys(const bk_stripes *st)
 {
-    uint64_t sum = 0;
-    for (unsigned i = 0; i < BK_STRIPES; i++)
-        sum += atomic_load_explicit(&st->s[i].keys, memory_order_relaxed);
-    return sum;
+    uint64_t set, keys;
+    bk_stripes_sums(st, &set, &keys);
+    return keys;
 }

@@ -61,6 +61,18 @@ static inline void bk_stripes_add_alone(bk_stripes *st, uint64_t set, uint64_t k
                           memory_order_relaxed);
 }
 
+/* Both totals in one pass over the stripes (a line each). */
+static inline void bk_stripes_sums(const bk_stripes *st, uint64_t *set, uint64_t *keys)
+{
+    uint64_t a = 0, b = 0;
+    for (unsigned i = 0; i < BK_STRIPES; i++) {
+        a += atomic_load_explicit(&st->s[i].set, memory_order_relaxed);
+        b += atomic_load_explicit(&st->s[i].keys, memory_order_relaxed);
+    }
+    *set = a;
+    *keys = b;
+}
+
 uint64_t bk_stripes_set(const bk_stripes *st);
 uint64_t bk_stripes_keys(const bk_stripes *st);
 

@@ -95,7 +95,9 @@ bk_slice_limit bk_scalable_limit(const bk_slice_view *v)
 static int has_room(const bk_std_slice *s, const bk_slice_limit *l)
 {
     BK_ASSERT(l->set <= s->shape.m); /* a limit is at most the slice's cells */
-    return bk_std_slice_set(s) + s->shape.k <= l->set && bk_std_slice_keys(s) < l->keys;
+    uint64_t set, keys;
+    bk_std_slice_counts(s, &set, &keys);
+    return set + s->shape.k <= l->set && keys < l->keys;
 }
 
 int bk_scalable_slice_shape(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
@@ -297,7 +299,8 @@ static int scl_shard_begin(bk_filter *f, size_t n)
     const uint32_t c = slice_count(sf);
     const bk_std_slice *s = sf->slices[c - 1];
     const bk_slice_limit *l = &sf->full[c - 1];
-    const uint64_t set = bk_std_slice_set(s), keys = bk_std_slice_keys(s);
+    uint64_t set, keys;
+    bk_std_slice_counts(s, &set, &keys);
     if (s->shape.block && n <= l->keys && keys <= l->keys - n && set <= l->set &&
         n <= (l->set - set) / s->shape.k)
         return 1;

@@ -354,26 +354,32 @@ int bk_std_slice_add(bk_std_slice *s, const bk_hash *h)
     return rc;
 }
 
-/* The classic add for a caller that keeps every other writer away: a
- * round's positions gathered, then a plain load and store each (relaxed
- * atomics), no locked instruction. New iff some probe found its bit clear; a
- * bit probed twice is counted once (the second probe finds it set). */
+/* The classic add for a caller that keeps every other writer away: probe by
+ * probe, a plain load and store each (relaxed atomics), no locked
+ * instruction, and no branch per probe (dh a constant of each caller): the
+ * next position does not wait for a load, so the k misses overlap. New iff
+ * some probe found its bit clear; a bit probed twice is counted once (the
+ * second probe finds it set). (Measured against positions gathered into an
+ * array first: 462 -> 294 instructions an add of k = 11, cachegrind.) */
+static inline uint64_t classic_set_owned(_Atomic uint8_t *bits, bk_probes *pr, unsigned k, int dh)
+{
+    uint64_t set = 0;
+    for (unsigned i = 0; i < k; i++) {
+        const uint64_t bit = bk_probes_next_classic(pr, dh);
+        _Atomic uint8_t *at = &bits[bk_bit_byte(bit)];
+        const uint8_t mask = bk_bit_mask(bit);
+        const uint8_t old = atomic_load_explicit(at, memory_order_relaxed);
+        atomic_store_explicit(at, (uint8_t)(old | mask), memory_order_relaxed);
+        set += !(old & mask);
+    }
+    return set;
+}
+
 static int classic_add_owned(bk_std_slice *s, const bk_hash *h, bk_tally *t)
 {
-    uint64_t at[BK_STD_ROUND];
-    uint8_t mask[BK_STD_ROUND];
-    const unsigned k = s->shape.k;
-    bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
-    uint64_t set = 0;
-    for (unsigned done = 0; done < k; done += BK_STD_ROUND) {
-        const unsigned n = k - done < BK_STD_ROUND ? k - done : BK_STD_ROUND;
-        gather(&pr, n, at, mask);
-        for (unsigned i = 0; i < n; i++) {
-            const uint8_t old = atomic_load_explicit(&s->bits[at[i]], memory_order_relaxed);
-            atomic_store_explicit(&s->bits[at[i]], (uint8_t)(old | mask[i]), memory_order_relaxed);
-            set += !(old & mask[i]);
-        }
-    }
+    bk_probes pr = bk_probes_for(h, s->shape.m, 0, s->shape.probes);
+    const uint64_t set = pr.dh ? classic_set_owned(s->bits, &pr, s->shape.k, 1)
+                               : classic_set_owned(s->bits, &pr, s->shape.k, 0);
     t->set += set;
     t->keys += set != 0;
     return set != 0;
@@ -432,6 +438,29 @@ void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n, i
  * lookups 175-183 -> 113-128 ns present, 168-194 -> 125 ns absent, against
  * loading every probe of a round before testing any; a chain's classic
  * lookups 5-10% faster). */
+static int probes_all_set(const _Atomic uint8_t *bits, bk_probes *pr, unsigned k)
+{
+    for (unsigned i = 0; i < k; i++) {
+        const uint64_t bit = bk_probes_next(pr);
+        if (!(atomic_load_explicit(&bits[bk_bit_byte(bit)], memory_order_relaxed) &
+              bk_bit_mask(bit)))
+            return 0;
+    }
+    return 1;
+}
+
+/* probes_all_set of a classic slice, dh a constant of each caller. */
+static inline int classic_all_set(const _Atomic uint8_t *bits, bk_probes *pr, unsigned k, int dh)
+{
+    for (unsigned i = 0; i < k; i++) {
+        const uint64_t bit = bk_probes_next_classic(pr, dh);
+        if (!(atomic_load_explicit(&bits[bk_bit_byte(bit)], memory_order_relaxed) &
+              bk_bit_mask(bit)))
+            return 0;
+    }
+    return 1;
+}
+
 int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
 {
 #if BK_STD_WORDS
@@ -439,13 +468,10 @@ int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
         return block_contains(s, h);
 #endif
     bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
-    for (unsigned i = 0; i < s->shape.k; i++) {
-        const uint64_t bit = bk_probes_next(&pr);
-        if (!(atomic_load_explicit(&s->bits[bk_bit_byte(bit)], memory_order_relaxed) &
-              bk_bit_mask(bit)))
-            return 0;
-    }
-    return 1;
+    if (s->shape.block)
+        return probes_all_set(s->bits, &pr, s->shape.k);
+    return pr.dh ? classic_all_set(s->bits, &pr, s->shape.k, 1)
+                 : classic_all_set(s->bits, &pr, s->shape.k, 0);
 }
 
 void bk_std_slice_clear(bk_std_slice *s)

@@ -70,6 +70,11 @@ void bk_std_slice_clear(bk_std_slice *s);
 /* Bits set, and adds reported new (a snapshot under concurrent adds). */
 uint64_t bk_std_slice_set(const bk_std_slice *s);
 uint64_t bk_std_slice_keys(const bk_std_slice *s);
+/* Both at once (one pass over the counters). */
+static inline void bk_std_slice_counts(const bk_std_slice *s, uint64_t *set, uint64_t *keys)
+{
+    bk_stripes_sums(&s->counts, set, keys);
+}
 
 /* Take over the payload described by v (shape validated by the caller). */
 void bk_std_slice_adopt(bk_std_slice *s, const bk_slice_view *v, int borrowed);

@@ -1,0 +1,186 @@
+/*
+ * ref_module.c - the floor bench_module.sh measures bloomkit's module
+ * against, beside SET: the simplest Redis module doing what RedisBloom's
+ * BF.ADD and BF.EXISTS do for a reserved filter, with none of bloomkit's
+ * code but the MurmurHash (src/common/murmur.c) and the API lookup
+ * (module/rm_api.c). One bit array a key, sized and probed as FORMATS.md
+ * sections 2.3 and 3 say RedisBloom's first link is (error e / 2, bits
+ * C * bpe, k = ceil(ln 2 * bpe), positions (a + i b) mod bits, a lookup
+ * before an add), the command replicated verbatim and notified as
+ * RedisBloom's are. Not a product: no persistence, no growth, no checks
+ * past what a benchmark needs. Commands:
+ *   REF.RESERVE key error capacity   -> OK
+ *   REF.ADD key item                 -> 1 new, 0 present
+ *   REF.EXISTS key item              -> 1 or 0
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/murmur.h"
+#include "rm_api.h"
+
+#define SEED 0x9747b28cu
+
+typedef struct ref_filter {
+    uint64_t bits;
+    unsigned k;
+    uint8_t *data;
+} ref_filter;
+
+static RedisModuleType *ref_type;
+
+static void ref_free(void *value)
+{
+    ref_filter *f = value;
+    free(f->data);
+    free(f);
+}
+
+static void ref_save(RedisModuleIO *io, void *value)
+{
+    (void)io;
+    (void)value; /* the benchmark's server saves nothing */
+}
+
+static void *ref_load(RedisModuleIO *io, int encver)
+{
+    (void)io;
+    (void)encver;
+    return NULL;
+}
+
+static int has(const ref_filter *f, uint64_t a, uint64_t b)
+{
+    for (unsigned i = 0; i < f->k; i++) {
+        const uint64_t x = (a + i * b) % f->bits;
+        if (!(f->data[x >> 3] & (1u << (x & 7))))
+            return 0;
+    }
+    return 1;
+}
+
+static int add(ref_filter *f, uint64_t a, uint64_t b)
+{
+    if (has(f, a, b))
+        return 0;
+    for (unsigned i = 0; i < f->k; i++) {
+        const uint64_t x = (a + i * b) % f->bits;
+        f->data[x >> 3] |= (uint8_t)(1u << (x & 7));
+    }
+    return 1;
+}
+
+/* The key's filter, or NULL after an error reply. */
+static ref_filter *open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                               RedisModuleKey **key)
+{
+    *key = RedisModule_OpenKey(ctx, name, mode);
+    if (RedisModule_KeyType(*key) != REDISMODULE_KEYTYPE_MODULE ||
+        RedisModule_ModuleTypeGetType(*key) != ref_type) {
+        RedisModule_CloseKey(*key);
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+        return NULL;
+    }
+    return RedisModule_ModuleTypeGetValue(*key);
+}
+
+static void pair(RedisModuleString *item, uint64_t *a, uint64_t *b)
+{
+    size_t n;
+    const char *p = RedisModule_StringPtrLen(item, &n);
+    *a = bk_murmur64a(p, n, SEED);
+    *b = bk_murmur64a(p, n, *a);
+}
+
+static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 4)
+        return RedisModule_WrongArity(ctx);
+    size_t n;
+    const char *e = RedisModule_StringPtrLen(argv[2], &n);
+    const double error = strtod(e, NULL) / 2; /* RedisBloom's first link */
+    long long capacity;
+    if (!(error > 0 && error < 0.5) || RedisModule_StringToLongLong(argv[3], &capacity) != 0 ||
+        capacity < 1 || capacity > (1LL << 40))
+        return RedisModule_ReplyWithError(ctx, "ERR bad error rate or capacity");
+    const double bpe = -log(error) / (log(2) * log(2));
+    ref_filter *f = calloc(1, sizeof *f);
+    f->bits = ((uint64_t)((double)capacity * bpe) + 63) / 64 * 64;
+    f->k = (unsigned)ceil(log(2) * bpe);
+    f->data = calloc(f->bits / 8, 1);
+    if (!f->data) {
+        free(f);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    memset(f->data, 0, f->bits / 8); /* touched now, as RedisBloom's calloc'd pages are by use */
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
+        RedisModule_CloseKey(key);
+        ref_free(f);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    RedisModule_ModuleTypeSetValue(key, ref_type, f);
+    RedisModule_CloseKey(key);
+    RedisModule_ReplicateVerbatim(ctx);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    ref_filter *f = open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key);
+    if (!f)
+        return REDISMODULE_OK;
+    uint64_t a, b;
+    pair(argv[2], &a, &b);
+    const int added = add(f, a, b);
+    RedisModule_ReplyWithLongLong(ctx, added);
+    if (added) {
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "bf.add", argv[1]);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    const ref_filter *f = open_filter(ctx, argv[1], REDISMODULE_READ, &key);
+    if (!f)
+        return REDISMODULE_OK;
+    uint64_t a, b;
+    pair(argv[2], &a, &b);
+    RedisModule_ReplyWithLongLong(ctx, has(f, a, b));
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+__attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ctx,
+                                                              RedisModuleString **argv, int argc)
+{
+    (void)argv;
+    (void)argc;
+    const char *missing;
+    if (rm_init(ctx, "bkref", 1, &missing) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    RedisModuleTypeMethods tm;
+    memset(&tm, 0, sizeof tm);
+    tm.version = 1;
+    tm.rdb_load = ref_load;
+    tm.rdb_save = ref_save;
+    tm.free = ref_free;
+    ref_type = RedisModule_CreateDataType(ctx, "bkref-flt", 0, &tm);
+    if (!ref_type ||
+        RedisModule_CreateCommand(ctx, "ref.reserve", cmd_reserve, "write deny-oom", 1, 1, 1) ||
+        RedisModule_CreateCommand(ctx, "ref.add", cmd_add, "write deny-oom fast", 1, 1, 1) ||
+        RedisModule_CreateCommand(ctx, "ref.exists", cmd_exists, "readonly fast", 1, 1, 1))
+        return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
