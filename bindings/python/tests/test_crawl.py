@@ -1,5 +1,5 @@
 """Real crawls with Scrapy (Debian's python3-scrapy) and BloomDupeFilter
-against a local 5,000-page site whose links form cycles and repeats. The
+against a local 2,000-page site whose links form cycles and repeats. The
 server's access log is the judge: which page was fetched how often."""
 import importlib.util
 import os
@@ -9,9 +9,9 @@ import unittest
 
 from helpers import RedisServer, Site, crawl, finish, have_redis, release, scratch
 
-PAGES = 5000
-# Large enough that a false positive among 5,000 pages is unlikely (about
-# 5000^2/2 * 1e-6 / capacity-share: far below one), and fixed, so the
+PAGES = 2000
+# Large enough that a false positive among 2,000 pages is unlikely (about
+# 2000^2/2 * 1e-6 / capacity-share: far below one), and fixed, so the
 # runs repeat exactly.
 CONFIG = "variant=scalable capacity=100000 fpr=0.000001 key=0f0e0d0c0b0a09080706050403020100"
 
@@ -78,7 +78,7 @@ class CrawlTest(unittest.TestCase):
     def test_paused_crawl_resumes_without_refetching(self):
         jobdir = os.path.join(self.dir, "job")
         first = crawl(self.dir, "first", [self.site.url(0)],
-                      {"BLOOMKIT_CONFIG": CONFIG, "JOBDIR": jobdir, "CLOSESPIDER_PAGECOUNT": 2500})
+                      {"BLOOMKIT_CONFIG": CONFIG, "JOBDIR": jobdir, "CLOSESPIDER_PAGECOUNT": PAGES // 2})
         self.assertEqual(first["finish_reason"], "closespider_pagecount")
         self.assertTrue(os.path.exists(os.path.join(jobdir, "bloomkit.bkf")))
         half = sum(self.site.fetches().values())

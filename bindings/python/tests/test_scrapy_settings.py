@@ -270,7 +270,7 @@ class RecipeCrawlTest(unittest.TestCase):
     """Real crawls of the local site, the filter built and driven as
     scrapy-redis's scheduler does, with the recipe's settings."""
 
-    PAGES = 1500
+    PAGES = 600
 
     def setUp(self):
         self.dir = scratch()
