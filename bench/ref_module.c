@@ -106,6 +106,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_ReplyWithError(ctx, "ERR bad error rate or capacity");
     const double bpe = -log(error) / (log(2) * log(2));
     ref_filter *f = calloc(1, sizeof *f);
+    if (!f)
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
     f->bits = ((uint64_t)((double)capacity * bpe) + 63) / 64 * 64;
     f->k = (unsigned)ceil(log(2) * bpe);
     f->data = calloc(f->bits / 8, 1);
