@@ -49,17 +49,27 @@
  * for one chunk: other adders wait at most that long). */
 #define BK_ST_CHUNK 4096
 
-static size_t keys_ahead(const bk_filter *f, int all)
+static size_t ahead_of(uint64_t lines)
 {
-    uint64_t lines = 0;
+    const uint64_t ahead = lines ? BK_LINES_IN_FLIGHT / lines : BK_AHEAD_MAX;
+    return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
+}
+
+/* Keys a prefetched group holds: *first when a classic key's first lines
+ * are loaded (lookups), *all when all its lines are (one pass over the
+ * slices: a view may cost a scan). */
+static void keys_ahead(const bk_filter *f, size_t *first, size_t *all)
+{
+    uint64_t lines_first = 0, lines_all = 0;
     const uint32_t slices = f->ops->slice_count(f);
     for (uint32_t i = 0; i < slices; i++) {
         bk_slice_view v;
         f->ops->slice_view(f, i, &v);
-        lines += v.block ? 1 : all || v.k < BK_LOOKUP_LINES ? v.k : BK_LOOKUP_LINES;
+        lines_all += v.block ? 1 : v.k;
+        lines_first += v.block ? 1 : v.k < BK_LOOKUP_LINES ? v.k : BK_LOOKUP_LINES;
     }
-    const uint64_t ahead = lines ? BK_LINES_IN_FLIGHT / lines : BK_AHEAD_MAX;
-    return ahead < 1 ? 1 : ahead > BK_AHEAD_MAX ? BK_AHEAD_MAX : (size_t)ahead;
+    *first = ahead_of(lines_first);
+    *all = ahead_of(lines_all);
 }
 
 static int run_store_batch(bk_filter *f, const void *const *keys, const size_t *lens, size_t n,
@@ -201,7 +211,9 @@ static int run_batch(bk_filter *f, const void *const *keys, const size_t *lens, 
                      int *results, apply_fn one, bk_tally *t)
 {
     bk_hash hs[BK_HASH_RUN];
-    const size_t ahead = keys_ahead(f, one != contains_one), ahead_all = keys_ahead(f, 1);
+    size_t first, ahead_all;
+    keys_ahead(f, &first, &ahead_all);
+    const size_t ahead = one == contains_one ? first : ahead_all;
     for (size_t lo = 0; lo < n; lo += BK_HASH_RUN) {
         const mt_chunk run = {.f = f,
                               .hs = hs,
@@ -501,7 +513,9 @@ static int add_pipelined(bk_filter *f, bk_workers *w, const void *const *keys, c
         bk_workers_unlock(w);
         return bk_fail(BK_ENOMEM, "add_batch_mt: no memory for the digests of %zu keys", per);
     }
-    pipe_batch p = {.c = {.f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f, 1)},
+    size_t first, ahead;
+    keys_ahead(f, &first, &ahead);
+    pipe_batch p = {.c = {.f = f, .hs = (bk_hash *)(void *)scratch, .ahead = ahead},
                     .hashed = (atomic_uchar *)(scratch + per * sizeof(bk_hash)),
                     .rc = BK_OK};
     for (size_t at = 0; at < n && p.rc >= 0; at += per) {
@@ -546,8 +560,9 @@ int bk_add_batch_mt(bk_filter *f, bk_workers *w, const void *const *keys, const 
         bk_workers_unlock(w);
         return bk_fail(BK_ENOMEM, "add_batch_mt: no memory for the digests of %zu keys", per);
     }
-    mt_chunk c = {
-        .f = f, .hs = (bk_hash *)(void *)scratch, .ahead = keys_ahead(f, 1), .nshards = nshards};
+    size_t first, ahead;
+    keys_ahead(f, &first, &ahead);
+    mt_chunk c = {.f = f, .hs = (bk_hash *)(void *)scratch, .ahead = ahead, .nshards = nshards};
     c.order = (uint16_t *)(void *)(scratch + per * sizeof(bk_hash));
     c.start = c.order + per;
     atomic_uchar *hashed = (atomic_uchar *)(void *)(c.start + groups * (nshards + 1));

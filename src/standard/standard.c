@@ -431,30 +431,6 @@ void bk_std_slice_prefetch(const bk_std_slice *s, const bk_hash *hs, size_t n, i
     }
 }
 
-/* 1 when the k probes of pr all find their bit set. */
-static int probes_all_set(const _Atomic uint8_t *bits, bk_probes *pr, unsigned k)
-{
-    for (unsigned i = 0; i < k; i++) {
-        const uint64_t bit = bk_probes_next(pr);
-        if (!(atomic_load_explicit(&bits[bk_bit_byte(bit)], memory_order_relaxed) &
-              bk_bit_mask(bit)))
-            return 0;
-    }
-    return 1;
-}
-
-/* probes_all_set of a classic slice, dh a constant of each caller. */
-static inline int classic_all_set(const _Atomic uint8_t *bits, bk_probes *pr, unsigned k, int dh)
-{
-    for (unsigned i = 0; i < k; i++) {
-        const uint64_t bit = bk_probes_next_classic(pr, dh);
-        if (!(atomic_load_explicit(&bits[bk_bit_byte(bit)], memory_order_relaxed) &
-              bk_bit_mask(bit)))
-            return 0;
-    }
-    return 1;
-}
-
 /* Probe by probe, leaving at the first clear bit. The loads still overlap:
  * the core runs ahead on the predicted "set" and issues the next probes'
  * loads before the first returns, and an absent key stops after a probe or
@@ -469,10 +445,13 @@ int bk_std_slice_contains(const bk_std_slice *s, const bk_hash *h)
         return block_contains(s, h);
 #endif
     bk_probes pr = bk_probes_for(h, s->shape.m, s->shape.block, s->shape.probes);
-    if (s->shape.block)
-        return probes_all_set(s->bits, &pr, s->shape.k);
-    return pr.dh ? classic_all_set(s->bits, &pr, s->shape.k, 1)
-                 : classic_all_set(s->bits, &pr, s->shape.k, 0);
+    for (unsigned i = 0; i < s->shape.k; i++) {
+        const uint64_t bit = bk_probes_next(&pr);
+        if (!(atomic_load_explicit(&s->bits[bk_bit_byte(bit)], memory_order_relaxed) &
+              bk_bit_mask(bit)))
+            return 0;
+    }
+    return 1;
 }
 
 void bk_std_slice_clear(bk_std_slice *s)
