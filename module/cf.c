@@ -17,8 +17,11 @@
 /* What CF.ADD and friends make a missing key with (not configurable in RedisBloom). */
 #define AUTO_CAPACITY 1024
 #define AUTO_BUCKET   2
-#define AUTO_ITERS    20
-#define AUTO_EXPAND   1
+/* MAXITERATIONS not given: RedisBloom's 20 for its own type, the library's
+ * default (config.c) for a keyed filter, whose walk needs more */
+#define AUTO_ITERS  0
+#define RB_ITERS    20
+#define AUTO_EXPAND 1
 
 static bkm_arg arg_of(RedisModuleString *s)
 {
@@ -69,11 +72,12 @@ static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, Redis
                                  long long capacity, unsigned bucket, unsigned iters,
                                  unsigned expansion)
 {
-    char text[200], err[300] = "";
+    char text[200], its[40] = "", err[300] = "";
     bk_config cfg;
-    snprintf(text, sizeof text,
-             "variant=rbcuckoo capacity=%lld bucket_size=%u iterations=%u expansion=%u", capacity,
-             bucket, iters, expansion);
+    if (iters != AUTO_ITERS)
+        snprintf(its, sizeof its, " iterations=%u", iters);
+    snprintf(text, sizeof text, "variant=rbcuckoo capacity=%lld bucket_size=%u%s expansion=%u",
+             capacity, bucket, its, expansion);
     bkm_value *v;
     int rc = bk_config_parse(&cfg, text, NULL, 0);
     if (rc == BK_OK) /* refused over MAX_BYTES or maxmemory's headroom before any memory */
@@ -104,7 +108,8 @@ static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModule
         return create_keyed(ctx, key, name, capacity, bucket, iters, expansion);
     bk_rbcuckoo *c;
     const int rc =
-        bk_rbcuckoo_new((uint64_t)capacity, bucket, iters, expansion, bkm_rb_limit(ctx), &c);
+        bk_rbcuckoo_new((uint64_t)capacity, bucket, iters != AUTO_ITERS ? iters : RB_ITERS,
+                        expansion, bkm_rb_limit(ctx), &c);
     if (rc == BK_EFULL) {
         bkm_rb_refused(ctx, "Insufficient memory to create filter");
         return NULL;

@@ -734,6 +734,57 @@ START_TEST(cuckoo_full_and_compaction)
 }
 END_TEST
 
+/* A keyed cuckoo filter made for N items holds N without growing, at the
+ * loads its sizing is closest to its limit (N just under what 512 .. 4096
+ * buckets take) and at N it rounds up far from it; its bytes are its
+ * buckets', at most twice what N needs. A walk that finds no room (expansion
+ * 0) is undone: every item placed before stays found. */
+START_TEST(keyed_cuckoo_holds_its_capacity)
+{
+    static const struct {
+        unsigned b;
+        double load;
+    } sizes[] = {{2, 0.80}, {3, 0.90}, {4, 0.93}, {8, 0.95}};
+    const int runs = tu_small() ? 5 : 25;
+    char key[32];
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (uint64_t buckets = 512; buckets <= 4096; buckets *= 2)
+            for (int r = 0; r < runs; r++) {
+                const unsigned b = sizes[s].b;
+                const uint64_t n = r % 5 == 4 ? buckets * b / 2 + 1
+                                              : (uint64_t)((double)(buckets * b) * sizes[s].load);
+                bk_filter *f =
+                    tu_filterf("variant=rbcuckoo capacity=%llu bucket_size=%u expansion=1",
+                               (unsigned long long)n, b);
+                bk_rbcuckoo *c = bk_filter_rbcuckoo(f); /* CF.ADD: every item takes a slot */
+                for (uint64_t i = 0; i < n; i++)
+                    ck_assert_int_eq(bk_rbcuckoo_add(c, key, tu_key(key, sizeof key, "held", i), 0),
+                                     1);
+                bk_rbcuckoo_info in;
+                bk_rbcuckoo_info_of(c, &in);
+                ck_assert_msg(in.filters == 1, "b=%u capacity %llu grew after %llu items", b,
+                              (unsigned long long)n, (unsigned long long)in.items);
+                ck_assert_uint_eq(in.items, n);
+                ck_assert_uint_eq(in.buckets, buckets);
+                ck_assert_uint_eq(in.bytes, buckets * b);
+                ck_assert_uint_eq(in.max_iterations, 500); /* the default a keyed walk needs */
+                bk_free(f);
+            }
+    bk_filter *f = tu_filter("variant=rbcuckoo capacity=800 bucket_size=2 expansion=0");
+    bk_rbcuckoo *c = bk_filter_rbcuckoo(f);
+    uint64_t added = 0;
+    int rc = 1;
+    while (rc == 1)
+        rc = bk_rbcuckoo_add(c, key, tu_key(key, sizeof key, "full", added++), 0);
+    ck_assert_int_eq(rc, BK_EFULL);
+    added--;
+    ck_assert_uint_gt(added, 800);
+    for (uint64_t i = 0; i < added; i++)
+        ck_assert_int_eq(bk_contains(f, key, tu_key(key, sizeof key, "full", i)), 1);
+    bk_free(f);
+}
+END_TEST
+
 START_TEST(limits_are_checked_before_memory_is_taken)
 {
     bk_rbchain *ch = NULL;
@@ -809,6 +860,7 @@ Suite *redisbloom_suite(void)
     tcase_add_test(tc, keyed_variants_hash_with_their_key);
     tcase_add_test(tc, cf_b4_matches);
     tcase_add_test(tc, cuckoo_full_and_compaction);
+    tcase_add_test(tc, keyed_cuckoo_holds_its_capacity);
     tcase_add_test(tc, limits_are_checked_before_memory_is_taken);
     tcase_add_test(tc, cuckoo_headers_and_chunks_refused);
     suite_add_tcase(s, tc);

@@ -164,7 +164,7 @@ static const key_desc keys[] = {
     {"bucket_size", K_COUNT, MORE(5), NULL, 0, 1, 255, 0, "an integer in 1 .. 255", "2",
      "rbcuckoo: 8-bit fingerprints a bucket holds (BUCKETSIZE)", ONLY(BK_VARIANT_RBCUCKOO),
      KEY_WRITTEN},
-    {"iterations", K_COUNT, MORE(6), NULL, 0, 1, 65535, 0, "an integer in 1 .. 65535", "20",
+    {"iterations", K_COUNT, MORE(6), NULL, 0, 1, 65535, 0, "an integer in 1 .. 65535", "500",
      "rbcuckoo: evictions an add tries before the filter grows (MAXITERATIONS)",
      ONLY(BK_VARIANT_RBCUCKOO), KEY_WRITTEN},
 };

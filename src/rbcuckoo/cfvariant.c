@@ -209,14 +209,29 @@ static int params_of(const bk_config *cfg, bk_rbcuckoo_info *in)
     return BK_OK;
 }
 
+/* Sub-filter 0's buckets for cfg's capacity: RedisBloom's sizing for its
+ * hash (the bytes CF.RESERVE makes), else enough that the capacity fits
+ * without growing. BK_OK or BK_ERANGE. */
+static int buckets_of(const bk_config *cfg, unsigned bucket_size, uint64_t *out)
+{
+    *out = cfg->hash == BK_HASH_MURMUR ? bk_rc_buckets_for(cfg->capacity, bucket_size)
+                                       : bk_rc_buckets_holding(cfg->capacity, bucket_size);
+    return *out ? BK_OK
+                : bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu",
+                          (unsigned long long)cfg->capacity);
+}
+
 static int rcf_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     bk_rbcuckoo_info in;
     bk_rbcuckoo *c;
+    uint64_t buckets;
     int rc = params_of(cfg, &in);
     if (rc == BK_OK)
-        rc = bk_rc_new(a, cfg->capacity, in.bucket_size, in.max_iterations, in.expansion,
-                       cfg->max_bytes, 1, &c);
+        rc = buckets_of(cfg, in.bucket_size, &buckets);
+    if (rc == BK_OK)
+        rc = bk_rc_new(a, buckets, in.bucket_size, in.max_iterations, in.expansion, cfg->max_bytes,
+                       1, &c);
     return rc != BK_OK ? rc : make(cfg, a, c, out);
 }
 
@@ -262,13 +277,12 @@ static int rcf_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice
 static int rcf_plan(const bk_config *cfg, bk_plan *out)
 {
     bk_rbcuckoo_info in;
-    const int rc = params_of(cfg, &in);
+    uint64_t buckets;
+    int rc = params_of(cfg, &in);
+    if (rc == BK_OK)
+        rc = buckets_of(cfg, in.bucket_size, &buckets);
     if (rc != BK_OK)
         return rc;
-    const uint64_t buckets = bk_rc_buckets_for(cfg->capacity, in.bucket_size);
-    if (buckets == 0)
-        return bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu",
-                       (unsigned long long)cfg->capacity);
     const uint64_t m = buckets * in.bucket_size;
     const double load = (double)cfg->capacity / (double)m;
     out->bits = m;

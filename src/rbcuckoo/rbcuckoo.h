@@ -58,9 +58,10 @@ uint64_t bk_rc_count(const bk_rbcuckoo *c, const rc_key *k);
 int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags);
 int bk_rc_remove(bk_rbcuckoo *c, const rc_key *k);
 
-/* bk_rbcuckoo_new and bk_rbcuckoo_from with allocator a (the public calls
+/* bk_rbcuckoo_new, of `buckets` (1 .. BK_RBCUCKOO_BUCKETS_MAX) in
+ * sub-filter 0, and bk_rbcuckoo_from with allocator a (the public calls
  * take bk_set_allocator's), the filter's payloads flag set first. */
-int bk_rc_new(const bk_allocator *a, uint64_t capacity, unsigned bucket_size,
+int bk_rc_new(const bk_allocator *a, uint64_t buckets, unsigned bucket_size,
               unsigned max_iterations, unsigned expansion, uint64_t max_bytes, int payloads,
               bk_rbcuckoo **out);
 int bk_rc_from(const bk_allocator *a, const bk_rbcuckoo_info *in, const uint64_t *counts,
@@ -74,6 +75,12 @@ bk_rbcuckoo *bk_rc_empty(const bk_allocator *a, const bk_rbcuckoo_info *in);
  * bucket_size rounded up to a power of two, at least 1), or 0 when past
  * BK_RBCUCKOO_BUCKETS_MAX. bucket_size >= 1. */
 uint64_t bk_rc_buckets_for(uint64_t capacity, unsigned bucket_size);
+
+/* Buckets of a keyed filter's sub-filter 0 for a capacity: a power of two,
+ * at least RC_MIN_HELD, enough that capacity items fit without growing
+ * (held_load in rbcuckoo.c); 0 past BK_RBCUCKOO_BUCKETS_MAX. */
+#define RC_MIN_HELD 512u
+uint64_t bk_rc_buckets_holding(uint64_t capacity, unsigned bucket_size);
 
 /* Buckets of sub-filter i as RedisBloom computes them (pow in doubles):
  * BK_OK, or BK_ERANGE when 0 or past BK_RBCUCKOO_BUCKETS_MAX. */

@@ -705,8 +705,9 @@ class CommandTest(ModuleTest):
     def test_a_reserved_capacity_holds_without_growing(self):
         """BF.RESERVE (and BF.INSERT CAPACITY) for N items holds N distinct
         items in its first sub-filter at every rate (sized with headroom:
-        before, half the filters grew before N); MEMORY USAGE says what the
-        one sub-filter takes."""
+        before, half the filters grew before N), and so does CF.RESERVE (and
+        CF.INSERT CAPACITY) at every bucket size from 2; MEMORY USAGE says
+        what the one sub-filter takes."""
         r = self.server().client()
         n = 20000
         for rate in ("0.1", "0.01", "0.001", "0.00001"):
@@ -725,6 +726,24 @@ class CommandTest(ModuleTest):
                 self.assertEqual(info, [1], name)
                 bits = dict(zip(*[iter(r.execute_command("BK.INFO", name))] * 2))[b"bits"]
                 self.assertLess(r.memory_usage(name), int(bits) / 8 * 1.1 + 4096, name)
+        # CF.RESERVE and CF.INSERT CAPACITY: N items, each inserted (CF.ADD
+        # takes duplicates too), one sub-filter, MEMORY USAGE its slots
+        for bucket in (2, 3, 4):
+            for how in ("reserve", "insert"):
+                name = "cfcap-%s-%d" % (how, bucket)
+                items = ["%s-%d-%s" % (name, i, os.urandom(4).hex()) for i in range(n)]
+                if how == "reserve":
+                    r.execute_command("CF.RESERVE", name, n, "BUCKETSIZE", bucket)
+                for i in range(0, n, 1000):
+                    if how == "reserve":
+                        args = ("CF.INSERT", name, "ITEMS")
+                    else:
+                        args = ("CF.INSERT", name, "CAPACITY", n, "ITEMS")
+                    self.assertEqual(set(r.execute_command(*args, *items[i:i + 1000])), {1})
+                info = dict(zip(*[iter(r.execute_command("CF.INFO", name))] * 2))
+                self.assertEqual(info[b"Number of filters"], 1, name)
+                self.assertEqual(info[b"Number of items inserted"], n, name)
+                self.assertLess(r.memory_usage(name), info[b"Size"] * 1.1 + 4096, name)
 
     def test_pull_info_drop(self):
         s = self.server()

@@ -480,16 +480,26 @@ class RedisBloomTest(ModuleTest):
         self.assertEqual(cf.insertnx("c", ["b", "d"]), [0, 1])
         self.assertEqual(cf.delete("c", "a"), 1)
         self.assertEqual(cf.count("c", "a"), 1)
-        info = cf.info("c")
-        self.assertEqual((info.size, info.bucketNum, info.filterNum, info.insertedNum,
-                          info.deletedNum, info.bucketSize, info.expansionRate, info.maxIteration),
-                         (40 + 16 + 1024, 512, 1, 4, 1, 2, 1, 20))
-        self.assertEqual(r.execute_command("CF.DEBUG", "c"),
-                         b"bktsize:2 buckets:512 items:4 deletes:1 filters:1 max_iterations:20 "
-                         b"expansion:1")
-        # autocreation: 1024 capacity, 512 buckets
-        self.assertEqual(cf.add("auto", "x"), 1)
-        self.assertEqual(cf.info("auto").bucketNum, 512)
+        # a keyed filter (the default NEW_KEYS) is sized to hold its
+        # capacity (1000 at 80% of two-slot buckets: 1024) and walks up to
+        # 500 evictions; RedisBloom's own (NEW_KEYS redisbloom) as RedisBloom
+        rb = self.server("rbkeys", module_args=["NEW_KEYS", "redisbloom"]).client()
+        for conn, buckets, iters, auto in ((r, 1024, 500, 1024), (rb, 512, 20, 512)):
+            if conn is rb:
+                rb.cf().create("c", 1000)
+                rb.cf().insert("c", ["a", "b", "c", "d", "e"])
+                rb.cf().delete("c", "e")
+            info = conn.cf().info("c")
+            self.assertEqual((info.size, info.bucketNum, info.filterNum, info.insertedNum,
+                              info.deletedNum, info.bucketSize, info.expansionRate,
+                              info.maxIteration),
+                             (40 + 16 + 2 * buckets, buckets, 1, 4, 1, 2, 1, iters))
+            self.assertEqual(conn.execute_command("CF.DEBUG", "c"),
+                             b"bktsize:2 buckets:%d items:4 deletes:1 filters:1 max_iterations:%d "
+                             b"expansion:1" % (buckets, iters))
+            # autocreation: capacity 1024
+            self.assertEqual(conn.cf().add("auto", "x"), 1)
+            self.assertEqual(conn.cf().info("auto").bucketNum, auto)
         self.assertRaisesRegex(redis.ResponseError, "^not found$", cf.insert, "nokey", ["x"],
                                nocreate=True)
         for args, err in (
@@ -515,7 +525,7 @@ class RedisBloomTest(ModuleTest):
                           "EXPANSION")  # an option without its value: arity
         # expansion 0: full, and the reply says so
         self.assertTrue(cf.create("tiny", 4, expansion=0))
-        out = cf.insert("tiny", ["t%d" % i for i in range(40)])
+        out = cf.insert("tiny", ["t%d" % i for i in range(2000)])  # 512 buckets at least
         self.assertIn(-1, out)
         self.assertRaisesRegex(redis.ResponseError, "^Filter is full$", cf.add, "tiny",
                                "t%d" % out.index(-1))
@@ -524,7 +534,7 @@ class RedisBloomTest(ModuleTest):
         r2 = s2.client()
         r2.execute_command("CF.RESERVE", "g", "4", "EXPANSION", "1")
         with self.assertRaisesRegex(redis.ResponseError, "^Maximum expansions reached$"):
-            for i in range(1000):
+            for i in range(5000):
                 r2.execute_command("CF.ADD", "g", "g%d" % i)
         # an empty filter has no dump (RedisBloom's [0, nil])
         r.execute_command("CF.RESERVE", "empty", "100")
