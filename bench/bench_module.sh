@@ -9,8 +9,9 @@
 # CF.DEL) at most 0.5x SET, lookups (BF.EXISTS, CF.EXISTS, CF.COUNT) at most
 # 0.4x; BF.MADD and BF.MEXISTS of 10 items are reported per item.
 # With REF_MODULE set (bench/ref_module.c, built by make bench-module) the
-# same server also runs the floor: RedisBloom's first link in a bare module,
-# its REF.ADD and REF.EXISTS measured beside BF.ADD and BF.EXISTS.
+# same server also runs the floor: RedisBloom's first link and first cuckoo
+# sub-filter in a bare module, each REF.* command measured beside the BF.*
+# or CF.* command it does the work of.
 # Usage: [REF_MODULE=so] bench_module.sh MODULE [REQUESTS] [PIPELINE] [--check]
 # (--check: exit 1 when a target is missed; the best of 3 rounds counts).
 set -eu
@@ -33,6 +34,8 @@ cli() { redis-cli -p "$port" "$@" >/dev/null || { cat "$tmp/log"; exit 1; }; }
 cli BF.RESERVE bf 0.001 10000000
 cli CF.RESERVE cf 10000000
 [ -z "$ref" ] || cli REF.RESERVE ref 0.001 10000000
+[ -z "$ref" ] || cli REF.CFRESERVE refcf 10000000
+[ -z "$ref" ] || cli REF.CFRESERVE refcfdel 10000000
 cli CF.RESERVE cfdel 10000000
 # usec_per_call of one command after a redis-benchmark run of it (stats reset
 # first): RANGE is the items' range (__rand_int__ below it; a huge one makes
@@ -68,6 +71,9 @@ row() { # LABEL TARGET PER_ITEMS US
             (t > 0 ? sprintf("  target <= %.2fx: %s", t, r <= t ? "met" : "MISSED") : "")
         exit (t > 0 && r > t) }' || status=1
 }
+# the module API's own share: a module command that opens the key and
+# replies, nothing hashed or probed
+[ -z "$ref" ] || row "module no-op" 0 1 "$(best usec ref.noop "$new" REF.NOOP ref "item:__rand_int__")"
 row BF.ADD 0.5 1 "$(best usec bf.add "$new" BF.ADD bf "item:__rand_int__")"
 [ -z "$ref" ] || row "  floor" 0 1 "$(best usec ref.add "$new" REF.ADD ref "item:__rand_int__")"
 row BF.INSERT 0.5 1 "$(best usec bf.insert "$new" BF.INSERT bf ITEMS "item:__rand_int__")"
@@ -78,15 +84,25 @@ if [ -n "$ref" ]; then # the floor's filter as full as bf (BF.INSERT's items)
 fi
 row "BF.MADD x10" 0 10 "$(best usec bf.madd "$new" BF.MADD bf $ten)"
 row "BF.MEXISTS x10" 0 10 "$(best usec bf.mexists "$new" BF.MEXISTS bf $ten)"
+floor_row() { # COMMAND KEY RANGE: the floor's row, when there is one
+    [ -z "$ref" ] || row "  floor" 0 1 "$(best usec "$(echo "$1" | tr 'A-Z' 'a-z')" "$3" "$1" "$2" "item:__rand_int__")"
+}
 row CF.ADD 0.5 1 "$(best usec cf.add "$new" CF.ADD cf "item:__rand_int__")"
+floor_row REF.CFADD refcf "$new"
 row CF.EXISTS 0.4 1 "$(best usec cf.exists "$new" CF.EXISTS cf "item:__rand_int__")"
+floor_row REF.CFEXISTS refcf "$new"
 row CF.COUNT 0.4 1 "$(best usec cf.count "$new" CF.COUNT cf "item:__rand_int__")"
+floor_row REF.CFCOUNT refcf "$new"
 # deletes of items present: add a range's items, then delete from the same
 # range (added by CF.ADDNX: CF.ADD of random draws adds a second copy of an
 # item drawn twice, and the copies of the most drawn overflow their two
 # buckets, grow the filter and make deletes compact it: growth, not deletes)
 usec cf.addnx "$n" CF.ADDNX cfdel "item:__rand_int__" >/dev/null
 row CF.DEL 0.5 1 "$(usec cf.del "$n" CF.DEL cfdel "item:__rand_int__")"
+if [ -n "$ref" ]; then
+    usec ref.cfadd "$n" REF.CFADD refcfdel "item:__rand_int__" >/dev/null
+    row "  floor" 0 1 "$(usec ref.cfdel "$n" REF.CFDEL refcfdel "item:__rand_int__")"
+fi
 if [ "$check" = --check ] && [ "$status" != 0 ]; then
     echo "bench-module: a target was missed"
     exit 1
