@@ -662,6 +662,13 @@ typedef struct bk_filter_stats {
                                 ahead, or the clock stepped back), that span's start, ms */
     int64_t redated_to_ms;   /* and the span's start it was moved back to, with every
                                 generation (docs/windows.md); both 0: never re-dated */
+    double bits_per_key;     /* bytes * 8 / keys: the memory a key added has cost so far
+                                (0 before the first) */
+    double rate_bound;       /* the rate once every array holds the keys it was sized for,
+                                compounded over a chain's slices (as est_fpr): the most a
+                                chain reaches with the slices it has, under fpr however it
+                                grows; for a filter that takes keys past its capacity, its
+                                rate at capacity */
 } bk_filter_stats;
 
 /* Fill *st with f's figures. Errors: BK_EINVAL. Safe concurrently with

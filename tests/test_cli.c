@@ -407,8 +407,21 @@ START_TEST(dedup_sizes_its_chain_from_regular_files)
         ck_assert_uint_ge(st.slices, cases[c].slices);
         if (!cases[c].capacity)
             ck_assert_uint_eq(st.slices, 1);
+        ck_assert_double_eq(cfg.tightening, 0.5); /* a count known: its first slice holds it */
         bk_free(f);
     }
+    /* no count known (an input that is not a regular file): planned for
+     * growth, each slice 0.85 of the last's rate */
+    run_result r = RUN(NULL, "dedup", "--quiet", "--state", in_dir("piped.bkf"), "/dev/null");
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    done(&r);
+    bk_filter *f;
+    ck_assert_int_eq(bk_load(in_dir("piped.bkf"), &f), BK_OK);
+    bk_config cfg;
+    bk_get_config(f, &cfg);
+    ck_assert_double_eq(cfg.tightening, 0.85);
+    ck_assert_uint_eq(cfg.capacity, 1000000);
+    bk_free(f);
 }
 END_TEST
 

@@ -54,18 +54,24 @@ START_TEST(growth_and_tightening_come_from_config)
         bk_filter_stats st;
         bk_stats(f, &st);
         uint64_t bits = 0, cap = 0;
+        double pass_none = 1;
         for (uint32_t i = 0; i < st.slices; i++) {
             uint64_t m;
             unsigned k;
             const uint64_t ci = (uint64_t)ceil(100 * pow(s_[c], i));
-            ck_assert_int_eq(
-                bk_size_slice(ci, 0.01 * (1 - r_[c]) * pow(r_[c], i), 0, BK_SLICE_HOLDS, &m, &k),
-                BK_OK);
+            const double pi = 0.01 * (1 - r_[c]) * pow(r_[c], i);
+            ck_assert_int_eq(bk_size_slice(ci, pi, 0, BK_SLICE_HOLDS, &m, &k), BK_OK);
             bits += m;
             cap += ci;
+            pass_none *= 1 - pi;
         }
         ck_assert_uint_eq(st.bits, bits);
         ck_assert_uint_eq(st.capacity, cap);
+        /* the rate the slices there are reach when full, under the target;
+         * the memory a key has cost */
+        ck_assert_double_eq_tol(st.rate_bound, 1 - pass_none, 1e-12);
+        ck_assert_double_lt(st.rate_bound, 0.01);
+        ck_assert_double_eq_tol(st.bits_per_key, 8.0 * (double)st.bytes / (double)st.keys, 1e-9);
         ck_assert_uint_ge(st.capacity, 20000 * 9 / 10);
         bk_free(f);
     }

@@ -59,6 +59,11 @@ static const row rows[] = {
      "the rate the sizing model predicts for the keys added"},
     {"target_fpr", "target fpr", BK_FIGURE_REAL, STAT(fpr), 0,
      "the rate the filter was made to keep (with bits pinned: the rate they give at capacity)"},
+    {"rate_bound", "rate bound", BK_FIGURE_REAL, STAT(rate_bound), 0,
+     "the rate once every array holds the keys it was sized for: the most a chain reaches with "
+     "the slices it has (under target fpr however it grows)"},
+    {"bits_per_key", "bits/key", BK_FIGURE_REAL, STAT(bits_per_key), 0,
+     "the memory each key added has cost so far: bytes * 8 / keys"},
     {"capacity", "capacity", BK_FIGURE_COUNT, STAT(capacity), 0,
      "keys it is sized for (scalable: all slices; window: per window)"},
     {"slices", "slices", BK_FIGURE_COUNT, STAT(slices), 0,

@@ -36,10 +36,34 @@ int bk_stats(const bk_filter *f, bk_filter_stats *st)
     return bk_stats_sized(f, st, sizeof *st);
 }
 
+/* The three compound rates a filter reports (estimated from the fill,
+ * modelled from the keys, sized: when every slice is full), each averaged
+ * over the groups a key meets one of. Within a group the sums of
+ * log(1 - rate_i), exact for tiny rates; then 1 - prod(1 - rate_i). */
+enum { EST, MODEL, SIZED, RATES };
+typedef struct compound {
+    double log_none[RATES]; /* the current group's */
+    double sum[RATES];      /* of the closed groups' rates */
+    uint32_t groups;
+} compound;
+
+static void close_group(compound *c)
+{
+    /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
+    for (int r = 0; r < RATES; r++) {
+        if (c->groups)
+            c->sum[r] += 0.0 - expm1(c->log_none[r]);
+        c->log_none[r] = 0.0;
+    }
+}
+
+static double mean_rate(compound *c, int r)
+{
+    return c->groups ? c->sum[r] / c->groups : 0.0;
+}
+
 /* Every figure comes from the slice views: sums over slices, the newest
- * slice's k, and the compound rate 1 - prod(1 - rate_i) (the chance an
- * absent key passes some slice of its group; for one slice simply its
- * rate), averaged over the groups a key meets one of. */
+ * slice's k, and the compound rates (struct compound). */
 int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
 {
     const int rc = begin(f, out, size, "stats");
@@ -51,22 +75,16 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     st->variant = bk_variant_name(f->cfg.variant);
     st->hash = bk_hash_name(f->cfg.hash);
     const uint32_t n = f->ops->slice_count(f);
-    double log_pass_none = 0.0; /* sum of log(1 - rate_i) over a group: exact for tiny rates */
-    double log_model_none = 0.0;
-    double rate_sum = 0.0, model_sum = 0.0; /* of the groups' rates */
-    uint32_t groups = 0;
+    compound c;
+    memset(&c, 0, sizeof c);
     uint64_t steps = BK_RATE_STEPS_FILTER; /* every slice's rates together */
     for (uint32_t i = 0; i < n; i++) {
         bk_slice_view v;
         f->ops->slice_view(f, i, &v);
         const uint32_t group = f->ops->slice_group ? f->ops->slice_group(f, i) : 0;
-        if (i == 0 || group != groups - 1) { /* a key meets one group: their mean rate */
-            if (i) {
-                rate_sum += 0.0 - expm1(log_pass_none);
-                model_sum += 0.0 - expm1(log_model_none);
-            }
-            log_pass_none = log_model_none = 0.0;
-            groups++;
+        if (i == 0 || group != c.groups - 1) { /* a key meets one group */
+            close_group(&c);
+            c.groups++;
         }
         bk_slice_estimate e;
         d->estimate(&f->cfg, &v, &steps, &e);
@@ -77,24 +95,23 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
         st->set_bits += v.set_bits;
         st->saturated += v.saturated;
         st->est_cardinality += e.keys;
-        log_pass_none += log1p(-e.rate);
-        log_model_none += log1p(-e.model);
+        c.log_none[EST] += log1p(-e.rate);
+        c.log_none[MODEL] += log1p(-e.model);
+        c.log_none[SIZED] += log1p(-(e.sized < 1 ? e.sized : 1 - 1e-16));
         st->k = v.k;
         st->fpr = f->cfg.bits ? e.sized : f->cfg.fpr;
     }
+    close_group(&c);
     st->slices = n;
     if (d->capacity)
         st->capacity = d->capacity(f, st->capacity);
     st->redated_from_ms = atomic_load(&f->redate_from_ms);
     st->redated_to_ms = atomic_load(&f->redate_to_ms);
     st->fill = (double)st->set_bits / (double)st->bits;
-    /* 0 - expm1(x), not -expm1(x): an empty filter's rate is 0, not -0 */
-    if (groups) {
-        rate_sum += 0.0 - expm1(log_pass_none);
-        model_sum += 0.0 - expm1(log_model_none);
-    }
-    st->est_fpr = groups ? rate_sum / groups : 0.0;
-    st->model_fpr = groups ? model_sum / groups : 0.0;
+    st->est_fpr = mean_rate(&c, EST);
+    st->model_fpr = mean_rate(&c, MODEL);
+    st->rate_bound = mean_rate(&c, SIZED);
+    st->bits_per_key = st->keys ? 8.0 * (double)st->bytes / (double)st->keys : 0.0;
     copy_sized(out, size, st, sizeof *st);
     return BK_OK;
 }

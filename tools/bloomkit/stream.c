@@ -203,9 +203,12 @@ static void show(progress *p, uint64_t lines, const bk_filter *f, double t)
     bk_filter_stats st;
     bk_stats(f, &st);
     const double dt = t - p->start;
-    fprintf(stderr, "\r%llu line%s, %.0f lines/s, %llu key%s, fill %.3f, est. rate %.2e   ",
+    fprintf(stderr,
+            "\r%llu line%s, %.0f lines/s, %llu key%s, fill %.3f, est. rate %.2e, %.1f MiB, "
+            "%.1f bits/key, rate bound %.2e   ",
             (unsigned long long)lines, lines == 1 ? "" : "s", dt > 0 ? (double)lines / dt : 0.0,
-            (unsigned long long)st.keys, st.keys == 1 ? "" : "s", st.fill, st.est_fpr);
+            (unsigned long long)st.keys, st.keys == 1 ? "" : "s", st.fill, st.est_fpr,
+            (double)st.bytes / 1048576.0, st.bits_per_key, st.rate_bound);
     fflush(stderr);
     p->shown = 1;
     p->last = t;

@@ -55,8 +55,10 @@ int out_write(out_buf *o, const void *p, size_t n); /* 0 or -1 */
 int out_flush(out_buf *o);                          /* 0 or -1 */
 void out_free(out_buf *o);
 
-/* One updating line on stderr: lines, lines/s, keys, fill, estimated rate.
- * Shown when enabled and the command has run longer than a second. */
+/* One updating line on stderr: lines, lines/s, keys, fill, estimated rate,
+ * the filter's memory, its bits a key so far and the rate it still bounds
+ * (bk_filter_stats). Shown when enabled and the command has run longer than
+ * a second. */
 typedef struct progress {
     int enabled;
     int shown;

@@ -44,6 +44,8 @@ class _FilterStats(TypedDict):
     est_fpr: float
     model_fpr: float
     target_fpr: float
+    rate_bound: float
+    bits_per_key: float
     fpr: float
     capacity: int
     slices: int
