@@ -362,9 +362,9 @@ static int new_config(const cli_opts *o, bk_config *cfg, int sized)
     }
     /* No count known (a pipe, a crawler's stream): a chain planned for
      * growth that may reach 10^9. Each slice gets 0.85 of the last's rate,
-     * not 0.5, so the later slices, which hold most keys, spend about 0.23
+     * not 0.5, so the later slices, which hold most keys, spend about 0.34
      * bits a key more each instead of 1.44 (Almeida et al. advise 0.8-0.9
-     * for large growth): 10^9 URLs took 4.1 GB instead of 5.8 in the same
+     * for large growth): 10^9 URLs took 4.0 GiB instead of 5.6 in the same
      * time (docs/performance.md, "Not knowing the count"). With a count
      * (--capacity, a config, files) the first slice should hold it and
      * keeps half the rate, as 0.5 gives it. */
