@@ -165,7 +165,10 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+/* REF.EXISTS (probe 1), and REF.NOOP (0): the module API's own cost of a
+ * one-key read, the key opened and its value fetched, nothing hashed or
+ * probed, 0 replied. */
+static int bloom_read(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int probe)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
@@ -173,11 +176,22 @@ static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const ref_filter *f = open_filter(ctx, argv[1], REDISMODULE_READ, &key, 0);
     if (!f)
         return REDISMODULE_OK;
-    uint64_t a, b;
-    pair(argv[2], &a, &b);
-    RedisModule_ReplyWithLongLong(ctx, has(f, a, b));
+    uint64_t a = 0, b = 0;
+    if (probe)
+        pair(argv[2], &a, &b);
+    RedisModule_ReplyWithLongLong(ctx, probe && has(f, a, b));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
+}
+
+static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return bloom_read(ctx, argv, argc, 1);
+}
+
+static int cmd_noop(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return bloom_read(ctx, argv, argc, 0);
 }
 
 /* ------------------------------------------------------------- cuckoo -- */
@@ -273,21 +287,6 @@ static int cmd_cfcount(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 static int cmd_cfdel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return cuckoo_cmd(ctx, argv, argc, CF_DEL);
-}
-
-/* The module API's own cost of a one-key read: the key opened, its value
- * fetched, an integer replied; no hashing, no filter memory touched. */
-static int cmd_noop(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
-{
-    if (argc != 3)
-        return RedisModule_WrongArity(ctx);
-    RedisModuleKey *key;
-    const ref_filter *f = open_filter(ctx, argv[1], REDISMODULE_READ, &key, 0);
-    if (!f)
-        return REDISMODULE_OK;
-    RedisModule_ReplyWithLongLong(ctx, f->k == 0);
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
 }
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);

@@ -57,7 +57,7 @@ static void close_group(compound *c)
     }
 }
 
-static double mean_rate(compound *c, int r)
+static double mean_rate(const compound *c, int r)
 {
     return c->groups ? c->sum[r] / c->groups : 0.0;
 }

@@ -211,14 +211,10 @@ static int params_of(const bk_config *cfg, bk_rbcuckoo_info *in)
 
 /* Sub-filter 0's buckets for cfg's capacity: RedisBloom's sizing for its
  * hash (the bytes CF.RESERVE makes), else enough that the capacity fits
- * without growing. BK_OK or BK_ERANGE. */
+ * without growing (bk_rc_size). */
 static int buckets_of(const bk_config *cfg, unsigned bucket_size, uint64_t *out)
 {
-    *out = cfg->hash == BK_HASH_MURMUR ? bk_rc_buckets_for(cfg->capacity, bucket_size)
-                                       : bk_rc_buckets_holding(cfg->capacity, bucket_size);
-    return *out ? BK_OK
-                : bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu",
-                          (unsigned long long)cfg->capacity);
+    return bk_rc_size(cfg->capacity, bucket_size, cfg->hash != BK_HASH_MURMUR, out);
 }
 
 static int rcf_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)

@@ -71,6 +71,17 @@ uint64_t bk_rc_buckets_holding(uint64_t capacity, unsigned bucket_size)
     return buckets < RC_MIN_HELD ? RC_MIN_HELD : buckets > BK_RBCUCKOO_BUCKETS_MAX ? 0 : buckets;
 }
 
+int bk_rc_size(uint64_t capacity, unsigned bucket_size, int hold, uint64_t *out)
+{
+    if (bucket_size < 1)
+        return bk_fail(BK_EINVAL, "a cuckoo filter of bucket size 0");
+    *out = hold ? bk_rc_buckets_holding(capacity, bucket_size)
+                : bk_rc_buckets_for(capacity, bucket_size);
+    return *out ? BK_OK
+                : bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu",
+                          (unsigned long long)capacity);
+}
+
 int bk_rc_buckets_at(uint64_t buckets, unsigned expansion, uint32_t i, uint64_t *out)
 {
     const double n = (double)buckets * pow((double)expansion, (double)i);
@@ -237,12 +248,11 @@ int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterat
 {
     bk_call_begin();
     const bk_allocator a = bk_current_allocator();
-    if (bucket_size < 1)
-        return bk_fail(BK_EINVAL, "a cuckoo filter of bucket size 0");
-    const uint64_t buckets = bk_rc_buckets_for(capacity, bucket_size);
-    if (buckets == 0)
-        return bk_fail(BK_ERANGE, "a cuckoo filter of capacity %llu", (unsigned long long)capacity);
-    return bk_rc_new(&a, buckets, bucket_size, max_iterations, expansion, max_bytes, 0, out);
+    uint64_t buckets;
+    const int rc = bk_rc_size(capacity, bucket_size, 0, &buckets);
+    return rc != BK_OK
+               ? rc
+               : bk_rc_new(&a, buckets, bucket_size, max_iterations, expansion, max_bytes, 0, out);
 }
 
 int bk_rc_new(const bk_allocator *a, uint64_t buckets, unsigned bucket_size,

@@ -82,6 +82,11 @@ uint64_t bk_rc_buckets_for(uint64_t capacity, unsigned bucket_size);
 #define RC_MIN_HELD 512u
 uint64_t bk_rc_buckets_holding(uint64_t capacity, unsigned bucket_size);
 
+/* Buckets of sub-filter 0 for a capacity into *out, by
+ * bk_rc_buckets_holding when hold, else bk_rc_buckets_for: BK_OK,
+ * BK_EINVAL (bucket_size 0) or BK_ERANGE (too many buckets). */
+int bk_rc_size(uint64_t capacity, unsigned bucket_size, int hold, uint64_t *out);
+
 /* Buckets of sub-filter i as RedisBloom computes them (pow in doubles):
  * BK_OK, or BK_ERANGE when 0 or past BK_RBCUCKOO_BUCKETS_MAX. */
 int bk_rc_buckets_at(uint64_t buckets, unsigned expansion, uint32_t i, uint64_t *out);
