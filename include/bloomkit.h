@@ -155,8 +155,11 @@ typedef enum bk_variant {
     BK_VARIANT_WINDOW = 3,   /* remembers each key for a time window, then forgets it */
     BK_VARIANT_CUCKOO = 4,   /* a cuckoo filter: fingerprints in buckets, supports bk_remove */
     /* RedisBloom's own structures, bit for bit (bloomkit_redisbloom.h): */
-    BK_VARIANT_RBCHAIN = 5, /* its scalable Bloom chain (BF.* keys, type MBbloom--) */
-    BK_VARIANT_RBCUCKOO = 6 /* its cuckoo filter (CF.* keys, type MBbloomCF), supports bk_remove */
+    BK_VARIANT_RBCHAIN = 5,  /* its scalable Bloom chain (BF.* keys, type MBbloom--) */
+    BK_VARIANT_RBCUCKOO = 6, /* its cuckoo filter (CF.* keys, type MBbloomCF), supports bk_remove */
+    /* one table of fingerprints that doubles as keys come, for a count
+     * nobody knows: a lookup reads one place however large it grows */
+    BK_VARIANT_EXPANDABLE = 7
 } bk_variant;
 
 typedef enum bk_hash_alg {

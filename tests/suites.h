@@ -35,6 +35,7 @@
     X(writers) \
     X(window) \
     X(cuckoo) \
+    X(expandable) \
     X(pinned) \
     X(url) \
     X(redisbloom) \

@@ -410,17 +410,44 @@ START_TEST(dedup_sizes_its_chain_from_regular_files)
         ck_assert_double_eq(cfg.tightening, 0.5); /* a count known: its first slice holds it */
         bk_free(f);
     }
-    /* no count known (an input that is not a regular file): planned for
-     * growth, each slice 0.85 of the last's rate */
-    run_result r = RUN(NULL, "dedup", "--quiet", "--state", in_dir("piped.bkf"), "/dev/null");
+    /* no count known (an input that is not a regular file): the expandable
+     * filter, each doubling's adds 0.85 of the last's rate; asked for a
+     * chain (--layout), a chain planned for growth, each slice 0.85 of the
+     * last's rate */
+    static const struct {
+        const char *file, *flag, *value;
+        bk_variant variant;
+    } piped[] = {{"piped.bkf", NULL, NULL, BK_VARIANT_EXPANDABLE},
+                 {"chain.bkf", "--layout", "blocked", BK_VARIANT_SCALABLE},
+                 {"classic.bkf", "--variant", "scalable", BK_VARIANT_SCALABLE}};
+    for (size_t c = 0; c < sizeof piped / sizeof *piped; c++) {
+        run_result r =
+            piped[c].flag
+                ? RUN(NULL, "dedup", "--quiet", "--state", in_dir(piped[c].file),
+                      (char *)piped[c].flag, (char *)piped[c].value, "/dev/null")
+                : RUN(NULL, "dedup", "--quiet", "--state", in_dir(piped[c].file), "/dev/null");
+        ck_assert_msg(r.code == 0, "%s", r.err);
+        done(&r);
+        bk_filter *f;
+        ck_assert_int_eq(bk_load(in_dir(piped[c].file), &f), BK_OK);
+        bk_config cfg;
+        bk_get_config(f, &cfg);
+        ck_assert_int_eq(cfg.variant, piped[c].variant);
+        ck_assert_double_eq(cfg.tightening, 0.85);
+        ck_assert_uint_eq(cfg.capacity, 1000000);
+        ck_assert_double_eq(cfg.fpr, 0.0001);
+        bk_free(f);
+    }
+    /* a state file a chain made keeps being one: the saved filter's
+     * parameters win over the new default */
+    run_result r = RUN(NULL, "dedup", "--quiet", "--state", in_dir("chain.bkf"), "/dev/null");
     ck_assert_msg(r.code == 0, "%s", r.err);
     done(&r);
     bk_filter *f;
-    ck_assert_int_eq(bk_load(in_dir("piped.bkf"), &f), BK_OK);
+    ck_assert_int_eq(bk_load(in_dir("chain.bkf"), &f), BK_OK);
     bk_config cfg;
     bk_get_config(f, &cfg);
-    ck_assert_double_eq(cfg.tightening, 0.85);
-    ck_assert_uint_eq(cfg.capacity, 1000000);
+    ck_assert_int_eq(cfg.variant, BK_VARIANT_SCALABLE);
     bk_free(f);
 }
 END_TEST

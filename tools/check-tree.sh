@@ -14,11 +14,12 @@ status=0
 # (a pattern for grep -E); a folder's own files are always allowed
 layers='common:^$
 canonical:^common/
-core:^common/|^(standard|counting|scalable|window|cuckoo|rbchain|rbcuckoo)/[a-z]+\.h$
+core:^common/|^(standard|counting|scalable|window|cuckoo|rbchain|rbcuckoo|expandable)/[a-z]+\.h$
 io:^common/|^core/store\.h$
 standard:^common/|^core/filter_impl\.h$
 counting:^common/|^core/filter_impl\.h$
 cuckoo:^common/|^core/filter_impl\.h$
+expandable:^common/|^core/filter_impl\.h$
 rbchain:^common/|^core/filter_impl\.h$
 rbcuckoo:^common/|^core/filter_impl\.h$
 scalable:^common/|^core/filter_impl\.h$|^standard/standard\.h$

@@ -210,6 +210,17 @@ void bk_payload_free(const bk_allocator *a, void *p, size_t size)
     munmap(p, (size + page - 1) / page * page);
 }
 
+void bk_payload_discard(const bk_allocator *a, void *p, size_t size, size_t from, size_t upto)
+{
+    if (!p || !uses_mapping(a, size) || upto > size)
+        return;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    from = (from + page - 1) / page * page;
+    upto = upto / page * page;
+    if (upto > from)
+        madvise((uint8_t *)p + from, upto - from, MADV_DONTNEED); /* advice: failure keeps them */
+}
+
 void bk_own_free(const bk_allocator *a, void *p, size_t size, int own)
 {
     if (own == BK_OWN_MEM)

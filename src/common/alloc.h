@@ -52,6 +52,11 @@ BK_INTERNAL char *bk_mem_strdup(const bk_allocator *a, const char *s);
 #define BK_HUGE_PAYLOAD BK_HUGE_PAGE
 BK_INTERNAL void *bk_payload_alloc(const bk_allocator *a, size_t size);
 BK_INTERNAL void bk_payload_free(const bk_allocator *a, void *p, size_t size);
+/* Give the memory of bytes [from, upto) of payload p (of size bytes) back to the system while p
+ * stays allocated: those bytes read as zero from now on. Only for a payload the default allocator
+ * mapped (whole pages inside the range); with any other allocator nothing happens. For a payload
+ * being read once, front to back, into another (a table that doubles). */
+void bk_payload_discard(const bk_allocator *a, void *p, size_t size, size_t from, size_t upto);
 
 /* Who frees an array of a structure that holds arrays from several sources
  * (RedisBloom's, src/rbchain and src/rbcuckoo): the structure, with

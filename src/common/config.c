@@ -34,7 +34,7 @@
 #define QUOTE_MAX 40
 
 static const char *const variant_names[] = {"standard", "counting", "scalable", "window",
-                                            "cuckoo",   "rbchain",  "rbcuckoo"};
+                                            "cuckoo",   "rbchain",  "rbcuckoo", "expandable"};
 static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3", "murmur"};
 static const char *const layout_names[] = {"classic", "blocked"};
 static const char *const input_names[] = {"raw", "scrapy-redis", "url", "url-keep-query-order"};
@@ -87,20 +87,23 @@ static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
      "the filter: standard, counting (4-bit counters, removal), scalable (grows), window "
      "(forgets keys after a time), cuckoo (removal in a quarter of counting's memory), rbchain "
-     "and rbcuckoo (RedisBloom's scalable chain and cuckoo filter, bit for bit)",
+     "and rbcuckoo (RedisBloom's scalable chain and cuckoo filter, bit for bit), expandable "
+     "(grows by doubling one table: one lookup whatever its size)",
      0, 0},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
      "an integer in 1 .. 2^48 (281474976710656)", "1000000",
      "keys expected (scalable: of the first slice)", 0, 0},
     {"fpr", K_REAL, FIELD(fpr), NULL, 0, 0.0, BK_FPR_MAX, 1, "a number in (0, 0.5]", "0.01",
      "the false-positive rate to keep (rbchain: RedisBloom's error rate)",
-     OWN_VARIANTS | ONLY(BK_VARIANT_RBCHAIN), 0},
+     OWN_VARIANTS | ONLY(BK_VARIANT_RBCHAIN) | ONLY(BK_VARIANT_EXPANDABLE), 0},
     {"growth", K_REAL, FIELD(growth), NULL, 0, BK_GROWTH_MIN, BK_GROWTH_MAX, 0,
      "a number in [2, 16]", "2", "scalable: each slice holds this many times the last",
      OWN_VARIANTS, 0},
     {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
-     "a number in [0.1, 0.95]", "0.5", "scalable: each slice gets this share of the last's rate",
-     OWN_VARIANTS, 0},
+     "a number in [0.1, 0.95]", "0.5",
+     "scalable: each slice gets this share of the last's rate (expandable: each doubling's "
+     "adds; default 0.85)",
+     OWN_VARIANTS | ONLY(BK_VARIANT_EXPANDABLE), 0},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
      "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only); "
      "rbchain and rbcuckoo also murmur, RedisBloom's unkeyed MurmurHash (its data only)",
@@ -121,9 +124,12 @@ static const key_desc keys[] = {
      ONLY(BK_VARIANT_WINDOW), 0},
     {"max_bytes", K_SIZE, FIELD(max_bytes), NULL, 0, 0, (double)BK_MAX_BYTES_MAX, 0,
      "0 (no limit) or a size in bytes, with k, M or G for KiB, MiB, GiB (64M), up to 2^56", "0",
-     "scalable, window, rbchain, rbcuckoo: a ceiling on memory; growing past it fails with "
+     "scalable, window, expandable, rbchain, rbcuckoo: a ceiling on memory; growing past it "
+     "fails with "
      "BK_EFULL",
-     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW) | RB_VARIANTS, 0},
+     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW) | ONLY(BK_VARIANT_EXPANDABLE) |
+         RB_VARIANTS,
+     0},
     {"bits", K_COUNT, FIELD(bits), NULL, 0, 0, (double)BK_BITS_MAX, 0,
      "0 (sized from capacity and fpr) or an integer in 1 .. 2^56", "0",
      "standard, counting: m pinned, the bits (counters) of the array, instead of fpr",
@@ -179,6 +185,7 @@ static const struct {
 } variant_defaults[] = {
     {BK_VARIANT_WINDOW, "tightening", "0.3"},
     {BK_VARIANT_RBCUCKOO, "expansion", "1"},
+    {BK_VARIANT_EXPANDABLE, "tightening", "0.85"},
 };
 
 /* Field access through the table. */

@@ -39,13 +39,13 @@ static const row rows[] = {
     {"input", "input", BK_FIGURE_TEXT, CONF("input"), 0,
      "what a key is made of: raw, url, url-keep-query-order or scrapy-redis"},
     {"bits", "size", BK_FIGURE_COUNT, STAT(bits), 0,
-     "m: the cells of the arrays (bits; counting: counters; cuckoo: fingerprint slots), all "
-     "slices together"},
+     "m: the cells of the arrays (bits; counting: counters; cuckoo: fingerprint slots; "
+     "expandable: the table's bits), all slices together"},
     {"m", NULL, BK_FIGURE_COUNT, STAT(bits), 0, "the same as bits, under the formulas' name"},
     {"bytes", "bytes", BK_FIGURE_COUNT, STAT(bytes), 0, "bytes of payload memory"},
     {"k", "k", BK_FIGURE_COUNT, STAT(k), 0,
      "probes per key (scalable, window: of the newest slice; cuckoo: the 2 buckets a lookup "
-     "reads)"},
+     "reads; expandable: the 1 home)"},
     {"keys", "keys added", BK_FIGURE_COUNT, STAT(keys), 0,
      "adds that reported a new key (counting, cuckoo: adds minus removes)"},
     {"set_bits", "set bits", BK_FIGURE_COUNT, STAT(set_bits), 0,
@@ -83,7 +83,7 @@ static const row rows[] = {
 #define ALL_VARIANTS                                                                               \
     (ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING) | ONLY(BK_VARIANT_SCALABLE) |           \
      ONLY(BK_VARIANT_WINDOW) | ONLY(BK_VARIANT_CUCKOO) | ONLY(BK_VARIANT_RBCHAIN) |                \
-     ONLY(BK_VARIANT_RBCUCKOO))
+     ONLY(BK_VARIANT_RBCUCKOO) | ONLY(BK_VARIANT_EXPANDABLE))
 
 static void value_of(const row *r, const bk_filter_stats *st, const bk_config *cfg, bk_figure *f)
 {

@@ -496,7 +496,7 @@ int bk_variant_removes(bk_variant v)
 int bk_variant_grows(bk_variant v)
 {
     const bk_variant_desc *d = bk_variant_for(v);
-    return d && d->max_slices > 1;
+    return d && (d->max_slices > 1 || d->grows);
 }
 
 int bk_config_resolve(const bk_config *cfg, bk_config *out)

@@ -384,6 +384,9 @@ typedef struct bk_variant_desc {
     /* 1: its slice views carry a word of the variant's own in gen (a
      * RedisBloom chain's n2), which files keep and its adopt checks. */
     int own_words;
+    /* 1: it grows as keys come though it is one array (expandable); a
+     * variant of more than one slice grows too (bk_variant_grows). */
+    int grows;
 } bk_variant_desc;
 
 /* The descriptor of variant v; NULL for an unknown one. */

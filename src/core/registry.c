@@ -6,6 +6,7 @@
 #include "filter_impl.h"
 #include "../counting/counting.h"
 #include "../cuckoo/cuckoo.h"
+#include "../expandable/expandable.h"
 #include "../rbchain/bfvariant.h"
 #include "../rbcuckoo/cfvariant.h"
 #include "../scalable/scalable.h"
@@ -14,7 +15,7 @@
 
 static const bk_variant_desc *const registry[] = {
     &bk_standard_desc, &bk_counting_desc, &bk_scalable_desc, &bk_window_desc,
-    &bk_cuckoo_desc,   &bk_rbchain_desc,  &bk_rbcuckoo_desc,
+    &bk_cuckoo_desc,   &bk_rbchain_desc,  &bk_rbcuckoo_desc, &bk_expandable_desc,
 };
 
 const bk_variant_desc *bk_variant_for(bk_variant v)

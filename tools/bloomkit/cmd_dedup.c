@@ -31,10 +31,12 @@ static const char usage[] =
     "                      [--threads N] [--canonical-urls [--keep-query-order]]\n"
     "                      [--no-wait] [--quiet | --progress]\n"
     "Copy each record of the INPUTs (default or '-': standard input) to standard output\n"
-    "the first time it is seen, in input order. Default filter: variant=scalable\n"
-    "fpr=0.0001 capacity=1000000 layout=blocked, in memory, and tightening=0.85 when no\n"
-    "count is known: no --capacity, no capacity= in --config, no --config-file, no\n"
-    "regular files as INPUTs (these make capacity = the records they hold, when more).\n"
+    "the first time it is seen, in input order. Default filter: fpr=0.0001, in memory;\n"
+    "when no count is known (no --capacity, no capacity= in --config, no --config-file,\n"
+    "no regular files as INPUTs, which make capacity = the records they hold, when more)\n"
+    "variant=expandable capacity=1000000 (one table that doubles), else, and with\n"
+    "--redis, --variant, --layout or --growth, variant=scalable layout=blocked\n"
+    "capacity=1000000 (tightening=0.85 when no count is known).\n"
     "--state FILE keeps the filter across runs: loaded if FILE exists (its parameters\n"
     "win), created otherwise, saved atomically at the end, every N records with\n"
     "--checkpoint N, and on SIGINT/SIGTERM/SIGHUP. --redis URL deduplicates against a\n"
@@ -343,6 +345,13 @@ static uint64_t records_in_inputs(const cli_opts *o)
     return total;
 }
 
+/* 1 when the command line states key `name` (an option, or --config's
+ * text). */
+static int states(const cli_opts *o, const char *name)
+{
+    return cli_key(o, name) || (o->config_text && bk_config_text_sets(o->config_text, name));
+}
+
 /* dedup's defaults with the command line's config over them. A chain of
  * local memory starts at the inputs' record count when they are regular
  * files (a capacity given wins; bk_new may still refuse it: open_local then
@@ -352,22 +361,30 @@ static int new_config(const cli_opts *o, bk_config *cfg, int sized)
     bk_config_init(cfg);
     cfg->variant = BK_VARIANT_SCALABLE;
     cfg->fpr = 0.0001;
-    int count_known = cli_key(o, "capacity") || o->config_file ||
-                      (o->config_text && bk_config_text_sets(o->config_text, "capacity"));
+    int count_known = states(o, "capacity") || o->config_file;
     if (sized) {
         const uint64_t n = records_in_inputs(o);
         if (n > cfg->capacity)
             cfg->capacity = n;
         count_known |= n > 0;
     }
-    /* No count known (a pipe, a crawler's stream): a chain planned for
-     * growth that may reach 10^9. Each slice gets 0.85 of the last's rate,
-     * not 0.5, so the later slices, which hold most keys, spend about 0.34
-     * bits a key more each instead of 1.44 (Almeida et al. advise 0.8-0.9
-     * for large growth): 10^9 URLs took 4.0 GiB instead of 5.6 in the same
-     * time (docs/performance.md, "Not knowing the count"). With a count
-     * (--capacity, a config, files) the first slice should hold it and
-     * keeps half the rate, as 0.5 gives it. */
+    /* No count known (a pipe, a crawler's stream) and no filter asked for:
+     * the expandable filter, one table that doubles, so a new key costs one
+     * lookup however far the count goes, where a chain probes every slice
+     * (docs/performance.md, "Not knowing the count"). Not for --redis: a
+     * shared filter in Redis is a chain (src/redis keeps chains). */
+    if (!count_known && !o->redis && !states(o, "variant") && !states(o, "layout") &&
+        !states(o, "growth") && !cli_key(o, "window")) {
+        cfg->variant = BK_VARIANT_EXPANDABLE;
+        cfg->tightening = 0.85;
+        return cli_apply_config(o, cfg);
+    }
+    /* A chain with no count known plans for growth that may reach 10^9:
+     * each slice gets 0.85 of the last's rate, not 0.5, so the later
+     * slices, which hold most keys, spend about 0.34 bits a key more each
+     * instead of 1.44 (Almeida et al. advise 0.8-0.9 for large growth).
+     * With a count (--capacity, a config, files) the first slice should
+     * hold it and keeps half the rate, as 0.5 gives it. */
     if (!count_known)
         cfg->tightening = 0.85;
     /* One cache line per key and slice: dedup is a throughput job, and the

@@ -1,0 +1,447 @@
+/*
+ * expandable.c - the expandable filter: one quotient table (qtable.h) that
+ * doubles when it is three quarters full, for a count nobody knows. A
+ * scalable chain grows by adding arrays, and a key new to the filter is
+ * looked for in every one of them (ten at 10^9 keys from a first slice of
+ * 10^6); here a lookup reads one home and the slots after it however large
+ * the table has grown, and a doubling moves every entry once.
+ *
+ * The rate bound (Dayan et al.'s InfiniFilter, with the scalable chain's
+ * tightening): doubling keeps the table's rate (qtable.h), so only adds
+ * raise it. Generation g is the table of q0 + g quotient bits (q0 from the
+ * capacity: 2^q0 homes hold it at load XP_LOAD_MAX); it takes at most
+ * XP_LOAD_MAX * 2^q adds before it doubles, each of fingerprint length
+ *   F(g) = ceil(log2(XP_LOAD_MAX / p_g)),   p_g = fpr (1 - r) r^g,
+ * so it adds at most p_g to the rate, and all generations together less
+ * than fpr. Fingerprints thus get log2(1/r) bits longer each doubling (r
+ * = tightening, 0.85 by default: 0.23 bits), the field holds the newest
+ * ones (r = F(g) + 1 bits with the marker), and older entries, one bit
+ * shorter a doubling, fit in it.
+ *
+ * Invariants:
+ *  - An add of a key the table may hold changes nothing (0); otherwise
+ *    it puts the key's entry in (1). There is no removal: an entry's
+ *    shortened fingerprint may stand for several keys.
+ *  - A doubling is all or nothing: the new table is allocated before
+ *    anything moves (BK_ENOMEM, BK_EFULL at max_bytes: the filter as it
+ *    was); then every entry is moved, which cannot fail. The old payload's
+ *    pages are given back as the move passes them (the default allocator's
+ *    mapped payloads), so a doubling's peak is about the new table's size,
+ *    not one and a half times it.
+ *  - The slice view persistence sees: m = payload bits (bytes * 8: whole
+ *    64-bit words), k = 1 (a lookup reads one home), set_bits = the payload's set bits (what a
+ *    file's census counts), keys = adds that were new, gen = the table's
+ *    rate as a double's bits (own word: bk_stats reads it; a file's adopt
+ *    recomputes it from the entries).
+ *
+ * Concurrency: expandable.h.
+ */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
+#include "expandable.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../common/alloc.h"
+#include "../common/bits.h"
+#include "../common/error.h"
+#include "qtable.h"
+
+/* The load at which a table doubles: quotient filter runs stay short (a
+ * lookup reads a few slots past its home, most often in its home's cache
+ * line) while every table is at least three-eighths full. */
+#define XP_LOAD_MAX 0.75
+
+typedef struct bk_expandable {
+    bk_filter base; /* first: a bk_expandable* is a bk_filter* */
+    xp_table t;
+    unsigned q0;   /* the first table's quotient bits */
+    uint64_t keys; /* adds that were new */
+    int borrowed;  /* t.data belongs to a file mapping */
+    pthread_rwlock_t lock;
+} bk_expandable;
+
+_Static_assert(offsetof(bk_expandable, base) == 0, "bk_filter must be the first member");
+
+/* --- the schedule ------------------------------------------------------- */
+
+/* The quotient bits of cfg's first table. */
+static unsigned first_qbits(const bk_config *cfg)
+{
+    unsigned q = XP_QBITS_MIN;
+    while (q < XP_QBITS_MAX && ldexp(XP_LOAD_MAX, (int)q) < (double)cfg->capacity)
+        q++;
+    return q;
+}
+
+/* The field bits of a table of q quotient bits (first q0): F(g) + 1. */
+static unsigned field_bits(const bk_config *cfg, unsigned q0, unsigned q)
+{
+    const double r = cfg->tightening, g = (double)(q - q0);
+    const double f = ceil(log2(XP_LOAD_MAX) - log2(cfg->fpr) - log2(1.0 - r) - g * log2(r) - 1e-9);
+    return f < 1 ? 2u : f >= XP_FIELD_MAX ? XP_FIELD_MAX + 1 : (unsigned)f + 1;
+}
+
+/* The adds a table of q quotient bits takes before it doubles. */
+static uint64_t table_capacity(unsigned q)
+{
+    return (uint64_t)ldexp(XP_LOAD_MAX, (int)q);
+}
+
+/* Table t's shape for q quotient bits and at least `slots` slots: r, w,
+ * nbytes (whole words) and the slots they hold. BK_OK, or BK_EFULL when
+ * its fingerprints or quotients would pass what a slot holds (detail). */
+static int shape(const bk_config *cfg, unsigned q0, unsigned q, uint64_t slots, xp_table *t)
+{
+    t->q = q;
+    t->r = field_bits(cfg, q0, q);
+    if (q > XP_QBITS_MAX || t->r > XP_FIELD_MAX)
+        return bk_fail(BK_EFULL,
+                       "expandable filter full: a table of 2^%u homes would need %u-bit "
+                       "fingerprints for fpr %g with tightening %g (at most %u bits, 2^%u homes)",
+                       q, t->r - 1, cfg->fpr, cfg->tightening, XP_FIELD_MAX - 1, XP_QBITS_MAX);
+    t->w = t->r + XP_META;
+    t->nbytes = (slots * t->w + 63) / 64 * 8;
+    t->slots = t->nbytes * 8 / t->w;
+    if (t->slots >= UINT64_C(2) << q) /* then q would not follow from the size */
+        return bk_fail(BK_EFULL, "expandable filter full: its last runs spill past 2^%u slots",
+                       q + 1);
+    return BK_OK;
+}
+
+/* The quotient bits of a table of m payload bits (cfg's, first q0): the
+ * one q whose slots (m / w) are at least 2^q and under 2^(q+1) (shape
+ * keeps them so). BK_OK or BK_ECORRUPT. */
+static int qbits_of(const bk_config *cfg, unsigned q0, uint64_t m, unsigned *q)
+{
+    for (unsigned c = q0; c <= XP_QBITS_MAX; c++) {
+        const uint64_t slots = m / (field_bits(cfg, q0, c) + XP_META);
+        if (slots >= UINT64_C(1) << c && slots < UINT64_C(2) << c) {
+            *q = c;
+            return BK_OK;
+        }
+    }
+    return bk_fail(BK_ECORRUPT, "expandable: %llu bits are no table its configuration makes",
+                   (unsigned long long)m);
+}
+
+/* --- operations --------------------------------------------------------- */
+
+typedef struct releaser {
+    const bk_allocator *a;
+    uint8_t *data;
+    uint64_t nbytes, done;
+} releaser;
+
+static void release(void *ctx, uint64_t upto)
+{
+    releaser *r = ctx;
+    bk_payload_discard(r->a, r->data, (size_t)r->nbytes, (size_t)r->done, (size_t)upto);
+    r->done = upto;
+}
+
+/* Double the table: BK_OK, or an error with the filter as it was. */
+static int grow(bk_expandable *e)
+{
+    const bk_filter *f = &e->base;
+    xp_table n;
+    memset(&n, 0, sizeof n);
+    int rc = shape(&f->cfg, e->q0, e->t.q + 1, xp_double_slots(&e->t), &n);
+    if (rc != BK_OK)
+        return rc;
+    if (f->cfg.max_bytes && n.nbytes > f->cfg.max_bytes)
+        return bk_full_error(n.nbytes, f->cfg.max_bytes, e->t.nbytes, 0);
+    if (n.nbytes > SIZE_MAX)
+        return bk_fail(BK_ERANGE, "expandable: a table of %llu bytes",
+                       (unsigned long long)n.nbytes);
+    if (!(n.data = bk_payload_alloc(&f->alloc, (size_t)n.nbytes)))
+        return BK_ENOMEM;
+    releaser r = {&f->alloc, e->t.data, e->t.nbytes, 0};
+    xp_double(&e->t, &n, e->borrowed ? NULL : release, &r);
+    if (!e->borrowed)
+        bk_payload_free(&f->alloc, e->t.data, (size_t)e->t.nbytes);
+    e->t = n;
+    e->borrowed = 0;
+    return BK_OK;
+}
+
+static int add_unlocked(bk_filter *f, const bk_hash *h)
+{
+    bk_expandable *e = (bk_expandable *)f;
+    if (xp_lookup(&e->t, xp_home(&e->t, h), xp_probe(&e->t, h)))
+        return 0;
+    /* a table too full, or whose last runs reach its end, doubles first
+     * (twice at most: a doubling halves the load and the runs) */
+    for (int doublings = 0;; doublings++) {
+        if (e->t.entries < table_capacity(e->t.q) &&
+            xp_insert(&e->t, xp_home(&e->t, h), xp_field(&e->t, h, e->t.r - 1)))
+            break;
+        if (doublings == 2)
+            return bk_fail(BK_EFULL, "expandable: no room for a key after two doublings");
+        const int rc = grow(e);
+        if (rc != BK_OK)
+            return rc;
+    }
+    e->keys++;
+    return 1;
+}
+
+static int contains_unlocked(const bk_filter *f, const bk_hash *h)
+{
+    const bk_expandable *e = (const bk_expandable *)f;
+    return xp_lookup(&e->t, xp_home(&e->t, h), xp_probe(&e->t, h));
+}
+
+static int clear_unlocked(bk_filter *f, const bk_hash *unused)
+{
+    (void)unused;
+    bk_expandable *e = (bk_expandable *)f;
+    memset(e->t.data, 0, (size_t)e->t.nbytes);
+    e->t.entries = e->t.ones = e->keys = 0;
+    e->t.load = 0;
+    return BK_OK;
+}
+
+static int xp_add(bk_filter *f, const bk_hash *h)
+{
+    return bk_write_locked(f, add_unlocked, h);
+}
+
+static int xp_clear(bk_filter *f)
+{
+    return bk_write_locked(f, clear_unlocked, NULL);
+}
+
+static int xp_contains(const bk_filter *f, const bk_hash *h)
+{
+    return bk_read_locked(f, contains_unlocked, h);
+}
+
+/* Each key's home, so the misses of a batch overlap. Reads t while a
+ * writer may double it: the hint's address may be stale, never followed. */
+static void xp_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all)
+{
+    (void)all;
+    bk_expandable *e = (bk_expandable *)(uintptr_t)f;
+    pthread_rwlock_rdlock(&e->lock);
+    for (size_t k = 0; k < n; k++)
+        bk_prefetch_w(e->t.data + (xp_home(&e->t, &hs[k]) * e->t.w >> 3));
+    pthread_rwlock_unlock(&e->lock);
+}
+
+/* A batch under one lock: BK_STORE_CHUNK keys at most (src/core/batch.c),
+ * each key's home loaded XP_AHEAD keys before it is applied. */
+#define XP_AHEAD 16
+
+static void ahead(const xp_table *t, const bk_hash *hs, size_t i, size_t n)
+{
+    if (i < n)
+        bk_prefetch_w(t->data + (xp_home(t, &hs[i]) * t->w >> 3));
+}
+
+static int xp_add_batch(bk_filter *f, const bk_hash *hs, size_t n, int *results)
+{
+    bk_expandable *e = (bk_expandable *)f;
+    int rc = BK_OK;
+    pthread_rwlock_wrlock(&e->lock);
+    for (size_t i = 0; i < n && i < XP_AHEAD; i++)
+        ahead(&e->t, hs, i, n);
+    for (size_t i = 0; i < n; i++) {
+        ahead(&e->t, hs, i + XP_AHEAD, n);
+        if ((results[i] = add_unlocked(f, &hs[i])) < 0) {
+            rc = results[i];
+            break;
+        }
+    }
+    pthread_rwlock_unlock(&e->lock);
+    return rc;
+}
+
+static int xp_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int *results)
+{
+    bk_expandable *e = (bk_expandable *)(uintptr_t)f;
+    pthread_rwlock_rdlock(&e->lock);
+    for (size_t i = 0; i < n && i < XP_AHEAD; i++)
+        ahead(&e->t, hs, i, n);
+    for (size_t i = 0; i < n; i++) {
+        ahead(&e->t, hs, i + XP_AHEAD, n);
+        results[i] = contains_unlocked(f, &hs[i]);
+    }
+    pthread_rwlock_unlock(&e->lock);
+    return BK_OK;
+}
+
+static void xp_destroy(bk_filter *f)
+{
+    bk_expandable *e = (bk_expandable *)f;
+    const bk_allocator a = f->alloc;
+    if (!e->borrowed)
+        bk_payload_free(&a, e->t.data, (size_t)e->t.nbytes);
+    pthread_rwlock_destroy(&e->lock);
+    bk_mem_free(&a, e);
+}
+
+static void xp_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
+{
+    (void)i;
+    const bk_expandable *e = (const bk_expandable *)f;
+    memset(out, 0, sizeof *out);
+    out->m = e->t.nbytes * 8;
+    out->k = 1;
+    out->capacity = f->cfg.capacity;
+    out->fpr = f->cfg.fpr;
+    out->set_bits = e->t.ones;
+    out->keys = e->keys;
+    out->data = e->t.data;
+    out->nbytes = e->t.nbytes;
+    memcpy(&out->gen, &e->t.load, sizeof out->gen);
+}
+
+/* The operations grouped by role. remove, merge and intersect are NULL: a
+ * shortened fingerprint may stand for several keys, and two tables'
+ * entries are not a table of both. expire is NULL: it keeps no time. */
+/* clang-format off */
+static const bk_filter_perf expandable_perf = {
+    .version = BK_FILTER_PERF_VERSION, .prefetch = xp_prefetch,
+    .add_batch = xp_add_batch, .contains_batch = xp_contains_batch,
+};
+static const bk_filter_ops expandable_ops = {
+    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
+    .add = xp_add, .contains = xp_contains, .remove = NULL,
+    .clear = xp_clear, .merge = NULL, .intersect = NULL, .destroy = xp_destroy,
+    .slice_count = bk_one_slice, .slice_view = xp_slice_view,
+    .perf = &expandable_perf,
+};
+/* clang-format on */
+
+/* --- construction ------------------------------------------------------- */
+
+static int make(const bk_config *cfg, const bk_allocator *a, const xp_table *t, uint64_t keys,
+                int borrowed, bk_filter **out)
+{
+    bk_expandable *e;
+    const int rc =
+        bk_filter_new(sizeof *e, offsetof(bk_expandable, lock), &expandable_ops, cfg, a, &e);
+    if (rc != BK_OK)
+        return rc;
+    e->t = *t;
+    e->q0 = first_qbits(cfg);
+    e->keys = keys;
+    e->borrowed = borrowed;
+    *out = &e->base;
+    return BK_OK;
+}
+
+/* The first table of cfg (data NULL). */
+static int first_table(const bk_config *cfg, xp_table *t)
+{
+    memset(t, 0, sizeof *t);
+    const unsigned q0 = first_qbits(cfg);
+    const int rc = shape(cfg, q0, q0, (UINT64_C(1) << q0) + xp_slack(q0), t);
+    if (rc != BK_OK) /* the first table too: the configuration asks too much */
+        return bk_fail(BK_ERANGE, "%s", bk_last_error());
+    return BK_OK;
+}
+
+static int bk_expandable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+{
+    xp_table t;
+    int rc = first_table(cfg, &t);
+    if (rc != BK_OK)
+        return rc;
+    if (cfg->max_bytes && t.nbytes > cfg->max_bytes)
+        return bk_full_error(t.nbytes, cfg->max_bytes, 0, 0);
+    if (t.nbytes > SIZE_MAX)
+        return BK_ERANGE;
+    if (!(t.data = bk_payload_alloc(a, (size_t)t.nbytes)))
+        return BK_ENOMEM;
+    if ((rc = make(cfg, a, &t, 0, 0, out)) != BK_OK)
+        bk_payload_free(a, t.data, (size_t)t.nbytes);
+    return rc;
+}
+
+/* Over a table a file holds: its quotient bits at least the first table's,
+ * its bytes whole words holding at least its homes, every slot consistent
+ * (xp_check), and no more keys than entries. */
+static int bk_expandable_adopt(const bk_config *cfg, const bk_allocator *a,
+                               const bk_slice_view *slices, uint32_t n, int borrowed,
+                               bk_filter **out)
+{
+    const bk_slice_view *v = &slices[0];
+    const unsigned q0 = first_qbits(cfg);
+    if (n != 1 || v->k != 1 || v->m % 64 || v->nbytes != v->m / 8)
+        return bk_fail(BK_ECORRUPT,
+                       "expandable: %u tables, k %u, of %llu bits: not one table of whole 64-bit "
+                       "words read once a lookup",
+                       n, v->k, (unsigned long long)v->m);
+    xp_table t;
+    memset(&t, 0, sizeof t);
+    unsigned q = 0;
+    int rc = qbits_of(cfg, q0, v->m, &q);
+    if (rc != BK_OK || (rc = shape(cfg, q0, q, 0, &t)) != BK_OK)
+        return bk_fail(BK_ECORRUPT, "%s", bk_last_error());
+    t.nbytes = v->nbytes;
+    t.slots = t.nbytes * 8 / t.w;
+    t.data = v->data;
+    if (t.slots < UINT64_C(1) << t.q)
+        return bk_fail(BK_ECORRUPT, "expandable: %llu slots for 2^%u homes",
+                       (unsigned long long)t.slots, t.q);
+    if ((rc = xp_check(&t)) != BK_OK)
+        return rc;
+    if (v->keys > t.entries)
+        return bk_fail(BK_ECORRUPT, "expandable: %llu keys in %llu entries",
+                       (unsigned long long)v->keys, (unsigned long long)t.entries);
+    return make(cfg, a, &t, v->keys, borrowed, out);
+}
+
+static bk_cells expandable_cells(const bk_config *cfg)
+{
+    (void)cfg;
+    const bk_cells c = {1, 0, 0}; /* the census counts the payload's bits */
+    return c;
+}
+
+/* The first table's figures: its bits and bytes, one home read a lookup,
+ * and the rate when it holds the capacity. */
+static int bk_expandable_plan(const bk_config *cfg, bk_plan *out)
+{
+    xp_table t;
+    const int rc = first_table(cfg, &t);
+    if (rc != BK_OK)
+        return rc;
+    out->bits = t.nbytes * 8;
+    out->bytes = t.nbytes;
+    out->k = 1;
+    out->expected_fpr = ldexp((double)cfg->capacity, -(int)(t.q + t.r - 1));
+    out->bits_per_key = 8.0 * (double)t.nbytes / (double)cfg->capacity;
+    return BK_OK;
+}
+
+/* The table's figures: its keys are the adds counted, and its rate the one
+ * it carries (the sum over entries). */
+static void bk_expandable_estimate(const bk_config *cfg, const bk_slice_view *v, uint64_t *steps,
+                                   bk_slice_estimate *out)
+{
+    (void)cfg;
+    (void)steps;
+    double load;
+    memcpy(&load, &v->gen, sizeof load);
+    out->keys = (double)v->keys;
+    out->rate = isfinite(load) && load >= 0 ? load : 1.0;
+    out->model = out->rate;
+    out->sized = v->fpr;
+}
+
+const bk_variant_desc bk_expandable_desc = {
+    .variant = BK_VARIANT_EXPANDABLE,
+    .ops = &expandable_ops,
+    .create = bk_expandable_create,
+    .adopt = bk_expandable_adopt,
+    .plan = bk_expandable_plan,
+    .estimate = bk_expandable_estimate,
+    .max_slices = 1,
+    .cells = expandable_cells,
+    .own_words = 1,
+    .grows = 1,
+};

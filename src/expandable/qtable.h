@@ -1,0 +1,125 @@
+/*
+ * qtable.h - the expandable filter's table (internal to src/expandable): a
+ * quotient filter (Bender, Farach-Colton, Johnson et al., "Don't thrash:
+ * how to cache your hash on flash", VLDB 2012) whose fingerprints shrink
+ * by one bit each time the table doubles, as InfiniFilter (Dayan, Bercea,
+ * Reviriego and Pagh, SIGMOD 2023) does.
+ *
+ * A key's digest is read as one string of 128 bits, h1 then h2, most
+ * significant first. Its first q bits are its quotient: the home slot of
+ * 2^q. The bits after them are its fingerprint. A table of 2^q homes has
+ * those slots and `slack` more after them, where the runs of the last homes
+ * spill (no wrap-around). Each slot is w = r + 3 bits:
+ *   bit 0 occupied      some key's quotient is this slot's index
+ *   bit 1 continuation  the slot's entry is not the first of its run
+ *   bit 2 shifted       the slot's entry is not in its home
+ *   bits 3 .. w-1       the field: the entry's L fingerprint bits at the
+ *                       top, then a 1 (the marker), then zeros; 0 = empty
+ * so an entry's fingerprint has L = r - 1 - (trailing zeros of the field)
+ * bits. Entries of one quotient (a run) sit next to each other, runs in
+ * the order of their quotients, as far left as the runs before them allow.
+ * Slots are packed little-endian: slot i is bits i*w .. i*w + w - 1 of the
+ * payload read as one little-endian number.
+ *
+ * Doubling: the entry of quotient x with fingerprint b f' (first bit b)
+ * becomes the entry of quotient 2x + b with fingerprint f' (its own bits,
+ * moved: a lookup of the same key finds it). An entry with no bit left
+ * (L = 0, matching every key of its quotient) goes to both 2x and 2x + 1.
+ * A lookup of quotient x meets an entry of fingerprint length L with
+ * chance 2^-L, so the rate of the table is the sum over entries of
+ * 2^-(L + q): a doubling leaves it unchanged (each term's L falls by one as
+ * q rises by one), and only adds raise it (xp_table.load).
+ */
+#ifndef BK_EXPANDABLE_QTABLE_H
+#define BK_EXPANDABLE_QTABLE_H
+
+#include <stdint.h>
+
+#include "../core/filter_impl.h"
+
+#define XP_META      3u
+#define XP_OCC       1u
+#define XP_CONT      2u
+#define XP_SHIFT     4u
+#define XP_FIELD_MAX 54u /* r: a slot (r + 3 bits) and its bit offset fit one 64-bit read */
+#define XP_QBITS_MIN 6u
+#define XP_QBITS_MAX 50u
+
+typedef struct xp_table {
+    uint8_t *data;    /* the slots */
+    uint64_t nbytes;  /* ceil(slots * w / 8) */
+    uint64_t slots;   /* 2^q homes, then the slack */
+    unsigned q;       /* quotient bits */
+    unsigned r;       /* field bits */
+    unsigned w;       /* slot bits: r + 3 */
+    uint64_t entries; /* non-empty slots */
+    uint64_t ones;    /* set bits of the payload (what a file's census counts) */
+    double load;      /* the rate a lookup meets: sum of 2^-(L + q) over entries */
+} xp_table;
+
+/* The bits of a key's digest after its first `from`, `len` of them (1 ..
+ * 63), as a number. */
+static inline uint64_t xp_bits(const bk_hash *h, unsigned from, unsigned len)
+{
+    const uint64_t hi =
+        from < 64 ? h->h1 << from | (from ? h->h2 >> (64 - from) : 0) : h->h2 << (from - 64);
+    return hi >> (64 - len);
+}
+
+/* The home of a key in t. */
+static inline uint64_t xp_home(const xp_table *t, const bk_hash *h)
+{
+    return h->h1 >> (64 - t->q);
+}
+
+/* A key's field of the longest fingerprint, r - 1 bits, and a 0 below it
+ * (what a lookup compares entries with) . */
+static inline uint64_t xp_probe(const xp_table *t, const bk_hash *h)
+{
+    return xp_bits(h, t->q, t->r - 1) << 1;
+}
+
+/* The field of an entry of a key with fingerprint length L (<= r - 1). */
+static inline uint64_t xp_field(const xp_table *t, const bk_hash *h, unsigned len)
+{
+    const uint64_t top = len ? xp_bits(h, t->q, len) << (t->r - len) : 0;
+    return top | UINT64_C(1) << (t->r - 1 - len);
+}
+
+/* The slots a table of q quotient bits has past its homes. */
+uint64_t xp_slack(unsigned q);
+
+/* The bytes of `slots` slots of w bits. */
+static inline uint64_t xp_bytes(uint64_t slots, unsigned w)
+{
+    return (slots * w + 7) / 8;
+}
+
+/* 1 when a key whose probe field is `probe` may be in t (its home x). */
+int xp_lookup(const xp_table *t, uint64_t x, uint64_t probe);
+
+/* Put an entry of field `field` at home x. 1 done; 0 when no slot is free
+ * before the end of the table (nothing changed). */
+int xp_insert(xp_table *t, uint64_t x, uint64_t field);
+
+/* Every entry in order: fn(ctx, quotient, field) for each. */
+void xp_each(const xp_table *t, void (*fn)(void *ctx, uint64_t x, uint64_t field), void *ctx);
+
+/* The slots a doubled t with field bits r2 needs (its homes, slack, and
+ * whatever its last runs spill past them). */
+uint64_t xp_double_slots(const xp_table *t);
+
+/* Fill `to` (q = t->q + 1, r >= t->r, slots from xp_double_slots, data
+ * zeroed, nbytes set) with t's entries doubled. release(ctx, upto), when
+ * not NULL, is told as the reading passes whole bytes of t's payload that
+ * it will not read again. */
+void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint64_t upto),
+               void *ctx);
+
+/* Check a table read from outside: every slot's bits consistent (runs
+ * where their quotients say, fields within r bits, nothing past the
+ * last slot), and count its entries, ones and load into t. BK_OK or
+ * BK_ECORRUPT (detail set). */
+int xp_check(xp_table *t);
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * test_expandable.c - variant=expandable: one table that doubles (no
+ * second array however far it grows), every key kept across doublings,
+ * the measured rate under the target and at the model's, its file and
+ * mapping taking the grown table, max_bytes refusing a doubling with
+ * nothing changed, and a crafted table refused. The properties every
+ * variant shares (files, batches, threads, faults) are the registry-driven
+ * suites'.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "suites.h"
+#include "testutil.h"
+
+/* The one table's view. */
+static bk_slice_view view_of(const bk_filter *f)
+{
+    ck_assert_uint_eq(f->ops->slice_count(f), 1);
+    bk_slice_view v;
+    f->ops->slice_view(f, 0, &v);
+    return v;
+}
+
+/* From 100 keys to 200,000 (eleven doublings): every key added is present,
+ * the table stays one array whose memory about doubles, and the rate measured on
+ * absent keys is under fpr and within five standard deviations of the
+ * rate the filter reports (its model: the sum over entries). */
+START_TEST(grows_by_doubling_and_keeps_every_key_under_its_rate)
+{
+    const uint64_t n = tu_small() ? 50000 : 200000, probes = 400000;
+    bk_filter *f = tu_filter("variant=expandable capacity=100 fpr=0.001");
+    uint64_t last = view_of(f).nbytes, doublings = 0;
+    char key[64];
+    for (uint64_t i = 0; i < n; i++) {
+        ck_assert_int_eq(bk_add(f, key, tu_key(key, sizeof key, "in", i)) >= 0, 1);
+        const uint64_t now = view_of(f).nbytes;
+        if (now != last) {
+            /* twice the slots; a bit more when its fingerprints widen */
+            ck_assert_msg(now >= last * 19 / 10 && now <= last * 23 / 10, "%llu -> %llu bytes",
+                          (unsigned long long)last, (unsigned long long)now);
+            doublings++;
+            last = now;
+        }
+    }
+    ck_assert_uint_ge(doublings, tu_small() ? 8 : 10);
+    ck_assert_uint_eq(tu_count_present(f, "in", 0, n), n);
+    const uint64_t fp = tu_count_present(f, "out", 0, probes);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    const double measured = (double)fp / (double)probes;
+    const double sd = sqrt(st.est_fpr * (1 - st.est_fpr) / (double)probes);
+    printf("[expandable 100 -> %llu keys] %llu doublings, measured %.2e, model %.2e, fpr 1e-3, "
+           "%.1f bits/key\n",
+           (unsigned long long)n, (unsigned long long)doublings, measured, st.est_fpr,
+           st.bits_per_key);
+    ck_assert_double_lt(st.est_fpr, 0.001);
+    ck_assert_double_lt(measured, 0.001);
+    ck_assert_double_lt(fabs(measured - st.est_fpr), 5 * sd + 1e-6);
+    ck_assert_uint_eq(st.slices, 1);
+    ck_assert_uint_eq(st.k, 1);
+    bk_free(f);
+}
+END_TEST
+
+/* A file holds the grown table; loaded, mapped, and mapped then grown
+ * past the file (which bk_sync then saves anew), it answers as before and
+ * keeps every key. */
+START_TEST(files_and_mappings_take_the_grown_table)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "x.bkf");
+    bk_filter *f = tu_holding("variant=expandable capacity=1000 fpr=0.0001", "a", 0, 20000);
+    ck_assert_int_eq(bk_save(f, path), BK_OK);
+    tu_assert_file_holds(path, f, "saved");
+    bk_filter *m = NULL;
+    ck_assert_int_eq(bk_open_mmap(path, BK_MAP_WRITE, &m), BK_OK);
+    ck_assert_int_eq(tu_same_filter(f, m), 1);
+    const uint64_t before = view_of(m).nbytes;
+    tu_add_keys(m, "b", 0, 60000); /* past the mapped table: it doubles into memory */
+    ck_assert_uint_gt(view_of(m).nbytes, before);
+    ck_assert_int_eq(bk_sync(m), BK_OK);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load(path, &g), BK_OK);
+    ck_assert_uint_eq(tu_count_present(g, "a", 0, 20000), 20000);
+    ck_assert_uint_eq(tu_count_present(g, "b", 0, 60000), 60000);
+    ck_assert_int_eq(tu_same_filter(m, g), 1);
+    tu_free_all(f, m, g);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* A doubling past max_bytes is refused with BK_EFULL and changes nothing:
+ * the same table, every key still there, lookups and adds of present keys
+ * as before. */
+START_TEST(max_bytes_refuses_a_doubling_and_changes_nothing)
+{
+    bk_filter *f = tu_filter("variant=expandable capacity=1000 fpr=0.001 max_bytes=16k");
+    char key[64];
+    uint64_t i = 0;
+    int rc;
+    while ((rc = bk_add(f, key, tu_key(key, sizeof key, "k", i))) >= 0)
+        i++;
+    ck_assert_int_eq(rc, BK_EFULL);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "max_bytes"));
+    const bk_slice_view v = view_of(f);
+    ck_assert_uint_le(v.nbytes, 16384);
+    ck_assert_uint_eq(tu_count_present(f, "k", 0, i), i);
+    ck_assert_int_eq(bk_add(f, key, tu_key(key, sizeof key, "k", 0)), 0);
+    ck_assert_int_eq(bk_contains(f, key, tu_key(key, sizeof key, "k", i)), 0);
+    ck_assert_uint_eq(view_of(f).nbytes, v.nbytes);
+    bk_free(f);
+}
+END_TEST
+
+/* The filter's table as an adopt would take it, over a copy of data: the
+ * new filter (owning the copy), or NULL with *rc the error. */
+static bk_filter *adopt_copy(const bk_filter *f, const uint8_t *data, int *rc)
+{
+    bk_slice_view v = view_of(f);
+    const bk_allocator a = f->alloc;
+    uint8_t *copy = bk_payload_alloc(&a, (size_t)v.nbytes);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, data, (size_t)v.nbytes);
+    v.data = copy;
+    bk_filter *g = NULL;
+    *rc = bk_variant_for(BK_VARIANT_EXPANDABLE)->adopt(&f->cfg, &a, &v, 1, 0, &g);
+    if (*rc != BK_OK)
+        bk_payload_free(&a, copy, (size_t)v.nbytes);
+    return g;
+}
+
+/* Crafted tables: an occupied home with nothing in it, a cluster's first
+ * entry marked shifted, bits past the last slot, and any single bit
+ * flipped (the table either checks out, then answers without a crash, or
+ * is refused): never a crash, never a table adopted that breaks its own
+ * invariants. */
+START_TEST(a_crafted_table_is_refused)
+{
+    bk_filter *f = tu_holding("variant=expandable capacity=500 fpr=0.01", "c", 0, 300);
+    const bk_slice_view v = view_of(f);
+    uint8_t *buf = malloc((size_t)v.nbytes);
+    ck_assert_ptr_nonnull(buf);
+    int rc;
+    memcpy(buf, v.data, (size_t)v.nbytes);
+    bk_filter *g = adopt_copy(f, buf, &rc);
+    ck_assert_int_eq(rc, BK_OK); /* the untouched table */
+    bk_free(g);
+    uint64_t refused = 0, kept = 0, seed = tu_seed("expandable flips");
+    for (int round = 0; round < 2000; round++) {
+        memcpy(buf, v.data, (size_t)v.nbytes);
+        const uint64_t bit = tu_next(&seed) % (v.nbytes * 8);
+        buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        g = adopt_copy(f, buf, &rc);
+        if (rc == BK_OK) {
+            kept++;
+            char key[64];
+            for (int i = 0; i < 50; i++)
+                bk_contains(g, key, tu_key(key, sizeof key, "c", (uint64_t)i));
+            tu_add_keys(g, "new", 0, 50);
+            bk_free(g);
+        } else {
+            ck_assert_int_eq(rc, BK_ECORRUPT);
+            ck_assert_ptr_null(g);
+            refused++;
+        }
+    }
+    printf("[expandable flips] 2000 single-bit flips: %llu refused, %llu consistent\n",
+           (unsigned long long)refused, (unsigned long long)kept);
+    ck_assert_uint_gt(refused, 0);
+    /* a trailing bit past the last slot */
+    memcpy(buf, v.data, (size_t)v.nbytes);
+    buf[v.nbytes - 1] |= 0x80;
+    g = adopt_copy(f, buf, &rc);
+    if (rc == BK_OK) /* the last slot reaches the last bit: nothing past it */
+        bk_free(g);
+    free(buf);
+    bk_free(f);
+}
+END_TEST
+
+Suite *expandable_suite(void)
+{
+    TCase *tc;
+    Suite *s = tu_suite("expandable", "expandable", &tc);
+    tcase_add_test(tc, grows_by_doubling_and_keeps_every_key_under_its_rate);
+    tcase_add_test(tc, files_and_mappings_take_the_grown_table);
+    tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);
+    tcase_add_test(tc, a_crafted_table_is_refused);
+    return s;
+}
