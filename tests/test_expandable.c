@@ -65,6 +65,35 @@ START_TEST(grows_by_doubling_and_keeps_every_key_under_its_rate)
 }
 END_TEST
 
+/* Fingerprints that run out of bits: at fpr 0.5 with tightening 0.1 the
+ * first entries have 2 bits and lose one a doubling, so after two
+ * doublings they match every key of their home and go to both halves of
+ * each later one. Every key stays present, the rate stays under fpr, and
+ * the table checks out as a file. */
+START_TEST(entries_with_no_bit_left_go_to_both_halves)
+{
+    bk_filter *f =
+        tu_holding("variant=expandable capacity=1 fpr=0.5 tightening=0.1", "v", 0, 20000);
+    ck_assert_uint_eq(tu_count_present(f, "v", 0, 20000), 20000);
+    const uint64_t fp = tu_count_present(f, "w", 0, 20000);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_double_lt(st.est_fpr, 0.5);
+    ck_assert_uint_lt(fp, 10000);
+    uint64_t size = 0;
+    ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
+    uint8_t *buf = malloc((size_t)size);
+    ck_assert_ptr_nonnull(buf);
+    size_t len = 0;
+    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, &len), BK_OK);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
+    ck_assert_int_eq(tu_same_filter(f, g), 1);
+    free(buf);
+    tu_free_all(f, g);
+}
+END_TEST
+
 /* A file holds the grown table; loaded, mapped, and mapped then grown
  * past the file (which bk_sync then saves anew), it answers as before and
  * keeps every key. */
@@ -186,6 +215,7 @@ Suite *expandable_suite(void)
     TCase *tc;
     Suite *s = tu_suite("expandable", "expandable", &tc);
     tcase_add_test(tc, grows_by_doubling_and_keeps_every_key_under_its_rate);
+    tcase_add_test(tc, entries_with_no_bit_left_go_to_both_halves);
     tcase_add_test(tc, files_and_mappings_take_the_grown_table);
     tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);
     tcase_add_test(tc, a_crafted_table_is_refused);

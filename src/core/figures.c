@@ -32,7 +32,7 @@ typedef struct {
 
 static const row rows[] = {
     {"variant", "variant", BK_FIGURE_TEXT, STAT(variant), 0,
-     "the variant: standard, counting, scalable, window or cuckoo"},
+     "the variant: standard, counting, scalable, window, cuckoo, rbchain, rbcuckoo or expandable"},
     {"hash", "hash", BK_FIGURE_TEXT, STAT(hash), 0, "the keyed hash"},
     {"layout", "layout", BK_FIGURE_TEXT, CONF("layout"), 0,
      "where a key's probes fall: classic or blocked"},

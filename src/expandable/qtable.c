@@ -39,22 +39,13 @@ static void store64(uint8_t *p, uint64_t v)
     memcpy(p, &v, sizeof v);
 }
 
-/* The word holding slot i's bits (its first byte's and up to 7 after,
- * fewer at the payload's end). */
-static uint64_t word_at(const xp_table *t, uint64_t byte)
-{
-    const uint64_t left = t->nbytes - byte;
-    return left >= 8 ? load64(t->data + byte) : bk_le_get(t->data + byte, (unsigned)left);
-}
-
 static uint64_t get(const xp_table *t, uint64_t i)
 {
     const uint64_t bit = i * t->w;
-    return word_at(t, bit >> 3) >> (bit & 7) & ((UINT64_C(1) << t->w) - 1);
+    return load64(t->data + (bit >> 3)) >> (bit & 7) & ((UINT64_C(1) << t->w) - 1);
 }
 
-/* Set bits of v (no popcnt instruction is assumed: SWAR, as in
- * Hacker's Delight 5-1). */
+/* Set bits of v (no popcnt instruction is assumed: the SWAR count). */
 static uint64_t ones(uint64_t v)
 {
     v -= (v >> 1) & UINT64_C(0x5555555555555555);
@@ -65,15 +56,31 @@ static uint64_t ones(uint64_t v)
 
 static void put(xp_table *t, uint64_t i, uint64_t v)
 {
-    const uint64_t bit = i * t->w, byte = bit >> 3, left = t->nbytes - byte;
+    const uint64_t bit = i * t->w;
+    uint8_t *p = t->data + (bit >> 3);
+    const unsigned sh = (unsigned)(bit & 7);
+    const uint64_t mask = ((UINT64_C(1) << t->w) - 1) << sh, word = load64(p);
+    t->ones += ones(v) - ones(word & mask);
+    store64(p, (word & ~mask) | v << sh);
+}
+
+/* Slot i = v, its set bits counted by the caller. */
+static void set_slot(xp_table *t, uint64_t i, uint64_t v)
+{
+    const uint64_t bit = i * t->w;
+    uint8_t *p = t->data + (bit >> 3);
     const unsigned sh = (unsigned)(bit & 7);
     const uint64_t mask = ((UINT64_C(1) << t->w) - 1) << sh;
-    const uint64_t word = word_at(t, byte), now = (word & ~mask) | v << sh;
-    t->ones += ones(v) - ones(word & mask);
-    if (left >= 8)
-        store64(t->data + byte, now);
-    else
-        bk_le_put(t->data + byte, now, (unsigned)left);
+    store64(p, (load64(p) & ~mask) | v << sh);
+}
+
+/* OR v into slot i (a doubling's writes: into zeroed memory, counted at
+ * the end). */
+static void or_slot(xp_table *t, uint64_t i, uint64_t v)
+{
+    const uint64_t bit = i * t->w;
+    uint8_t *p = t->data + (bit >> 3);
+    store64(p, load64(p) | v << (bit & 7));
 }
 
 static uint64_t field_of(uint64_t v)
@@ -112,20 +119,27 @@ static uint64_t run_start(const xp_table *t, uint64_t x)
     return s;
 }
 
+double xp_rate(const xp_table *t)
+{
+    double rate = 0;
+    for (unsigned len = 0; len < XP_FIELD_MAX; len++)
+        rate += ldexp((double)t->by_len[len], -(int)(len + t->q));
+    return rate;
+}
+
 int xp_lookup(const xp_table *t, uint64_t x, uint64_t probe)
 {
     if (!(get(t, x) & XP_OCC))
         return 0;
     uint64_t s = run_start(t, x);
     do {
-        const uint64_t f = field_of(get(t, s));
-        if (f && matches(f, probe))
+        if (matches(field_of(get(t, s)), probe))
             return 1;
     } while (++s < t->slots && (get(t, s) & XP_CONT));
     return 0;
 }
 
-int xp_insert(xp_table *t, uint64_t x, uint64_t field)
+int xp_add(xp_table *t, uint64_t x, uint64_t probe, uint64_t field)
 {
     const uint64_t vx = get(t, x);
     if (!field_of(vx)) { /* the home is free: a run of one, in place */
@@ -133,25 +147,37 @@ int xp_insert(xp_table *t, uint64_t x, uint64_t field)
     } else {
         const int had = (vx & XP_OCC) != 0;
         uint64_t pos = run_start(t, x);
-        if (had) /* at the end of x's run */
-            while (++pos < t->slots && (get(t, pos) & XP_CONT))
-                ;
+        if (had) { /* look through x's run; a new entry goes at its end */
+            do
+                if (matches(field_of(get(t, pos)), probe))
+                    return XP_PRESENT;
+            while (++pos < t->slots && (get(t, pos) & XP_CONT));
+        }
         uint64_t e = pos;
         while (e < t->slots && field_of(get(t, e)))
             e++;
         if (e >= t->slots)
-            return 0;
-        for (uint64_t i = e; i > pos; i--) { /* one slot right; occupied bits stay */
-            const uint64_t from = get(t, i - 1), to = get(t, i);
-            put(t, i, (from & ~(uint64_t)XP_OCC) | XP_SHIFT | (to & XP_OCC));
+            return XP_NO_ROOM;
+        /* slots pos .. e-1 one right, occupied bits staying: each slot read
+         * once; the set bits change by the moved entries' field and
+         * continuation bits leaving slot pos (whose old bits the put below
+         * counts), plus a shifted bit for each that had none */
+        uint64_t to = 0, shifted_before = 0; /* slot e: empty */
+        for (uint64_t i = e; i > pos; i--) {
+            const uint64_t from = get(t, i - 1);
+            shifted_before += i - 1 > pos && (from & XP_SHIFT);
+            set_slot(t, i, (from & ~(uint64_t)XP_OCC) | XP_SHIFT | (to & XP_OCC));
+            to = from;
         }
         const uint64_t old = get(t, pos);
+        if (e > pos)
+            t->ones += ones(old & ~(uint64_t)(XP_OCC | XP_SHIFT)) + (e - pos) - shifted_before;
         put(t, pos, field << XP_META | (had ? XP_CONT : 0) | XP_SHIFT | (old & XP_OCC));
         put(t, x, get(t, x) | XP_OCC);
     }
     t->entries++;
-    t->load += ldexp(1.0, -(int)(length_of(t, field) + t->q));
-    return 1;
+    t->by_len[length_of(t, field)]++;
+    return XP_ADDED;
 }
 
 /* --- walking and doubling ----------------------------------------------- */
@@ -171,104 +197,130 @@ static uint64_t quotient_at(const xp_table *t, uint64_t i, uint64_t v, uint64_t 
     return x;
 }
 
-void xp_each(const xp_table *t, void (*fn)(void *ctx, uint64_t x, uint64_t field), void *ctx)
-{
-    uint64_t x = 0;
-    for (uint64_t i = 0; i < t->slots; i++) {
-        const uint64_t v = get(t, i);
-        if (!field_of(v))
-            continue;
-        x = quotient_at(t, i, v, x);
-        fn(ctx, x, field_of(v));
-    }
-}
-
-/* A doubling's writer: entries come in order of their new quotients. */
+/* A doubling's writer: entries come in order of their new quotients and
+ * go as far left as the ones before them allow. */
 typedef struct appender {
-    xp_table *t;     /* NULL: only count where they would go */
+    xp_table *t;
     uint64_t next;   /* the first slot free after the last entry */
     uint64_t last_x; /* the last entry's quotient (UINT64_MAX: none yet) */
-    uint64_t end;    /* the slot past the last entry */
 } appender;
 
-static void append(appender *a, uint64_t x, uint64_t field, unsigned len, unsigned q)
+static void append(appender *a, uint64_t x, uint64_t field)
 {
     const uint64_t pos = x > a->next ? x : a->next;
-    if (a->t) {
-        xp_table *t = a->t;
-        put(t, pos,
-            field << XP_META | (x == a->last_x ? XP_CONT : 0) | (pos != x ? XP_SHIFT : 0) |
-                (get(t, pos) & XP_OCC));
-        put(t, x, get(t, x) | XP_OCC);
-        t->entries++;
-        t->load += ldexp(1.0, -(int)(len + q));
+    const uint64_t v = field << XP_META | (x == a->last_x ? XP_CONT : 0);
+    if (pos == x) { /* at home: one write */
+        or_slot(a->t, pos, v | XP_OCC);
+    } else {
+        or_slot(a->t, pos, v | XP_SHIFT);
+        or_slot(a->t, x, XP_OCC);
     }
     a->last_x = x;
     a->next = pos + 1;
-    a->end = pos + 1;
 }
 
-/* The run of quotient x in slots [s, e) of t, doubled into a: first the
- * entries whose next bit is 0, then those whose next bit is 1; an entry
- * with no bit left goes to both. */
-static void double_run(const xp_table *t, uint64_t x, uint64_t s, uint64_t e, appender *a,
-                       unsigned r2)
+/* The bit-1 entries of a run a doubling holds back while it writes the
+ * bit-0 ones (a longer run is read a second time). */
+#define XP_RUN_BUF 64
+
+/* One run being doubled: its old quotient, first slot, and its entries
+ * whose next bit is 1 (or that have none left), in order. */
+typedef struct run_buf {
+    uint64_t x, start, n;
+    uint64_t later[XP_RUN_BUF];
+} run_buf;
+
+/* The field f of t (r bits) with its first fingerprint bit gone, widened
+ * to r2 bits; *half the bit (0 or 1), or 2 when f has no bit left (it goes
+ * to both halves, unchanged). */
+static uint64_t split(const xp_table *t, uint64_t f, unsigned r2, unsigned *half)
 {
-    for (uint64_t b = 0; b < 2; b++)
-        for (uint64_t i = s; i < e; i++) {
-            const uint64_t f = field_of(get(t, i));
-            const unsigned len = length_of(t, f);
-            if (len && (f >> (t->r - 1)) != b)
-                continue;
-            /* len bits left: drop the first (the new quotient's last) */
-            const uint64_t rest = len ? (f << 1) & ((UINT64_C(1) << t->r) - 1) : f;
-            append(a, 2 * x + b, rest << (r2 - t->r), len ? len - 1 : 0, t->q + 1);
-        }
+    const uint64_t top = UINT64_C(1) << (t->r - 1);
+    if (f == top) {
+        *half = 2;
+        return f << (r2 - t->r);
+    }
+    *half = (f & top) != 0;
+    return ((f << 1) & ((top << 1) - 1)) << (r2 - t->r);
 }
 
-/* Double t's entries into a, telling release how far the reading got. */
-static void double_into(const xp_table *t, appender *a, unsigned r2,
-                        void (*release)(void *ctx, uint64_t upto), void *ctx)
+/* The end of run b (at slot e): its held-back entries to the upper half,
+ * or, for a run longer than the buffer, every bit-1 entry read again. */
+static void end_run(const xp_table *t, const run_buf *b, uint64_t e, appender *a, unsigned r2)
 {
-    uint64_t x = 0, released = 0;
-    const uint64_t step = BK_HUGE_PAGE;
-    for (uint64_t i = 0; i < t->slots;) {
-        const uint64_t v = get(t, i);
-        if (!field_of(v)) {
-            i++;
-            continue;
-        }
-        x = quotient_at(t, i, v, x);
-        uint64_t e = i + 1;
-        while (e < t->slots && (get(t, e) & XP_CONT))
-            e++;
-        double_run(t, x, i, e, a, r2);
-        i = e;
-        /* bytes before slot x's are read no more (a later run's quotient
-         * is read from slots after x) */
-        const uint64_t done = x * t->w / 8;
-        if (release && done >= released + step) {
-            released = done / step * step;
-            release(ctx, released);
-        }
+    if (b->n <= XP_RUN_BUF) {
+        for (uint64_t i = 0; i < b->n; i++)
+            append(a, 2 * b->x + 1, b->later[i]);
+        return;
+    }
+    for (uint64_t i = b->start; i < e; i++) {
+        unsigned half;
+        const uint64_t f = split(t, field_of(get(t, i)), r2, &half);
+        if (half)
+            append(a, 2 * b->x + 1, f);
     }
 }
 
 uint64_t xp_double_slots(const xp_table *t)
 {
-    appender a = {NULL, 0, UINT64_MAX, 0};
-    double_into(t, &a, t->r, NULL, NULL);
+    uint64_t last = t->slots;
+    while (last > 0 && !field_of(get(t, last - 1)))
+        last--;
     const uint64_t homes = UINT64_C(2) << t->q, slack = xp_slack(t->q + 1);
-    return a.end > homes ? a.end + slack : homes + slack;
+    const uint64_t spill = 2 * last + 1 + t->by_len[0] + 1;
+    return spill > homes + slack ? spill : homes + slack;
 }
 
+/* long: one pass over the old table, slot by slot, its runs' entries
+ * split between the halves as they come, and the pages it has read given
+ * back on the way. */
 void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint64_t upto),
                void *ctx)
 {
-    appender a = {to, 0, UINT64_MAX, 0};
-    to->entries = to->ones = 0;
-    to->load = 0;
-    double_into(t, &a, to->r, release, ctx);
+    appender a = {to, 0, UINT64_MAX};
+    run_buf b = {0, 0, 0, {0}};
+    int in_run = 0;
+    uint64_t x = 0, released = 0;
+    const uint64_t step = BK_HUGE_PAGE;
+    const unsigned r2 = to->r;
+    for (uint64_t i = 0; i < t->slots; i++) {
+        const uint64_t v = get(t, i), f = field_of(v);
+        if (in_run && (!f || !(v & XP_CONT))) { /* the run before ends here */
+            end_run(t, &b, i, &a, r2);
+            in_run = 0;
+        }
+        if (!f)
+            continue;
+        if (!in_run) { /* a run starts: its quotient */
+            x = quotient_at(t, i, v, x);
+            b.x = x;
+            b.start = i;
+            b.n = 0;
+            in_run = 1;
+            /* bytes before slot x's are read no more (a later run's
+             * quotient is read from slots after x) */
+            const uint64_t done = x * t->w / 8;
+            if (release && done >= released + step) {
+                released = done / step * step;
+                release(ctx, released);
+            }
+        }
+        unsigned half;
+        const uint64_t g = split(t, f, r2, &half);
+        if (half != 1)
+            append(&a, 2 * x, g);
+        if (half != 0 && b.n++ < XP_RUN_BUF)
+            b.later[b.n - 1] = g;
+    }
+    if (in_run)
+        end_run(t, &b, t->slots, &a, r2);
+    /* every entry one bit shorter, and those with none left twice */
+    memset(to->by_len, 0, sizeof to->by_len);
+    to->by_len[0] = 2 * t->by_len[0];
+    for (unsigned len = 1; len < XP_FIELD_MAX; len++)
+        to->by_len[len - 1] += t->by_len[len];
+    to->entries = t->entries + t->by_len[0];
+    to->ones = bk_popcount(to->data, (size_t)to->nbytes);
 }
 
 /* --- checking a table from outside -------------------------------------- */
@@ -277,7 +329,7 @@ int xp_check(xp_table *t)
 {
     const uint64_t homes = UINT64_C(1) << t->q;
     t->entries = 0;
-    t->load = 0;
+    memset(t->by_len, 0, sizeof t->by_len);
     uint64_t runs = 0, occupied = 0, x = 0;
     for (uint64_t i = 0; i < t->slots; i++) {
         const uint64_t v = get(t, i), f = field_of(v);
@@ -309,16 +361,14 @@ int xp_check(xp_table *t)
                                (unsigned long long)i);
         }
         t->entries++;
-        t->load += ldexp(1.0, -(int)(length_of(t, f) + t->q));
+        t->by_len[length_of(t, f)]++;
     }
     if (runs != occupied)
         return bk_fail(BK_ECORRUPT, "expandable: %llu runs for %llu occupied homes",
                        (unsigned long long)runs, (unsigned long long)occupied);
-    if (t->slots * t->w % 8) { /* the last byte's bits past the last slot */
-        const unsigned used = (unsigned)(t->slots * t->w % 8);
-        if (t->data[t->nbytes - 1] >> used)
+    for (uint64_t bit = t->slots * t->w; bit < t->nbytes * 8; bit++) /* past the last slot */
+        if (t->data[bit / 8] >> (bit % 8) & 1)
             return bk_fail(BK_ECORRUPT, "expandable: bits set past the last slot");
-    }
     t->ones = bk_popcount(t->data, (size_t)t->nbytes);
     return BK_OK;
 }

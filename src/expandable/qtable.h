@@ -19,7 +19,9 @@
  * bits. Entries of one quotient (a run) sit next to each other, runs in
  * the order of their quotients, as far left as the runs before them allow.
  * Slots are packed little-endian: slot i is bits i*w .. i*w + w - 1 of the
- * payload read as one little-endian number.
+ * payload read as one little-endian number. The payload is whole 64-bit
+ * words and one more past the last slot's, all zero beyond it, so any slot
+ * is read with one 8-byte load.
  *
  * Doubling: the entry of quotient x with fingerprint b f' (first bit b)
  * becomes the entry of quotient 2x + b with fingerprint f' (its own bits,
@@ -28,7 +30,7 @@
  * A lookup of quotient x meets an entry of fingerprint length L with
  * chance 2^-L, so the rate of the table is the sum over entries of
  * 2^-(L + q): a doubling leaves it unchanged (each term's L falls by one as
- * q rises by one), and only adds raise it (xp_table.load).
+ * q rises by one), and only adds raise it (xp_rate).
  */
 #ifndef BK_EXPANDABLE_QTABLE_H
 #define BK_EXPANDABLE_QTABLE_H
@@ -47,15 +49,28 @@
 
 typedef struct xp_table {
     uint8_t *data;    /* the slots */
-    uint64_t nbytes;  /* ceil(slots * w / 8) */
+    uint64_t nbytes;  /* ceil(slots * w / 64) * 8 + 8 */
     uint64_t slots;   /* 2^q homes, then the slack */
     unsigned q;       /* quotient bits */
     unsigned r;       /* field bits */
     unsigned w;       /* slot bits: r + 3 */
     uint64_t entries; /* non-empty slots */
     uint64_t ones;    /* set bits of the payload (what a file's census counts) */
-    double load;      /* the rate a lookup meets: sum of 2^-(L + q) over entries */
+    /* entries by fingerprint length L (0 .. r - 1): the rate a lookup meets
+     * is the sum of by_len[L] 2^-(L + q) (xp_rate) */
+    uint64_t by_len[XP_FIELD_MAX];
 } xp_table;
+
+/* The payload bytes of `slots` slots of w bits, and the slots they hold. */
+static inline uint64_t xp_bytes(uint64_t slots, unsigned w)
+{
+    return (slots * w + 63) / 64 * 8 + 8;
+}
+
+static inline uint64_t xp_slots_in(uint64_t nbytes, unsigned w)
+{
+    return nbytes < 8 ? 0 : (nbytes - 8) * 8 / w;
+}
 
 /* The bits of a key's digest after its first `from`, `len` of them (1 ..
  * 63), as a number. */
@@ -89,24 +104,27 @@ static inline uint64_t xp_field(const xp_table *t, const bk_hash *h, unsigned le
 /* The slots a table of q quotient bits has past its homes. */
 uint64_t xp_slack(unsigned q);
 
-/* The bytes of `slots` slots of w bits. */
-static inline uint64_t xp_bytes(uint64_t slots, unsigned w)
-{
-    return (slots * w + 7) / 8;
-}
+/* The rate a lookup of t meets. */
+double xp_rate(const xp_table *t);
 
 /* 1 when a key whose probe field is `probe` may be in t (its home x). */
 int xp_lookup(const xp_table *t, uint64_t x, uint64_t probe);
 
-/* Put an entry of field `field` at home x. 1 done; 0 when no slot is free
+/* Add a key of home x, probe field `probe` and field `field` (its longest
+ * fingerprint), walking its run once: XP_PRESENT when it may be there
+ * already (nothing changed), XP_ADDED, or XP_NO_ROOM when no slot is free
  * before the end of the table (nothing changed). */
-int xp_insert(xp_table *t, uint64_t x, uint64_t field);
+#define XP_PRESENT 1
+#define XP_ADDED   0
+#define XP_NO_ROOM (-1)
+int xp_add(xp_table *t, uint64_t x, uint64_t probe, uint64_t field);
 
-/* Every entry in order: fn(ctx, quotient, field) for each. */
-void xp_each(const xp_table *t, void (*fn)(void *ctx, uint64_t x, uint64_t field), void *ctx);
-
-/* The slots a doubled t with field bits r2 needs (its homes, slack, and
- * whatever its last runs spill past them). */
+/* The slots a doubled t needs: its homes and slack, and room for whatever
+ * its last runs spill past them. An entry at slot p of t lands at slot
+ * 2p + 1 or before, plus one for each entry with no bit left (which goes
+ * to both halves): in the layout, the entry k of a sorted order sits at
+ * max over j <= k of (q_j + k - j), and doubling maps q_j to at most
+ * 2 q_j + 1 while keeping each run's entries in its place in the order. */
 uint64_t xp_double_slots(const xp_table *t);
 
 /* Fill `to` (q = t->q + 1, r >= t->r, slots from xp_double_slots, data

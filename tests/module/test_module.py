@@ -27,6 +27,7 @@ VARIANTS = {
     "cuckoo": "variant=cuckoo capacity=5000 fpr=0.01",
     "rbchain": "variant=rbchain capacity=500 fpr=0.01",
     "rbcuckoo": "variant=rbcuckoo capacity=5000 bucket_size=4",
+    "expandable": "variant=expandable capacity=500 fpr=0.01",
 }
 
 

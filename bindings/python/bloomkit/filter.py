@@ -1,7 +1,8 @@
-"""BloomFilter: a bloomkit filter (standard, counting, scalable, window or
-cuckoo; in memory, mapped from a file, or shared in Redis) as a Python object. The
-calls run in the C extension (bloomkit._native, bindings/python/src); this
-module adds what is Python's: configurations as text, mappings or keywords,
+"""BloomFilter: a bloomkit filter (any variant: standard, counting, scalable,
+window, cuckoo, expandable, RedisBloom's rbchain and rbcuckoo; in memory,
+mapped from a file, or shared in Redis) as a Python object. The calls run in
+the C extension (bloomkit._native, bindings/python/src); this module adds
+what is Python's: configurations as text, mappings or keywords,
 the constructors, the set operators, pickling."""
 from __future__ import annotations
 
