@@ -176,7 +176,7 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
         const uint64_t x = xp_home(t, h), probe = xp_probe(t, h);
         int rc;
         if (t->entries < table_capacity(t->q))
-            rc = xp_add(t, x, probe, xp_field(t, h, t->r - 1));
+            rc = xp_add(t, x, probe, probe | 1); /* every bit it has, and the marker */
         else
             rc = xp_lookup(t, x, probe) ? XP_PRESENT : XP_NO_ROOM;
         if (rc == XP_PRESENT)
@@ -246,26 +246,22 @@ static void xp_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all
     pthread_rwlock_unlock(&e->lock);
 }
 
-/* A batch under one lock: BK_STORE_CHUNK keys at most (src/core/batch.c),
- * each key's home loaded XP_AHEAD keys before it is applied. */
+/* A batch under one lock (the write lock for adds, the read lock for
+ * lookups): BK_STORE_CHUNK keys at most (src/core/batch.c), each key's home
+ * loaded XP_AHEAD keys before it is applied. */
 #define XP_AHEAD 24
 
-static void ahead(const xp_table *t, const bk_hash *hs, size_t i, size_t n)
+static int apply_batch(bk_expandable *e, const bk_hash *hs, size_t n, int *results, int adds)
 {
-    if (i < n)
-        load_home(t, &hs[i]);
-}
-
-static int xp_add_batch(bk_filter *f, const bk_hash *hs, size_t n, int *results)
-{
-    bk_expandable *e = (bk_expandable *)f;
     int rc = BK_OK;
-    pthread_rwlock_wrlock(&e->lock);
+    (adds ? pthread_rwlock_wrlock : pthread_rwlock_rdlock)(&e->lock);
     for (size_t i = 0; i < n && i < XP_AHEAD; i++)
-        ahead(&e->t, hs, i, n);
+        load_home(&e->t, &hs[i]);
     for (size_t i = 0; i < n; i++) {
-        ahead(&e->t, hs, i + XP_AHEAD, n);
-        if ((results[i] = add_unlocked(f, &hs[i])) < 0) {
+        if (i + XP_AHEAD < n)
+            load_home(&e->t, &hs[i + XP_AHEAD]);
+        results[i] = adds ? add_unlocked(&e->base, &hs[i]) : contains_unlocked(&e->base, &hs[i]);
+        if (results[i] < 0) {
             rc = results[i];
             break;
         }
@@ -274,18 +270,14 @@ static int xp_add_batch(bk_filter *f, const bk_hash *hs, size_t n, int *results)
     return rc;
 }
 
+static int xp_add_batch(bk_filter *f, const bk_hash *hs, size_t n, int *results)
+{
+    return apply_batch((bk_expandable *)f, hs, n, results, 1);
+}
+
 static int xp_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, int *results)
 {
-    bk_expandable *e = (bk_expandable *)(uintptr_t)f;
-    pthread_rwlock_rdlock(&e->lock);
-    for (size_t i = 0; i < n && i < XP_AHEAD; i++)
-        ahead(&e->t, hs, i, n);
-    for (size_t i = 0; i < n; i++) {
-        ahead(&e->t, hs, i + XP_AHEAD, n);
-        results[i] = contains_unlocked(f, &hs[i]);
-    }
-    pthread_rwlock_unlock(&e->lock);
-    return BK_OK;
+    return apply_batch((bk_expandable *)(uintptr_t)f, hs, n, results, 0);
 }
 
 static void xp_destroy(bk_filter *f)

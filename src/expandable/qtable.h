@@ -87,18 +87,12 @@ static inline uint64_t xp_home(const xp_table *t, const bk_hash *h)
     return h->h1 >> (64 - t->q);
 }
 
-/* A key's field of the longest fingerprint, r - 1 bits, and a 0 below it
- * (what a lookup compares entries with) . */
+/* A key's longest fingerprint, r - 1 bits, and a 0 below it: what a
+ * lookup compares entries with, and with the 0 made 1 (the marker) the
+ * entry an add puts in. */
 static inline uint64_t xp_probe(const xp_table *t, const bk_hash *h)
 {
     return xp_bits(h, t->q, t->r - 1) << 1;
-}
-
-/* The field of an entry of a key with fingerprint length L (<= r - 1). */
-static inline uint64_t xp_field(const xp_table *t, const bk_hash *h, unsigned len)
-{
-    const uint64_t top = len ? xp_bits(h, t->q, len) << (t->r - len) : 0;
-    return top | UINT64_C(1) << (t->r - 1 - len);
 }
 
 /* The slots a table of q quotient bits has past its homes. */
