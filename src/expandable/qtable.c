@@ -74,13 +74,19 @@ static void set_slot(xp_table *t, uint64_t i, uint64_t v)
     store64(p, (load64(p) & ~mask) | v << sh);
 }
 
-/* OR v into slot i (a doubling's writes: into zeroed memory, counted at
- * the end). */
+/* OR v into slot i (a doubling's writes: into zeroed memory), through the
+ * one or two aligned words that hold it: a write's load then reads
+ * exactly what the write before stored, which the store buffer forwards
+ * (an unaligned load overlapping an unaligned store waits for it). */
 static void or_slot(xp_table *t, uint64_t i, uint64_t v)
 {
     const uint64_t bit = i * t->w;
-    uint8_t *p = t->data + (bit >> 3);
-    store64(p, load64(p) | v << (bit & 7));
+    uint8_t *p = t->data + (bit >> 6) * 8;
+    const unsigned sh = (unsigned)(bit & 63);
+    store64(p, load64(p) | v << sh);
+    /* the bits past the first word, none when it holds the slot (the
+     * padding word is there when it is the last) */
+    store64(p + 8, load64(p + 8) | (v >> 1) >> (63 - sh));
 }
 
 static uint64_t field_of(uint64_t v)
@@ -100,21 +106,34 @@ static int matches(uint64_t field, uint64_t probe)
     return ((field ^ probe) >> __builtin_ctzll(field) >> 1) == 0;
 }
 
+/* The bits of the payload from bit `bit` on, the first slot's low bits
+ * lowest: what a walk tests its metadata bits in (a slot's position
+ * moving by w a step, not multiplied out each time). */
+static uint64_t bits_at(const xp_table *t, uint64_t bit)
+{
+    return load64(t->data + (bit >> 3)) >> (bit & 7);
+}
+
 /* The slot where the run of quotient x starts, or would start were x
  * occupied (then the runs before it end there). Slot x is not empty. */
 static uint64_t run_start(const xp_table *t, uint64_t x)
 {
-    uint64_t b = x;
-    while (b > 0 && (get(t, b) & XP_SHIFT))
+    const unsigned w = t->w;
+    uint64_t b = x, bbit = x * w;
+    while (b > 0 && (bits_at(t, bbit) & XP_SHIFT)) {
         b--;
-    uint64_t s = b;
+        bbit -= w;
+    }
+    uint64_t s = b, sbit = bbit;
     while (b != x) { /* one run a quotient occupied from b up to x */
-        do
+        do {
             s++;
-        while (s < t->slots && (get(t, s) & XP_CONT));
-        do
+            sbit += w;
+        } while (s < t->slots && (bits_at(t, sbit) & XP_CONT));
+        do {
             b++;
-        while (b != x && !(get(t, b) & XP_OCC));
+            bbit += w;
+        } while (b != x && !(bits_at(t, bbit) & XP_OCC));
     }
     return s;
 }
@@ -139,6 +158,34 @@ int xp_lookup(const xp_table *t, uint64_t x, uint64_t probe)
     return 0;
 }
 
+/* The slots a shift reads before it writes any. */
+#define XP_SHIFT_RUN 32
+
+/* Move the entries of slots pos .. e-1 one slot right (slot e empty),
+ * their occupied bits staying where they are and each moved one marked
+ * shifted; slot pos keeps its old bits. Returns how many of slots pos+1 ..
+ * e-1 were shifted before (the caller's count of set bits: each moved
+ * entry gains a shifted bit unless it had one). Slots are read a stretch
+ * at a time before any of the stretch is written: a slot read right
+ * after its neighbour's store overlaps that store's bytes, which the
+ * store buffer cannot forward (a stall a slot). */
+static uint64_t shift_right(xp_table *t, uint64_t pos, uint64_t e)
+{
+    uint64_t v[XP_SHIFT_RUN + 1], shifted_before = 0;
+    for (uint64_t hi = e; hi > pos;) {
+        const uint64_t lo = hi - pos > XP_SHIFT_RUN ? hi - XP_SHIFT_RUN : pos;
+        for (uint64_t i = lo; i <= hi; i++)
+            v[i - lo] = get(t, i);
+        for (uint64_t i = hi; i > lo; i--) {
+            const uint64_t from = v[i - 1 - lo];
+            shifted_before += i - 1 > pos && (from & XP_SHIFT);
+            set_slot(t, i, (from & ~(uint64_t)XP_OCC) | XP_SHIFT | (v[i - lo] & XP_OCC));
+        }
+        hi = lo;
+    }
+    return shifted_before;
+}
+
 int xp_add(xp_table *t, uint64_t x, uint64_t probe, uint64_t field)
 {
     const uint64_t vx = get(t, x);
@@ -158,20 +205,10 @@ int xp_add(xp_table *t, uint64_t x, uint64_t probe, uint64_t field)
             e++;
         if (e >= t->slots)
             return XP_NO_ROOM;
-        /* slots pos .. e-1 one right, occupied bits staying: each slot read
-         * once; the set bits change by the moved entries' field and
-         * continuation bits leaving slot pos (whose old bits the put below
-         * counts), plus a shifted bit for each that had none */
-        uint64_t to = 0, shifted_before = 0; /* slot e: empty */
-        for (uint64_t i = e; i > pos; i--) {
-            const uint64_t from = get(t, i - 1);
-            shifted_before += i - 1 > pos && (from & XP_SHIFT);
-            set_slot(t, i, (from & ~(uint64_t)XP_OCC) | XP_SHIFT | (to & XP_OCC));
-            to = from;
-        }
         const uint64_t old = get(t, pos);
         if (e > pos)
-            t->ones += ones(old & ~(uint64_t)(XP_OCC | XP_SHIFT)) + (e - pos) - shifted_before;
+            t->ones +=
+                ones(old & ~(uint64_t)(XP_OCC | XP_SHIFT)) + (e - pos) - shift_right(t, pos, e);
         put(t, pos, field << XP_META | (had ? XP_CONT : 0) | XP_SHIFT | (old & XP_OCC));
         put(t, x, get(t, x) | XP_OCC);
     }
@@ -208,55 +245,65 @@ typedef struct appender {
 static void append(appender *a, uint64_t x, uint64_t field)
 {
     const uint64_t pos = x > a->next ? x : a->next;
-    const uint64_t v = field << XP_META | (x == a->last_x ? XP_CONT : 0);
-    if (pos == x) { /* at home: one write */
-        or_slot(a->t, pos, v | XP_OCC);
+    const int more = x == a->last_x; /* not its run's first */
+    uint64_t v = field << XP_META | (more ? XP_CONT : 0);
+    if (pos == x) { /* at home */
+        v |= XP_OCC;
     } else {
-        or_slot(a->t, pos, v | XP_SHIFT);
-        or_slot(a->t, x, XP_OCC);
+        v |= XP_SHIFT;
+        if (!more) /* the home's occupied bit, once a run */
+            or_slot(a->t, x, XP_OCC);
     }
+    or_slot(a->t, pos, v);
     a->last_x = x;
     a->next = pos + 1;
 }
 
-/* The bit-1 entries of a run a doubling holds back while it writes the
- * bit-0 ones (a longer run is read a second time). */
+/* The entries of a run a doubling holds while it reads the run: those
+ * for the lower half are written when the run ends or the buffer fills,
+ * those for the upper half when it ends (a longer run's are read again). */
 #define XP_RUN_BUF 64
 
 /* One run being doubled: its old quotient, first slot, and its entries
- * whose next bit is 1 (or that have none left), in order. */
+ * for each half, in order. */
 typedef struct run_buf {
-    uint64_t x, start, n;
-    uint64_t later[XP_RUN_BUF];
+    uint64_t x, start, nlo, nhi;
+    uint64_t lo[XP_RUN_BUF], hi[XP_RUN_BUF];
 } run_buf;
 
 /* The field f of t (r bits) with its first fingerprint bit gone, widened
- * to r2 bits; *half the bit (0 or 1), or 2 when f has no bit left (it goes
- * to both halves, unchanged). */
-static uint64_t split(const xp_table *t, uint64_t f, unsigned r2, unsigned *half)
+ * to r2 bits; *bit that bit, and *none 1 when f has no bit left (it goes
+ * to both halves, unchanged). No branch: which half an entry goes to is a
+ * coin toss the processor cannot predict. */
+static uint64_t split(const xp_table *t, uint64_t f, unsigned r2, unsigned *bit, unsigned *none)
 {
     const uint64_t top = UINT64_C(1) << (t->r - 1);
-    if (f == top) {
-        *half = 2;
-        return f << (r2 - t->r);
-    }
-    *half = (f & top) != 0;
-    return ((f << 1) & ((top << 1) - 1)) << (r2 - t->r);
+    *none = f == top;
+    *bit = (f & top) != 0; /* 1 too when none */
+    const uint64_t g = *none ? f : (f << 1) & ((top << 1) - 1);
+    return g << (r2 - t->r);
 }
 
-/* The end of run b (at slot e): its held-back entries to the upper half,
- * or, for a run longer than the buffer, every bit-1 entry read again. */
-static void end_run(const xp_table *t, const run_buf *b, uint64_t e, appender *a, unsigned r2)
+/* Append the n entries of arr (fields of to's width) to quotient x. */
+static void append_all(appender *a, uint64_t x, const uint64_t *arr, uint64_t n)
 {
-    if (b->n <= XP_RUN_BUF) {
-        for (uint64_t i = 0; i < b->n; i++)
-            append(a, 2 * b->x + 1, b->later[i]);
+    for (uint64_t i = 0; i < n; i++)
+        append(a, x, arr[i]);
+}
+
+/* The end of run b (at slot e): its held entries to each half, or, for a
+ * run longer than the buffer, its upper half's entries read again. */
+static void end_run(const xp_table *t, run_buf *b, uint64_t e, appender *a, unsigned r2)
+{
+    append_all(a, 2 * b->x, b->lo, b->nlo);
+    if (b->nhi <= XP_RUN_BUF) {
+        append_all(a, 2 * b->x + 1, b->hi, b->nhi);
         return;
     }
     for (uint64_t i = b->start; i < e; i++) {
-        unsigned half;
-        const uint64_t f = split(t, field_of(get(t, i)), r2, &half);
-        if (half)
+        unsigned bit, none;
+        const uint64_t f = split(t, field_of(get(t, i)), r2, &bit, &none);
+        if (bit)
             append(a, 2 * b->x + 1, f);
     }
 }
@@ -278,13 +325,15 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
                void *ctx)
 {
     appender a = {to, 0, UINT64_MAX};
-    run_buf b = {0, 0, 0, {0}};
+    run_buf b;
+    b.x = b.start = b.nlo = b.nhi = 0;
     int in_run = 0;
     uint64_t x = 0, released = 0;
     const uint64_t step = BK_HUGE_PAGE;
     const unsigned r2 = to->r;
-    for (uint64_t i = 0; i < t->slots; i++) {
-        const uint64_t v = get(t, i), f = field_of(v);
+    const uint64_t mask = (UINT64_C(1) << t->w) - 1;
+    for (uint64_t i = 0, bit = 0; i < t->slots; i++, bit += t->w) {
+        const uint64_t v = bits_at(t, bit) & mask, f = field_of(v);
         if (in_run && (!f || !(v & XP_CONT))) { /* the run before ends here */
             end_run(t, &b, i, &a, r2);
             in_run = 0;
@@ -295,7 +344,7 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
             x = quotient_at(t, i, v, x);
             b.x = x;
             b.start = i;
-            b.n = 0;
+            b.nlo = b.nhi = 0;
             in_run = 1;
             /* bytes before slot x's are read no more (a later run's
              * quotient is read from slots after x) */
@@ -305,12 +354,17 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
                 release(ctx, released);
             }
         }
-        unsigned half;
-        const uint64_t g = split(t, f, r2, &half);
-        if (half != 1)
-            append(&a, 2 * x, g);
-        if (half != 0 && b.n++ < XP_RUN_BUF)
-            b.later[b.n - 1] = g;
+        unsigned bit, none;
+        const uint64_t g = split(t, f, r2, &bit, &none);
+        b.lo[b.nlo] = g; /* kept when it goes to the lower half */
+        b.nlo += (bit ^ 1u) | none;
+        if (b.nlo == XP_RUN_BUF) { /* the lower half's entries come first: out now */
+            append_all(&a, 2 * x, b.lo, b.nlo);
+            b.nlo = 0;
+        }
+        if (b.nhi < XP_RUN_BUF)
+            b.hi[b.nhi] = g;
+        b.nhi += bit;
     }
     if (in_run)
         end_run(t, &b, t->slots, &a, r2);
@@ -320,7 +374,7 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
     for (unsigned len = 1; len < XP_FIELD_MAX; len++)
         to->by_len[len - 1] += t->by_len[len];
     to->entries = t->entries + t->by_len[0];
-    to->ones = bk_popcount(to->data, (size_t)to->nbytes);
+    to->ones = bk_popcount(to->data, (size_t)to->nbytes); /* the machine's popcount */
 }
 
 /* --- checking a table from outside -------------------------------------- */
