@@ -155,6 +155,39 @@ START_TEST(max_bytes_refuses_a_doubling_and_changes_nothing)
 }
 END_TEST
 
+/* The same through a batch: bk_add_batch returns the refused doubling's
+ * BK_EFULL, every key before it has the answer single adds give a twin
+ * (the same hash key), and every key from it on has the code: none is
+ * left unanswered. */
+START_TEST(a_batch_stopped_by_max_bytes_answers_every_key)
+{
+    const char *cfg = "variant=expandable capacity=1000 fpr=0.001 max_bytes=16k "
+                      "key=00112233445566778899aabbccddeeff";
+    enum { N = 20000, UNSET = 12345 };
+    static char keybuf[N][32];
+    static const void *keys[N];
+    static size_t lens[N];
+    static int got[N];
+    for (size_t i = 0; i < N; i++) {
+        lens[i] = tu_key(keybuf[i], sizeof keybuf[i], "b", i);
+        keys[i] = keybuf[i];
+        got[i] = UNSET;
+    }
+    bk_filter *f = tu_filter(cfg), *twin = tu_filter(cfg);
+    ck_assert_int_eq(bk_add_batch(f, keys, lens, N, got), BK_EFULL);
+    size_t i = 0;
+    for (; i < N && got[i] >= 0; i++)
+        ck_assert_int_eq(got[i], bk_add(twin, keys[i], lens[i]));
+    ck_assert_msg(i > 1000 && i < N, "stopped at key %zu", i);
+    ck_assert_int_eq(bk_add(twin, keys[i], lens[i]), BK_EFULL); /* the twin stops there too */
+    for (; i < N; i++)
+        ck_assert_msg(got[i] == BK_EFULL, "key %zu: %d", i, got[i]);
+    ck_assert_msg(tu_same_filter(f, twin), "the batch and single adds left different filters");
+    bk_free(f);
+    bk_free(twin);
+}
+END_TEST
+
 /* The filter's table as an adopt would take it, over a copy of data: the
  * new filter (owning the copy), or NULL with *rc the error. */
 static bk_filter *adopt_copy(const bk_filter *f, const uint8_t *data, int *rc)
@@ -229,6 +262,7 @@ Suite *expandable_suite(void)
     tcase_add_test(tc, entries_with_no_bit_left_go_to_both_halves);
     tcase_add_test(tc, files_and_mappings_take_the_grown_table);
     tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);
+    tcase_add_test(tc, a_batch_stopped_by_max_bytes_answers_every_key);
     tcase_add_test(tc, a_crafted_table_is_refused);
     return s;
 }

@@ -257,16 +257,17 @@ static void xp_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all
 }
 
 /* A batch under one lock (the write lock for adds, the read lock for
- * lookups): BK_STORE_CHUNK keys at most (src/core/batch.c), XP_GROUP keys
+ * lookups): BK_STORE_CHUNK keys at most (src/core/batch.c); after an
+ * error, every key from the failing one on has its code. XP_GROUP keys
  * at a time, the lines of the group XP_GROUPS_AHEAD groups on loaded
  * before this one is applied. The loads go out together, not one a key: a
  * load that misses the TLB holds up the instructions after it until its
  * page walk ends, and a key's work between two lone loads is too long for
  * the core to reach the next one, so each walk was waited for alone (10^9
- * URLs, a 2.7 GB table: 31% of the run's samples on that load, 316 -> 271
- * CPU s once grouped; a loop of random reads into a 2.8 GB array with a
- * key's work between them: 70 ns a read more than into 64 MB alone, 20
- * when 16 go together). One, two or four groups ahead: the same at 10^8. */
+ * URLs, a 2.7 GB table: 31% of the run's samples on that load; 316 -> 300
+ * CPU s once grouped, with the step's other changes; a loop of random reads into a 2.8 GB array
+ * with a key's work between them: 70 ns a read more than into 64 MB alone, 20 when 16 go together).
+ * One, two or four groups ahead: the same at 10^8. */
 #define XP_GROUP        ((size_t)16)
 #define XP_GROUPS_AHEAD ((size_t)2)
 
@@ -283,8 +284,10 @@ static int apply_batch(bk_expandable *e, const bk_hash *hs, size_t n, int *resul
         for (size_t i = at; i < n && i < at + XP_GROUP; i++) {
             results[i] =
                 adds ? add_unlocked(&e->base, &hs[i]) : contains_unlocked(&e->base, &hs[i]);
-            if (results[i] < 0) {
+            if (results[i] < 0) { /* this key's code for it and every key after */
                 rc = results[i];
+                for (size_t r = i + 1; r < n; r++)
+                    results[r] = rc;
                 break;
             }
         }
