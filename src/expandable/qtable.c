@@ -332,8 +332,8 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
     const uint64_t step = BK_HUGE_PAGE;
     const unsigned r2 = to->r;
     const uint64_t mask = (UINT64_C(1) << t->w) - 1;
-    for (uint64_t i = 0, bit = 0; i < t->slots; i++, bit += t->w) {
-        const uint64_t v = bits_at(t, bit) & mask, f = field_of(v);
+    for (uint64_t i = 0, at = 0; i < t->slots; i++, at += t->w) { /* at: slot i's first bit */
+        const uint64_t v = bits_at(t, at) & mask, f = field_of(v);
         if (in_run && (!f || !(v & XP_CONT))) { /* the run before ends here */
             end_run(t, &b, i, &a, r2);
             in_run = 0;
