@@ -265,9 +265,10 @@ static void xp_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all
  * page walk ends, and a key's work between two lone loads is too long for
  * the core to reach the next one, so each walk was waited for alone (10^9
  * URLs, a 2.7 GB table: 31% of the run's samples on that load; 316 -> 300
- * CPU s once grouped, with the step's other changes; a loop of random reads into a 2.8 GB array
- * with a key's work between them: 70 ns a read more than into 64 MB alone, 20 when 16 go together).
- * One, two or four groups ahead: the same at 10^8. */
+ * CPU s once grouped, with the step's other changes; a loop of random
+ * reads into a 2.8 GB array with a key's work between them: 70 ns a read
+ * more than into 64 MB alone, 20 when 16 go together). One, two or four
+ * groups ahead: the same at 10^8. */
 #define XP_GROUP        ((size_t)16)
 #define XP_GROUPS_AHEAD ((size_t)2)
 
