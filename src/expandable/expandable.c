@@ -51,13 +51,13 @@
 /* The load at which a table doubles: quotient filter runs stay short (a
  * lookup reads a few slots past its home, most often in its home's cache
  * line) while every table is at least three-eighths full. */
-#define XP_LOAD_MAX 0.75
+#define XP_LOAD_QUARTERS 3
+#define XP_LOAD_MAX      (XP_LOAD_QUARTERS / 4.0)
 
 typedef struct bk_expandable {
     bk_filter base; /* first: a bk_expandable* is a bk_filter* */
     xp_table t;
     unsigned q0;   /* the first table's quotient bits */
-    uint64_t cap;  /* the adds t takes before it doubles (table_capacity) */
     uint64_t keys; /* adds that were new */
     int borrowed;  /* t.data belongs to a file mapping */
     pthread_rwlock_t lock;
@@ -87,7 +87,7 @@ static unsigned field_bits(const bk_config *cfg, unsigned q0, unsigned q)
 /* The adds a table of q quotient bits takes before it doubles. */
 static uint64_t table_capacity(unsigned q)
 {
-    return (uint64_t)ldexp(XP_LOAD_MAX, (int)q);
+    return (UINT64_C(1) << q >> 2) * XP_LOAD_QUARTERS; /* exact, and no float on an add's path */
 }
 
 /* Table t's shape for q quotient bits and at least `slots` slots: r, w,
@@ -163,7 +163,6 @@ static int grow(bk_expandable *e)
     if (!e->borrowed)
         bk_payload_free(&f->alloc, e->t.data, (size_t)e->t.nbytes);
     e->t = n;
-    e->cap = table_capacity(n.q);
     e->borrowed = 0;
     return BK_OK;
 }
@@ -177,7 +176,7 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
     for (int doublings = 0;; doublings++) {
         const uint64_t x = xp_home(t, h), probe = xp_probe(t, h);
         int rc;
-        if (t->entries < e->cap)
+        if (t->entries < table_capacity(t->q))
             rc = xp_add(t, x, probe, probe | 1); /* every bit it has, and the marker */
         else
             rc = xp_lookup(t, x, probe) ? XP_PRESENT : XP_NO_ROOM;
@@ -362,7 +361,6 @@ static int make(const bk_config *cfg, const bk_allocator *a, const xp_table *t, 
     if (rc != BK_OK)
         return rc;
     e->t = *t;
-    e->cap = table_capacity(t->q);
     e->q0 = first_qbits(cfg);
     e->keys = keys;
     e->borrowed = borrowed;

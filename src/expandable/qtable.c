@@ -39,10 +39,18 @@ static void store64(uint8_t *p, uint64_t v)
     memcpy(p, &v, sizeof v);
 }
 
+/* The bits of the payload from bit `bit` on, the first slot's low bits
+ * lowest: what a walk tests its metadata bits in (a slot's position
+ * moving by w a step, not multiplied out each time). */
+static uint64_t bits_at(const xp_table *t, uint64_t bit)
+{
+    return load64(t->data + (bit >> 3)) >> (bit & 7);
+}
+
+/* Slot i. */
 static uint64_t get(const xp_table *t, uint64_t i)
 {
-    const uint64_t bit = i * t->w;
-    return load64(t->data + (bit >> 3)) >> (bit & 7) & ((UINT64_C(1) << t->w) - 1);
+    return bits_at(t, i * t->w) & ((UINT64_C(1) << t->w) - 1);
 }
 
 /* Set bits of v (no popcnt instruction is assumed: the SWAR count). */
@@ -104,14 +112,6 @@ static unsigned length_of(const xp_table *t, uint64_t field)
 static int matches(uint64_t field, uint64_t probe)
 {
     return ((field ^ probe) >> __builtin_ctzll(field) >> 1) == 0;
-}
-
-/* The bits of the payload from bit `bit` on, the first slot's low bits
- * lowest: what a walk tests its metadata bits in (a slot's position
- * moving by w a step, not multiplied out each time). */
-static uint64_t bits_at(const xp_table *t, uint64_t bit)
-{
-    return load64(t->data + (bit >> 3)) >> (bit & 7);
 }
 
 /* The slot where the run of quotient x starts, or would start were x
