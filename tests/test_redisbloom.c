@@ -1,8 +1,8 @@
 /*
  * test_redisbloom.c - RedisBloom's structures (bloomkit_redisbloom.h)
  * against RedisBloom 2.6.28 itself: the hash vectors and worked sizes of
- * its specification (../shared/redisbloom/FORMATS.md), and the fixtures it
- * wrote (../shared/testdata/redisbloom/: SCANDUMP chunks and the answers
+ * its formats, and the fixtures it wrote (tests/data/redisbloom/, its
+ * README says how they were made: SCANDUMP chunks and the answers
  * RedisBloom gave). Each fixture filter is checked twice: loaded from its
  * chunks (every item and the exact list of false positives among 100,000
  * probes, its figures, and a SCANDUMP that gives back the same bytes), and
@@ -18,11 +18,11 @@
 #include "suites.h"
 #include "testutil.h"
 
-/* Where the fixtures are: BK_REDISBLOOM_DATA, else the shared folder beside the repository. */
+/* Where the fixtures are: BK_REDISBLOOM_DATA, else the repository's copy (tests/data/redisbloom). */
 static const char *data_dir(void)
 {
     const char *d = getenv("BK_REDISBLOOM_DATA");
-    return d && *d ? d : "../shared/testdata/redisbloom";
+    return d && *d ? d : "tests/data/redisbloom";
 }
 
 /* The whole of fixture file `name` (malloc'd; *len its length). */

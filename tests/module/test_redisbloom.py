@@ -1,6 +1,6 @@
 """A RedisBloom user's data and clients against bloomkit's module: the RDB
 RedisBloom 2.6.28 wrote loads and every answer it recorded comes back
-(../shared/testdata/redisbloom), its save reproduces RedisBloom's values
+(tests/data/redisbloom), its save reproduces RedisBloom's values
 field for field, its SCANDUMP chunks load through LOADCHUNK both ways, the
 keys survive AOF rewrite, restart and replication, CF.* answers as
 RedisBloom does (redis-py's cf(), node-redis's cf), and damaged values are
@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from test_module import ModuleTest, crc64_jones  # noqa: E402
 
 DATA = os.environ.get("BK_REDISBLOOM_DATA",
-                      os.path.join(os.path.dirname(__file__), "../../../shared/testdata/redisbloom"))
+                      os.path.join(os.path.dirname(__file__), "../data/redisbloom"))
 BLOOMS = ["bf_default", "bf_nonscaling", "bf_exp4", "bf_big"]
 CUCKOOS = ["cf_default", "cf_b4"]
 CHECKED = {"bf_default": 5000, "bf_nonscaling": 8000, "bf_exp4": 20000, "bf_big": 20000,

@@ -10,7 +10,7 @@ docs/python.md.
     >>> "https://example.org/" in seen
     True
 """
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from ._lib import _native
 from .errors import (
@@ -45,6 +45,7 @@ __all__ = [
     "config_text",
     "import_set",
     "library_version",
+    "set_clock",
     "set_threads",
     "variants",
 ]
@@ -69,6 +70,15 @@ def variants() -> Dict[str, Dict[str, Any]]:
     ``{"standard": {"removes": False, "grows": False, "keys": [...]}, ...}``."""
     return {name: {"removes": removes, "grows": grows, "keys": keys}
             for name, removes, grows, keys in _native.variants()}
+
+
+def set_clock(ms: Optional[int]) -> None:
+    """The time every window filter of this process reads, fixed at ``ms``
+    milliseconds since the epoch until the next call (``None``: the system's
+    clock again), for tests and simulations that move time by hand. A window
+    never acts on a time earlier than the latest it has seen: a step back
+    freezes it (docs/windows.md). Set it while no batch is running."""
+    _native.set_clock(ms)
 
 
 def set_threads(n: int) -> None:

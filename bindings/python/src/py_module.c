@@ -1,7 +1,10 @@
 /*
- * module.c - bloomkit._native: the types, the library's version and error
- * texts, URL canonicalisation, the worker threads' setting.
+ * py_module.c - bloomkit._native: the types, the library's version and error
+ * texts, URL canonicalisation, the worker threads' setting, the window's
+ * clock for tests and simulations.
  */
+#include <stdatomic.h>
+
 #include "bkpy.h"
 
 static PyObject *m_version(PyObject *m, PyObject *unused)
@@ -61,6 +64,37 @@ static PyObject *m_canonical_url(PyObject *m, PyObject *args)
     return res;
 }
 
+/* set_clock(ms): the time every window filter of the process reads, fixed
+ * at ms since the epoch until the next call; None gives back the system's
+ * clock. The time is an atomic, so a batch running on another thread reads
+ * either the old or the new one. */
+static _Atomic int64_t fixed_now;
+
+static int64_t fixed_clock(void *ctx)
+{
+    (void)ctx;
+    return atomic_load_explicit(&fixed_now, memory_order_relaxed);
+}
+
+static PyObject *m_set_clock(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    if (arg == Py_None) {
+        bk_set_clock(NULL, NULL);
+        Py_RETURN_NONE;
+    }
+    const long long ms = PyLong_AsLongLong(arg);
+    if (ms == -1 && PyErr_Occurred())
+        return NULL;
+    if (ms < 0) {
+        PyErr_SetString(PyExc_ValueError, "set_clock: a time before 1970 (ms < 0)");
+        return NULL;
+    }
+    atomic_store_explicit(&fixed_now, (int64_t)ms, memory_order_relaxed);
+    bk_set_clock(fixed_clock, NULL);
+    Py_RETURN_NONE;
+}
+
 /* The configuration keys variant v takes (bk_config_key_applies), as a
  * list of str; NULL with an exception set. */
 static PyObject *keys_of(bk_variant v)
@@ -116,6 +150,8 @@ static PyMethodDef module_methods[] = {
     {"set_threads", bkpy_set_threads, METH_O,
      "set_threads(n): threads for large batches (0: one per CPU, at most 8; 1: none)."},
     {"get_threads", bkpy_get_threads, METH_NOARGS, "The threads large batches use."},
+    {"set_clock", m_set_clock, METH_O,
+     "set_clock(ms): window filters read this time (ms since the epoch); None: the system's."},
     {NULL, NULL, 0, NULL},
 };
 

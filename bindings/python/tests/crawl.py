@@ -1,8 +1,10 @@
 """Run one Scrapy crawl of the test site with BloomDupeFilter.
 
 usage: python3 crawl.py STATS_JSON START_URL [START_URL...] [-s NAME=VALUE ...]
-                       [--barrier PATH]
-Writes the crawl's stats (JSON) to STATS_JSON when it ends. With --barrier,
+                       [--barrier PATH] [--now MS]
+Writes the crawl's stats (JSON) to STATS_JSON when it ends. With --now, every
+window filter of the crawl reads that time (ms since the epoch: the test's
+clock, bloomkit.set_clock) instead of the system's. With --barrier,
 the spider creates PATH.ready-PID when it is about to send its first request
 and waits until PATH exists (the test creates it once every crawler is ready).
 """
@@ -55,6 +57,10 @@ def main() -> None:
     while i < len(rest):
         if rest[i] == "--barrier":
             barrier = rest[i + 1]
+            i += 2
+        elif rest[i] == "--now":
+            import bloomkit
+            bloomkit.set_clock(int(rest[i + 1]))
             i += 2
         elif rest[i] == "-s":
             name, value = rest[i + 1].split("=", 1)

@@ -51,12 +51,16 @@ class Site:
 
 
 def crawl(workdir: str, tag: str, starts, settings: dict, background: bool = False,
-          barrier: str = None):
-    """Run crawl.py; returns its stats (dict), or the Popen when background."""
+          barrier: str = None, now_ms: int = None):
+    """Run crawl.py; returns its stats (dict), or the Popen when background.
+    now_ms: the time the crawl's window filters read (ms since the epoch),
+    not the system's."""
     stats = os.path.join(workdir, "stats-%s.json" % tag)
     args = [sys.executable, os.path.join(HERE, "crawl.py"), stats] + list(starts)
     if barrier:
         args += ["--barrier", barrier]
+    if now_ms is not None:
+        args += ["--now", str(now_ms)]
     for k, v in settings.items():
         args += ["-s", "%s=%s" % (k, v)]
     logf = open(os.path.join(workdir, "crawl-%s.log" % tag), "w")
