@@ -29,11 +29,21 @@ static size_t args_of(RedisModuleString **argv, int from, int argc, bkm_arg *out
 }
 
 /* 1 when the command goes to rbbf.c: its key is RedisBloom's chain, or is
- * missing while NEW_KEYS is redisbloom and the command makes keys. */
+ * missing and the command makes RedisBloom's type (bkm_makes_redisbloom). */
 static int chain_key(RedisModuleCtx *ctx, RedisModuleString *name, int makes)
 {
     const bkm_kind k = bkm_kind_named(ctx, name);
-    return k == BKM_RBCHAIN || (k == BKM_EMPTY && makes && bkm_conf.new_keys_redisbloom);
+    return k == BKM_RBCHAIN || (k == BKM_EMPTY && makes && bkm_makes_redisbloom(ctx));
+}
+
+/* 1 when a bloomkit key takes o (bkm_bf_config): else the key is made as
+ * RedisBloom's type, which takes every argument RedisBloom takes (EXPANSION
+ * 1 or over 16, an error rate over 0.5). */
+static int bloomkit_takes(const bkm_bf_opts *o)
+{
+    bk_config cfg;
+    char err[400];
+    return bkm_bf_config(&bkm_conf, o, &cfg, err, sizeof err) == 0;
 }
 
 static int reply_parse(RedisModuleCtx *ctx, int rc, const char *err)
@@ -74,6 +84,8 @@ int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         argc - 1 > 8 ? BKM_ARGS_ARITY : bkm_parse_reserve(&bkm_conf, args, n, &o, err, sizeof err);
     if (rc != BKM_ARGS_OK)
         return reply_parse(ctx, rc, err);
+    if (!bloomkit_takes(&o) && bkm_kind_named(ctx, argv[1]) == BKM_EMPTY)
+        return bkm_rbbf_reserve(ctx, argv, argc);
     RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
     if (!key)
         return REDISMODULE_OK;
@@ -157,6 +169,10 @@ int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (rc != BKM_ARGS_OK) {
         RedisModule_CloseKey(key);
         return reply_parse(ctx, rc, err);
+    }
+    if (!v && !o.nocreate && !bloomkit_takes(&o)) {
+        RedisModule_CloseKey(key);
+        return bkm_rbbf_insert(ctx, argv, argc);
     }
     return add_open(ctx, key, v, argv, argc, 2 + (int)o.items, &o, 1);
 }

@@ -65,23 +65,29 @@ static int open_cf(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Redis
     return 0;
 }
 
-/* A keyed filter (NEW_KEYS bloomkit, the default) under the empty key:
- * RedisBloom's cuckoo filter as variant rbcuckoo with a random SipHash
- * key, its creation replicated with that key. NULL after replying. */
-static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
-                                 long long capacity, unsigned bucket, unsigned iters,
-                                 unsigned expansion)
+/* The configuration of a keyed filter for CF.RESERVE's parameters, or -1
+ * when a keyed filter does not take them (the key is then RedisBloom's). */
+static int keyed_config(bk_config *cfg, long long capacity, unsigned bucket, unsigned iters,
+                        unsigned expansion)
 {
-    char text[200], its[40] = "", err[300] = "";
-    bk_config cfg;
+    char text[200], its[40] = "";
     if (iters != AUTO_ITERS)
         snprintf(its, sizeof its, " iterations=%u", iters);
     snprintf(text, sizeof text, "variant=rbcuckoo capacity=%lld bucket_size=%u%s expansion=%u",
              capacity, bucket, its, expansion);
+    return bk_config_parse(cfg, text, NULL, 0) == BK_OK ? 0 : -1;
+}
+
+/* A keyed filter (NEW_KEYS bloomkit, the default) of cfg under the empty
+ * key: RedisBloom's cuckoo filter as variant rbcuckoo with a random SipHash
+ * key, its creation replicated with that key. NULL after replying. */
+static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                                 const bk_config *cfg)
+{
+    char err[300] = "";
     bkm_value *v;
-    int rc = bk_config_parse(&cfg, text, NULL, 0);
-    if (rc == BK_OK) /* refused over MAX_BYTES or maxmemory's headroom before any memory */
-        rc = bkm_create(ctx, key, &cfg, &v, err, sizeof err);
+    /* refused over MAX_BYTES or maxmemory's headroom before any memory */
+    const int rc = bkm_create(ctx, key, cfg, &v, err, sizeof err);
     if (rc == BK_EFULL || (rc == BK_ERANGE && strncmp(err, "ERR ", 4) == 0)) {
         /* over MAX_BYTES or maxmemory's headroom: say how much, and how much there is */
         char msg[400];
@@ -99,13 +105,15 @@ static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, Redis
     return bk_filter_rbcuckoo(v->f);
 }
 
-/* A new filter under the empty key: keyed, or RedisBloom's own while
- * NEW_KEYS is redisbloom. NULL after replying. */
+/* A new filter under the empty key: keyed, or RedisBloom's own when the
+ * command makes RedisBloom's type (bkm_makes_redisbloom) or a keyed filter
+ * does not take its parameters. NULL after replying. */
 static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
                            long long capacity, unsigned bucket, unsigned iters, unsigned expansion)
 {
-    if (!bkm_conf.new_keys_redisbloom)
-        return create_keyed(ctx, key, name, capacity, bucket, iters, expansion);
+    bk_config cfg;
+    if (!bkm_makes_redisbloom(ctx) && keyed_config(&cfg, capacity, bucket, iters, expansion) == 0)
+        return create_keyed(ctx, key, name, &cfg);
     bk_rbcuckoo *c;
     const int rc =
         bk_rbcuckoo_new((uint64_t)capacity, bucket, iters != AUTO_ITERS ? iters : RB_ITERS,

@@ -1,5 +1,5 @@
 /*
- * clock.c - the time every filter of the module reads (no server calls).
+ * modclock.c - the time every filter of the module reads (no server calls).
  *
  * Window filters read bk_now_ms(); in the module that is this clock, set
  * before each command (time.c): the master's own time on a master, the
@@ -17,9 +17,14 @@
 #include "bloomkit.h"
 #include "bloomkit_tools.h"
 
-static int64_t g_now;   /* the time commands act at, ms */
-static int64_t g_saved; /* the clock before a pin */
-static int g_pinned;
+/* Pins nest (BK.AT pins the master's time, and a BF.LOADCHUNK it carries
+ * pins the image's time inside it): each unpin gives back the time its pin
+ * found, so the outer pin's time holds again until its own unpin. */
+#define PIN_DEPTH 4
+
+static int64_t g_now;              /* the time commands act at, ms */
+static int64_t g_saved[PIN_DEPTH]; /* the clock each pin found */
+static int g_pinned;               /* pins in force */
 
 static int64_t module_clock(void *ctx)
 {
@@ -47,18 +52,16 @@ void bkm_clock_set(int64_t now)
 
 void bkm_clock_pin(int64_t ms)
 {
-    if (!g_pinned)
-        g_saved = g_now;
-    g_pinned = 1;
+    if (g_pinned < PIN_DEPTH) /* two deep at most: BK.AT, then a load inside it */
+        g_saved[g_pinned] = g_now;
+    g_pinned++;
     g_now = ms;
 }
 
 void bkm_clock_unpin(void)
 {
-    if (g_pinned) {
-        g_pinned = 0;
-        g_now = g_saved;
-    }
+    if (g_pinned && --g_pinned < PIN_DEPTH)
+        g_now = g_saved[g_pinned];
 }
 
 int64_t bkm_clock_now(void)

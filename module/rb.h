@@ -53,6 +53,14 @@ int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
+/* 1 when a BF.* or CF.* command that makes a key makes RedisBloom's type:
+ * NEW_KEYS is redisbloom, or the command was replayed (a master's stream,
+ * the AOF). A bloomkit master propagates the keys it makes as BK.CREATE,
+ * so a plain creation that arrives replayed was written by RedisBloom, or
+ * by a master that made RedisBloom's type: the key is made as its origin
+ * made it, whatever this server's NEW_KEYS. */
+int bkm_makes_redisbloom(RedisModuleCtx *ctx);
+
 /* The most bytes a RedisBloom key a command makes may take: the module's
  * MAX_BYTES, lowered to what maxmemory leaves; 0 (no limit) for a command
  * from the master or the AOF, which makes what the master made. Data

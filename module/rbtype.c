@@ -58,6 +58,11 @@ static int replaying(RedisModuleCtx *ctx)
             (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)) != 0;
 }
 
+int bkm_makes_redisbloom(RedisModuleCtx *ctx)
+{
+    return bkm_conf.new_keys_redisbloom || replaying(ctx);
+}
+
 uint64_t bkm_rb_limit(RedisModuleCtx *ctx)
 {
     if (replaying(ctx))

@@ -64,7 +64,6 @@ bkm_value *bkm_value_new(bk_filter *f)
     }
     memset(v, 0, sizeof *v);
     v->f = f;
-    v->at = bkm_clock_now();
     bk_config cfg;
     if (bk_get_config(f, &cfg) == BK_OK) { /* what each write asks, asked once */
         v->window = cfg.variant == BK_VARIANT_WINDOW;
@@ -75,6 +74,9 @@ bkm_value *bkm_value_new(bk_filter *f)
         v->capped = cfg.variant == BK_VARIANT_STANDARD;
         v->capacity = cfg.capacity;
     }
+    /* only a window's answers depend on time: any other value carries none
+     * (0), so every path (RDB, AOF, a replica's stream) gives it one DUMP */
+    v->at = v->window ? bkm_clock_now() : 0;
     /* the server's commands run one at a time: no lock, no locked
      * instruction on the write path (a sweep and a free run on that thread
      * too, or on a value no command can reach any more) */
@@ -85,8 +87,9 @@ bkm_value *bkm_value_new(bk_filter *f)
 
 void bkm_value_changed(bkm_value *v)
 {
-    v->writes++;             /* any dump snapshot is no longer the filter's */
-    v->at = bkm_clock_now(); /* BK.AT's time when it replays a master's write */
+    v->writes++; /* any dump snapshot is no longer the filter's */
+    if (v->window)
+        v->at = bkm_clock_now(); /* BK.AT's time when it replays a master's write */
     if (v->dump) {
         RedisModule_Free(v->dump);
         v->dump = NULL;
@@ -139,7 +142,7 @@ int bkm_open_bf(RedisModuleCtx *ctx, RedisModuleString *name, int makes, RedisMo
         *v = RedisModule_ModuleTypeGetValue(*key);
         return 0;
     }
-    if (k == BKM_EMPTY && !(makes && bkm_conf.new_keys_redisbloom))
+    if (k == BKM_EMPTY && !(makes && bkm_makes_redisbloom(ctx)))
         return 0;
     RedisModule_CloseKey(*key);
     *key = NULL;

@@ -11,21 +11,39 @@
 #include "module.h"
 #include "payload.h"
 
+/* The value's image, which a save must write whole: a value it cannot
+ * write must fail the save, never stand in the file as a value the loader
+ * refuses (that would stop every later start of the server). The image
+ * cannot be too large for the format (variants stop growing where it
+ * stops), so the one failure is memory for its copy: then the allocator
+ * that does not return is used, as the server's own types do when they
+ * save, which ends the saving child (BGSAVE, a replica's sync, a rewrite)
+ * with the save reported failed and the previous file intact. */
+static void image_or_fail(RedisModuleIO *io, const bkm_value *v, uint8_t **buf, size_t *len)
+{
+    const int rc = bkm_image(v->f, buf, len);
+    if (rc == BK_OK)
+        return;
+    RedisModule_LogIOError(io, "warning", "bloomkit: saving a filter: %s: the save fails",
+                           bk_strerror(rc));
+    uint64_t size = 0;
+    const int sized = bk_save_size(v->f, &size);
+    *buf = RedisModule_Calloc(1, sized == BK_OK && size <= SIZE_MAX ? (size_t)size : 1);
+    if (sized != BK_OK || bk_save_buffer(v->f, *buf, (size_t)size, len) != BK_OK) {
+        /* not reached: the format holds every state a filter can reach */
+        RedisModule_LogIOError(io, "warning", "bloomkit: a filter the format cannot hold: %s",
+                               bk_last_error());
+        *len = 0;
+    }
+}
+
 static void rdb_save(RedisModuleIO *io, void *value)
 {
     const bkm_value *v = value;
     uint8_t *buf = NULL;
     size_t len = 0;
-    const int rc = bkm_image(v->f, &buf, &len);
+    image_or_fail(io, v, &buf, &len);
     RedisModule_SaveUnsigned(io, (uint64_t)bkm_value_time(v));
-    if (rc != BK_OK) {
-        /* only out of memory in the saving child: the payload then loads as
-         * refused, and the log says which key */
-        RedisModule_LogIOError(io, "warning", "bloomkit: could not save a filter: %s",
-                               bk_strerror(rc));
-        RedisModule_SaveStringBuffer(io, "", 0);
-        return;
-    }
     RedisModule_SaveStringBuffer(io, (const char *)buf, len);
     RedisModule_Free(buf);
 }
@@ -60,7 +78,7 @@ static void *rdb_load(RedisModuleIO *io, int encver)
         return NULL;
     }
     bkm_value *v = bkm_value_new(f);
-    if (v)
+    if (v && v->window)
         v->at = (int64_t)saved; /* its time, not the server's: bkm_value_time */
     return v;
 }
@@ -70,16 +88,14 @@ static void aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
     const bkm_value *v = value;
     uint8_t *buf;
     size_t len;
-    const int rc = bkm_image(v->f, &buf, &len);
-    if (rc != BK_OK) {
-        RedisModule_LogIOError(aof, "warning", "bloomkit: could not rewrite a filter: %s",
-                               bk_strerror(rc));
-        return;
-    }
-    /* The image in BF.LOADCHUNK pieces, at the clock's time: a later time
-     * of the value's own (bkm_value_time) would move the clock of the whole
-     * replay, so such a window filter is re-dated to it instead. */
-    const long long now = (long long)bkm_clock_now();
+    image_or_fail(aof, v, &buf, &len);
+    /* The image in BF.LOADCHUNK pieces at the value's own time, so the
+     * replay makes the value the RDB would: a window's time, or 0 for a
+     * value that carries none. A window dated after the clock (RESTOREd
+     * with a later time) goes at the clock's time instead, since a later
+     * time would move the clock of the whole replay: it is re-dated. */
+    const long long clock = (long long)bkm_clock_now(), at = (long long)bkm_value_time(v);
+    const long long now = at <= clock ? at : clock;
     for (size_t off = 0; off < len;) {
         const size_t n = len - off < BKM_CHUNK ? len - off : BKM_CHUNK;
         RedisModule_EmitAOF(aof, "BK.AT", "lcslb", now, "BF.LOADCHUNK", key, (long long)(off + n),

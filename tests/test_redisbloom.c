@@ -838,6 +838,56 @@ START_TEST(cuckoo_headers_and_chunks_refused)
 }
 END_TEST
 
+/* No state an add can reach fails to save: a RedisBloom structure as a
+ * variant grows to what a file (or a bloomkit key) holds, BK_SLICES_MAX
+ * slices, and then refuses the add that needs one more with BK_EFULL,
+ * nothing changed; the filter at that limit saves and loads back whole.
+ * (Before the limit, cuckoo capacity=4 expansion=1 reached 294 sub-filters
+ * and its save failed with BK_ERANGE, the file holding nothing.) */
+START_TEST(growth_stops_where_the_file_format_stops)
+{
+    static const char *const cfgs[] = {
+        "variant=rbcuckoo capacity=4 expansion=1",
+        "variant=rbchain capacity=1 expansion=1 fpr=0.1",
+        "variant=rbcuckoo capacity=4 expansion=1 hash=murmur",
+    };
+    for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; c++) {
+        bk_filter *f = tu_filter(cfgs[c]);
+        uint64_t i = 0, added = 0;
+        int rc = BK_OK;
+        char key[64];
+        for (; i < 2000000; i++) {
+            const size_t len = tu_key(key, sizeof key, "grow", i);
+            if ((rc = bk_add(f, key, len)) < 0)
+                break;
+            added++;
+        }
+        ck_assert_msg(rc == BK_EFULL, "%s: %s after %llu adds", cfgs[c], bk_strerror(rc),
+                      (unsigned long long)added);
+        ck_assert_ptr_nonnull(strstr(bk_last_error(), "the most a bloomkit file or key holds"));
+        ck_assert_uint_eq(f->ops->slice_count(f), BK_SLICES_MAX);
+        /* the refused add changed nothing, and every add before it holds */
+        size_t len = tu_key(key, sizeof key, "grow", i), size = 0;
+        uint64_t need;
+        ck_assert_int_eq(bk_save_size(f, &need), BK_OK);
+        uint8_t *a = malloc((size_t)need), *b = malloc((size_t)need);
+        ck_assert_int_eq(bk_save_buffer(f, a, (size_t)need, &size), BK_OK);
+        ck_assert_int_eq(bk_add(f, key, len), BK_EFULL);
+        ck_assert_int_eq(bk_save_buffer(f, b, (size_t)need, &size), BK_OK);
+        ck_assert_uint_eq(size, need);
+        ck_assert_mem_eq(a, b, size);
+        bk_filter *back;
+        ck_assert_int_eq(bk_load_buffer(a, size, &back), BK_OK);
+        ck_assert(tu_same_filter(f, back));
+        ck_assert_uint_eq(tu_count_present(back, "grow", 0, added), added);
+        free(a);
+        free(b);
+        bk_free(back);
+        bk_free(f);
+    }
+}
+END_TEST
+
 Suite *redisbloom_suite(void)
 {
     Suite *s = suite_create("redisbloom");
@@ -863,6 +913,7 @@ Suite *redisbloom_suite(void)
     tcase_add_test(tc, keyed_cuckoo_holds_its_capacity);
     tcase_add_test(tc, limits_are_checked_before_memory_is_taken);
     tcase_add_test(tc, cuckoo_headers_and_chunks_refused);
+    tcase_add_test(tc, growth_stops_where_the_file_format_stops);
     suite_add_tcase(s, tc);
     return s;
 }

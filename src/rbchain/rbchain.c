@@ -209,7 +209,7 @@ uint64_t bk_rbchain_next_bytes(const bk_rbchain *c)
 {
     const bk_rbchain_link *last = &c->links[c->n - 1];
     bk_rbchain_link l;
-    if ((c->options & BK_RBCHAIN_NO_SCALING) ||
+    if ((c->options & BK_RBCHAIN_NO_SCALING) || (c->max_links && c->n >= c->max_links) ||
         (c->growth && last->entries > UINT64_MAX / c->growth))
         return 0;
     bk_call_begin();
@@ -236,6 +236,11 @@ int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, unsigned flags)
         if (c->options & BK_RBCHAIN_NO_SCALING)
             return bk_fail(BK_EFULL, "a non-scaling filter of %llu items is full",
                            (unsigned long long)l->entries);
+        if (c->max_links && c->n >= c->max_links)
+            return bk_fail(BK_EFULL,
+                           "the chain has %u links, the most a bloomkit file or key holds: "
+                           "make it with a larger capacity or expansion",
+                           c->n);
         if (flags & BK_RB_NOGROW)
             return BK_RB_GROW;
         const int rc = grow(c);

@@ -18,6 +18,11 @@ struct bk_rbchain {
     uint64_t size;
     uint32_t options, growth;
     uint32_t n, cap;        /* links in use, room in links[] and own[] */
+    /* The most links it may grow to (a variant's chain: what a bloomkit
+     * file or key holds, BK_SLICES_MAX); 0: no limit but memory (RedisBloom's
+     * own type, whose encoding counts links in 64 bits). An add that needs
+     * a link past it fails with BK_EFULL, the chain unchanged. */
+    uint32_t max_links;
     bk_rbchain_link *links; /* oldest first */
     uint8_t *own;           /* per link: who frees its data, BK_OWN_* (alloc.h) */
     /* The hash: NULL, RedisBloom's MurmurHash as the options say; else the

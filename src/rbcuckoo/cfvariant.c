@@ -185,6 +185,7 @@ static int make(const bk_config *cfg, const bk_allocator *a, bk_rbcuckoo *c, bk_
     }
     r->c = c;
     c->payloads = 1;
+    c->max_filters = BK_SLICES_MAX; /* what a file holds: growth stops there, saves never fail */
     if (cfg->hash == BK_HASH_MURMUR) {
         r->base.own_hash = own_hash;
     } else {

@@ -128,10 +128,16 @@ static int first_fit(const bk_rbcuckoo *c, const rc_key *k)
     return 0;
 }
 
+/* The most sub-filters c may have. */
+static uint32_t filters_max(const bk_rbcuckoo *c)
+{
+    return c->max_filters ? c->max_filters : BK_RBCUCKOO_FILTERS_MAX;
+}
+
 uint64_t bk_rbcuckoo_next_bytes(const bk_rbcuckoo *c)
 {
     uint64_t n;
-    if (c->expansion == 0 || c->filters >= BK_RBCUCKOO_FILTERS_MAX)
+    if (c->expansion == 0 || c->filters >= filters_max(c))
         return 0;
     bk_call_begin();
     return bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) == BK_OK ? n * c->bucket_size
@@ -158,11 +164,16 @@ int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags)
         }
         if (c->expansion == 0)
             return bk_fail(BK_EFULL, "the cuckoo filter is full and does not expand");
+        if (c->filters >= filters_max(c))
+            return bk_fail(BK_EFULL,
+                           "the cuckoo filter is full at %u sub-filters, the most %s holds: "
+                           "make it with a larger capacity or expansion",
+                           c->filters,
+                           c->max_filters ? "a bloomkit file or key" : "RedisBloom's encoding");
         if (flags & BK_RB_NOGROW)
             return BK_RB_GROW;
         uint64_t n;
-        if (c->filters >= BK_RBCUCKOO_FILTERS_MAX ||
-            bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) != BK_OK)
+        if (bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) != BK_OK)
             return bk_fail(BK_ENOMEM, "a sub-filter past the %u-th", c->filters);
         const int rc = bk_rc_push(c, n);
         if (rc != BK_OK)

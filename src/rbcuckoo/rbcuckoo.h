@@ -26,6 +26,11 @@ struct bk_rbcuckoo {
     bk_allocator alloc;
     uint64_t buckets, items, deletes;
     uint32_t filters; /* sub-filters in use */
+    /* The most sub-filters it may grow to (a variant's filter: what a
+     * bloomkit file or key holds, BK_SLICES_MAX); 0: BK_RBCUCKOO_FILTERS_MAX,
+     * what RedisBloom's encoding holds. An add that needs a sub-filter past
+     * it fails with BK_EFULL, the filter unchanged. */
+    uint32_t max_filters;
     unsigned bucket_size, max_iterations, expansion;
     uint32_t cap; /* room in subs[] */
     rc_sub *subs; /* oldest first */
