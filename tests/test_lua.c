@@ -497,8 +497,7 @@ static int shared_window_run(unsigned w)
     snprintf(name, sizeof name, "win-%u", w);
     test_redis_url(&srv, name, NULL, url, sizeof url);
     bk_redis_drop(url);
-    snprintf(cfg, sizeof cfg, "variant=window window=%us generations=4 capacity=1000 fpr=0.001",
-             w);
+    snprintf(cfg, sizeof cfg, "variant=window window=%us generations=4 capacity=1000 fpr=0.001", w);
     const double start = mono_s(); /* no add of the first process is earlier */
     ck_assert_int_eq(window_child(url, cfg, 'a', 0, 100), 100);
     const double added = mono_s(); /* none is later */

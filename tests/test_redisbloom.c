@@ -18,7 +18,8 @@
 #include "suites.h"
 #include "testutil.h"
 
-/* Where the fixtures are: BK_REDISBLOOM_DATA, else the repository's copy (tests/data/redisbloom). */
+/* Where the fixtures are: BK_REDISBLOOM_DATA, else the repository's copy (tests/data/redisbloom).
+ */
 static const char *data_dir(void)
 {
     const char *d = getenv("BK_REDISBLOOM_DATA");

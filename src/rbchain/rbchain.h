@@ -17,7 +17,7 @@ struct bk_rbchain {
     bk_allocator alloc; /* what made it; frees with it */
     uint64_t size;
     uint32_t options, growth;
-    uint32_t n, cap;        /* links in use, room in links[] and own[] */
+    uint32_t n, cap; /* links in use, room in links[] and own[] */
     /* The most links it may grow to (a variant's chain: what a bloomkit
      * file or key holds, BK_SLICES_MAX); 0: no limit but memory (RedisBloom's
      * own type, whose encoding counts links in 64 bits). An add that needs

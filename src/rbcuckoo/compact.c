@@ -25,7 +25,7 @@ static int relocate(const bk_rbcuckoo *c, uint32_t below, uint64_t b, unsigned f
 {
     const uint64_t alt = b ^ (f * RC_MUL);
     for (uint32_t j = 0; j < below; j++) {
-        *work += 2u * c->bucket_size;
+        *work += 2 * (uint64_t)c->bucket_size;
         const rc_sub *s = &c->subs[j];
         uint8_t *x = bk_rc_bucket(c, s, bk_rc_index(s, b)),
                 *y = bk_rc_bucket(c, s, bk_rc_index(s, alt));
