@@ -24,7 +24,8 @@ static void image_or_fail(RedisModuleIO *io, const bkm_value *v, uint8_t **buf, 
     const int rc = bkm_image(v->f, buf, len);
     if (rc == BK_OK)
         return;
-    RedisModule_LogIOError(io, "warning", "bloomkit: saving a filter: %s: trying the server's allocator",
+    RedisModule_LogIOError(io, "warning",
+                           "bloomkit: saving a filter: %s: trying the server's allocator",
                            bk_strerror(rc));
     uint64_t size = 0;
     const int sized = bk_save_size(v->f, &size);
