@@ -48,7 +48,7 @@ void bk_rbcuckoo_compact(bk_rbcuckoo *c, int stop_on_failure)
     if (!c)
         return;
     uint64_t work = 0;
-    for (uint32_t i = c->filters; i-- > 1 && work < COMPACT_WORK;) {
+    for (uint32_t i = c->filters; i-- > 1;) {
         const rc_sub *s = &c->subs[i];
         int failed = 0;
         for (uint64_t b = 0; b < s->n && work < COMPACT_WORK; b++) {

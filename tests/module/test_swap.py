@@ -59,21 +59,23 @@ def grow_to_the_limit(r, create, add, batch=5000):
     raise AssertionError("%s grew past 2,000,000 items without a limit" % (create,))
 
 
+def wait_rewrite(test, r):
+    """Wait for r's AOF rewrite to end, and check that it succeeded."""
+    deadline = time.time() + 60
+    while True:
+        p = r.info("persistence")
+        if not p.get("aof_rewrite_in_progress") and not p.get("aof_rewrite_scheduled"):
+            break
+        test.assertLess(time.time(), deadline, "the AOF rewrite did not end")
+        time.sleep(0.05)
+    test.assertEqual(p.get("aof_last_bgrewrite_status"), "ok")
+
+
 class EveryPathTest(ModuleTest):
     def state(self, r):
         """Each key's DUMP and DEBUG DIGEST-VALUE."""
         return {k.decode(): (r.dump(k), r.execute_command("DEBUG", "DIGEST-VALUE", k))
                 for k in sorted(r.keys("*"))}
-
-    def wait_rewrite(self, r):
-        deadline = time.time() + 60
-        while True:
-            p = r.info("persistence")
-            if not p.get("aof_rewrite_in_progress") and not p.get("aof_rewrite_scheduled"):
-                break
-            self.assertLess(time.time(), deadline, "the AOF rewrite did not end")
-            time.sleep(0.05)
-        self.assertEqual(p.get("aof_last_bgrewrite_status"), "ok")
 
     def assert_every_path(self, s, note):
         """s's dataset comes back whole by every path an operator takes."""
@@ -106,7 +108,7 @@ class EveryPathTest(ModuleTest):
         # an AOF rewritten as commands (no RDB preamble), then a restart from it
         r.config_set("aof-use-rdb-preamble", "no")
         r.config_set("appendonly", "yes")
-        self.wait_rewrite(r)
+        wait_rewrite(self, r)
         s.restart(["--appendonly", "yes", "--aof-use-rdb-preamble", "no"])
         got = self.state(s.client())
         self.assertEqual(sorted(got), sorted(want), note + ": AOF")
@@ -229,7 +231,7 @@ class ReplayTest(ModuleTest):
         # and again after this server rewrites the AOF and restarts from it
         r = s.client()
         r.execute_command("BGREWRITEAOF")
-        EveryPathTest.wait_rewrite(self, r)
+        wait_rewrite(self, r)
         s.restart()
         self.assert_as_recorded(s.client(), "AOF rewritten")
 
