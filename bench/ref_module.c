@@ -296,7 +296,8 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
     (void)argv;
     (void)argc;
     const char *missing;
-    if (rm_init(ctx, "bkref", 1, &missing) != REDISMODULE_OK)
+    if (rm_api_load(ctx, &missing) != REDISMODULE_OK ||
+        rm_set_name(ctx, "bkref", 1) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     RedisModuleTypeMethods tm;
     memset(&tm, 0, sizeof tm);

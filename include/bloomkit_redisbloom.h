@@ -188,7 +188,8 @@ BK_API int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max
  * Without flags only what a loader must refuse is refused (no sub-filter, a
  * bucket count or bucket size of 0, more than BK_RBCUCKOO_FILTERS_MAX
  * sub-filters, one over BK_RBCUCKOO_BUCKETS_MAX buckets); BK_RB_STRICT adds
- * what CF.LOADCHUNK's header check refuses. BK_OK, BK_EINVAL (detail),
+ * what CF.LOADCHUNK's header check refuses, and a counts[i] other than
+ * buckets * expansion^i (the size that header gives sub-filter i). BK_OK, BK_EINVAL (detail),
  * BK_EFULL (over max_bytes), BK_ENOMEM. */
 BK_API int bk_rbcuckoo_from(const bk_rbcuckoo_info *info, const uint64_t *counts, unsigned flags,
                             uint64_t max_bytes, bk_rbcuckoo **out);

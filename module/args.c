@@ -12,7 +12,7 @@
 #define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
 #define KNOWN                                                                                      \
     "ERROR_RATE, INITIAL_SIZE, EXPANSION, MAX_BYTES, BF_CONFIG, SWEEP_MS, LOADS_MAX_BYTES, "       \
-    "LOAD_TIMEOUT_MS, CF_MAX_EXPANSIONS, NEW_KEYS"
+    "LOAD_TIMEOUT_MS, CF_MAX_EXPANSIONS, NEW_KEYS, MODULE_NAME"
 
 /* A NUL-terminated copy of a short argument for strto*: refuses NUL bytes,
  * spaces and anything longer than a number can be. */
@@ -127,6 +127,7 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
     s->load_timeout_ms = 60000;
     s->cf_max_expansions = 32;
     s->new_keys_redisbloom = 0;
+    s->named_bf = 0;
     bk_config_init(&s->bf_base);
     if (n % 2)
         return snprintf(err, errlen,
@@ -168,6 +169,13 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
                                 "redisbloom (RedisBloom's own, which it can load back)"),
                        -1;
             s->new_keys_redisbloom = bkm_arg_is(v, "REDISBLOOM");
+        } else if (bkm_arg_is(name, "MODULE_NAME")) {
+            if (!bkm_arg_is(v, "BLOOMKIT") && !bkm_arg_is(v, "BF"))
+                return snprintf(err, errlen,
+                                "MODULE_NAME: bloomkit, or bf (RedisBloom's name, for tools "
+                                "that look for it in MODULE LIST)"),
+                       -1;
+            s->named_bf = bkm_arg_is(v, "BF");
         } else if (bkm_arg_is(name, "BF_CONFIG")) {
             char text[1024], why[200];
             if (v.n >= sizeof text || memchr(v.p, '\0', v.n))

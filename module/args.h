@@ -35,6 +35,7 @@ typedef struct bkm_settings {
                                  * takes no more inserts (RedisBloom's, 32) */
     int new_keys_redisbloom;    /* NEW_KEYS: 0 bloomkit (BF.* makes bloomkit's keyed filters), 1
                                  * redisbloom (RedisBloom's chains, which RedisBloom can load) */
+    int named_bf; /* MODULE_NAME: 0 bloomkit, 1 bf (MODULE LIST shows RedisBloom's name) */
 } bkm_settings;
 
 /* Defaults, then the NAME VALUE pairs of args[0..n). 0, or -1 with a message

@@ -28,11 +28,17 @@ static size_t args_of(RedisModuleString **argv, int from, int argc, bkm_arg *out
     return n;
 }
 
-/* 1 when the command goes to rbbf.c: its key is RedisBloom's chain, or is
- * missing and the command makes RedisBloom's type (bkm_makes_redisbloom). */
+/* Where a BF.* command goes: 1 to rbbf.c (its key is RedisBloom's chain,
+ * or is missing and the command makes RedisBloom's type), 0 to bloomkit's
+ * filters, -1 after replying WRONGTYPE for a cuckoo filter (RedisBloom's,
+ * or a keyed CF.* key: BF.RESERVE, BF.INFO and BF.CARD refuse both). */
 static int chain_key(RedisModuleCtx *ctx, RedisModuleString *name, int makes)
 {
-    const bkm_kind k = bkm_kind_named(ctx, name);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ);
+    const bkm_kind k = bkm_bf_kind_of(key);
+    RedisModule_CloseKey(key);
+    if (k == BKM_RBCUCKOO)
+        return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE), -1;
     return k == BKM_RBCHAIN || (k == BKM_EMPTY && makes && bkm_makes_redisbloom(ctx));
 }
 
@@ -73,8 +79,9 @@ int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
-    if (chain_key(ctx, argv[1], 1))
-        return bkm_rbbf_reserve(ctx, argv, argc);
+    const int to = chain_key(ctx, argv[1], 1);
+    if (to != 0)
+        return to < 0 ? REDISMODULE_OK : bkm_rbbf_reserve(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_arg args[8];
     bkm_bf_opts o;
@@ -210,8 +217,9 @@ int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2 && argc != 3)
         return RedisModule_WrongArity(ctx);
-    if (chain_key(ctx, argv[1], 0))
-        return bkm_rbbf_info(ctx, argv, argc);
+    const int to = chain_key(ctx, argv[1], 0);
+    if (to != 0)
+        return to < 0 ? REDISMODULE_OK : bkm_rbbf_info(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
@@ -262,8 +270,9 @@ int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
-    if (chain_key(ctx, argv[1], 0))
-        return bkm_rbbf_card(ctx, argv, argc);
+    const int to = chain_key(ctx, argv[1], 0);
+    if (to != 0)
+        return to < 0 ? REDISMODULE_OK : bkm_rbbf_card(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key;

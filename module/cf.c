@@ -522,12 +522,13 @@ int bkm_cmd_cf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bk_rbcuckoo_info_of(c, &in);
     RedisModule_CloseKey(key);
     char line[300];
-    snprintf(line, sizeof line,
-             "bktsize:%u buckets:%llu items:%llu deletes:%llu filters:%u max_iterations:%u "
-             "expansion:%u",
-             in.bucket_size, (unsigned long long)in.buckets, (unsigned long long)in.items,
-             (unsigned long long)in.deletes, in.filters, in.max_iterations, in.expansion);
-    return RedisModule_ReplyWithSimpleString(ctx, line);
+    const int n =
+        snprintf(line, sizeof line,
+                 "bktsize:%u buckets:%llu items:%llu deletes:%llu filters:%u "
+                 "max_iterations:%u expansion:%u",
+                 in.bucket_size, (unsigned long long)in.buckets, (unsigned long long)in.items,
+                 (unsigned long long)in.deletes, in.filters, in.max_iterations, in.expansion);
+    return RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n); /* bulk, as RedisBloom's */
 }
 
 int bkm_cmd_cf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)

@@ -5,6 +5,7 @@
  */
 #include "commands.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "args.h"
@@ -51,13 +52,22 @@ static const struct {
     {"BK.AT", bkm_cmd_bk_at, "write", 3, 3, 1, "the replayed command's"},
 };
 
+/* Registered in lower case, as RedisBloom registers its commands: the
+ * server names a command by its registered name (the arity error says
+ * 'bf.add'); clients call them in any case. */
 int bkm_register_commands(RedisModuleCtx *ctx)
 {
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (RedisModule_CreateCommand(ctx, commands[i].name, commands[i].fn, commands[i].flags,
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        char name[32];
+        size_t n = 0;
+        for (; commands[i].name[n] && n < sizeof name - 1; n++)
+            name[n] = (char)tolower((unsigned char)commands[i].name[n]);
+        name[n] = '\0';
+        if (RedisModule_CreateCommand(ctx, name, commands[i].fn, commands[i].flags,
                                       commands[i].first, commands[i].last,
                                       commands[i].step) != REDISMODULE_OK)
             return REDISMODULE_ERR;
+    }
     return REDISMODULE_OK;
 }
 

@@ -310,32 +310,31 @@ int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (argc != 4)
         return RedisModule_WrongArity(ctx);
     long long iter;
+    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
     /* RedisBloom's dump: a chain's chunk, or its header (iterator 1) for a
      * new key; bloomkit's images start at the end of a 128-byte header */
     const bkm_kind kind = bkm_kind_named(ctx, argv[1]);
-    if (kind == BKM_RBCHAIN ||
-        (kind == BKM_EMPTY && RedisModule_StringToLongLong(argv[2], &iter) == REDISMODULE_OK &&
-         iter == 1))
+    if (kind == BKM_RBCHAIN || (kind == BKM_EMPTY && iter == 1))
         return bkm_rbbf_loadchunk(ctx, argv, argc);
     bkm_time_begin(ctx);
     drop_idle(RedisModule_Milliseconds());
     size_t len, nlen;
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
-    if (RedisModule_StringToLongLong(argv[2], &iter) != REDISMODULE_OK)
-        return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
-    if (iter <= 0 || len == 0 || ((uint64_t)iter & OFFSET_MASK) < len)
-        return RedisModule_ReplyWithError(
-            ctx, "ERR invalid chunk: the iterator is the offset where the chunk ends (as "
-                 "BF.SCANDUMP gave it) and the chunk is not empty");
     const char *name = RedisModule_StringPtrLen(argv[1], &nlen);
     const int db = RedisModule_GetSelectedDb(ctx);
     pending *p = find(db, name, nlen);
+    /* the key before the chunk, as RedisBloom: WRONGTYPE for another type */
     RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
     if (!key) { /* the key exists now (made by another command): nobody can finish this load */
         if (p)
             abandon(p);
         return REDISMODULE_OK;
     }
+    /* the iterator is the offset where the chunk ends (as BF.SCANDUMP gave
+     * it), and a chunk is not empty: else RedisBloom's answer */
+    if (iter <= 0 || len == 0 || ((uint64_t)iter & OFFSET_MASK) < len)
+        return loadchunk_reply(ctx, key, "ERR received bad data");
     const size_t off = (size_t)((uint64_t)iter & OFFSET_MASK) - len;
     char msg[600];
     int rc = REDISMODULE_OK;
@@ -344,6 +343,11 @@ int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
             abandon(p); /* a new load replaces an unfinished one */
         uint64_t total;
         if (bk_image_size(data, len, &total) != BK_OK) {
+            if (len < 4 || memcmp(data,
+                                  "\x89"
+                                  "BKF",
+                                  4) != 0) /* no image: RedisBloom's answer */
+                return loadchunk_reply(ctx, key, "ERR received bad data");
             snprintf(msg, sizeof msg, "ERR invalid chunk: %s",
                      len < 128 ? "the first chunk holds the image's whole header"
                                : bk_last_error());
@@ -381,15 +385,13 @@ int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         p->db = db;
         p->total = (size_t)total;
         p->started = ++load_clock;
-    } else if (!p || p->filled != off || p->total - p->filled < len) {
-        if (p && p->filled != off)
+    } else if (!p) { /* no load of this key: RedisBloom's answer for a chunk of no key */
+        return loadchunk_reply(ctx, key, "ERR not found");
+    } else if (p->filled != off || p->total - p->filled < len) {
+        if (p->filled != off)
             snprintf(msg, sizeof msg, "ERR chunk out of order: the next begins at %zu", p->filled);
         else
-            snprintf(msg, sizeof msg, "ERR %s",
-                     p ? "invalid chunk: past the end of the image"
-                       : "no load in progress for this key: send the chunk of iterator "
-                         "1.. first (an unfinished load is freed after LOAD_TIMEOUT_MS idle, "
-                         "or when its database is flushed)");
+            snprintf(msg, sizeof msg, "ERR invalid chunk: past the end of the image");
         return loadchunk_reply(ctx, key, msg);
     }
     if (reserve(ctx, p, len, msg, sizeof msg) != 0) {

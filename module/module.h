@@ -30,9 +30,11 @@
 #include "args.h"
 #include "rm_api.h"
 
-#define BKM_NAME     "bloomkit"
-#define BKM_TYPENAME "bloomkit0" /* 9 characters, as the type API requires */
-#define BKM_ENCVER   1
+#define BKM_NAME "bloomkit"
+/* MODULE LIST's version under MODULE_NAME bf: RedisBloom 2.6.28's */
+#define BKM_RB_MODULE_VERSION 20628
+#define BKM_TYPENAME          "bloomkit0" /* 9 characters, as the type API requires */
+#define BKM_ENCVER            1
 
 typedef struct bkm_value {
     bk_filter *f;
@@ -47,6 +49,7 @@ typedef struct bkm_value {
     int window; /* a window filter: its writes need the clock, and carry it to replicas */
     int counts; /* every add changes it (a multiset: counting, cuckoo; a window's time) */
     int capped; /* a standard filter: BF.* refuses new items past its capacity */
+    int cuckoo; /* a keyed CF.* key (variant rbcuckoo): BF.* treat it as RedisBloom's cuckoo */
     uint64_t capacity;             /* its configuration's capacity */
     struct bkm_value *prev, *next; /* window filters: the sweep's list (sweep.c) */
     int tracked;
@@ -78,11 +81,13 @@ int bkm_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModule
              bkm_value **v);
 
 /* bkm_open for a BF.* command: 0 as bkm_open (a bloomkit filter or an
- * empty key, open: the caller closes *key), -1 after replying WRONGTYPE,
- * or 1 (nothing replied, nothing open) for a key the RedisBloom side takes
- * (rb.h): RedisBloom's chain, its cuckoo filter for a lookup (which answers
- * 0), or, for a command that makes keys (makes), an empty key while
- * NEW_KEYS is redisbloom. One lookup of the key for all of it. */
+ * empty key, open: the caller closes *key), -1 after replying WRONGTYPE
+ * (a write to a key of another type or a cuckoo filter), or 1 (nothing
+ * replied, nothing open) for a key the RedisBloom side takes (rb.h):
+ * RedisBloom's chain, any other key for a lookup (which answers 0, as
+ * RedisBloom's does), or, for a command that makes keys (makes), an empty
+ * key that is to be RedisBloom's (bkm_makes_redisbloom). One lookup of the
+ * key for all of it. */
 int bkm_open_bf(RedisModuleCtx *ctx, RedisModuleString *name, int makes, RedisModuleKey **key,
                 bkm_value **v);
 

@@ -37,8 +37,7 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
                                                               RedisModuleString **argv, int argc)
 {
     const char *missing;
-    if (rm_init(ctx, BKM_NAME, BK_VERSION_MAJOR * 10000 + BK_VERSION_MINOR * 100 + BK_VERSION_PATCH,
-                &missing) != REDISMODULE_OK) {
+    if (rm_api_load(ctx, &missing) != REDISMODULE_OK) {
         if (missing && RedisModule_Log)
             RedisModule_Log(ctx, "warning",
                             "bloomkit: this server lacks %s (Redis 7.0 or later is needed)",
@@ -46,14 +45,24 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
         return REDISMODULE_ERR;
     }
     bkm_arg args[64];
-    if (argc > (int)(sizeof args / sizeof *args)) {
-        RedisModule_Log(ctx, "warning", "bloomkit: too many module arguments (%d)", argc);
-        return REDISMODULE_ERR;
-    }
+    if (argc > (int)(sizeof args / sizeof *args))
+        argc = -1; /* refused once the module has a name to log under */
     for (int i = 0; i < argc; i++)
         args[i].p = RedisModule_StringPtrLen(argv[i], &args[i].n);
     char err[300];
-    if (bkm_settings_parse(&bkm_conf, args, (size_t)argc, err, sizeof err) != 0) {
+    const int parsed =
+        argc < 0 ? -1 : bkm_settings_parse(&bkm_conf, args, (size_t)argc, err, sizeof err);
+    if (argc < 0)
+        snprintf(err, sizeof err, "too many module arguments");
+    /* MODULE_NAME bf: the name and version RedisBloom's tools look for
+     * (RedisBloom 2.6.28, whose commands and data the module answers for) */
+    const int named_bf = parsed == 0 && bkm_conf.named_bf;
+    if (rm_set_name(ctx, named_bf ? "bf" : BKM_NAME,
+                    named_bf ? BKM_RB_MODULE_VERSION
+                             : BK_VERSION_MAJOR * 10000 + BK_VERSION_MINOR * 100 +
+                                   BK_VERSION_PATCH) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    if (parsed != 0) {
         RedisModule_Log(ctx, "warning", "bloomkit: %s", err);
         return REDISMODULE_ERR;
     }

@@ -35,6 +35,11 @@ typedef enum bkm_kind {
 bkm_kind bkm_kind_of(RedisModuleKey *key);
 /* The kind of key `name` now (opened to read and closed). */
 bkm_kind bkm_kind_named(RedisModuleCtx *ctx, RedisModuleString *name);
+/* The kind of an open key as BF.* see it: a keyed CF.* key (a bloomkit
+ * filter of variant rbcuckoo) is a cuckoo filter, BKM_RBCUCKOO, as the
+ * same key of RedisBloom's type would be (BF.* writes and BF.INFO/CARD
+ * answer WRONGTYPE, lookups 0). */
+bkm_kind bkm_bf_kind_of(RedisModuleKey *key);
 
 /* 1 when the client speaks RESP3. */
 int bkm_resp3(RedisModuleCtx *ctx);

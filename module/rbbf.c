@@ -122,6 +122,22 @@ static void reply_add(RedisModuleCtx *ctx, int rc, const char *err)
         RedisModule_ReplyWithError(ctx, "ERR problem inserting into filter");
 }
 
+/* A chain made by an add reaches replicas and the AOF as the BF.RESERVE of
+ * what this server decided (its ERROR_RATE, INITIAL_SIZE, EXPANSION where
+ * the command gave none), before the add itself: a replica, or a replay
+ * under other module arguments, makes the same chain. */
+static void replicate_reserve(RedisModuleCtx *ctx, RedisModuleString *name, const bkm_bf_opts *o)
+{
+    char rate[40], cap[24], exp[24];
+    snprintf(rate, sizeof rate, "%.17g", o->error_rate);
+    snprintf(cap, sizeof cap, "%llu", (unsigned long long)o->capacity);
+    snprintf(exp, sizeof exp, "%llu", (unsigned long long)o->expansion);
+    if (o->nonscaling)
+        RedisModule_Replicate(ctx, "BF.RESERVE", "sccc", name, rate, cap, "NONSCALING");
+    else
+        RedisModule_Replicate(ctx, "BF.RESERVE", "scccc", name, rate, cap, "EXPANSION", exp);
+}
+
 /* Add argv[first..argc) to the chain under key (made with o when empty,
  * unless o->nocreate); one reply, or an array (MADD, INSERT) that ends
  * early with the error when a non-scaling chain fills. */
@@ -142,6 +158,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
             RedisModule_CloseKey(key);
             return REDISMODULE_OK;
         }
+        replicate_reserve(ctx, argv[1], o);
         changed = 1;
     }
     char err[300];
@@ -377,17 +394,17 @@ int bkm_cmd_bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bk_rbchain_info_of(c, &in);
     char line[300];
     RedisModule_ReplyWithArray(ctx, 1 + (long)in.links);
-    snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.size);
-    RedisModule_ReplyWithSimpleString(ctx, line);
+    int n = snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.size);
+    RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n); /* bulk strings, as RedisBloom's */
     for (uint32_t i = 0; i < in.links; i++) {
         bk_rbchain_link l;
         bk_rbchain_link_of(c, i, &l);
-        snprintf(line, sizeof line,
-                 "bytes:%llu bits:%llu hashes:%u hashwidth:%d capacity:%llu size:%llu ratio:%g",
-                 (unsigned long long)l.bytes, (unsigned long long)l.bits, l.hashes,
-                 in.options & BK_RBCHAIN_FORCE64 ? 64 : 32, (unsigned long long)l.entries,
-                 (unsigned long long)l.size, l.error);
-        RedisModule_ReplyWithSimpleString(ctx, line);
+        n = snprintf(line, sizeof line,
+                     "bytes:%llu bits:%llu hashes:%u hashwidth:%d capacity:%llu size:%llu ratio:%g",
+                     (unsigned long long)l.bytes, (unsigned long long)l.bits, l.hashes,
+                     in.options & BK_RBCHAIN_FORCE64 ? 64 : 32, (unsigned long long)l.entries,
+                     (unsigned long long)l.size, l.error);
+        RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;

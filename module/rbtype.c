@@ -3,11 +3,13 @@
  * scalable chain) and MBbloomCF (its cuckoo filter), registered under
  * RedisBloom's names so that a dataset RedisBloom wrote loads (Redis finds
  * a module value only by its type name). rdb_load reads every encoding
- * RedisBloom 2.6 reads, exactly as strictly (a stricter loader would turn a
+ * RedisBloom 2.6 reads, as strictly (a stricter loader would turn a
  * dataset that starts into one that does not), but refuses cleanly what
- * would crash RedisBloom; rdb_save writes RedisBloom's current encoding
- * (4), so the server can go back to RedisBloom; the AOF rewrite emits the
- * dump commands RedisBloom emits (FORMATS.md 1.3 - 1.6).
+ * would crash RedisBloom, and a cuckoo value its own CF.LOADCHUNK header
+ * refuses (which no command makes: the AOF rewrite could not carry it, so
+ * RESTORE says so instead of the next restart losing it); rdb_save writes RedisBloom's current
+ * encoding (4), so the server can go back to RedisBloom; the AOF rewrite emits the dump commands
+ * RedisBloom emits (FORMATS.md 1.3 - 1.6).
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +31,15 @@ bkm_kind bkm_kind_of(RedisModuleKey *key)
            : t == bkm_rbchain_type  ? BKM_RBCHAIN
            : t == bkm_rbcuckoo_type ? BKM_RBCUCKOO
                                     : BKM_OTHER;
+}
+
+bkm_kind bkm_bf_kind_of(RedisModuleKey *key)
+{
+    const bkm_kind k = bkm_kind_of(key);
+    if (k != BKM_BLOOMKIT)
+        return k;
+    const bkm_value *v = RedisModule_ModuleTypeGetValue(key);
+    return v->cuckoo ? BKM_RBCUCKOO : k;
 }
 
 bkm_kind bkm_kind_named(RedisModuleCtx *ctx, RedisModuleString *name)
@@ -334,7 +345,11 @@ static void *cuckoo_load(RedisModuleIO *io, int encver)
             why = "a sub-filter's slots are not its buckets times the bucket size";
     }
     bk_rbcuckoo *c = NULL;
-    if (!why && bk_rbcuckoo_from(&in, counts, 0, 0, &c) != BK_OK)
+    /* RedisBloom's header checks too (a power-of-two bucket count, a bucket
+     * size up to 255, iterations, expansion, each sub-filter its size): a
+     * value the AOF rewrite's CF.LOADCHUNK could not carry is refused here,
+     * where RESTORE says so, not lost at the next restart */
+    if (!why && bk_rbcuckoo_from(&in, counts, BK_RB_STRICT, 0, &c) != BK_OK)
         why = bk_last_error();
     for (uint32_t i = 0; i < got; i++) {
         if (c && !why) {

@@ -12,7 +12,7 @@ BKM_RM_FUNCTIONS(BKM_RM_DEFINE)
 
 typedef int (*get_api_fn)(const char *name, void *out);
 
-int rm_init(RedisModuleCtx *ctx, const char *name, int ver, const char **missing)
+int rm_api_load(RedisModuleCtx *ctx, const char **missing)
 {
     /* The reference's RedisModule_Init: the context's first word is the
      * server's GetApi function. A data pointer read as a function pointer:
@@ -30,6 +30,11 @@ int rm_init(RedisModuleCtx *ctx, const char *name, int ver, const char **missing
     }
     BKM_RM_FUNCTIONS(BKM_RM_LOOKUP)
 #undef BKM_RM_LOOKUP
+    return REDISMODULE_OK;
+}
+
+int rm_set_name(RedisModuleCtx *ctx, const char *name, int ver)
+{
     if (RedisModule_IsModuleNameBusy(name))
         return REDISMODULE_ERR;
     RedisModule_SetModuleAttribs(ctx, name, ver, REDISMODULE_APIVER_1);

@@ -5,7 +5,7 @@
  * Debian ships no module header, so we write our own and declare nothing we
  * do not call. The tests load the module into the real redis-server, which
  * proves every declaration: a name the server does not export makes
- * rm_init fail with the name in the log; a wrong signature or constant fails
+ * rm_api_load fail with the name in the log; a wrong signature or constant fails
  * the command suites.
  *
  * How the API is reached (the reference's RedisModule_Init): the server
@@ -170,10 +170,13 @@ typedef struct RedisModuleTypeMethods {
 BKM_RM_FUNCTIONS(BKM_RM_DECLARE)
 #undef BKM_RM_DECLARE
 
-/* Look every function up through the server's GetApi (the first word of
- * ctx) and register the module as `name`. REDISMODULE_ERR when a function
- * is missing (the server is too old: *missing names it) or the name is
- * taken. */
-int rm_init(RedisModuleCtx *ctx, const char *name, int ver, const char **missing);
+/* The reference's RedisModule_Init in its two steps, so that the module's
+ * arguments (read through the API) can choose its name: look every
+ * function up through the server's GetApi (the first word of ctx), then
+ * register the module as `name`, version `ver`. REDISMODULE_ERR when a
+ * function is missing (the server is too old: *missing names it), or the
+ * name is taken. */
+int rm_api_load(RedisModuleCtx *ctx, const char **missing);
+int rm_set_name(RedisModuleCtx *ctx, const char *name, int ver);
 
 #endif

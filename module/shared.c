@@ -72,6 +72,7 @@ bkm_value *bkm_value_new(bk_filter *f)
          * of them "new"): every add changes them */
         v->counts = bk_variant_removes(cfg.variant) || v->window;
         v->capped = cfg.variant == BK_VARIANT_STANDARD;
+        v->cuckoo = cfg.variant == BK_VARIANT_RBCUCKOO;
         v->capacity = cfg.capacity;
     }
     /* only a window's answers depend on time: any other value carries none
@@ -137,7 +138,7 @@ int bkm_open_bf(RedisModuleCtx *ctx, RedisModuleString *name, int makes, RedisMo
     *v = NULL;
     *key = RedisModule_OpenKey(ctx, name,
                                makes ? REDISMODULE_READ | REDISMODULE_WRITE : REDISMODULE_READ);
-    const bkm_kind k = bkm_kind_of(*key);
+    const bkm_kind k = bkm_bf_kind_of(*key);
     if (k == BKM_BLOOMKIT) {
         *v = RedisModule_ModuleTypeGetValue(*key);
         return 0;
@@ -146,7 +147,7 @@ int bkm_open_bf(RedisModuleCtx *ctx, RedisModuleString *name, int makes, RedisMo
         return 0;
     RedisModule_CloseKey(*key);
     *key = NULL;
-    if (k == BKM_OTHER || (k == BKM_RBCUCKOO && makes))
+    if (makes && (k == BKM_OTHER || k == BKM_RBCUCKOO))
         return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE), -1;
     return 1;
 }

@@ -161,18 +161,21 @@ static int strict_check(const bk_rbcuckoo_info *in)
 }
 
 /* The sub-filters' bytes: BK_OK, or an error of bk_rc_buckets_at /
- * BK_EINVAL for a count of 0 or past the most. */
-static int total_bytes(const bk_rbcuckoo_info *in, const uint64_t *counts, uint64_t *out)
+ * BK_EINVAL for a count of 0 or past the most, or (strict) one that is not
+ * buckets * expansion^i: the size CF.LOADCHUNK's header gives it, so that
+ * a value a loader takes is one an AOF rewrite's chunks carry whole. */
+static int total_bytes(const bk_rbcuckoo_info *in, const uint64_t *counts, int strict,
+                       uint64_t *out)
 {
     uint64_t sum = 0;
     for (uint32_t i = 0; i < in->filters; i++) {
-        uint64_t n = counts ? counts[i] : 0;
-        if (!counts) {
-            if (bk_rc_buckets_at(in->buckets, in->expansion, i, &n) != BK_OK)
-                return BK_EINVAL;
-        } else if (n == 0 || n > BK_RBCUCKOO_BUCKETS_MAX) {
+        uint64_t n = counts ? counts[i] : 0, want = 0;
+        if ((!counts || strict) && bk_rc_buckets_at(in->buckets, in->expansion, i, &want) != BK_OK)
+            return BK_EINVAL;
+        if (!counts)
+            n = want;
+        else if (n == 0 || n > BK_RBCUCKOO_BUCKETS_MAX || (strict && n != want))
             return bk_fail(BK_EINVAL, "sub-filter %u of %llu buckets", i, (unsigned long long)n);
-        }
         const uint64_t b = n * in->bucket_size; /* < 2^56 * 2^16 */
         sum = b > UINT64_MAX - sum ? UINT64_MAX : sum + b;
     }
@@ -215,7 +218,7 @@ int bk_rc_from(const bk_allocator *a, const bk_rbcuckoo_info *in, const uint64_t
     int rc = (flags & BK_RB_STRICT) ? strict_check(in) : BK_OK;
     uint64_t bytes = 0;
     if (rc == BK_OK)
-        rc = total_bytes(in, counts, &bytes);
+        rc = total_bytes(in, counts, (flags & BK_RB_STRICT) != 0, &bytes);
     if (rc != BK_OK)
         return rc;
     if (max_bytes && bytes > max_bytes)

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import time
 import unittest
@@ -15,6 +16,7 @@ import redis
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_module import VARIANTS, ModuleTest, items  # noqa: E402
+from test_redisbloom import cf_payload  # noqa: E402
 
 DEBUG = ["--enable-debug-command", "local", "--rdbcompression", "no"]
 AOF = os.path.join(os.path.dirname(__file__), "../data/redisbloom/aof")
@@ -186,6 +188,35 @@ class EveryPathTest(ModuleTest):
                 r.execute_command("BF.INSERT", name, "ITEMS", *ks)
         self.assert_every_path(s, note)
 
+    def test_restore_takes_only_what_the_rewrite_carries(self):
+        """Point 4: cuckoo values whose shape CF.LOADCHUNK's header refuses
+        (what an AOF rewrite is replayed through) are refused by RESTORE
+        too; before, they restored and were lost at the next restart."""
+        s = self.server(args=DEBUG)
+        r = s.client()
+
+        def value(buckets, bucket_size=2, iters=20, expansion=1, counts=None):
+            counts = counts or [buckets]
+            fields = [("u", len(counts)), ("u", buckets), ("u", 0), ("u", 0),
+                      ("u", bucket_size), ("u", iters), ("u", expansion)]
+            for n in counts:
+                fields += [("u", n), ("s", b"\x00" * (n * bucket_size))]
+            return cf_payload(fields)
+
+        refused = {
+            "buckets not a power of two": value(6),
+            "expansion 0 with 3 sub-filters": value(4, expansion=0, counts=[4, 4, 4]),
+            "max_iterations 0": value(4, iters=0),
+            "bucket size 300": value(4, bucket_size=300),
+            "a sub-filter larger than its header says": value(4, counts=[1024]),
+        }
+        for why, payload in refused.items():
+            self.assertErrorIs("ERR Bad data format", r.restore, "k", 0, payload)
+            self.assertEqual(r.exists("k"), 0, why)
+        self.assertTrue(r.restore("ok", 0, value(4, expansion=2, counts=[4, 8])))
+        r.execute_command("CF.ADD", "ok", "a")
+        self.assert_every_path(s, "restored")
+
 
 class ReplayTest(ModuleTest):
     """Point 2: a replayed write leaves the key as its origin left it."""
@@ -245,10 +276,7 @@ class ReplayTest(ModuleTest):
         rep = self.server("replica")
         rr = rep.client()
         rr.replicaof("127.0.0.1", m.port)
-        deadline = time.time() + 60
-        while rr.info("replication").get("master_link_status") != "up":
-            self.assertLess(time.time(), deadline, "the replica did not sync")
-            time.sleep(0.05)
+        self.wait_link(rr)
         rm = m.client()
         tail = aof_commands(os.path.join(AOF, "appendonlydir", "appendonly.aof.2.incr.aof"))
         pipe = rm.pipeline(transaction=False)
@@ -266,6 +294,35 @@ class ReplayTest(ModuleTest):
                 self.assertEqual(on_master["items"], want["items"], key)
                 self.assertEqual(on_master["probes"], want["probes"], key)
                 self.assertEqual(on_master["type"], want["type"], key)
+
+    def test_a_replica_under_other_arguments_makes_the_masters_chain(self):
+        """A RedisBloom chain that BF.ADD makes with the master's ERROR_RATE
+        and INITIAL_SIZE reaches a replica, and an AOF replayed under other
+        module arguments, as the BF.RESERVE of what the master decided."""
+        m = self.server("master", args=["--appendonly", "yes"],
+                        module_args=["NEW_KEYS", "redisbloom", "ERROR_RATE", "0.05",
+                                     "INITIAL_SIZE", "7", "EXPANSION", "4"])
+        rep = self.server("replica")  # the defaults: 0.01, 100, 2
+        rr = rep.client()
+        rr.replicaof("127.0.0.1", m.port)
+        self.wait_link(rr)
+        rm = m.client()
+        rm.execute_command("BF.MADD", "made", *["m:%d" % i for i in range(50)])
+        rm.execute_command("BF.INSERT", "ins", "ITEMS", "a", "b")
+        self.assertGreaterEqual(rm.execute_command("WAIT", 1, 10000), 1)
+        for key in ("made", "ins"):
+            self.assertEqual(rr.execute_command("BF.INFO", key), rm.execute_command("BF.INFO", key))
+            self.assertEqual(rr.dump(key), rm.dump(key), key)
+        want = {k: rm.dump(k) for k in ("made", "ins")}
+        m.module_args = []  # replayed under the defaults
+        m.restart()
+        self.assertEqual({k: m.client().dump(k) for k in want}, want)
+
+    def wait_link(self, rr):
+        deadline = time.time() + 60
+        while rr.info("replication").get("master_link_status") != "up":
+            self.assertLess(time.time(), deadline, "the replica did not sync")
+            time.sleep(0.05)
 
     def test_a_client_call_redisbloom_takes_is_never_refused(self):
         """Under the default NEW_KEYS, arguments a bloomkit key does not take
@@ -296,6 +353,115 @@ class ReplayTest(ModuleTest):
         r.execute_command("CF.RESERVE", "cplain", "100")
         self.assertEqual(r.type("plain"), r.type("cplain"))
         self.assertNotEqual(r.type("plain"), b"MBbloom--")
+
+
+def swap_blocks():
+    """The sh blocks of docs/redis.md's "The swap, step by step", in order."""
+    path = os.path.join(os.path.dirname(__file__), "../../docs/redis.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    section = text[text.index("#### The swap, step by step"):text.index("**Going back.**")]
+    return [b.split("\n", 1)[1] for b in section.split("```")[1::2] if b.startswith("sh\n")]
+
+
+class OperatorDocTest(ModuleTest):
+    """Point 6: every command of docs/redis.md's swap section, as written.
+    `redis-cli` and `redis-server` are shims on PATH that point the
+    commands at this test's servers: port 6379 is the server being moved,
+    6380 the other one; `redis-server /etc/redis/redis.conf` starts the
+    moved server again with bloomkit's module (and MODULE_NAME bf). The
+    server being moved stands in for RedisBloom by making RedisBloom's
+    types (NEW_KEYS redisbloom); a string stands in for a Count-Min key."""
+
+    def shims(self, main, other, restart_args):
+        d = os.path.join(self.tmp, "bin")
+        os.makedirs(d, exist_ok=True)
+        cli = os.path.join(d, "redis-cli")
+        with open(cli, "w") as f:
+            f.write("#!%s\nimport os, sys\nm = {'6379': '%d', '6380': '%d'}\n"
+                    "a = [m.get(x, x) for x in sys.argv[1:]]\n"
+                    "a = a if '-p' in a else ['-p', '%d'] + a\n"
+                    "os.execv(%r, ['redis-cli'] + a)\n"
+                    % (sys.executable, main.port, other.port, main.port,
+                       shutil.which("redis-cli") or "/usr/bin/redis-cli"))
+        srv = os.path.join(d, "redis-server")
+        with open(srv, "w") as f:
+            f.write("#!%s\nimport json, sys\nopen(%r, 'w').write(json.dumps(sys.argv[1:]))\n"
+                    % (sys.executable, os.path.join(self.tmp, "restart")))
+        for p in (cli, srv):
+            os.chmod(p, 0o755)
+        env = dict(os.environ, PATH=d + os.pathsep + os.environ["PATH"])
+        self.restart_args = restart_args
+        return env
+
+    def sh(self, script, env, main=None):
+        out = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True,
+                             timeout=120)
+        if main is not None and os.path.exists(os.path.join(self.tmp, "restart")):
+            os.remove(os.path.join(self.tmp, "restart"))
+            main.module_args = self.restart_args
+            main.start()  # what `redis-server /etc/redis/redis.conf` asked for
+        return out.stdout + out.stderr
+
+    def wait(self, what, fn):
+        deadline = time.time() + 60
+        while not fn():
+            self.assertLess(time.time(), deadline, what)
+            time.sleep(0.05)
+
+    def test_every_command_of_the_swap_section(self):
+        blocks = swap_blocks()
+        self.assertEqual(len(blocks), 5, "the section's sh blocks")
+        main = self.server("main", args=["--appendonly", "yes"],
+                           module_args=["NEW_KEYS", "redisbloom"])
+        other = self.server("other")
+        env = self.shims(main, other, ["MODULE_NAME", "bf"])
+        r = main.client()
+        r.execute_command("BF.ADD", "seen", "https://example.com/")
+        r.execute_command("CF.RESERVE", "empty", 1024)
+        main.client(db=3).set("sketch", "a Count-Min sketch's stand-in")
+        # 1. every database's types
+        listed = self.sh(blocks[0], env)
+        for want in ("db0 MBbloom--", "db0 MBbloomCF", "db3 string"):
+            self.assertIn(want, listed)
+        # the other module types go, and the AOF is rewritten
+        for line in blocks[1].splitlines():
+            self.sh(line, env)
+        wait_rewrite(self, r)
+        self.assertEqual(main.client(db=3).exists("sketch"), 0)
+        # 2. the swap: stop, start with bloomkit's module, MODULE LIST
+        lines = blocks[2].splitlines()
+        self.sh(lines[0], env)  # SHUTDOWN SAVE
+        main.proc.wait(timeout=60)
+        self.sh(lines[1], env, main)  # redis-server /etc/redis/redis.conf
+        listed = self.sh(lines[2], env)
+        self.assertIn("bf", listed.split())
+        self.assertIn("20628", listed.split())
+        r = main.client()
+        self.assertEqual(r.type("seen"), b"MBbloom--")
+        self.assertEqual(r.execute_command("BF.EXISTS", "seen", "https://example.com/"), 1)
+        # 3. a rolling upgrade: the other server follows, then takes over
+        lines = blocks[3].splitlines()
+        self.sh(lines[0], env)  # REPLICAOF
+        rr = other.client()
+        self.wait("the replica's link", lambda: rr.info("replication").get(
+            "master_link_status") == "up")
+        self.assertIn("master_link_status:up", self.sh(lines[1], env))
+        self.sh(lines[2], env)  # FAILOVER
+        self.wait("the failover", lambda: rr.execute_command("ROLE")[0] == b"master")
+        self.assertIn("master", self.sh(lines[3], env))
+        self.assertEqual(rr.type("seen"), b"MBbloom--")
+        # copying an empty cuckoo filter: its dump is [0, nil]; made again from CF.INFO
+        fresh = self.server("fresh", module_args=["NEW_KEYS", "redisbloom"])
+        env = self.shims(main, fresh, [])
+        lines = blocks[4].splitlines()
+        self.assertEqual(self.sh(lines[0], env).split(), ["0"])  # [0, nil]
+        self.assertEqual(r.execute_command("CF.SCANDUMP", "empty", 0), [0, None])
+        info = self.sh(lines[1], env)
+        self.assertIn("Number of buckets", info)
+        self.sh(lines[2], env)
+        self.assertEqual(fresh.client().execute_command("CF.INFO", "empty"),
+                         r.execute_command("CF.INFO", "empty"))
 
 
 if __name__ == "__main__":
