@@ -60,7 +60,7 @@ int bkm_register_commands(RedisModuleCtx *ctx)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char name[32];
         size_t n = 0;
-        for (; commands[i].name[n] && n < sizeof name - 1; n++)
+        for (; n < sizeof name - 1 && commands[i].name[n]; n++)
             name[n] = (char)tolower((unsigned char)commands[i].name[n]);
         name[n] = '\0';
         if (RedisModule_CreateCommand(ctx, name, commands[i].fn, commands[i].flags,
