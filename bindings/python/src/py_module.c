@@ -3,9 +3,9 @@
  * texts, URL canonicalisation, the worker threads' setting, the window's
  * clock for tests and simulations.
  */
-#include <stdatomic.h>
+#include "bkpy.h" /* first: Python.h sets the feature macros */
 
-#include "bkpy.h"
+#include <stdatomic.h>
 
 static PyObject *m_version(PyObject *m, PyObject *unused)
 {
