@@ -53,7 +53,7 @@ WARN := -Wall -Wextra -Wpedantic $(WERROR)
 BASE_CFLAGS := -std=c11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -MMD -MP $(SAN)
 override CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 # HIREDIS=1 when hiredis's headers are there (Debian: libhiredis-dev); 0
-# builds libbloomkit-redis as src/redis/none (its calls fail with BK_ENOTSUP,
+# builds the Redis part as src/redis/none (its calls fail with BK_ENOTSUP,
 # saying the build has no hiredis), so everything else builds and runs, and
 # the tests skip the Redis parts, saying so. `make HIREDIS=0` chooses it.
 ifeq ($(origin HIREDIS),undefined)
@@ -62,19 +62,22 @@ endif
 HIREDIS_CFLAGS := $(if $(filter 1,$(HIREDIS)),$(shell pkg-config --cflags hiredis 2>/dev/null))
 HIREDIS_LIBS := $(if $(filter 1,$(HIREDIS)),$(or $(shell pkg-config --libs hiredis 2>/dev/null),-lhiredis))
 CORE_LIBS := -lxxhash -lm -pthread
+comma := ,
 # Programs linked with both static libraries (the command, the tests)
 LDLIBS := $(HIREDIS_LIBS) $(CORE_LIBS)
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-# Every folder under src/ is part of the core library (a new variant's folder
-# is picked up with no list to edit: docs/design.md, "Adding a variant"),
-# except src/redis, the optional part: libbloomkit-redis, its own library.
-LIB_SRCS := $(filter-out src/redis/%,$(wildcard src/*.c src/*/*.c))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+# Every folder under src/ is part of the one library (a new variant's folder
+# is picked up with no list to edit: docs/design.md, "Adding a variant").
+# src/redis, the optional part, is compiled in as zstd compiles in its
+# optional parts: with hiredis, the Redis client; without, src/redis/none,
+# whose calls fail with BK_ENOTSUP. One library, so nothing past include/'s
+# API is exported (make check-exports).
 REDIS_SRCS := $(if $(filter 1,$(HIREDIS)),$(wildcard src/redis/*.c src/redis/lua/*.c),src/redis/none/none.c)
-REDIS_OBJS := $(REDIS_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_SRCS := $(filter-out src/redis/%,$(wildcard src/*.c src/*/*.c)) $(REDIS_SRCS)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(filter-out $(if $(filter 0,$(HIREDIS)),tests/redis_server.c),$(wildcard tests/*.c))
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 
@@ -82,23 +85,17 @@ STATIC_LIB := $(BUILD)/libbloomkit.a
 SHARED_REAL := $(BUILD)/libbloomkit.so.$(VERSION)
 SHARED_SONAME := libbloomkit.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/libbloomkit.so
-REDIS_STATIC := $(BUILD)/libbloomkit-redis.a
-REDIS_REAL := $(BUILD)/libbloomkit-redis.so.$(VERSION)
-REDIS_SONAME := libbloomkit-redis.so.$(VERSION_MAJOR)
-REDIS_SHARED := $(BUILD)/libbloomkit-redis.so
-# Both static libraries, the optional part first (it calls into the core)
-ALL_STATIC := $(REDIS_STATIC) $(STATIC_LIB)
 TEST_BIN := $(BUILD)/tests/run_tests
 CLI_SRCS := $(wildcard tools/bloomkit/*.c tools/bloomkit/*/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 # CLI_LINK=static (the default: the tree's tests, make install): the command
-# carries its own copy of both libraries; shared (Debian's bloomkit package):
-# it links libbloomkit.so.N and libbloomkit-redis.so.N, packaged beside it,
-# so a fix of the libraries reaches the command too.
+# carries its own copy of the library; shared (Debian's bloomkit package):
+# it links libbloomkit.so.N, packaged beside it, so a fix of the library
+# reaches the command too.
 CLI_LINK ?= static
-CLI_LIBS = $(if $(filter shared,$(CLI_LINK)),-L$(BUILD) -lbloomkit-redis -lbloomkit -lm -pthread,$(ALL_STATIC) $(LDLIBS))
-CLI_DEPS = $(if $(filter shared,$(CLI_LINK)),$(SHARED_LIB) $(REDIS_SHARED),$(ALL_STATIC))
+CLI_LIBS = $(if $(filter shared,$(CLI_LINK)),-L$(BUILD) -lbloomkit -lm -pthread,$(STATIC_LIB) $(LDLIBS))
+CLI_DEPS = $(if $(filter shared,$(CLI_LINK)),$(SHARED_LIB),$(STATIC_LIB))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 # The Redis module (module/): the core linked in statically, so redis-server
 # loads one file; it exports RedisModule_OnLoad and nothing else.
@@ -111,7 +108,7 @@ MODULE := $(BUILD)/bloomkit-redis-module.so
 
 all: lib cli module python
 
-lib: $(STATIC_LIB) $(SHARED_LIB) $(REDIS_STATIC) $(REDIS_SHARED)
+lib: $(STATIC_LIB) $(SHARED_LIB)
 
 cli: $(CLI_BIN)
 
@@ -133,11 +130,10 @@ $(REF_MODULE): bench/ref_module.c module/rm_api.c $(STATIC_LIB)
 # The Python binding's extension, bloomkit._native (bindings/python/src),
 # for $(PYTHON), staged with the package's Python files in
 # $(BUILD)/python/bloomkit (PYTHONPATH=$(BUILD)/python imports it).
-# PYEXT_LINK=static (the default, and pip's build): the core, and the Redis
-# part, linked in with their symbols hidden, so the package needs no
-# libbloomkit beside it and can never meet another release's; shared
-# (Debian's python3-bloomkit): against libbloomkit.so.N and
-# libbloomkit-redis.so.N, so a fix of the packaged library reaches it.
+# PYEXT_LINK=static (the default, and pip's build): the library linked in
+# with its symbols hidden, so the package needs no libbloomkit beside it and
+# can never meet another release's; shared (Debian's python3-bloomkit):
+# against libbloomkit.so.N, so a fix of the packaged library reaches it.
 # PYEXT_REDIS=0: without Redis support (no hiredis).
 PYEXT_LINK ?= static
 PYEXT_REDIS ?= $(HIREDIS)
@@ -149,8 +145,8 @@ PY_STAGED := $(patsubst bindings/python/bloomkit/%,$(PYEXT_DIR)/%,$(wildcard bin
 # expanded only where used: no Python is asked unless the extension is built
 PY_INCLUDE = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 PYEXT_CFLAGS = -I$(PY_INCLUDE) -fno-strict-aliasing $(if $(filter 0,$(PYEXT_REDIS)),-DBKPY_NO_REDIS)
-PYEXT_LIBS = $(if $(filter shared,$(PYEXT_LINK)),-L$(BUILD) $(if $(filter 0,$(PYEXT_REDIS)),,-lbloomkit-redis) -lbloomkit,-Wl,--exclude-libs,ALL $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_STATIC)) $(STATIC_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(HIREDIS_LIBS)) $(CORE_LIBS))
-PYEXT_DEPS = $(if $(filter shared,$(PYEXT_LINK)),$(SHARED_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_SHARED)),$(STATIC_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(REDIS_STATIC)))
+PYEXT_LIBS = $(if $(filter shared,$(PYEXT_LINK)),-L$(BUILD) -lbloomkit,-Wl,--exclude-libs,ALL $(STATIC_LIB) $(if $(filter 0,$(PYEXT_REDIS)),,$(HIREDIS_LIBS)) $(CORE_LIBS))
+PYEXT_DEPS = $(if $(filter shared,$(PYEXT_LINK)),$(SHARED_LIB),$(STATIC_LIB))
 
 # (the libraries first, by this make: the one below must not build them too)
 python: $(PYEXT_DEPS)
@@ -184,26 +180,11 @@ $(STATIC_LIB): $(LIB_OBJS)
 
 $(SHARED_REAL): $(LIB_OBJS)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,-soname,$(SHARED_SONAME) -o $@ $^ \
-	  $(CORE_LIBS)
+	  $(LDLIBS)
 
 $(SHARED_LIB): $(SHARED_REAL)
 	ln -sf libbloomkit.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
 	ln -sf libbloomkit.so.$(VERSION) $@
-
-$(REDIS_STATIC): $(REDIS_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
-
-# Linked against the core library it extends (and hiredis); no core code
-# inside, so both share one allocator and one error detail per thread.
-$(REDIS_REAL): $(REDIS_OBJS) $(SHARED_LIB)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -shared -Wl,-soname,$(REDIS_SONAME) -o $@ \
-	  $(REDIS_OBJS) -L$(BUILD) -lbloomkit $(HIREDIS_LIBS)
-
-$(REDIS_SHARED): $(REDIS_REAL)
-	ln -sf libbloomkit-redis.so.$(VERSION) $(BUILD)/$(REDIS_SONAME)
-	ln -sf libbloomkit-redis.so.$(VERSION) $@
 
 $(BUILD)/obj/src/redis/%.o: override CFLAGS += $(HIREDIS_CFLAGS)
 
@@ -222,9 +203,9 @@ $(BUILD)/tests/fault_shim.so: tests/shim/fault_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g $(WARN) -fPIC -shared -o $@ $< -ldl
 
-$(TEST_BIN): $(TEST_OBJS) $(ALL_STATIC) $(CLI_BIN) $(BUILD)/tests/fault_shim.so
+$(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB) $(CLI_BIN) $(BUILD)/tests/fault_shim.so
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(ALL_STATIC) $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Suites run from the repository root (tests read tests/data/...), in two
 # processes side by side (BK_TEST_SHARD: each half of the suites; Check runs
@@ -309,9 +290,9 @@ fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(fil
 fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
 FUZZ_INC := -Iinclude -Isrc -Imodule -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS)
 
-$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(ALL_STATIC)
+$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(ALL_STATIC) $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(STATIC_LIB) $(LDLIBS)
 
 run-fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/replay_%)
 	@for t in $(FUZZ_TARGETS); do \
@@ -321,14 +302,12 @@ run-fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/replay_%)
 
 fuzz:
 	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 \
-	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libbloomkit.a \
-	  $(FUZZ_BUILD)/libbloomkit-redis.a
+	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libbloomkit.a
 	@MAKE='$(MAKE)' sh tools/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a \
-  $(FUZZ_BUILD)/libbloomkit-redis.a
+$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ \
-	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit-redis.a $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
+	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
 
 $(BUILD)/bench/gen_urls: bench/gen_urls.c bench/urlgen.h
 	@mkdir -p $(dir $@)
@@ -404,9 +383,9 @@ plots: $(CLI_BIN)
 # stopped by the program), bloomkit's pipelined batches against the seed-style
 # GETBIT/SETBIT client, 1 and 8 processes, same run (BENCH_REDIS_KEYS=...).
 BENCH_REDIS_KEYS ?= 200000
-$(BUILD)/bench/bench_redis: bench/bench_redis.c bench/bench_keys.h tests/redis_server.c $(ALL_STATIC)
+$(BUILD)/bench/bench_redis: bench/bench_redis.c bench/bench_keys.h tests/redis_server.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(HIREDIS_CFLAGS) -o $@ $< tests/redis_server.c $(ALL_STATIC) $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(HIREDIS_CFLAGS) -o $@ $< tests/redis_server.c $(STATIC_LIB) $(LDLIBS)
 
 bench-redis: $(BUILD)/bench/bench_redis $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls
 	$(BUILD)/bench/bench_redis -n $(BENCH_REDIS_KEYS)
@@ -464,8 +443,8 @@ man: $(TEST_BIN)
 
 # Only bk_* names may leave the shared libraries, and the core needs nothing
 # of Redis: no hiredis among its dependencies.
-check-exports: $(SHARED_LIB) $(REDIS_SHARED)
-	@sh tools/check-exports.sh $(SHARED_LIB) $(SHARED_SONAME) $(REDIS_SHARED) $(REDIS_SONAME)
+check-exports: $(SHARED_LIB)
+	@sh tools/check-exports.sh $(SHARED_LIB) $(SHARED_SONAME) $(HIREDIS)
 
 # Install into a scratch DESTDIR and build an example against it with pkg-config.
 check-install: lib cli
@@ -578,10 +557,6 @@ install-lib: lib
 	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf libbloomkit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_SONAME)
 	ln -sf libbloomkit.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libbloomkit.so
-	install -m 644 $(REDIS_STATIC) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(REDIS_REAL) $(DESTDIR)$(LIBDIR)/
-	ln -sf libbloomkit-redis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(REDIS_SONAME)
-	ln -sf libbloomkit-redis.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libbloomkit-redis.so
 
 install-headers:
 	install -d $(DESTDIR)$(INCLUDEDIR)
@@ -593,13 +568,12 @@ install-pc: bloomkit.pc.in bloomkit-redis.pc.in
 	for pc in bloomkit bloomkit-redis; do \
 	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	      -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	      $(if $(filter 1,$(HIREDIS)),-e 's|@REQUIRES_PRIVATE@|Requires.private: hiredis|',-e '/@REQUIRES_PRIVATE@/d') \
+	      -e 's|@HIREDIS_PRIVATE@|$(if $(filter 1,$(HIREDIS)),$(comma) hiredis)|' \
 	      $$pc.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$$pc.pc; \
 	done
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libbloomkit.a $(DESTDIR)$(LIBDIR)/libbloomkit.so* \
-	      $(DESTDIR)$(LIBDIR)/libbloomkit-redis.a $(DESTDIR)$(LIBDIR)/libbloomkit-redis.so* \
 	      $(DESTDIR)$(INCLUDEDIR)/bloomkit.h $(DESTDIR)$(INCLUDEDIR)/bloomkit_tools.h \
 	      $(DESTDIR)$(INCLUDEDIR)/bloomkit_redisbloom.h \
 	      $(DESTDIR)$(INCLUDEDIR)/bloomkit_redis.h \
@@ -613,7 +587,7 @@ format:
 
 # clang-tidy's bug checks (.clang-tidy says which, and why not the others) on
 # the library, the command and the module.
-TIDY_FILES = $(LIB_SRCS) $(REDIS_SRCS) $(CLI_SRCS) $(MODULE_SRCS)
+TIDY_FILES = $(LIB_SRCS) $(CLI_SRCS) $(MODULE_SRCS)
 lint:
 	sh tools/check-tree.sh
 	clang-format --dry-run --Werror $(FORMAT_FILES)
@@ -654,4 +628,4 @@ distcheck: dist
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(REDIS_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MODULE_OBJS:.o=.d) $(PYEXT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MODULE_OBJS:.o=.d) $(PYEXT_OBJS:.o=.d)

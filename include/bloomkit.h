@@ -916,9 +916,8 @@ BK_API int bk_sync(bk_filter *f);
  * it works and is tested as this header is, but it may change in any
  * release, as zstd's experimental API may.
  *
- * Shared filters in Redis are an optional part of their own:
- * #include <bloomkit_redis.h> and link libbloomkit-redis (pkg-config
- * bloomkit-redis). This header and libbloomkit need nothing of Redis. */
+ * Shared filters in Redis are an optional part of libbloomkit:
+ * #include <bloomkit_redis.h>. This header needs nothing of Redis. */
 
 #ifdef __cplusplus
 }

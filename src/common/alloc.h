@@ -5,7 +5,6 @@
 #ifndef BK_COMMON_ALLOC_H
 #define BK_COMMON_ALLOC_H
 
-#include "export.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -13,14 +12,14 @@
 #include "bloomkit.h"
 
 /* The allocator bk_set_allocator() installed (malloc/free by default). */
-BK_INTERNAL bk_allocator bk_current_allocator(void);
+bk_allocator bk_current_allocator(void);
 
 /* size bytes, uninitialised; NULL on failure or size 0. */
-BK_INTERNAL void *bk_mem_alloc(const bk_allocator *a, size_t size);
+void *bk_mem_alloc(const bk_allocator *a, size_t size);
 
 /* n * size zeroed bytes; NULL on failure or overflow. With the default
  * allocator this is calloc(), so huge arrays get lazily-zeroed pages. */
-BK_INTERNAL void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
+void *bk_mem_calloc(const bk_allocator *a, size_t n, size_t size);
 
 /* bk_mem_calloc, but through a's plain allocation and a memset, never the
  * zeroing allocation bk_set_allocator_zeroed installed: that one may abort
@@ -33,7 +32,7 @@ void *bk_mem_zeroed(const bk_allocator *a, size_t n, size_t size);
 int bk_full_arrays(uint64_t bytes, uint64_t max);
 
 /* Free p (NULL is fine) with the allocator that made it. */
-BK_INTERNAL void bk_mem_free(const bk_allocator *a, void *p);
+void bk_mem_free(const bk_allocator *a, void *p);
 
 /* Zeroed memory aligned on `align` (a power of two) from any allocator; free
  * with bk_mem_free_aligned (NULL ignored). */
@@ -41,7 +40,7 @@ void *bk_mem_calloc_aligned(const bk_allocator *a, size_t size, size_t align);
 void bk_mem_free_aligned(const bk_allocator *a, void *p);
 
 /* A copy of s (NULL for NULL, or when out of memory) from a. */
-BK_INTERNAL char *bk_mem_strdup(const bk_allocator *a, const char *s);
+char *bk_mem_strdup(const bk_allocator *a, const char *s);
 
 /* A filter payload: size zeroed bytes, starting on a 64-byte boundary. With the default allocator,
  * payloads of BK_HUGE_PAYLOAD bytes or more come from an anonymous mapping aligned to 2 MiB and
@@ -50,8 +49,8 @@ BK_INTERNAL char *bk_mem_strdup(const bk_allocator *a, const char *s);
  * the same size. */
 #define BK_HUGE_PAGE    ((size_t)2 << 20) /* a transparent huge page on x86-64 and arm64 */
 #define BK_HUGE_PAYLOAD BK_HUGE_PAGE
-BK_INTERNAL void *bk_payload_alloc(const bk_allocator *a, size_t size);
-BK_INTERNAL void bk_payload_free(const bk_allocator *a, void *p, size_t size);
+void *bk_payload_alloc(const bk_allocator *a, size_t size);
+void bk_payload_free(const bk_allocator *a, void *p, size_t size);
 /* Give the memory of bytes [from, upto) of payload p (of size bytes) back to the system while p
  * stays allocated: those bytes read as zero from now on. Only for a payload the default allocator
  * mapped (whole pages inside the range); with any other allocator nothing happens. For a payload

@@ -9,7 +9,6 @@
 #ifndef BK_COMMON_BITS_H
 #define BK_COMMON_BITS_H
 
-#include "export.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,10 +46,10 @@ static inline unsigned bk_nibble_shift(uint64_t i)
 }
 
 /* Number of set bits in p[0..n). */
-BK_INTERNAL uint64_t bk_popcount(const uint8_t *p, size_t n);
+uint64_t bk_popcount(const uint8_t *p, size_t n);
 
 /* Count non-zero and saturated (== 15) 4-bit cells in p[0..n). */
-BK_INTERNAL void bk_nibble_census(const uint8_t *p, size_t n, uint64_t *nonzero,
+void bk_nibble_census(const uint8_t *p, size_t n, uint64_t *nonzero,
                                   uint64_t *saturated);
 
 /* dst[i] |= src[i] (op 0) or dst[i] &= src[i] (op 1) for n bytes; returns the

@@ -2,7 +2,6 @@
 #ifndef BK_COMMON_CONFIG_H
 #define BK_COMMON_CONFIG_H
 
-#include "export.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +11,7 @@
 
 /* BK_OK if every field of c is within the limits in bloomkit.h, else
  * BK_ECONFIG with a one-line reason in err (when err is not NULL). */
-BK_INTERNAL int bk_config_validate(const bk_config *c, char *err, size_t errlen);
+int bk_config_validate(const bk_config *c, char *err, size_t errlen);
 
 /* The value of a count, size or duration key of c (0 for an unknown key or
  * one of another kind): how a variant reads its own keys that have no field
@@ -39,12 +38,12 @@ size_t bk_config_key_offset(unsigned i);
 
 /* Hex digits: the value of one (-1 if it is none), and n bytes as 2n
  * lowercase digits plus a NUL into out. */
-BK_INTERNAL int bk_hex_value(char c);
-BK_INTERNAL void bk_hex_encode(const uint8_t *bytes, size_t n, char *out);
+int bk_hex_value(char c);
+void bk_hex_encode(const uint8_t *bytes, size_t n, char *out);
 
 /* snprintf into a caller's error buffer; does nothing when err is NULL or
  * errlen is 0. */
-BK_INTERNAL void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
+void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif

@@ -5,11 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "export.h"
 
 /* Store a printf-style detail for bk_last_error() in this thread and return
  * code, so failures read `return bk_fail(BK_ECORRUPT, "bad magic");`. */
-BK_INTERNAL int bk_fail(int code, const char *fmt, ...)
+int bk_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -22,8 +21,8 @@ int bk_vfail(int code, const char *fmt, va_list ap);
  * the call (bk_detail_clear), then bk_detail_or copies into buf (len bytes)
  * the detail the callee left, or `fallback` when it said nothing, so that
  * the caller's bk_fail can quote it. Returns buf. */
-BK_INTERNAL void bk_detail_clear(void);
-BK_INTERNAL const char *bk_detail_or(const char *fallback, char *buf, size_t len);
+void bk_detail_clear(void);
+const char *bk_detail_or(const char *fallback, char *buf, size_t len);
 
 /* The error model's two steps (the rule is bloomkit.h's, at bk_last_error).
  * A public call that may fail begins with bk_call_begin(), so that no older
@@ -34,7 +33,7 @@ BK_INTERNAL const char *bk_detail_or(const char *fallback, char *buf, size_t len
  * checks say why, and the rare paths that may fail deeper (a chain's growth,
  * a window's turn, a server) clear the detail when they start. */
 #define bk_call_begin() bk_detail_clear()
-BK_INTERNAL int bk_fail_plain(int code, const char *what);
+int bk_fail_plain(int code, const char *what);
 static inline int bk_done(int rc, const char *what)
 {
     return rc < 0 ? bk_fail_plain(rc, what) : rc;

@@ -45,7 +45,7 @@ typedef struct bk_hashkey {
 } bk_hashkey;
 
 /* Derive every form of the key. */
-BK_INTERNAL void bk_hashkey_init(bk_hashkey *k, const uint8_t key[16]);
+void bk_hashkey_init(bk_hashkey *k, const uint8_t key[16]);
 
 /* Hash msg[0..len) with the given algorithm and key. msg may be NULL if len is 0.
  * BK_HASH_MURMUR ignores the key: it is RedisBloom's pair (MurmurHash64A of

@@ -2,11 +2,10 @@
 #ifndef BK_COMMON_RANDOM_H
 #define BK_COMMON_RANDOM_H
 
-#include "export.h"
 
 #include <stddef.h>
 
 /* Fill buf with len bytes from the kernel's CSPRNG. BK_OK or BK_ESYS. */
-BK_INTERNAL int bk_random_bytes(void *buf, size_t len);
+int bk_random_bytes(void *buf, size_t len);
 
 #endif

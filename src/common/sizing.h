@@ -5,7 +5,6 @@
 #ifndef BK_COMMON_SIZING_H
 #define BK_COMMON_SIZING_H
 
-#include "export.h"
 
 #include <stdint.h>
 
@@ -23,7 +22,7 @@
 
 /* Cells (bits or counters) per block: 0 for the classic layout, else the
  * cells of cell_bits bits that fill BK_BLOCK_BYTES. */
-BK_INTERNAL unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
+unsigned bk_block_cells(bk_layout layout, unsigned cell_bits);
 
 /* m and k for n keys at rate p with blocks of `block` cells (0: classic).
  * Blocked m is a multiple of block, the smallest for which some k reaches p
@@ -70,7 +69,7 @@ int bk_plan_array(const bk_config *cfg, unsigned cell_bits, bk_plan *out);
  * sized from capacity and fpr (bk_size_for). Errors: bk_size_for's, and
  * BK_ECONFIG (with bk_last_error detail) for pinned bits that are not a
  * whole number of blocks. */
-BK_INTERNAL int bk_size_config(const bk_config *cfg, unsigned block, uint64_t *m, unsigned *k);
+int bk_size_config(const bk_config *cfg, unsigned block, uint64_t *m, unsigned *k);
 
 /* The k in 1 .. BK_K_MAX (blocked: .. block) with the lowest expected rate
  * for m cells and n keys (ties: the smaller k). */

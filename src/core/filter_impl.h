@@ -6,9 +6,8 @@
  *
  * Modelled on SQLite's sqlite3_io_methods, versioned as it is: a table says
  * its version, and a slot added later is read only from tables that have it.
- * The tables cross one boundary: the Redis client library (src/redis,
- * libbloomkit-redis) builds its own and hands them to bk_filter_new, an
- * internal export of libbloomkit, which refuses a version it does not know.
+ * Besides the variants, the Redis client (src/redis) builds its own tables
+ * and hands them to bk_filter_new, which refuses a version it does not know.
  * Every object starts with a pointer to its methods, so a pointer to a
  * variant's struct is a pointer to bk_filter.
  * An operation a variant does not have is a NULL pointer, turned into
@@ -23,7 +22,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "../common/export.h"
 
 #include "bloomkit.h"
 #include "bloomkit_tools.h"
@@ -255,7 +253,7 @@ typedef struct bk_budget {
 /* BK_EFULL with its detail: growing to `after` bytes would pass max (used
  * in use), or, when max_arrays is not 0, the slices a file holds are all
  * taken. For every store that enforces the ceilings (a Redis script too). */
-BK_INTERNAL int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays);
+int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays);
 /* Reserve one array of n bytes: BK_OK, or BK_EFULL (nothing reserved,
  * detail set: the limit and what growing needed). Thread-safe. */
 int bk_budget_take(bk_budget *b, uint64_t n);
@@ -271,7 +269,7 @@ void bk_budget_count(bk_budget *b, uint64_t n);
  * it before the free). BK_OK (*out set), BK_ENOMEM, BK_ESYS, BK_EINVAL (a
  * table of a version this build does not know; nothing kept). The first
  * step of every constructor. */
-BK_INTERNAL int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops,
+int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops,
                               const bk_config *cfg, const bk_allocator *a, void *out);
 
 /* For a variant whose writers take turns on the read-write lock
@@ -396,7 +394,7 @@ const bk_variant_desc *bk_variant_for(bk_variant v);
  * another store of the same chain (src/redis/lua), which lays out its
  * slices exactly as the variant does without reaching into it. BK_OK,
  * BK_ERANGE (no slice i), BK_ENOTSUP (a variant of one array). */
-BK_INTERNAL int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
+int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
                                bk_slice_view *out, bk_slice_limit *limit);
 
 /* The rule that sized slices[0 .. n) of a chain of cfg's variant:
@@ -406,7 +404,7 @@ BK_INTERNAL int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule r
  * else BK_SLICE_HOLDS (also for a variant of one array). Two slices tell
  * the rules apart; later ones would cost a blocked chain's load a sizing
  * search each. No error. */
-BK_INTERNAL bk_slice_rule bk_chain_rule(const bk_config *cfg, const bk_slice_view *slices,
+bk_slice_rule bk_chain_rule(const bk_config *cfg, const bk_slice_view *slices,
                                         uint32_t n);
 
 /* 1 when the variant can remove keys: its operations have remove. */

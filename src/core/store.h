@@ -13,7 +13,6 @@
 
 #include <stdint.h>
 
-#include "../common/export.h"
 
 #include "bloomkit.h"
 
@@ -86,7 +85,7 @@ int bk_variant_shape_of(const bk_config *cfg, bk_variant_shape *out);
 /* A filter of cfg's variant over n slice views whose shapes the caller has
  * validated: it frees the payloads with a unless `borrowed` (they belong to
  * a mapping that outlives it). BK_OK (*out set) or an error, nothing taken. */
-BK_INTERNAL int bk_variant_adopt(const bk_config *cfg, const bk_allocator *a,
+int bk_variant_adopt(const bk_config *cfg, const bk_allocator *a,
                                  const bk_slice_view *slices, uint32_t n, int borrowed,
                                  bk_filter **out);
 

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "../common/export.h"
 
 #include "../core/filter_impl.h"
 

@@ -641,7 +641,7 @@ class PersistenceTest(ModuleTest):
 
 
 class CommandTest(ModuleTest):
-    """The bloomkit command (libbloomkit-redis) on a server with the module:
+    """The bloomkit command (bloomkit's Redis part) on a server with the module:
     --redis uses the module's commands (a new name is made there), pull, info
     and drop work on module filters, and eight processes racing over the
     same lines print each line once."""

@@ -1,5 +1,5 @@
 /*
- * none.c - libbloomkit-redis built without hiredis (make HIREDIS=0, which the
+ * none.c - the Redis part built without hiredis (make HIREDIS=0, which the
  * Makefile chooses when hiredis's headers are missing): the library's
  * functions, each failing with BK_ENOTSUP and saying why, so that the
  * command, the Python binding and programs link and run unchanged, and only
