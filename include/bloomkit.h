@@ -148,18 +148,27 @@ BK_API double bk_estimate_cardinality(uint64_t m, unsigned k, uint64_t set_bits)
 
 /* ---------------------------------------------------------------- config -- */
 
+/* Every variant, one line each: X(NAME, name, number). The enum below, the
+ * variant names (bk_variant_name) and the library's registry of variants
+ * (each variant's descriptor, bk_<name>_desc in src/<name>/, which says what
+ * the variant is, which configuration keys it takes and which figures it
+ * reports) all come from this list: a new variant is its folder and one line
+ * here, with the next unused number (never reused: files hold it). What each
+ * one is: bk_config_key's help for the key "variant" (bloomkit --help). */
+#define BK_VARIANT_LIST(X)                                                                         \
+    X(STANDARD, standard, 0)                                                                       \
+    X(COUNTING, counting, 1)                                                                       \
+    X(SCALABLE, scalable, 2)                                                                       \
+    X(WINDOW, window, 3)                                                                           \
+    X(CUCKOO, cuckoo, 4)                                                                           \
+    X(RBCHAIN, rbchain, 5)                                                                         \
+    X(RBCUCKOO, rbcuckoo, 6)                                                                       \
+    X(EXPANDABLE, expandable, 7)
+
 typedef enum bk_variant {
-    BK_VARIANT_STANDARD = 0, /* classic m-bit array */
-    BK_VARIANT_COUNTING = 1, /* 4-bit counters, supports bk_remove */
-    BK_VARIANT_SCALABLE = 2, /* chain of standard slices that grows */
-    BK_VARIANT_WINDOW = 3,   /* remembers each key for a time window, then forgets it */
-    BK_VARIANT_CUCKOO = 4,   /* a cuckoo filter: fingerprints in buckets, supports bk_remove */
-    /* RedisBloom's own structures, bit for bit (bloomkit_redisbloom.h): */
-    BK_VARIANT_RBCHAIN = 5,  /* its scalable Bloom chain (BF.* keys, type MBbloom--) */
-    BK_VARIANT_RBCUCKOO = 6, /* its cuckoo filter (CF.* keys, type MBbloomCF), supports bk_remove */
-    /* one table of fingerprints that doubles as keys come, for a count
-     * nobody knows: a lookup reads one place however large it grows */
-    BK_VARIANT_EXPANDABLE = 7
+#define BK_VARIANT_ENUM_(NAME, name, number) BK_VARIANT_##NAME = (number),
+    BK_VARIANT_LIST(BK_VARIANT_ENUM_)
+#undef BK_VARIANT_ENUM_
 } bk_variant;
 
 typedef enum bk_hash_alg {

@@ -2,8 +2,8 @@
  * bloomkit_redis.h - shared filters in Redis: bloomkit's optional part,
  * compiled into libbloomkit when hiredis is there (Debian's libhiredis);
  * built without it, every call here fails with BK_ENOTSUP. A program that
- * never shares a filter needs only bloomkit.h. A filter opened here is a bk_filter like any other: every
- * call of bloomkit.h applies to it as documented below.
+ * never shares a filter needs only bloomkit.h. A filter opened here is a bk_filter like any other:
+ * every call of bloomkit.h applies to it as documented below.
  */
 #ifndef BLOOMKIT_REDIS_H
 #define BLOOMKIT_REDIS_H

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-#include "common/config.h"
+#include "core/config.h"
+#include "core/filter_impl.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -218,6 +219,67 @@ START_TEST(variant_switch_by_text_alone)
         ck_assert_int_eq(bk_remove(f, "x", 1),
                          bk_variant_removes((bk_variant)i) ? BK_OK : BK_ENOTSUP);
         bk_free(f);
+    }
+}
+END_TEST
+
+/* The registry is BK_VARIANT_LIST: each line's descriptor sits at its
+ * number, under its name, and what it says of itself holds: the keys it
+ * lists are keys of the table a text of it may state, a key it does not
+ * list (and not every variant's) is refused for it, its own default is
+ * what a text of it gets, and the figures it names are rows it reports. */
+START_TEST(registry_is_the_variant_list)
+{
+    unsigned listed = 0;
+#define CHECK_LINE(NAME, name, number)                                                             \
+    do {                                                                                           \
+        const bk_variant_desc *d = bk_variant_for(BK_VARIANT_##NAME);                              \
+        ck_assert_ptr_nonnull(d);                                                                  \
+        ck_assert_int_eq(d->variant, number);                                                      \
+        ck_assert_str_eq(bk_variant_name(BK_VARIANT_##NAME), #name);                               \
+        ck_assert_msg(d->summary &&strncmp(d->summary, #name, strlen(#name)) == 0,                 \
+                      "%s: summary %s", #name, d->summary);                                        \
+        listed++;                                                                                  \
+    } while (0);
+    BK_VARIANT_LIST(CHECK_LINE)
+#undef CHECK_LINE
+    ck_assert_uint_eq(listed, tu_nvariants());
+    ck_assert_uint_eq(bk_variant_count(), tu_nvariants());
+    ck_assert_ptr_null(bk_variant_for((bk_variant)bk_variant_count()));
+    for (unsigned v = 0; v < tu_nvariants(); v++) {
+        const bk_variant_desc *d = bk_variant_for((bk_variant)v);
+        for (const bk_variant_key *r = d->keys; r && r->key; r++) {
+            ck_assert_msg(bk_config_key_applies((bk_variant)v, r->key), "%s: %s", tu_variant(v),
+                          r->key);
+            char text[160], got[64];
+            bk_config c;
+            snprintf(text, sizeof text, "variant=%s", tu_variant(v));
+            ck_assert_int_eq(bk_config_parse(&c, text, NULL, 0), BK_OK);
+            if (r->def) {
+                ck_assert_int_gt(bk_config_get(&c, r->key, got, sizeof got), 0);
+                ck_assert_str_eq(got, r->def);
+            }
+        }
+        char range[160];
+        for (unsigned i = 0; bk_config_key(i, range, sizeof range, NULL); i++) {
+            const char *key = bk_config_key(i, NULL, 0, NULL);
+            int named = 0;
+            for (const bk_variant_key *r = d->keys; r && r->key; r++)
+                named |= strcmp(r->key, key) == 0;
+            const int universal = !strcmp(key, "variant") || !strcmp(key, "capacity") ||
+                                  !strcmp(key, "hash") || !strcmp(key, "key") ||
+                                  !strcmp(key, "input");
+            ck_assert_int_eq(bk_config_key_applies((bk_variant)v, key), named || universal);
+        }
+        for (unsigned i = 0;; i++) {
+            bk_figure fig;
+            bk_filter_stats st;
+            memset(&st, 0, sizeof st);
+            if (bk_figure_at(i, NULL, NULL, &fig, sizeof fig) != 1)
+                break;
+            if (d->figures && strstr(d->figures, fig.name))
+                ck_assert_msg(fig.variants >> v & 1u, "%s: figure %s", tu_variant(v), fig.name);
+        }
     }
 }
 END_TEST
@@ -440,6 +502,7 @@ Suite *config_suite(void)
     TCase *tc;
     Suite *s = tu_suite("config", "parse", &tc);
     tcase_add_test(tc, defaults);
+    tcase_add_test(tc, registry_is_the_variant_list);
     tcase_add_test(tc, every_key_and_separator);
     tcase_add_test(tc, bad_values_are_rejected_with_key_and_range);
     tcase_add_test(tc, overlong_values_are_rejected);

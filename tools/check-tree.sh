@@ -10,22 +10,27 @@
 set -eu
 cd "$(dirname "$0")/.."
 status=0
+# The variants, as BK_VARIANT_LIST in include/bloomkit.h lists them: each
+# a folder of src/ that may include common/, the core's filter_impl.h and
+# config.h, and another variant's published header (src/V/V.h, the one it
+# is built on: scalable on standard, window on scalable)
+variants=$(sed -n 's/^ *X([A-Z_]*, \([a-z_]*\), [0-9]*).*/\1/p' include/bloomkit.h)
+[ -n "$variants" ] || { echo "check-tree: no variant in BK_VARIANT_LIST (include/bloomkit.h)" >&2; exit 1; }
+published=$(for v in $variants; do printf '|^%s/%s\\.h$' "$v" "$v"; done)
 # folder: the files of other folders it may include, as paths under src/
 # (a pattern for grep -E); a folder's own files are always allowed
-layers='common:^$
+layers="common:^\$
 canonical:^common/
-core:^common/|^(standard|counting|scalable|window|cuckoo|rbchain|rbcuckoo|expandable)/[a-z]+\.h$
-io:^common/|^core/store\.h$
-standard:^common/|^core/filter_impl\.h$
-counting:^common/|^core/filter_impl\.h$
-cuckoo:^common/|^core/filter_impl\.h$
-expandable:^common/|^core/filter_impl\.h$
-rbchain:^common/|^core/filter_impl\.h$
-rbcuckoo:^common/|^core/filter_impl\.h$
-scalable:^common/|^core/filter_impl\.h$|^standard/standard\.h$
-window:^common/|^core/filter_impl\.h$|^scalable/scalable\.h$
-redis:^common/|^core/filter_impl\.h$|^redis/lua/lua\.h$
-redis/lua:^common/|^core/(filter_impl|store)\.h$|^redis/[a-z_]+\.h$'
+core:^common/
+io:^common/|^core/(store|config)\\.h\$
+redis:^common/|^core/(filter_impl|config)\\.h\$|^redis/lua/lua\\.h\$
+redis/lua:^common/|^core/(filter_impl|store)\\.h\$|^redis/[a-z_]+\\.h\$
+$(for v in $variants; do echo "$v:^common/|^core/(filter_impl|config)\\.h\$$published"; done)"
+# every folder of src/ is in the list above
+for d in $(git ls-files 'src/*' | sed -n 's|^src/\([a-z_]*\)/.*|\1|p' | sort -u); do
+    echo "$layers" | grep -q "^$d:" ||
+        { echo "check-tree: src/$d is no layer here and no variant of BK_VARIANT_LIST" >&2; status=1; }
+done
 wrong=$(echo "$layers" | while IFS=: read -r dir allowed; do
     for f in $(git ls-files "src/$dir/*.[ch]"); do
         [ "$(dirname "$f")" = "src/$dir" ] || continue

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../common/alloc.h"
-#include "../common/config.h"
+#include "../common/hex.h"
 #include "../common/error.h"
 #include "bloomkit.h"
 

@@ -5,7 +5,6 @@
 #ifndef BK_COMMON_ALLOC_H
 #define BK_COMMON_ALLOC_H
 
-
 #include <stddef.h>
 #include <stdint.h>
 

@@ -9,7 +9,6 @@
 #ifndef BK_COMMON_BITS_H
 #define BK_COMMON_BITS_H
 
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,8 +48,7 @@ static inline unsigned bk_nibble_shift(uint64_t i)
 uint64_t bk_popcount(const uint8_t *p, size_t n);
 
 /* Count non-zero and saturated (== 15) 4-bit cells in p[0..n). */
-void bk_nibble_census(const uint8_t *p, size_t n, uint64_t *nonzero,
-                                  uint64_t *saturated);
+void bk_nibble_census(const uint8_t *p, size_t n, uint64_t *nonzero, uint64_t *saturated);
 
 /* dst[i] |= src[i] (op 0) or dst[i] &= src[i] (op 1) for n bytes; returns the
  * population count of the result. */

@@ -84,3 +84,13 @@ const char *bk_version(void)
 {
     return BK_VERSION_STRING;
 }
+
+void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bk_vfail(BK_ECONFIG, fmt, ap); /* the same line in bk_last_error() */
+    va_end(ap);
+    if (err && errlen && err != bk_last_error())
+        snprintf(err, errlen, "%s", bk_last_error());
+}

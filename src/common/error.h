@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-
 /* Store a printf-style detail for bk_last_error() in this thread and return
  * code, so failures read `return bk_fail(BK_ECORRUPT, "bad magic");`. */
 int bk_fail(int code, const char *fmt, ...)
@@ -16,6 +15,15 @@ int bk_fail(int code, const char *fmt, ...)
 
 /* bk_fail with a va_list. */
 int bk_vfail(int code, const char *fmt, va_list ap);
+
+/* A configuration error (BK_ECONFIG) said both ways: the detail for
+ * bk_last_error(), and a copy into the caller's buffer err (errlen bytes;
+ * nothing when err is NULL or errlen is 0). */
+void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* For a caller that prefixes what a callee says: clear the detail before
  * the call (bk_detail_clear), then bk_detail_or copies into buf (len bytes)

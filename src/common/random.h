@@ -2,7 +2,6 @@
 #ifndef BK_COMMON_RANDOM_H
 #define BK_COMMON_RANDOM_H
 
-
 #include <stddef.h>
 
 /* Fill buf with len bytes from the kernel's CSPRNG. BK_OK or BK_ESYS. */

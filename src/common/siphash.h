@@ -9,7 +9,6 @@
 #ifndef BK_COMMON_SIPHASH_H
 #define BK_COMMON_SIPHASH_H
 
-
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -19,7 +19,6 @@
 
 #include "alloc.h"
 #include "bits.h"
-#include "config.h"
 #include "error.h"
 
 #define LN2 0.693147180559945309417232121458176568

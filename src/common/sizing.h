@@ -5,7 +5,6 @@
 #ifndef BK_COMMON_SIZING_H
 #define BK_COMMON_SIZING_H
 
-
 #include <stdint.h>
 
 #include "bloomkit.h"

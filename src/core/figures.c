@@ -3,13 +3,14 @@
  * surface that reports a filter (the command's info, the module's BK.INFO,
  * Python's stats(), docs/figures.md) walks it, so a figure has one name, one
  * meaning and one place to add it, as a configuration key has in
- * src/common/config.c.
+ * src/core/config.c.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "bloomkit.h"
-#include "../common/config.h"
+#include "config.h"
+#include "filter_impl.h"
 #include "../common/error.h"
 
 /* Where a row's value comes from: a field of bk_filter_stats (by type), or
@@ -22,30 +23,29 @@ typedef struct {
     source from;
     size_t off, width; /* FROM_STATS: the field's offset and size in bk_filter_stats */
     const char *key;   /* FROM_CONFIG: the configuration key */
-    unsigned variants; /* 0: every variant */
+    int own;           /* 1: only the variants whose descriptors list it (their .figures) */
     const char *meaning;
 } row;
 
 #define STAT(f) FROM_STATS, offsetof(bk_filter_stats, f), sizeof(((bk_filter_stats *)0)->f), NULL
 #define CONF(k) FROM_CONFIG, 0, 0, k
-#define ONLY(v) (1u << (v))
 
 static const row rows[] = {
     {"variant", "variant", BK_FIGURE_TEXT, STAT(variant), 0,
-     "the variant: standard, counting, scalable, window, cuckoo, rbchain, rbcuckoo or expandable"},
+     "the variant, by its name (the configuration key variant)"},
     {"hash", "hash", BK_FIGURE_TEXT, STAT(hash), 0, "the keyed hash"},
     {"layout", "layout", BK_FIGURE_TEXT, CONF("layout"), 0,
      "where a key's probes fall: classic or blocked"},
     {"input", "input", BK_FIGURE_TEXT, CONF("input"), 0,
      "what a key is made of: raw, url, url-keep-query-order or scrapy-redis"},
     {"bits", "size", BK_FIGURE_COUNT, STAT(bits), 0,
-     "m: the cells of the arrays (bits; counting: counters; cuckoo: fingerprint slots; "
-     "expandable: the table's bits), all slices together"},
+     "m: the cells of the arrays (bits; counters; a cuckoo filter's fingerprint slots; a table "
+     "of fingerprints: its bits), all slices together"},
     {"m", NULL, BK_FIGURE_COUNT, STAT(bits), 0, "the same as bits, under the formulas' name"},
     {"bytes", "bytes", BK_FIGURE_COUNT, STAT(bytes), 0, "bytes of payload memory"},
     {"k", "k", BK_FIGURE_COUNT, STAT(k), 0,
-     "probes per key (scalable, window: of the newest slice; cuckoo: the 2 buckets a lookup "
-     "reads; expandable: the 1 home)"},
+     "probes per key (a chain: of the newest slice; a cuckoo filter: the 2 buckets a lookup "
+     "reads; a table of fingerprints: the 1 home)"},
     {"keys", "keys added", BK_FIGURE_COUNT, STAT(keys), 0,
      "adds that reported a new key (counting, cuckoo: adds minus removes)"},
     {"set_bits", "set bits", BK_FIGURE_COUNT, STAT(set_bits), 0,
@@ -68,22 +68,35 @@ static const row rows[] = {
      "keys it is sized for (scalable: all slices; window: per window)"},
     {"slices", "slices", BK_FIGURE_COUNT, STAT(slices), 0,
      "arrays (1 but for scalable and window)"},
-    {"saturated", "saturated", BK_FIGURE_COUNT, STAT(saturated), ONLY(BK_VARIANT_COUNTING),
+    {"saturated", "saturated", BK_FIGURE_COUNT, STAT(saturated), 1,
      "counters stuck at 15 (sticky: never decremented)"},
-    {"redated_from_ms", "redated from", BK_FIGURE_MS, STAT(redated_from_ms),
-     ONLY(BK_VARIANT_WINDOW),
+    {"redated_from_ms", "redated from", BK_FIGURE_MS, STAT(redated_from_ms), 1,
      "the start of the newest generation's span when it was found more than a span ahead of "
      "the clock (docs/windows.md), ms; 0: never re-dated"},
-    {"redated_to_ms", "redated to", BK_FIGURE_MS, STAT(redated_to_ms), ONLY(BK_VARIANT_WINDOW),
+    {"redated_to_ms", "redated to", BK_FIGURE_MS, STAT(redated_to_ms), 1,
      "and the span's start it was moved back to, ms; 0: never re-dated"},
 };
 #define NROWS (sizeof rows / sizeof *rows)
 
-/* Every variant's bit: what a row of variants 0 means. */
-#define ALL_VARIANTS                                                                               \
-    (ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING) | ONLY(BK_VARIANT_SCALABLE) |           \
-     ONLY(BK_VARIANT_WINDOW) | ONLY(BK_VARIANT_CUCKOO) | ONLY(BK_VARIANT_RBCHAIN) |                \
-     ONLY(BK_VARIANT_RBCUCKOO) | ONLY(BK_VARIANT_EXPANDABLE))
+/* The variants (bit 1 << v each) that report row r: every one, or for a
+ * row of some variants' own, those whose descriptors name it. */
+static unsigned reported_by(const row *r)
+{
+    const size_t len = strlen(r->name);
+    unsigned mask = 0;
+    for (unsigned v = 0; v < bk_variant_count() && v < 32; v++) {
+        const bk_variant_desc *d = bk_variant_for((bk_variant)v);
+        const char *at = d && r->own ? d->figures : NULL;
+        int named = !r->own;
+        while (at && !named && (at = strstr(at, r->name)) != NULL) {
+            named = (at == d->figures || at[-1] == ' ') && (at[len] == ' ' || at[len] == '\0');
+            at += len;
+        }
+        if (d && named)
+            mask |= 1u << v;
+    }
+    return mask;
+}
 
 static void value_of(const row *r, const bk_filter_stats *st, const bk_config *cfg, bk_figure *f)
 {
@@ -131,7 +144,7 @@ int bk_figure_at(unsigned i, const bk_filter_stats *st, const bk_config *cfg, bk
     f.name = r->name;
     f.label = r->label;
     f.meaning = r->meaning;
-    f.variants = r->variants ? r->variants : ALL_VARIANTS;
+    f.variants = reported_by(r);
     f.type = r->type;
     f.text = r->type == BK_FIGURE_TEXT ? "" : NULL;
     if (st)

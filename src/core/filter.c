@@ -14,7 +14,7 @@
 #include "bloomkit.h"
 #include "bloomkit_tools.h"
 #include "../common/alloc.h"
-#include "../common/config.h"
+#include "config.h"
 #include "../common/error.h"
 #include "filter_impl.h"
 #include "../common/random.h"

@@ -22,7 +22,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-
 #include "bloomkit.h"
 #include "bloomkit_tools.h"
 #include "../common/hash.h"
@@ -269,8 +268,8 @@ void bk_budget_count(bk_budget *b, uint64_t n);
  * it before the free). BK_OK (*out set), BK_ENOMEM, BK_ESYS, BK_EINVAL (a
  * table of a version this build does not know; nothing kept). The first
  * step of every constructor. */
-int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops,
-                              const bk_config *cfg, const bk_allocator *a, void *out);
+int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_config *cfg,
+                  const bk_allocator *a, void *out);
 
 /* For a variant whose writers take turns on the read-write lock
  * bk_filter_new set up in its struct (counting, cuckoo): op under the write
@@ -349,12 +348,31 @@ typedef struct bk_slice_limit {
     uint64_t keys;
 } bk_slice_limit;
 
-/* A variant, as it declares itself (in its own folder) and as the registry
- * (src/core/registry.c) lists it: everything the rest of the library knows of
- * it. */
+/* A configuration key as one variant takes it (bk_variant_desc.keys). */
+typedef struct bk_variant_key {
+    const char *key;  /* a key of the configuration table (src/core/config.c) */
+    const char *def;  /* NULL, or its default for this variant when not the table's */
+    const char *note; /* NULL, or what it means here, for the key's help */
+} bk_variant_key;
+
+/* A variant, as it declares itself (in its own folder, as bk_<name>_desc)
+ * and as the registry (src/core/registry.c, from BK_VARIANT_LIST) lists it:
+ * everything the rest of the library knows of it. */
 typedef struct bk_variant_desc {
-    bk_variant variant;                      /* its number (its name is the config table's:
-                                              * bk_variant_name) */
+    bk_variant variant; /* its number (its name: BK_VARIANT_LIST, bk_variant_name) */
+    /* What it is, for the help of the key "variant": its name, and in
+     * parentheses what sets it apart ("counting (4-bit counters, removal)"). */
+    const char *summary;
+    /* The configuration keys it takes beyond those every variant takes
+     * (variant, capacity, hash, key, input), and any of those it gives a
+     * note or default of its own; ended by a row of key NULL. A text that
+     * states another key for it is refused, and formatting leaves it out. */
+    const bk_variant_key *keys;
+    /* The figures (src/core/figures.c) it reports beyond every variant's,
+     * space-separated ("saturated"); NULL for none. */
+    const char *figures;
+    /* 1: hash=murmur, RedisBloom's unkeyed hash, is its (for its data). */
+    int murmur;
     const bk_filter_ops *ops;                /* its in-memory operations */
     bk_filter_create_fn create;              /* empty, from a validated config */
     bk_filter_adopt_fn adopt;                /* over existing payloads (src/io) */
@@ -382,20 +400,29 @@ typedef struct bk_variant_desc {
     /* 1: its slice views carry a word of the variant's own in gen (a
      * RedisBloom chain's n2), which files keep and its adopt checks. */
     int own_words;
-    /* 1: it grows as keys come though it is one array (expandable); a
-     * variant of more than one slice grows too (bk_variant_grows). */
+    /* 1: it grows as keys come though it is one array (a table that
+     * doubles); a variant of more than one slice grows too (bk_variant_grows). */
     int grows;
 } bk_variant_desc;
 
+/* Every variant's descriptor, bk_<name>_desc, defined in its own folder
+ * (the variants of BK_VARIANT_LIST). */
+#define BK_DESC_DECLARE_(NAME, name, number) extern const bk_variant_desc bk_##name##_desc;
+BK_VARIANT_LIST(BK_DESC_DECLARE_)
+#undef BK_DESC_DECLARE_
+
 /* The descriptor of variant v; NULL for an unknown one. */
 const bk_variant_desc *bk_variant_for(bk_variant v);
+/* One past the highest variant number: bk_variant_for(v) for v below it
+ * (NULL at a number no variant has). */
+unsigned bk_variant_count(void);
 
 /* Slice i of a chain of cfg's variant (its descriptor's chain_slice): for
  * another store of the same chain (src/redis/lua), which lays out its
  * slices exactly as the variant does without reaching into it. BK_OK,
  * BK_ERANGE (no slice i), BK_ENOTSUP (a variant of one array). */
-int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
-                               bk_slice_view *out, bk_slice_limit *limit);
+int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule, bk_slice_view *out,
+                   bk_slice_limit *limit);
 
 /* The rule that sized slices[0 .. n) of a chain of cfg's variant:
  * BK_SLICE_AVERAGE when its first slices are as 0.1.0 sized them and not as
@@ -404,8 +431,7 @@ int bk_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
  * else BK_SLICE_HOLDS (also for a variant of one array). Two slices tell
  * the rules apart; later ones would cost a blocked chain's load a sizing
  * search each. No error. */
-bk_slice_rule bk_chain_rule(const bk_config *cfg, const bk_slice_view *slices,
-                                        uint32_t n);
+bk_slice_rule bk_chain_rule(const bk_config *cfg, const bk_slice_view *slices, uint32_t n);
 
 /* 1 when the variant can remove keys: its operations have remove. */
 static inline int bk_desc_removes(const bk_variant_desc *d)

@@ -13,7 +13,6 @@
 
 #include <stdint.h>
 
-
 #include "bloomkit.h"
 
 /* The most slices a filter file holds (src/io): a variant whose chains can
@@ -85,9 +84,8 @@ int bk_variant_shape_of(const bk_config *cfg, bk_variant_shape *out);
 /* A filter of cfg's variant over n slice views whose shapes the caller has
  * validated: it frees the payloads with a unless `borrowed` (they belong to
  * a mapping that outlives it). BK_OK (*out set) or an error, nothing taken. */
-int bk_variant_adopt(const bk_config *cfg, const bk_allocator *a,
-                                 const bk_slice_view *slices, uint32_t n, int borrowed,
-                                 bk_filter **out);
+int bk_variant_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
+                     uint32_t n, int borrowed, bk_filter **out);
 
 /* A filter's slices (their views as slice_view gives them), its validated
  * configuration, the allocator it was made with, and whether its cells are

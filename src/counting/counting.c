@@ -312,8 +312,18 @@ static bk_cells cnt_cells(const bk_config *cfg)
     return bk_bloom_cells(cfg, 4, 1);
 }
 
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key counting_keys[] = {
+    {"fpr", NULL, NULL},    {"growth", NULL, NULL}, {"tightening", NULL, NULL},
+    {"layout", NULL, NULL}, {"bits", NULL, NULL},   {"hashes", NULL, NULL},
+    {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_counting_desc = {
     .variant = BK_VARIANT_COUNTING,
+    .summary = "counting (4-bit counters, removal)",
+    .keys = counting_keys,
+    .figures = "saturated",
     .ops = &counting_ops,
     .create = bk_counting_create,
     .adopt = bk_counting_adopt,

@@ -12,7 +12,4 @@
 
 #include "../core/filter_impl.h"
 
-/* The counting variant, as the registry (src/core/registry.c) lists it. */
-extern const bk_variant_desc bk_counting_desc;
-
 #endif

@@ -396,8 +396,17 @@ static void bk_cuckoo_estimate(const bk_config *cfg, const bk_slice_view *v, uin
     out->sized = v->fpr;
 }
 
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key cuckoo_keys[] = {
+    {"fpr", NULL, NULL},    {"growth", NULL, NULL},      {"tightening", NULL, NULL},
+    {"layout", NULL, NULL}, {"fingerprint", NULL, NULL}, {"bucket", NULL, NULL},
+    {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_cuckoo_desc = {
     .variant = BK_VARIANT_CUCKOO,
+    .summary = "cuckoo (removal in a quarter of counting's memory)",
+    .keys = cuckoo_keys,
     .ops = &cuckoo_ops,
     .create = bk_cuckoo_create,
     .adopt = bk_cuckoo_adopt,

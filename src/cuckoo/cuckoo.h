@@ -12,7 +12,4 @@
 
 #include "../core/filter_impl.h"
 
-/* The cuckoo variant, as the registry (src/core/registry.c) lists it. */
-extern const bk_variant_desc bk_cuckoo_desc;
-
 #endif

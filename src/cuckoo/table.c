@@ -19,7 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../common/config.h"
+#include "../core/config.h"
 #include "../common/error.h"
 
 /* The load an insertion reaches, by bucket size: the first failure (with

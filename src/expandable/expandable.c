@@ -468,8 +468,18 @@ static void bk_expandable_estimate(const bk_config *cfg, const bk_slice_view *v,
     out->sized = v->fpr;
 }
 
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key expandable_keys[] = {
+    {"fpr", NULL, NULL},
+    {"tightening", "0.85", "each doubling's adds"},
+    {"max_bytes", NULL, NULL},
+    {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_expandable_desc = {
     .variant = BK_VARIANT_EXPANDABLE,
+    .summary = "expandable (grows by doubling one table: one lookup whatever its size)",
+    .keys = expandable_keys,
     .ops = &expandable_ops,
     .create = bk_expandable_create,
     .adopt = bk_expandable_adopt,

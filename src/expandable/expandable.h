@@ -11,7 +11,4 @@
 
 #include "../core/filter_impl.h"
 
-/* The expandable variant, as the registry (src/core/registry.c) lists it. */
-extern const bk_variant_desc bk_expandable_desc;
-
 #endif

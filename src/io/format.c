@@ -19,7 +19,7 @@
 
 #include "../common/alloc.h"
 #include "../common/bits.h"
-#include "../common/config.h"
+#include "../core/config.h"
 #include "../common/debug.h"
 #include "../common/hash.h"
 #include "../common/error.h"

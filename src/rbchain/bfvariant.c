@@ -20,7 +20,6 @@
  * Growth is RedisBloom's; max_bytes bounds the links' bytes (BK_EFULL).
  */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
-#include "bfvariant.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -28,7 +27,8 @@
 
 #include "../common/alloc.h"
 #include "../common/bits.h"
-#include "../common/config.h"
+#include "../core/config.h"
+#include "../core/filter_impl.h"
 #include "../common/error.h"
 #include "rbchain.h"
 
@@ -275,8 +275,20 @@ static bk_cells rbc_cells(const bk_config *cfg)
 
 /* The registry's line: a Bloom chain that grows (RedisBloom's own links
  * bound it by memory, not by count; a file holds up to its slice limit). */
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key rbchain_keys[] = {
+    {"fpr", NULL, "RedisBloom's error rate"},
+    {"max_bytes", NULL, NULL},
+    {"expansion", NULL, "each link holds this many times the last (EXPANSION)"},
+    {"chain_options", NULL, NULL},
+    {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_rbchain_desc = {
     .variant = BK_VARIANT_RBCHAIN,
+    .summary = "rbchain (RedisBloom's scalable chain, bit for bit)",
+    .keys = rbchain_keys,
+    .murmur = 1,
     .ops = &rbchain_ops,
     .create = rbc_create,
     .adopt = rbc_adopt,

@@ -24,14 +24,14 @@
  * Concurrency: writers exclusive, lookups shared (the lock inside).
  */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
-#include "cfvariant.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "../common/alloc.h"
-#include "../common/config.h"
+#include "../core/config.h"
+#include "../core/filter_impl.h"
 #include "../common/error.h"
 #include "../common/murmur.h"
 #include "rbcuckoo.h"
@@ -313,8 +313,22 @@ static bk_cells rcf_cells(const bk_config *cfg)
 
 /* The registry's line: a chain of tables that grows (by RedisBloom's
  * expansion; a file holds up to its slice limit). */
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key rbcuckoo_keys[] = {
+    {"max_bytes", NULL, NULL},
+    {"expansion", "1",
+     "each sub-filter has this many times the last's buckets, rounded up to a power of two, 0 "
+     "never grows"},
+    {"bucket_size", NULL, NULL},
+    {"iterations", NULL, NULL},
+    {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_rbcuckoo_desc = {
     .variant = BK_VARIANT_RBCUCKOO,
+    .summary = "rbcuckoo (RedisBloom's cuckoo filter, bit for bit)",
+    .keys = rbcuckoo_keys,
+    .murmur = 1,
     .ops = &rbcuckoo_ops,
     .create = rcf_create,
     .adopt = rcf_adopt,

@@ -16,7 +16,7 @@
 #include "bloomkit_redis.h"
 
 #include "../common/alloc.h"
-#include "../common/config.h"
+#include "../common/hex.h"
 #include "../common/error.h"
 #include "conn.h"
 #include "import.h"

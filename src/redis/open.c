@@ -13,7 +13,7 @@
 
 #include "bloomkit_redis.h"
 #include "../common/alloc.h"
-#include "../common/config.h"
+#include "../core/config.h"
 #include "../common/error.h"
 #include "../core/filter_impl.h"
 #include "lua/lua.h"

@@ -8,7 +8,7 @@
 
 #include "bloomkit_redis.h"
 #include "../common/alloc.h"
-#include "../common/config.h"
+#include "../common/hex.h"
 #include "../common/error.h"
 
 static char *dup_range(const bk_allocator *a, const char *s, size_t n)

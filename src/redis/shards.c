@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/config.h"
+#include "../common/hex.h"
 #include "../common/error.h"
 
 #define MAGIC "bloomkit-shards 1\n"

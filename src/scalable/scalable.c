@@ -520,8 +520,21 @@ static int scl_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
     return rc;
 }
 
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key scalable_keys[] = {
+    {"capacity", NULL, "of the first slice"},
+    {"fpr", NULL, NULL},
+    {"growth", NULL, NULL},
+    {"tightening", NULL, NULL},
+    {"layout", NULL, NULL},
+    {"max_bytes", NULL, NULL},
+    {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_scalable_desc = {
     .variant = BK_VARIANT_SCALABLE,
+    .summary = "scalable (grows)",
+    .keys = scalable_keys,
     .ops = &scalable_ops,
     .create = bk_scalable_create,
     .adopt = bk_scalable_adopt,

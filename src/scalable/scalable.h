@@ -8,16 +8,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-
 #include "../core/filter_impl.h"
 
 /* More slices than anyone can allocate: with growth >= 2 slice 63 alone would
  * hold n0 * 2^63 keys. A fixed table keeps the slice pointers still under
  * concurrent readers. */
 #define BK_SCALABLE_MAX_SLICES 64
-
-/* The scalable variant, as the registry (src/core/registry.c) lists it. */
-extern const bk_variant_desc bk_scalable_desc;
 
 /* One slice's shape and limit, as a chain of a configuration sizes it. */
 typedef struct bk_slice_size {

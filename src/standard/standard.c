@@ -610,8 +610,17 @@ static bk_cells std_cells(const bk_config *cfg)
     return bk_bloom_cells(cfg, 1, 0);
 }
 
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key standard_keys[] = {
+    {"fpr", NULL, NULL},    {"growth", NULL, NULL}, {"tightening", NULL, NULL},
+    {"layout", NULL, NULL}, {"bits", NULL, NULL},   {"hashes", NULL, NULL},
+    {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_standard_desc = {
     .variant = BK_VARIANT_STANDARD,
+    .summary = "standard",
+    .keys = standard_keys,
     .ops = &standard_ops,
     .create = bk_standard_create,
     .adopt = bk_standard_adopt,

@@ -86,7 +86,4 @@ int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op);
 /* 1 when m, k, layout and probe derivation are equal. */
 int bk_std_slice_same_shape(const bk_std_slice *a, const bk_std_slice *b);
 
-/* The standard variant, as the registry (src/core/registry.c) lists it. */
-extern const bk_variant_desc bk_standard_desc;
-
 #endif

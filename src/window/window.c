@@ -585,8 +585,20 @@ static int win_chain_slice(const bk_config *cfg, uint32_t i, bk_slice_rule rule,
     return rc;
 }
 
+/* The configuration keys it takes (src/core/config.c has what each means). */
+static const bk_variant_key window_keys[] = {
+    {"capacity", NULL, "per window"}, {"fpr", NULL, NULL},
+    {"growth", NULL, NULL},           {"tightening", "0.3", NULL},
+    {"layout", NULL, NULL},           {"window", NULL, NULL},
+    {"generations", NULL, NULL},      {"refresh", NULL, NULL},
+    {"max_bytes", NULL, NULL},        {NULL, NULL, NULL},
+};
+
 const bk_variant_desc bk_window_desc = {
     .variant = BK_VARIANT_WINDOW,
+    .summary = "window (forgets keys after a time)",
+    .keys = window_keys,
+    .figures = "redated_from_ms redated_to_ms",
     .ops = &window_ops,
     .create = bk_window_create,
     .adopt = bk_window_adopt,

@@ -9,14 +9,13 @@
 /* Generations live at once: G spans of the window, and the current one. */
 #define BK_WINDOW_MAX_LIVE (BK_GENERATIONS_MAX + 1)
 
-/* The window variant, as the registry (src/core/registry.c) lists it. Its adopt
+/* The window variant's descriptor (bk_window_desc): its adopt
  * takes the slices of every generation, oldest first, each slice's view
  * naming its generation (gen); generations that expired while the payloads
  * were stored are dropped at once (a borrowed, mapped one is kept but never
  * consulted). Its plan is the whole window at its stated rate (every live
  * generation's first slice), not one generation. Its stats report the
  * capacity of one window. */
-extern const bk_variant_desc bk_window_desc;
 
 /* The configuration of one generation's chain (a scalable chain): capacity
  * capacity / G and 1% more, rate fpr / (G + 1), the window's growth,

@@ -15,7 +15,6 @@
 
 #include "bloomkit_redis.h"
 #include "../../common/alloc.h"
-#include "../../common/config.h"
 #include "../../common/error.h"
 #include "../../common/random.h"
 #include "../import.h"

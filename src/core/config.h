@@ -1,7 +1,6 @@
 /* config.h - config validation shared by the parser and bk_new (internal). */
-#ifndef BK_COMMON_CONFIG_H
-#define BK_COMMON_CONFIG_H
-
+#ifndef BK_CORE_CONFIG_H
+#define BK_CORE_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,18 +34,5 @@ const char *bk_config_name_of(const bk_config *c, const char *key);
 /* Where key i of the table keeps its value: its offset in bk_config
  * ((size_t)-1 past the last key). For the test that no two keys share one. */
 size_t bk_config_key_offset(unsigned i);
-
-/* Hex digits: the value of one (-1 if it is none), and n bytes as 2n
- * lowercase digits plus a NUL into out. */
-int bk_hex_value(char c);
-void bk_hex_encode(const uint8_t *bytes, size_t n, char *out);
-
-/* snprintf into a caller's error buffer; does nothing when err is NULL or
- * errlen is 0. */
-void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 #endif

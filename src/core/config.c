@@ -9,7 +9,10 @@
  * formatting back to text, comparison (bk_config_diff), every error message
  * and the public list of keys (bk_config_key) are derived from it; nothing
  * else in the library, the command or the binding lists the keys again. A
- * new key is one row; a new variant, hash or layout is one name in its list.
+ * new key is one row; a new hash or layout is one name in its list. Which
+ * variants take a key (beyond the rows marked KEY_EVERY), with what default
+ * and what it means for them, each variant's descriptor says
+ * (bk_variant_desc.keys): the variant names come from BK_VARIANT_LIST.
  *
  * The parser works on a private copy and writes the caller's bk_config only
  * when the whole text is valid, so a bad text never leaves a half-applied
@@ -17,11 +20,14 @@
  * with the line number for multi-line texts.
  */
 #include "config.h"
-#include "error.h"
+#include "../common/error.h"
+#include "../common/hex.h"
+#include "filter_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,8 +39,11 @@
 /* Longest piece of an offending value quoted back in an error message. */
 #define QUOTE_MAX 40
 
-static const char *const variant_names[] = {"standard", "counting", "scalable", "window",
-                                            "cuckoo",   "rbchain",  "rbcuckoo", "expandable"};
+static const char *const variant_names[] = {
+#define BK_VARIANT_NAME_(NAME, name, number) [number] = #name,
+    BK_VARIANT_LIST(BK_VARIANT_NAME_)
+#undef BK_VARIANT_NAME_
+};
 static const char *const hash_names[] = {"siphash24", "siphash13", "xxh3", "murmur"};
 static const char *const layout_names[] = {"classic", "blocked"};
 static const char *const input_names[] = {"raw", "scrapy-redis", "url", "url-keep-query-order"};
@@ -57,10 +66,9 @@ typedef struct key_desc {
     int lo_open;
     const char *range; /* the allowed values, as errors say them (K_NAME: built) */
     const char *def;   /* the default, as text (NULL: none; the key is random) */
-    const char *help;  /* one line for docs and --help */
-    unsigned only;     /* 0, or the variants (bit 1 << variant) the key applies to: stating
-                        * it for another is an error, and it is formatted for those only */
-    unsigned flags;    /* KEY_AUTO, or 0 */
+    const char *help;  /* one line for docs and --help: what it means for every variant that
+                        * takes it (a variant's own note is its descriptor's) */
+    unsigned flags;    /* KEY_EVERY, KEY_AUTO, KEY_WRITTEN, or 0 */
 } key_desc;
 
 /* Where a key's value lives: a field of bk_config that 0.1.0 had, or for a
@@ -69,11 +77,10 @@ typedef struct key_desc {
  * share one). */
 #define FIELD(f) offsetof(bk_config, f)
 #define MORE(i)  (offsetof(bk_config, more) + (size_t)(i) * sizeof(uint64_t))
-#define ONLY(v)  (1u << (v))
-/* RedisBloom's two structures (src/rbchain, src/rbcuckoo), and every
- * variant but them: what keys of bloomkit's own sizing apply to. */
-#define RB_VARIANTS  (ONLY(BK_VARIANT_RBCHAIN) | ONLY(BK_VARIANT_RBCUCKOO))
-#define OWN_VARIANTS (ONLY(BK_VARIANT_RBCHAIN) - 1u)
+/* Every variant takes the key; the others are taken by the variants whose
+ * descriptors list them (bk_variant_desc.keys): stating one for another
+ * variant is an error, and it is formatted for those only. */
+#define KEY_EVERY 4u
 /* The key's 0 asks the filter to choose (from the rate, say), and the filter
  * records its choice in its configuration: 0 is not written, and a 0 in the
  * configuration asked for matches any choice (bk_config_diff). */
@@ -85,67 +92,46 @@ typedef struct key_desc {
 
 static const key_desc keys[] = {
     {"variant", K_NAME, FIELD(variant), NAMES(variant_names), 0, 0, 0, NULL, "standard",
-     "the filter: standard, counting (4-bit counters, removal), scalable (grows), window "
-     "(forgets keys after a time), cuckoo (removal in a quarter of counting's memory), rbchain "
-     "and rbcuckoo (RedisBloom's scalable chain and cuckoo filter, bit for bit), expandable "
-     "(grows by doubling one table: one lookup whatever its size)",
-     0, 0},
+     "the filter", KEY_EVERY},
     {"capacity", K_COUNT, FIELD(capacity), NULL, 0, 1, (double)BK_CAPACITY_MAX, 0,
-     "an integer in 1 .. 2^48 (281474976710656)", "1000000",
-     "keys expected (scalable: of the first slice)", 0, 0},
+     "an integer in 1 .. 2^48 (281474976710656)", "1000000", "keys expected", KEY_EVERY},
     {"fpr", K_REAL, FIELD(fpr), NULL, 0, 0.0, BK_FPR_MAX, 1, "a number in (0, 0.5]", "0.01",
-     "the false-positive rate to keep (rbchain: RedisBloom's error rate)",
-     OWN_VARIANTS | ONLY(BK_VARIANT_RBCHAIN) | ONLY(BK_VARIANT_EXPANDABLE), 0},
+     "the false-positive rate to keep", 0},
     {"growth", K_REAL, FIELD(growth), NULL, 0, BK_GROWTH_MIN, BK_GROWTH_MAX, 0,
-     "a number in [2, 16]", "2", "scalable: each slice holds this many times the last",
-     OWN_VARIANTS, 0},
+     "a number in [2, 16]", "2", "each slice holds this many times the last", 0},
     {"tightening", K_REAL, FIELD(tightening), NULL, 0, BK_TIGHTENING_MIN, BK_TIGHTENING_MAX, 0,
-     "a number in [0.1, 0.95]", "0.5",
-     "scalable: each slice gets this share of the last's rate (expandable: each doubling's "
-     "adds; default 0.85)",
-     OWN_VARIANTS | ONLY(BK_VARIANT_EXPANDABLE), 0},
+     "a number in [0.1, 0.95]", "0.5", "each slice gets this share of the last's rate", 0},
     {"hash", K_NAME, FIELD(hash), NAMES(hash_names), 0, 0, 0, NULL, "siphash24",
-     "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only); "
-     "rbchain and rbcuckoo also murmur, RedisBloom's unkeyed MurmurHash (its data only)",
-     0, 0},
+     "the keyed hash: siphash24, siphash13 (faster), or xxh3 (fastest, trusted keys only)",
+     KEY_EVERY},
     {"layout", K_NAME, FIELD(layout), NAMES(layout_names), 0, 0, 0, NULL, "classic",
-     "where a key's probes fall: classic, or blocked (one cache line)", OWN_VARIANTS, 0},
+     "where a key's probes fall: classic, or blocked (one cache line)", 0},
     {"key", K_HEX, FIELD(key), NULL, 0, 0, 0, 0, "exactly 32 hexadecimal digits (16 bytes)", NULL,
-     "the SipHash key (default: 16 random bytes per filter)", 0, 0},
+     "the SipHash key (default: 16 random bytes per filter)", KEY_EVERY},
     {"window", K_DURATION, FIELD(window_ms), NULL, 0, (double)BK_WINDOW_MS_MIN,
      (double)BK_WINDOW_MS_MAX, 0, "a whole number with a unit s, m, h or d, from 1s to 3650d", "1d",
-     "window: how long a key is remembered (then forgotten)", ONLY(BK_VARIANT_WINDOW), 0},
+     "how long a key is remembered (then forgotten)", 0},
     {"generations", K_COUNT, FIELD(generations), NULL, 0, BK_GENERATIONS_MIN, BK_GENERATIONS_MAX, 0,
-     "an integer in 2 .. 64", "8", "window: spans the window is cut into", ONLY(BK_VARIANT_WINDOW),
-     0},
+     "an integer in 2 .. 64", "8", "spans the window is cut into", 0},
     {"refresh", K_COUNT, FIELD(refresh), NULL, 0, 0, 1, 0, "0 or 1", "0",
-     "window: 1 = seeing a key again renews it (a cache); 0 = it is forgotten a window after "
-     "it was first added",
-     ONLY(BK_VARIANT_WINDOW), 0},
+     "1 = seeing a key again renews it (a cache); 0 = it is forgotten a window after it was "
+     "first added",
+     0},
     {"max_bytes", K_SIZE, FIELD(max_bytes), NULL, 0, 0, (double)BK_MAX_BYTES_MAX, 0,
      "0 (no limit) or a size in bytes, with k, M or G for KiB, MiB, GiB (64M), up to 2^56", "0",
-     "scalable, window, expandable, rbchain, rbcuckoo: a ceiling on memory; growing past it "
-     "fails with "
-     "BK_EFULL",
-     ONLY(BK_VARIANT_SCALABLE) | ONLY(BK_VARIANT_WINDOW) | ONLY(BK_VARIANT_EXPANDABLE) |
-         RB_VARIANTS,
-     0},
+     "a ceiling on memory; growing past it fails with BK_EFULL", 0},
     {"bits", K_COUNT, FIELD(bits), NULL, 0, 0, (double)BK_BITS_MAX, 0,
      "0 (sized from capacity and fpr) or an integer in 1 .. 2^56", "0",
-     "standard, counting: m pinned, the bits (counters) of the array, instead of fpr",
-     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING), 0},
+     "m pinned, the bits (counters) of the array, instead of fpr", 0},
     {"hashes", K_COUNT, FIELD(hashes), NULL, 0, 0, BK_HASHES_MAX, 0,
      "0 (the best k for bits and capacity) or an integer in 1 .. 2048", "0",
-     "standard, counting: with bits, k pinned, the probes per key",
-     ONLY(BK_VARIANT_STANDARD) | ONLY(BK_VARIANT_COUNTING), 0},
-    /* cuckoo (src/cuckoo): the table's shape, chosen from fpr unless given */
+     "with bits, k pinned, the probes per key", 0},
+    /* a cuckoo table's shape, chosen from fpr unless given */
     {"fingerprint", K_COUNT, MORE(0), NULL, 0, 0, 32, 0,
      "0 (chosen from fpr and bucket) or an integer in 1 .. 32", "0",
-     "cuckoo: bits of a key's fingerprint; each bit more halves the rate", ONLY(BK_VARIANT_CUCKOO),
-     KEY_AUTO},
+     "bits of a key's fingerprint; each bit more halves the rate", KEY_AUTO},
     {"bucket", K_COUNT, MORE(1), NULL, 0, 0, 8, 0, "0 (chosen from fpr) or an integer in 1 .. 8",
-     "0", "cuckoo: fingerprints a bucket holds; each key has two buckets", ONLY(BK_VARIANT_CUCKOO),
-     KEY_AUTO},
+     "0", "fingerprints a bucket holds; each key has two buckets", KEY_AUTO},
     /* for the applications: the library carries it, the command and the
      * Scrapy filter make their keys by it */
     {"input", K_NAME, MORE(2), NAMES(input_names), 0, 0, 0, NULL, "raw",
@@ -155,38 +141,21 @@ static const key_desc keys[] = {
      "scrapy-redis (a request fingerprint as scrapy-redis makes it, its 40 hex digits held as "
      "20 bytes: a filter imported from scrapy-redis's set, whose Scrapy filter then "
      "fingerprints requests as scrapy-redis does)",
-     0, 0},
-    /* RedisBloom's structures (src/rbchain, src/rbcuckoo): their own
-     * parameters, as BF.RESERVE and CF.RESERVE take them */
+     KEY_EVERY},
+    /* RedisBloom's parameters, as BF.RESERVE and CF.RESERVE take them */
     {"expansion", K_COUNT, MORE(3), NULL, 0, 0, (double)UINT32_MAX, 0,
-     "an integer in 0 .. 4294967295 (rbchain: 1 or more; rbcuckoo: 0 .. 32768)", "2",
-     "rbchain: each link holds this many times the last (EXPANSION); rbcuckoo: each sub-filter "
-     "has this many times the last's buckets, rounded up to a power of two, 0 never grows",
-     RB_VARIANTS, KEY_WRITTEN},
-    {"chain_options", K_COUNT, MORE(4), NULL, 0, 0, 15, 0, "an integer in 0 .. 15", "5",
-     "rbchain: RedisBloom's option bits, 1 links sized exactly, 2 capacity as log2 of bits, 4 the "
-     "64-bit hash, 8 nonscaling (5: what BF.RESERVE makes; 13: with NONSCALING)",
-     ONLY(BK_VARIANT_RBCHAIN), KEY_WRITTEN},
-    {"bucket_size", K_COUNT, MORE(5), NULL, 0, 1, 255, 0, "an integer in 1 .. 255", "2",
-     "rbcuckoo: 8-bit fingerprints a bucket holds (BUCKETSIZE)", ONLY(BK_VARIANT_RBCUCKOO),
+     "an integer in 0 .. 4294967295 (rbchain: 1 or more; rbcuckoo: 0 .. 32768)", "2", NULL,
      KEY_WRITTEN},
+    {"chain_options", K_COUNT, MORE(4), NULL, 0, 0, 15, 0, "an integer in 0 .. 15", "5",
+     "RedisBloom's option bits, 1 links sized exactly, 2 capacity as log2 of bits, 4 the "
+     "64-bit hash, 8 nonscaling (5: what BF.RESERVE makes; 13: with NONSCALING)",
+     KEY_WRITTEN},
+    {"bucket_size", K_COUNT, MORE(5), NULL, 0, 1, 255, 0, "an integer in 1 .. 255", "2",
+     "8-bit fingerprints a bucket holds (BUCKETSIZE)", KEY_WRITTEN},
     {"iterations", K_COUNT, MORE(6), NULL, 0, 1, 65535, 0, "an integer in 1 .. 65535", "500",
-     "rbcuckoo: evictions an add tries before the filter grows (MAXITERATIONS)",
-     ONLY(BK_VARIANT_RBCUCKOO), KEY_WRITTEN},
+     "evictions an add tries before the filter grows (MAXITERATIONS)", KEY_WRITTEN},
 };
 #define NKEYS (sizeof keys / sizeof *keys)
-
-/* Defaults that differ by variant (a key's default otherwise is its row's).
- * The window's generations are chains that seldom grow past their first
- * slice, so that slice gets 70% of each generation's share (window.c). */
-static const struct {
-    bk_variant variant;
-    const char *key, *def;
-} variant_defaults[] = {
-    {BK_VARIANT_WINDOW, "tightening", "0.3"},
-    {BK_VARIANT_RBCUCKOO, "expansion", "1"},
-    {BK_VARIANT_EXPANDABLE, "tightening", "0.85"},
-};
 
 /* Field access through the table. */
 static int *enum_at(bk_config *c, const key_desc *k)
@@ -239,16 +208,6 @@ const char *bk_hash_name(bk_hash_alg h)
 const char *bk_layout_name(bk_layout l)
 {
     return name_in(NAMES(layout_names), (int)l);
-}
-
-void bk_errorf(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    bk_vfail(BK_ECONFIG, fmt, ap); /* the same line in bk_last_error() */
-    va_end(ap);
-    if (err && errlen && err != bk_last_error())
-        snprintf(err, errlen, "%s", bk_last_error());
 }
 
 /* --- value parsers: 0 on success ------------------------------------------ */
@@ -397,27 +356,6 @@ static void format_duration(uint64_t ms, char *buf, size_t len)
     snprintf(buf, len, "%llums", (unsigned long long)ms); /* not reached: ms >= 1s, whole s */
 }
 
-int bk_hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-void bk_hex_encode(const uint8_t *bytes, size_t n, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[bytes[i] >> 4];
-        out[2 * i + 1] = digits[bytes[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
 static int parse_hexkey(const char *s, uint8_t key[16])
 {
     if (strlen(s) != 32)
@@ -489,39 +427,78 @@ static const key_desc *key_named(const char *name)
     return NULL;
 }
 
+/* Variant v's row for key k (bk_variant_desc.keys), or NULL: v takes k as
+ * every variant does, or not at all. */
+static const bk_variant_key *row_of(const key_desc *k, int v)
+{
+    const bk_variant_desc *d = bk_variant_for((bk_variant)v);
+    for (const bk_variant_key *r = d ? d->keys : NULL; r && r->key; r++)
+        if (strcmp(r->key, k->name) == 0)
+            return r;
+    return NULL;
+}
+
 /* 1 when key k applies to variant v. */
 static int applies(const key_desc *k, int v)
 {
-    return !k->only || (k->only >> v & 1u);
+    return (k->flags & KEY_EVERY) || row_of(k, v) != NULL;
 }
 
-/* "applies to variant=scalable or variant=window only", or for a key most
- * variants take, "applies to every variant but variant=rbcuckoo": which
- * variants k applies to, as an error says it. */
+/* The variants (bit 1 << v each) that take k; with k NULL, those whose
+ * hash may be murmur. */
+static unsigned takers(const key_desc *k)
+{
+    unsigned mask = 0;
+    for (unsigned v = 0; v < bk_variant_count(); v++) {
+        const bk_variant_desc *d = bk_variant_for((bk_variant)v);
+        if (d && (k ? applies(k, (int)v) : d->murmur))
+            mask |= 1u << v;
+    }
+    return mask;
+}
+
+/* "variant=scalable or variant=window only", or for most variants, "every
+ * variant but variant=rbcuckoo" (names alone, with `bare`: "scalable,
+ * window"; "all but rbcuckoo"): the variants of mask, as a text says them. */
+static const char *variants_phrase(unsigned mask, int bare, char *buf, size_t len)
+{
+    unsigned n = 0, takes = 0;
+    for (unsigned v = 0; v < bk_variant_count(); v++)
+        if (bk_variant_for((bk_variant)v)) {
+            n++;
+            takes += mask >> v & 1u;
+        }
+    const int but = 2 * takes > n;
+    size_t at = (size_t)snprintf(buf, len, "%s",
+                                 !but   ? ""
+                                 : bare ? "all but "
+                                        : "every variant but ");
+    for (unsigned v = 0, listed = 0; v < bk_variant_count() && at < len; v++)
+        if (bk_variant_for((bk_variant)v) && (mask >> v & 1u) != (unsigned)but)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s%s",
+                                   !listed++ ? ""
+                                   : bare    ? ", "
+                                             : " or ",
+                                   bare ? "" : "variant=", variant_names[v]);
+    if (!but && !bare && at < len)
+        snprintf(buf + at, len - at, " only");
+    return buf;
+}
+
+/* "applies to variant=scalable or variant=window only": which variants k
+ * applies to, as an error says it. */
 static const char *applies_to(const key_desc *k, char *buf, size_t len)
 {
-    const unsigned n = sizeof variant_names / sizeof *variant_names;
-    unsigned takes = 0;
-    for (unsigned v = 0; v < n; v++)
-        takes += k->only >> v & 1u;
-    const int but = 2 * takes > n;
-    size_t at = (size_t)snprintf(buf, len, "applies to %s", but ? "every variant but " : "");
-    for (unsigned v = 0, listed = 0; v < n && at < len; v++)
-        if ((k->only >> v & 1u) != (unsigned)but)
-            at += (size_t)snprintf(buf + at, len - at, "%svariant=%s", listed++ ? " or " : "",
-                                   variant_names[v]);
-    if (!but && at < len)
-        snprintf(buf + at, len - at, " only");
+    char phrase[256];
+    snprintf(buf, len, "applies to %s", variants_phrase(takers(k), 0, phrase, sizeof phrase));
     return buf;
 }
 
 /* The default of key k for a filter of variant v. */
 static const char *default_for(const key_desc *k, int v)
 {
-    for (size_t i = 0; i < sizeof variant_defaults / sizeof *variant_defaults; i++)
-        if ((int)variant_defaults[i].variant == v && strcmp(variant_defaults[i].key, k->name) == 0)
-            return variant_defaults[i].def;
-    return k->def;
+    const bk_variant_key *r = row_of(k, v);
+    return r && r->def ? r->def : k->def;
 }
 
 /* c's variant changed from `from`: a key not stated (seen) that still holds
@@ -561,12 +538,17 @@ static const char fpr_with_bits[] =
 static const char hashes_without_bits[] =
     "hashes: needs bits (k is pinned only with m; without bits, capacity and fpr give both)";
 
-/* hash=murmur is for RedisBloom's structures only. */
-static const char murmur_only[] = "hash: murmur is RedisBloom's unkeyed hash, for "
-                                  "variant=rbchain or variant=rbcuckoo only (this is variant=%s)";
-static int murmur_misplaced(const bk_config *c)
+/* hash=murmur is for the variants that say so (RedisBloom's structures):
+ * NULL, or why not into buf. */
+static const char *murmur_misplaced(const bk_config *c, char *buf, size_t len)
 {
-    return c->hash == BK_HASH_MURMUR && !(RB_VARIANTS >> c->variant & 1u);
+    if (c->hash != BK_HASH_MURMUR || (unsigned)c->variant >= 32 ||
+        (takers(NULL) >> c->variant & 1u))
+        return NULL;
+    char phrase[256];
+    snprintf(buf, len, "hash: murmur is RedisBloom's unkeyed hash, for %s (this is variant=%s)",
+             variants_phrase(takers(NULL), 0, phrase, sizeof phrase), variant_names[c->variant]);
+    return buf;
 }
 
 /* 1 when key k says nothing about c: a pinned filter's fpr (its rate follows
@@ -641,8 +623,9 @@ int bk_config_validate(const bk_config *c, char *err, size_t errlen)
         bk_errorf(err, errlen, "%s", hashes_without_bits);
         return BK_ECONFIG;
     }
-    if (murmur_misplaced(c)) {
-        bk_errorf(err, errlen, murmur_only, variant_names[c->variant]);
+    char why[512];
+    if (murmur_misplaced(c, why, sizeof why)) {
+        bk_errorf(err, errlen, "%s", why);
         return BK_ECONFIG;
     }
     return BK_OK;
@@ -676,6 +659,47 @@ int bk_config_key_applies(bk_variant v, const char *key)
     return k && bk_variant_name(v) && applies(k, (int)v);
 }
 
+/* Each key's line of help: its row's, with the variants that take it
+ * before it (when not every one does) and each variant's own note and
+ * default after it; for "variant", every variant's summary. Made once. */
+#define HELP_MAX 1024
+static char help_lines[NKEYS][HELP_MAX];
+static pthread_once_t help_once = PTHREAD_ONCE_INIT;
+
+static void make_help_line(const key_desc *k, char *buf, size_t len)
+{
+    size_t at = 0;
+    char phrase[256];
+#define HELP_ADD(...)                                                                              \
+    do {                                                                                           \
+        if (at < len)                                                                              \
+            at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__);                               \
+    } while (0)
+    if (k->help && !(k->flags & KEY_EVERY))
+        HELP_ADD("%s: ", variants_phrase(takers(k), 1, phrase, sizeof phrase));
+    HELP_ADD("%s", k->help ? k->help : "");
+    const int names = k->off == FIELD(variant);
+    for (unsigned v = 0, n = 0; v < bk_variant_count(); v++) {
+        const bk_variant_desc *d = bk_variant_for((bk_variant)v);
+        const bk_variant_key *r = d ? row_of(k, (int)v) : NULL;
+        if (names && d)
+            HELP_ADD("%s%s", n++ ? ", " : ": ", d->summary ? d->summary : variant_names[v]);
+        else if (r && (r->note || r->def))
+            HELP_ADD("%s%s: %s%s%s%s", at ? "; " : "", variant_names[v], r->note ? r->note : "",
+                     r->note && r->def ? ", " : "", r->def ? "default " : "", r->def ? r->def : "");
+    }
+    if (k->off == FIELD(hash))
+        HELP_ADD("; %s: also murmur, RedisBloom's unkeyed MurmurHash (its data only)",
+                 variants_phrase(takers(NULL), 1, phrase, sizeof phrase));
+#undef HELP_ADD
+}
+
+static void make_help(void)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        make_help_line(&keys[i], help_lines[i], sizeof help_lines[i]);
+}
+
 const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char **help)
 {
     if (i >= NKEYS)
@@ -684,8 +708,10 @@ const char *bk_config_key(unsigned i, char *range, size_t rangelen, const char *
         char buf[128];
         snprintf(range, rangelen, "%s", range_of(&keys[i], buf, sizeof buf));
     }
-    if (help)
-        *help = keys[i].help;
+    if (help) {
+        pthread_once(&help_once, make_help);
+        *help = help_lines[i];
+    }
     return keys[i].name;
 }
 
@@ -788,8 +814,9 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
         if (seen[i] && !applies(&keys[i], (int)c.variant))
             return fail(e, 0, keys[i].name, "%s: %s (this is variant=%s)", keys[i].name,
                         applies_to(&keys[i], rbuf, sizeof rbuf), variant_names[c.variant]);
-    if (murmur_misplaced(&c))
-        return fail(e, 0, "hash", murmur_only, variant_names[c.variant]);
+    char why[512];
+    if (murmur_misplaced(&c, why, sizeof why))
+        return fail(e, 0, "hash", "%s", why);
     *cfg = c;
     if (seen_out)
         memcpy(seen_out, seen, sizeof seen);
