@@ -590,6 +590,7 @@ format:
 TIDY_FILES = $(LIB_SRCS) $(CLI_SRCS) $(MODULE_SRCS)
 lint:
 	sh tools/check-tree.sh
+	python3 tools/check-circles.py
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools module

@@ -1,4 +1,4 @@
-/* keys.h - key sets for the benchmarks: synthetic crawler URLs (urlgen.h)
+/* bench_keys.h - key sets for the benchmarks: synthetic crawler URLs (urlgen.h)
  * packed end to end, with their offsets, generated once and reused by every
  * peer so all of them see the same bytes. */
 #ifndef BK_BENCH_KEYS_H

@@ -37,13 +37,18 @@ extern "C" {
 
 /* Flags of an add. */
 #define BK_RB_NX 1u /* cuckoo: add only when the item is not present (CF.ADDNX) */
-#define BK_RB_NOGROW                                                                               \
-    2u /* never allocate: an add that needs a new link or sub-filter                               \
-        * returns BK_RB_GROW instead, changing nothing */
-/* What an add with BK_RB_NOGROW returns when it needs to grow first: the caller
- * checks that the memory (bk_rbchain_next_bytes, bk_rbcuckoo_next_bytes) is
- * there and adds again without the flag, which then grows exactly as
- * RedisBloom would. */
+
+/* What an add asks at the one place its structure grows, before anything is
+ * allocated or moved: check(arg, used, next), `used` the bytes of the arrays
+ * it holds, `next` those of the link or sub-filter it would add (0: none can
+ * be made, and the add fails as it would have). 0 lets it grow, exactly as
+ * RedisBloom would; any other value refuses and is the add's result,
+ * nothing changed (a negative code, or BK_RB_GROW for a caller that says
+ * why itself). An add given NULL grows bounded by memory alone. */
+typedef struct bk_rb_grow {
+    int (*check)(void *arg, uint64_t used, uint64_t next);
+    void *arg;
+} bk_rb_grow;
 #define BK_RB_GROW 2
 
 /* ------------------------------------------------------------ the chain -- */
@@ -113,14 +118,11 @@ BK_API int bk_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *l
 BK_API void bk_rbchain_free(bk_rbchain *c);
 
 /* BF.ADD of one item: 1 added, 0 already present (some link answers yes:
- * nothing changed), BK_RB_GROW (flags BK_RB_NOGROW and a new link is
- * needed), BK_EFULL (a non-scaling chain is full), BK_ERANGE (the next link
- * cannot be made: RedisBloom's "problem inserting"), BK_ENOMEM; on an error
+ * nothing changed), BK_EFULL (a non-scaling chain is full), BK_ERANGE (the
+ * next link cannot be made: RedisBloom's "problem inserting"), BK_ENOMEM,
+ * or what grow's check refused with (grow may be NULL); on anything but 1
  * nothing changed. item may be NULL when len is 0. */
-BK_API int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, unsigned flags);
-
-/* Bytes of the link the chain's next growth makes (0: it cannot grow). */
-BK_API uint64_t bk_rbchain_next_bytes(const bk_rbchain *c);
+BK_API int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, const bk_rb_grow *grow);
 
 /* BF.EXISTS: 1 when some link has all its bits for item set, else 0. */
 BK_API int bk_rbchain_exists(const bk_rbchain *c, const void *item, size_t len);
@@ -198,13 +200,11 @@ BK_API int bk_rbcuckoo_from(const bk_rbcuckoo_info *info, const uint64_t *counts
 BK_API void bk_rbcuckoo_free(bk_rbcuckoo *c);
 
 /* CF.ADD, or with flags BK_RB_NX CF.ADDNX, of one item: 1 inserted, 0
- * (BK_RB_NX only) already present, BK_RB_GROW (BK_RB_NOGROW and no room
- * without a new sub-filter), BK_EFULL (no room and expansion 0), BK_ENOMEM
- * (the next sub-filter cannot be made); nothing changed but on 1. */
-BK_API int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags);
-
-/* Bytes of the sub-filter the filter's next growth makes (0: it cannot grow). */
-BK_API uint64_t bk_rbcuckoo_next_bytes(const bk_rbcuckoo *c);
+ * (BK_RB_NX only) already present, BK_EFULL (no room and expansion 0),
+ * BK_ENOMEM (the next sub-filter cannot be made), or what grow's check
+ * refused with (grow may be NULL); nothing changed but on 1. */
+BK_API int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags,
+                           const bk_rb_grow *grow);
 
 /* CF.EXISTS (1 or 0) and CF.COUNT (RedisBloom's estimate: both buckets'
  * copies of the fingerprint in every sub-filter, a bucket counted twice

@@ -7,7 +7,7 @@
  *   BK.EXISTS key item...            array of 1 (maybe) / 0 (absent)
  *   BK.REMOVE key item...            counting: array of 1 (removed) / 0 (not there)
  *   BK.INFO key                      the figures of `bloomkit info --json`
- *   BK.AT ms command args...         replication and AOF only (time.c)
+ *   BK.AT ms command args...         replication and AOF only (propagate.c)
  */
 #include <stdio.h>
 #include <string.h>

@@ -199,16 +199,9 @@ static int add_one(RedisModuleCtx *ctx, bk_rbcuckoo *c, RedisModuleString *item,
                    char *err, size_t errlen)
 {
     const bkm_arg a = arg_of(item);
-    int rc = bk_rbcuckoo_add(c, a.p, a.n, flags | BK_RB_NOGROW);
-    if (rc == BK_RB_GROW) {
-        const uint64_t need = bk_rbcuckoo_next_bytes(c);
-        bk_rbcuckoo_info in;
-        bk_rbcuckoo_info_of(c, &in);
-        if (need && bkm_rb_room(ctx, in.bytes, need, err, errlen) != 0)
-            return BK_RB_GROW;
-        rc = bk_rbcuckoo_add(c, a.p, a.n, flags);
-    }
-    return rc;
+    bkm_room room = {ctx, err, errlen};
+    const bk_rb_grow grow = {bkm_rb_room, &room};
+    return bk_rbcuckoo_add(c, a.p, a.n, flags, &grow);
 }
 
 /* The guard before any insert: 0, or 1 after replying. */

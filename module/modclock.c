@@ -2,7 +2,7 @@
  * modclock.c - the time every filter of the module reads (no server calls).
  *
  * Window filters read bk_now_ms(); in the module that is this clock, set
- * before each command (time.c): the master's own time on a master, the
+ * before each command (propagate.c): the master's own time on a master, the
  * master's time carried by BK.AT on a replica or in an AOF replay, and a
  * payload's save time while it loads. So a replica and a replay act at
  * exactly the times the master did and reach the same bytes. A pin ends

@@ -1,5 +1,5 @@
 /*
- * clock.h - the module's clock (clock.c); no server calls, so the payload
+ * modclock.h - the module's clock (modclock.c); no server calls, so the payload
  * fuzzer links it too.
  */
 #ifndef BKM_CLOCK_H

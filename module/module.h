@@ -13,12 +13,14 @@
  *   dump.c     BF.SCANDUMP / BF.LOADCHUNK
  *   sweep.c    BK.SWEEP: window filters free expired generations on a timer
  *   items.c    the items of an add or a lookup against a filter
- *   time.c     the clock the filters read and the replication of writes with it
+ *   propagate.c the time a command acts at, and its writes sent to replicas and
+ *              the AOF with it
  *   value.c    the type's callbacks: RDB, AOF rewrite, MEMORY USAGE, COPY, free
  *   shared.c   values, keys, creation, error replies, the allocator, headroom
  *   args.c     argument parsing (no server calls: fuzzed on its own)
  *   payload.c  the RDB payload and dump images (no server calls: fuzzed)
- *   clock.c    the module's clock (no server calls)
+ *   modclock.c the module's clock (no server calls)
+ *   rm_api.c   the module API's function pointers (rm_api.h), looked up at load
  */
 #ifndef BKM_MODULE_H
 #define BKM_MODULE_H
@@ -29,6 +31,7 @@
 #include "bloomkit_tools.h"
 #include "args.h"
 #include "rm_api.h"
+#include "modclock.h"
 
 #define BKM_NAME "bloomkit"
 /* MODULE LIST's version under MODULE_NAME bf: RedisBloom 2.6.28's */
@@ -62,8 +65,17 @@ extern RedisModuleType *bkm_type;
 /* A new value owning f (NULL when out of memory: f is then freed). */
 bkm_value *bkm_value_new(bk_filter *f);
 void bkm_value_free(void *value);
-/* Forget any dump snapshot: call after every change. */
-void bkm_value_changed(bkm_value *v);
+/* Forget any dump snapshot, and date v: call after every change. */
+static inline void bkm_value_changed(bkm_value *v)
+{
+    v->writes++; /* any dump snapshot is no longer the filter's */
+    if (v->window)
+        v->at = bkm_clock_now(); /* BK.AT's time when it replays a master's write */
+    if (v->dump) {
+        RedisModule_Free(v->dump);
+        v->dump = NULL;
+    }
+}
 /* The time v's state is at, for its RDB payload: the clock's time at its
  * last change (BK.AT's when a replica or a replay made it), or the saved
  * time it was loaded at when unchanged since. Loaded at that time, the
@@ -111,6 +123,16 @@ int bkm_reply_code(RedisModuleCtx *ctx, int rc);
 int bkm_create(RedisModuleCtx *ctx, RedisModuleKey *key, const bk_config *cfg, bkm_value **out,
                char *err, size_t errlen);
 
+/* ---- cmdtime.c: the time a command acts at, the memory it may take ---- */
+
+/* Set the clock for the command now running: the server's clock on a
+ * master; BK.AT's on a command from the master or the AOF; on a replica
+ * (reads), the latest master time replicated. */
+void bkm_time_begin(RedisModuleCtx *ctx);
+/* 1 while BK.AT runs a command for the master or the AOF: it then makes
+ * exactly what the master made (no local limits applied). */
+extern int bkm_replaying;
+
 /* 0 when the server has room for `need` more bytes under maxmemory (or no
  * maxmemory, or BK.AT replaying the master's write); else -1 with the
  * reply in err, saying how much is needed and how much there is. Call
@@ -119,12 +141,8 @@ int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen);
 /* What maxmemory leaves now (UINT64_MAX without maxmemory). */
 uint64_t bkm_memory_left(RedisModuleCtx *ctx);
 
-/* ---- time.c: the clock and replication ---- */
+/* ---- propagate.c: replication ---- */
 
-/* Set the clock for the command now running: the server's clock on a
- * master; BK.AT's on a command from the master or the AOF; on a replica
- * (reads), the latest master time replicated. */
-void bkm_time_begin(RedisModuleCtx *ctx);
 /* Replicate a write as BK.AT <now> argv... (argv[0] the command's name). */
 void bkm_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 /* Replicate a write to v: a window's as bkm_replicate, at the clock's time;
@@ -135,10 +153,6 @@ void bkm_replicate_write(RedisModuleCtx *ctx, const bkm_value *v, RedisModuleStr
 /* Replicate the creation of the filter under key: BK.AT <now> BK.CREATE key <config with its
  * hash key>, so that replicas and the AOF make the same filter. */
 void bkm_replicate_create(RedisModuleCtx *ctx, RedisModuleString *key, const bk_filter *f);
-/* 1 while BK.AT runs a command for the master or the AOF: it then makes
- * exactly what the master made (no local limits applied). */
-extern int bkm_replaying;
-
 /* ---- items.c: items of a command against a filter ---- */
 
 /* Add items[0..n): results[i] 1 (new), 0 (present), or a negative code for

@@ -72,10 +72,19 @@ int bkm_makes_redisbloom(RedisModuleCtx *ctx);
  * loaded from an RDB or RESTORE is never refused for its size. */
 uint64_t bkm_rb_limit(RedisModuleCtx *ctx);
 
-/* Room to grow a RedisBloom key of `total` bytes by `need`: within
- * MAX_BYTES and what maxmemory leaves (always, for a command from the
- * master or the AOF): 0, or -1 with the reply in err. */
-int bkm_rb_room(RedisModuleCtx *ctx, uint64_t total, uint64_t need, char *err, size_t errlen);
+/* What a command's add to a RedisBloom structure asks before it grows
+ * (the arg of a bk_rb_grow whose check is bkm_rb_room): the command's
+ * context, and where the refusal's reply goes. */
+typedef struct bkm_room {
+    RedisModuleCtx *ctx;
+    char *err;
+    size_t errlen;
+} bkm_room;
+/* Room to grow a RedisBloom key of `total` bytes by `need` (a bkm_room *
+ * room): within MAX_BYTES and what maxmemory leaves (always, for a command
+ * from the master or the AOF, and when need is 0: the add then fails as
+ * it would have): 0, or BK_RB_GROW with the reply in room->err. */
+int bkm_rb_room(void *room, uint64_t total, uint64_t need);
 
 /* Replicate a write of items argv[first..argc): as it came, or without the
  * items skipped[i - first] marks (refused for memory on this server: they

@@ -97,16 +97,9 @@ static int add_one(RedisModuleCtx *ctx, bk_rbchain *c, RedisModuleString *item, 
                    size_t errlen)
 {
     const bkm_arg a = arg_of(item);
-    int rc = bk_rbchain_add(c, a.p, a.n, BK_RB_NOGROW);
-    if (rc == BK_RB_GROW) {
-        const uint64_t need = bk_rbchain_next_bytes(c);
-        bk_rbchain_info in;
-        bk_rbchain_info_of(c, &in);
-        if (need && bkm_rb_room(ctx, in.bytes, need, err, errlen) != 0)
-            return BK_RB_GROW;
-        rc = bk_rbchain_add(c, a.p, a.n, 0);
-    }
-    return rc;
+    bkm_room room = {ctx, err, errlen};
+    const bk_rb_grow grow = {bkm_rb_room, &room};
+    return bk_rbchain_add(c, a.p, a.n, &grow);
 }
 
 /* Reply for one add's result: 1 / 0, or RedisBloom's error. */

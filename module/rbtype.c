@@ -82,18 +82,19 @@ uint64_t bkm_rb_limit(RedisModuleCtx *ctx)
     return left < bkm_conf.max_bytes ? (left ? left : 1) : bkm_conf.max_bytes;
 }
 
-int bkm_rb_room(RedisModuleCtx *ctx, uint64_t total, uint64_t need, char *err, size_t errlen)
+int bkm_rb_room(void *room, uint64_t total, uint64_t need)
 {
-    if (replaying(ctx))
+    const bkm_room *r = room;
+    if (need == 0 || replaying(r->ctx))
         return 0;
     if (total + need > bkm_conf.max_bytes) {
-        snprintf(err, errlen,
+        snprintf(r->err, r->errlen,
                  "ERR growing this filter to %llu bytes would pass the module's MAX_BYTES "
                  "(%llu): raise MAX_BYTES",
                  (unsigned long long)(total + need), (unsigned long long)bkm_conf.max_bytes);
-        return -1;
+        return BK_RB_GROW;
     }
-    return bkm_headroom(ctx, need, err, errlen);
+    return bkm_headroom(r->ctx, need, r->err, r->errlen) != 0 ? BK_RB_GROW : 0;
 }
 
 void bkm_rb_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,

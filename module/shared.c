@@ -86,17 +86,6 @@ bkm_value *bkm_value_new(bk_filter *f)
     return v;
 }
 
-void bkm_value_changed(bkm_value *v)
-{
-    v->writes++; /* any dump snapshot is no longer the filter's */
-    if (v->window)
-        v->at = bkm_clock_now(); /* BK.AT's time when it replays a master's write */
-    if (v->dump) {
-        RedisModule_Free(v->dump);
-        v->dump = NULL;
-    }
-}
-
 int64_t bkm_value_time(const bkm_value *v)
 {
     return v->at;
@@ -235,31 +224,4 @@ int bkm_create(RedisModuleCtx *ctx, RedisModuleKey *key, const bk_config *want, 
     RedisModule_ModuleTypeSetValue(key, bkm_type, v);
     *out = v;
     return BK_OK;
-}
-
-uint64_t bkm_memory_left(RedisModuleCtx *ctx)
-{
-    RedisModuleServerInfoData *info = RedisModule_GetServerInfo(ctx, "memory");
-    if (!info)
-        return UINT64_MAX;
-    int e1 = 0, e2 = 0;
-    const unsigned long long max = RedisModule_ServerInfoGetFieldUnsigned(info, "maxmemory", &e1),
-                             used =
-                                 RedisModule_ServerInfoGetFieldUnsigned(info, "used_memory", &e2);
-    RedisModule_FreeServerInfo(ctx, info);
-    if (e1 || e2 || max == 0)
-        return UINT64_MAX; /* no maxmemory: the allocator says when there is no more */
-    return used < max ? max - used : 0;
-}
-
-int bkm_headroom(RedisModuleCtx *ctx, uint64_t need, char *err, size_t errlen)
-{
-    if (bkm_replaying)
-        return 0; /* the master took it: a replica and a replay make the same */
-    const uint64_t left = bkm_memory_left(ctx);
-    if (need <= left)
-        return 0;
-    snprintf(err, errlen, "ERR not enough memory: this needs %llu bytes and maxmemory leaves %llu",
-             (unsigned long long)need, (unsigned long long)left);
-    return -1;
 }

@@ -75,16 +75,24 @@ static long long sweep(void)
 
 static int due; /* the timer asked for a sweep that has not run yet */
 
+/* A sweep reaches replicas and the AOF as BK.AT <now> BK.SWEEP: they free
+ * what the master freed, at its time. */
+static void replicate(RedisModuleCtx *ctx)
+{
+    RedisModule_Replicate(ctx, "BK.AT", "lc", (long long)bkm_clock_now(), "BK.SWEEP");
+}
+
 /* BK.SWEEP: the number of window filters that freed memory. */
 int bkm_cmd_bk_sweep(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 1)
         return RedisModule_WrongArity(ctx);
+    (void)argv;
     bkm_time_begin(ctx);
     const long long freed = sweep();
     due = 0;
     if (freed)
-        bkm_replicate(ctx, argv, argc);
+        replicate(ctx);
     return RedisModule_ReplyWithLongLong(ctx, freed);
 }
 
@@ -103,7 +111,7 @@ void bkm_sweep_if_due(RedisModuleCtx *ctx)
     due = 0;
     bkm_time_begin(ctx); /* the write that runs it may not have needed the clock */
     if (sweep())
-        RedisModule_Replicate(ctx, "BK.AT", "lc", (long long)bkm_clock_now(), "BK.SWEEP");
+        replicate(ctx);
 }
 
 /* 1 when a sweep here needs no propagation: no AOF, no replica, and no

@@ -1,5 +1,5 @@
 /*
- * main.c - runs every suite. Select with Check's own variables:
+ * run_tests.c - runs every suite. Select with Check's own variables:
  * CK_RUN_SUITE=counting, CK_RUN_CASE=..., CK_FORK=no, CK_VERBOSITY=verbose.
  *
  * Every random draw of a run comes from one seed, BK_TEST_SEED (drawn from

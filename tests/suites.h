@@ -1,4 +1,4 @@
-/* suites.h - every Check suite, one per module, listed once: main.c runs
+/* suites.h - every Check suite, one per module, listed once: run_tests.c runs
  * them all, in this order. A suite `name` is `Suite *name_suite(void)`, in
  * tests/test_name.c. */
 #ifndef BK_SUITES_H

@@ -85,14 +85,20 @@ END_TEST
 START_TEST(saturated_counters_are_sticky)
 {
     bk_filter *f = tu_holding("variant=counting capacity=1000 fpr=0.01", "other", 0, 500);
+    /* a hot key the filter does not hold yet: a false positive among the
+     * 500 (its key is the seed's) would make its first add answer 0 */
+    char hot[32];
+    size_t hot_len = 0;
+    for (unsigned j = 0; hot_len == 0 || bk_contains(f, hot, hot_len); j++)
+        hot_len = (size_t)snprintf(hot, sizeof hot, "hot%u", j);
     for (int i = 0; i < 20; i++)
-        ck_assert_int_eq(bk_add(f, "hot", 3), i == 0 ? 1 : 0);
+        ck_assert_int_eq(bk_add(f, hot, hot_len), i == 0 ? 1 : 0);
     bk_filter_stats st;
     bk_stats(f, &st);
     ck_assert_uint_ge(st.saturated, 1);
     for (int i = 0; i < 20; i++)
-        ck_assert_int_eq(bk_remove(f, "hot", 3), BK_OK);
-    ck_assert_int_eq(bk_contains(f, "hot", 3), 1); /* sticky: still present */
+        ck_assert_int_eq(bk_remove(f, hot, hot_len), BK_OK);
+    ck_assert_int_eq(bk_contains(f, hot, hot_len), 1); /* sticky: still present */
     ck_assert_uint_eq(tu_count_present(f, "other", 0, 500), 500);
     bk_stats(f, &st);
     ck_assert_uint_ge(st.saturated, 1);

@@ -208,7 +208,7 @@ static void add_items(bk_rbchain *ch, unsigned from, unsigned to)
     char key[32];
     for (unsigned i = from; i < to; i++) {
         const int n = snprintf(key, sizeof key, "item:%u", i);
-        ck_assert_int_ge(bk_rbchain_add(ch, key, (size_t)n, 0), 0);
+        ck_assert_int_ge(bk_rbchain_add(ch, key, (size_t)n, NULL), 0);
     }
 }
 
@@ -295,8 +295,8 @@ START_TEST(chain_probes_and_header_as_redisbloom)
     /* BF.RESERVE bf 0.1 10; BF.ADD bf item1 (FORMATS.md 3.3 and 5.1) */
     bk_rbchain *ch;
     ck_assert_int_eq(bk_rbchain_new(10, 0.1, 2, 0, 0, &ch), BK_OK);
-    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, 0), 1);
-    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, 0), 0);
+    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, NULL), 1);
+    ck_assert_int_eq(bk_rbchain_add(ch, "item1", 5, NULL), 0);
     static const uint8_t bits[] = {0x01, 0x08, 0x00, 0x80, 0x00, 0x04, 0x20, 0x00};
     const uint8_t *data;
     size_t len;
@@ -358,7 +358,7 @@ START_TEST(nonscaling_chain_fills)
     int rc = 0;
     for (unsigned i = 0; i < 1000 && rc >= 0; i++) {
         const int n = snprintf(key, sizeof key, "k%u", i);
-        rc = bk_rbchain_add(ch, key, (size_t)n, 0);
+        rc = bk_rbchain_add(ch, key, (size_t)n, NULL);
         ones += rc == 1;
     }
     ck_assert_int_eq(rc, BK_EFULL);
@@ -371,43 +371,65 @@ START_TEST(nonscaling_chain_fills)
 }
 END_TEST
 
-START_TEST(an_add_that_must_grow_changes_nothing_first)
+/* A grow check that refuses, and says what it was asked. */
+typedef struct asked_grow {
+    uint64_t used, next;
+    unsigned asked;
+} asked_grow;
+
+static int refuse_growth(void *arg, uint64_t used, uint64_t next)
 {
-    /* BK_RB_NOGROW: the add that needs a new link or sub-filter changes
-     * nothing and says so; the next_bytes it needs are what growth takes */
+    asked_grow *a = arg;
+    a->used = used;
+    a->next = next;
+    a->asked++;
+    return BK_RB_GROW;
+}
+
+START_TEST(an_add_that_must_grow_asks_first)
+{
+    /* the add that needs a new link or sub-filter asks its grow check
+     * before anything changes, told the bytes held and those growth takes;
+     * refused, it answers the refusal and changes nothing */
     bk_rbchain *ch;
     ck_assert_int_eq(bk_rbchain_new(10, 0.01, 2, 0, 0, &ch), BK_OK);
+    asked_grow a = {0, 0, 0};
+    const bk_rb_grow refuse = {refuse_growth, &a};
     char key[32];
     int rc = 1, n = 0;
     for (unsigned i = 0; rc != BK_RB_GROW; i++) {
         n = snprintf(key, sizeof key, "k%u", i);
-        rc = bk_rbchain_add(ch, key, (size_t)n, BK_RB_NOGROW);
+        rc = bk_rbchain_add(ch, key, (size_t)n, &refuse);
         ck_assert_int_ge(rc, 0);
     }
+    ck_assert_uint_eq(a.asked, 1);
     bk_rbchain_info in;
     bk_rbchain_info_of(ch, &in);
     ck_assert_uint_eq(in.links, 1);
+    ck_assert_uint_eq(a.used, in.bytes);
     ck_assert_int_eq(bk_rbchain_exists(ch, key, (size_t)n), 0);
-    const uint64_t next = bk_rbchain_next_bytes(ch);
-    ck_assert_int_eq(bk_rbchain_add(ch, key, (size_t)n, 0), 1);
+    ck_assert_int_eq(bk_rbchain_add(ch, key, (size_t)n, NULL), 1);
     bk_rbchain_link l;
     ck_assert_int_eq(bk_rbchain_link_of(ch, 1, &l), BK_OK);
-    ck_assert_uint_eq(l.bytes, next);
+    ck_assert_uint_eq(l.bytes, a.next);
     bk_rbchain_free(ch);
 
     bk_rbcuckoo *cf;
     ck_assert_int_eq(bk_rbcuckoo_new(8, 2, 20, 2, 0, &cf), BK_OK);
+    memset(&a, 0, sizeof a);
     rc = 1;
     for (unsigned i = 0; rc != BK_RB_GROW; i++) {
         n = snprintf(key, sizeof key, "k%u", i);
-        rc = bk_rbcuckoo_add(cf, key, (size_t)n, BK_RB_NOGROW);
+        rc = bk_rbcuckoo_add(cf, key, (size_t)n, 0, &refuse);
         ck_assert_int_ge(rc, 0);
     }
+    ck_assert_uint_eq(a.asked, 1);
     bk_rbcuckoo_info ci;
     bk_rbcuckoo_info_of(cf, &ci);
     ck_assert_uint_eq(ci.filters, 1);
-    ck_assert_uint_eq(bk_rbcuckoo_next_bytes(cf), 16);
-    ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0), 1);
+    ck_assert_uint_eq(a.used, 8);
+    ck_assert_uint_eq(a.next, 16);
+    ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0, NULL), 1);
     bk_rbcuckoo_info_of(cf, &ci);
     ck_assert_uint_eq(ci.filters, 2);
     ck_assert_uint_eq(ci.bytes, 8 + 16);
@@ -558,7 +580,7 @@ static void cuckoo_add_items(bk_rbcuckoo *cf, unsigned from, unsigned to)
     char key[32];
     for (unsigned i = from; i < to; i++) {
         const int n = snprintf(key, sizeof key, "item:%u", i);
-        ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0), 1);
+        ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0, NULL), 1);
     }
 }
 
@@ -652,8 +674,8 @@ START_TEST(keyed_variants_hash_with_their_key)
                            "variant=rbchain capacity=1000 key=000102030405060708090a0b0c0d0e0f"};
     for (int t = 0; t < 2; t++) {
         bk_filter *f = tu_filter(texts[t]);
-        ck_assert_int_eq(t ? bk_rbchain_add(bk_filter_rbchain(f), "x", 1, 0)
-                           : bk_rbcuckoo_add(bk_filter_rbcuckoo(f), "x", 1, 0),
+        ck_assert_int_eq(t ? bk_rbchain_add(bk_filter_rbchain(f), "x", 1, NULL)
+                           : bk_rbcuckoo_add(bk_filter_rbcuckoo(f), "x", 1, 0, NULL),
                          1);
         ck_assert_int_eq(bk_contains(f, "x", 1), 1);
         ck_assert_int_eq(bk_add(f, "y", 1), 1);
@@ -679,9 +701,9 @@ START_TEST(cf_b4_matches)
     ck_assert_int_eq(bk_rbcuckoo_new(10000, 4, 50, 2, 0, &cf), BK_OK);
     cuckoo_add_items(cf, 0, 9000);
     for (int i = 0; i < 3; i++)
-        ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, 0), 1);
+        ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, 0, NULL), 1);
     ck_assert_uint_eq(bk_rbcuckoo_count(cf, "item:5", 6), 4);
-    ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, BK_RB_NX), 0);
+    ck_assert_int_eq(bk_rbcuckoo_add(cf, "item:5", 6, BK_RB_NX, NULL), 0);
     check_cuckoo("cf_b4", 9000, cf);
 }
 END_TEST
@@ -696,7 +718,7 @@ START_TEST(cuckoo_full_and_compaction)
     unsigned added = 0;
     for (unsigned i = 0; i < 100 && rc == 1; i++) {
         const int n = snprintf(key, sizeof key, "k%u", i);
-        rc = bk_rbcuckoo_add(cf, key, (size_t)n, 0);
+        rc = bk_rbcuckoo_add(cf, key, (size_t)n, 0, NULL);
         added += rc == 1;
     }
     ck_assert_int_eq(rc, BK_EFULL);
@@ -705,7 +727,7 @@ START_TEST(cuckoo_full_and_compaction)
     ck_assert_int_eq(bk_rbcuckoo_filter(cf, 0, &before, &nb), BK_OK);
     uint8_t copy[8];
     memcpy(copy, before, 8);
-    ck_assert_int_eq(bk_rbcuckoo_add(cf, key, strlen(key), 0), BK_EFULL); /* the same again */
+    ck_assert_int_eq(bk_rbcuckoo_add(cf, key, strlen(key), 0, NULL), BK_EFULL); /* the same again */
     ck_assert_int_eq(bk_rbcuckoo_filter(cf, 0, &after, &nb), BK_OK);
     ck_assert_mem_eq(copy, after, 8);
     bk_rbcuckoo_info in;
@@ -716,7 +738,7 @@ START_TEST(cuckoo_full_and_compaction)
     ck_assert_int_eq(bk_rbcuckoo_new(64, 2, 20, 1, 0, &cf), BK_OK);
     for (unsigned i = 0; i < 200; i++) {
         const int n = snprintf(key, sizeof key, "k%u", i);
-        ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0), 1);
+        ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0, NULL), 1);
     }
     bk_rbcuckoo_info_of(cf, &in);
     ck_assert_uint_gt(in.filters, 2);
@@ -759,8 +781,8 @@ START_TEST(keyed_cuckoo_holds_its_capacity)
                                (unsigned long long)n, b);
                 bk_rbcuckoo *c = bk_filter_rbcuckoo(f); /* CF.ADD: every item takes a slot */
                 for (uint64_t i = 0; i < n; i++)
-                    ck_assert_int_eq(bk_rbcuckoo_add(c, key, tu_key(key, sizeof key, "held", i), 0),
-                                     1);
+                    ck_assert_int_eq(
+                        bk_rbcuckoo_add(c, key, tu_key(key, sizeof key, "held", i), 0, NULL), 1);
                 bk_rbcuckoo_info in;
                 bk_rbcuckoo_info_of(c, &in);
                 ck_assert_msg(in.filters == 1, "b=%u capacity %llu grew after %llu items", b,
@@ -776,7 +798,7 @@ START_TEST(keyed_cuckoo_holds_its_capacity)
     uint64_t added = 0;
     int rc = 1;
     while (rc == 1)
-        rc = bk_rbcuckoo_add(c, key, tu_key(key, sizeof key, "full", added++), 0);
+        rc = bk_rbcuckoo_add(c, key, tu_key(key, sizeof key, "full", added++), 0, NULL);
     ck_assert_int_eq(rc, BK_EFULL);
     added--;
     ck_assert_uint_gt(added, 800);
@@ -899,7 +921,7 @@ Suite *redisbloom_suite(void)
     tcase_add_test(tc, chain_probes_and_header_as_redisbloom);
     tcase_add_test(tc, chain_growth_as_redisbloom);
     tcase_add_test(tc, nonscaling_chain_fills);
-    tcase_add_test(tc, an_add_that_must_grow_changes_nothing_first);
+    tcase_add_test(tc, an_add_that_must_grow_asks_first);
     tcase_add_test(tc, bf_default_matches);
     tcase_add_test(tc, bf_nonscaling_matches);
     tcase_add_test(tc, bf_exp4_matches);

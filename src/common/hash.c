@@ -18,6 +18,22 @@ void bk_hashkey_init(bk_hashkey *k, const uint8_t key[16])
     k->sip = bk_sipkey_from_bytes(key);
     /* cannot fail: a buffer of at least XXH3_SECRET_SIZE_MIN and a seed */
     (void)XXH3_generateSecret(k->secret, sizeof k->secret, key, 16);
+    k->murmur = BK_MURMUR_PAIR64;
+}
+
+void bk_hash_murmur(bk_murmur_form form, const void *msg, size_t len, bk_hash *out)
+{
+    if (form == BK_MURMUR_PAIR32) {
+        const uint32_t a = bk_murmur2(msg, len, BK_MURMUR2_CHAIN_SEED);
+        out->h1 = a;
+        out->h2 = bk_murmur2(msg, len, a);
+    } else if (form == BK_MURMUR_ONE64) {
+        out->h1 = bk_murmur64a(msg, len, 0);
+        out->h2 = 0;
+    } else {
+        out->h1 = bk_murmur64a(msg, len, BK_MURMUR_CHAIN_SEED);
+        out->h2 = bk_murmur64a(msg, len, out->h1);
+    }
 }
 
 void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t len, bk_hash *out)
@@ -30,9 +46,8 @@ void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t
         out->h2 = x.high64;
         return;
     }
-    if (alg == BK_HASH_MURMUR) { /* RedisBloom's 64-bit pair; no key (hash.h) */
-        out->h1 = bk_murmur64a(msg, len, BK_MURMUR_CHAIN_SEED);
-        out->h2 = bk_murmur64a(msg, len, out->h1);
+    if (alg == BK_HASH_MURMUR) { /* RedisBloom's: unkeyed, in its variant's form */
+        bk_hash_murmur((bk_murmur_form)key->murmur, msg, len, out);
         return;
     }
     uint64_t w[2];

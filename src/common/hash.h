@@ -42,16 +42,25 @@ typedef struct bk_hash {
 typedef struct bk_hashkey {
     bk_sipkey sip;
     uint8_t secret[BK_XXH3_SECRET];
+    uint8_t murmur; /* hash=murmur: the form (bk_murmur_form) its variant takes */
 } bk_hashkey;
 
-/* Derive every form of the key. */
+/* The forms of RedisBloom's unkeyed MurmurHash digest (hash=murmur): a
+ * chain's pair of 64-bit hashes (MurmurHash64A under BK_MURMUR_CHAIN_SEED,
+ * then under that), the oldest chains' pair of 32-bit ones (MurmurHash2
+ * under BK_MURMUR2_CHAIN_SEED, then under that), or a cuckoo filter's one
+ * 64-bit hash (seed 0; h2 = 0). Which one a filter takes, its variant says
+ * (bk_variant_desc.murmur); every one is computed here, none by a variant. */
+typedef enum { BK_MURMUR_PAIR64 = 0, BK_MURMUR_PAIR32 = 1, BK_MURMUR_ONE64 = 2 } bk_murmur_form;
+
+/* Derive every form of the key (murmur: BK_MURMUR_PAIR64 until set). */
 void bk_hashkey_init(bk_hashkey *k, const uint8_t key[16]);
 
+/* The digest of msg[0..len) in MurmurHash form `form`. Thread-safe. */
+void bk_hash_murmur(bk_murmur_form form, const void *msg, size_t len, bk_hash *out);
+
 /* Hash msg[0..len) with the given algorithm and key. msg may be NULL if len is 0.
- * BK_HASH_MURMUR ignores the key: it is RedisBloom's pair (MurmurHash64A of
- * the key under BK_MURMUR_CHAIN_SEED, then under that), which its chains of
- * 64-bit hashing probe with; a variant that hashes otherwise under it sets
- * its filter's own_hash (src/core/filter_impl.h). */
+ * BK_HASH_MURMUR takes of the key only its form (bk_hash_murmur). */
 void bk_hash_key(bk_hash_alg alg, const bk_hashkey *key, const void *msg, size_t len, bk_hash *out);
 /* bk_hash_key of msgs[i], lens[i] into out[i] for i < n: SipHash several
  * keys per instruction where the CPU allows (siphash_many.c), the same

@@ -451,7 +451,7 @@ static unsigned takers(const key_desc *k)
     unsigned mask = 0;
     for (unsigned v = 0; v < bk_variant_count(); v++) {
         const bk_variant_desc *d = bk_variant_for((bk_variant)v);
-        if (d && (k ? applies(k, (int)v) : d->murmur))
+        if (d && (k ? applies(k, (int)v) : d->murmur != NULL))
             mask |= 1u << v;
     }
     return mask;

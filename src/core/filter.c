@@ -107,6 +107,9 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
         return BK_ESYS;
     }
     bk_filter_base_init(f, ops, cfg, a);
+    const bk_variant_desc *d = bk_variant_for(cfg->variant);
+    if (cfg->hash == BK_HASH_MURMUR && d && d->murmur)
+        f->hkey.murmur = (uint8_t)d->murmur(cfg); /* the digest's form is the variant's */
     f->rwlock = lock ? (char *)f + lock : NULL;
     memcpy(out, &f, sizeof f); /* NOLINT: out is the address of the caller's pointer */
     return BK_OK;
@@ -129,6 +132,12 @@ int bk_read_locked(const bk_filter *f, int (*op)(const bk_filter *, const bk_has
     const int rc = op(f, h);
     pthread_rwlock_unlock(lock);
     return rc;
+}
+
+int bk_max_bytes_check(void *filter, uint64_t used, uint64_t next)
+{
+    const uint64_t max = ((const bk_filter *)filter)->cfg.max_bytes;
+    return max && (next == 0 || next > max - used) ? bk_full_error(used + next, max, used, 0) : 0;
 }
 
 int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays)

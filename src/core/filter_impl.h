@@ -186,11 +186,6 @@ struct bk_filter {
                                     * struct (bk_write_locked, bk_read_locked), or NULL */
     /* window: the last re-dating (bk_filter_stats.redated_from_ms, _to_ms) */
     _Atomic int64_t redate_from_ms, redate_to_ms;
-    /* NULL, or the digest of a key as the variant makes it itself: set by
-     * a variant whose hash=murmur digest depends on its own state
-     * (RedisBloom's structures: the chain's 32- or 64-bit pair, the cuckoo
-     * filter's one seed-0 hash). Never changes after construction. */
-    void (*own_hash)(const bk_filter *f, const void *key, size_t len, bk_hash *h);
 };
 
 /* A key is (NULL, 0) or (non-NULL, any length). */
@@ -202,21 +197,14 @@ static inline int bk_key_valid(const void *key, size_t len)
 /* The digest of a key under f's hash and key. */
 static inline void bk_filter_hash(const bk_filter *f, const void *key, size_t len, bk_hash *h)
 {
-    if (f->own_hash)
-        f->own_hash(f, key, len, h);
-    else
-        bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
+    bk_hash_key(f->cfg.hash, &f->hkey, key, len, h);
 }
 
 /* bk_filter_hash of n keys (several per instruction where the CPU allows). */
 static inline void bk_filter_hash_keys(const bk_filter *f, const void *const *keys,
                                        const size_t *lens, size_t n, bk_hash *hs)
 {
-    if (f->own_hash)
-        for (size_t i = 0; i < n; i++)
-            f->own_hash(f, keys[i], lens[i], &hs[i]);
-    else
-        bk_hash_keys(f->cfg.hash, &f->hkey, keys, lens, n, hs);
+    bk_hash_keys(f->cfg.hash, &f->hkey, keys, lens, n, hs);
 }
 
 /* Set up the base part of a variant's struct. */
@@ -235,7 +223,6 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->backing = NULL;
     atomic_init(&f->redate_from_ms, 0);
     atomic_init(&f->redate_to_ms, 0);
-    f->own_hash = NULL;
 }
 
 /* The ceilings on a filter's arrays, shared by all of them (a window's
@@ -253,6 +240,13 @@ typedef struct bk_budget {
  * in use), or, when max_arrays is not 0, the slices a file holds are all
  * taken. For every store that enforces the ceilings (a Redis script too). */
 int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays);
+
+/* The check before a structure that grows by itself (RedisBloom's chain and
+ * cuckoo filter) adds `next` bytes to the `used` it holds, for the filter
+ * (a const bk_filter *) that holds it: 0, or bk_full_error when that would
+ * pass its max_bytes or no array can be made (next 0) under a max_bytes.
+ * The one budget check of a structure's growth (a bk_rb_grow's check). */
+int bk_max_bytes_check(void *filter, uint64_t used, uint64_t next);
 /* Reserve one array of n bytes: BK_OK, or BK_EFULL (nothing reserved,
  * detail set: the limit and what growing needed). Thread-safe. */
 int bk_budget_take(bk_budget *b, uint64_t n);
@@ -371,8 +365,10 @@ typedef struct bk_variant_desc {
     /* The figures (src/core/figures.c) it reports beyond every variant's,
      * space-separated ("saturated"); NULL for none. */
     const char *figures;
-    /* 1: hash=murmur, RedisBloom's unkeyed hash, is its (for its data). */
-    int murmur;
+    /* Non-NULL when hash=murmur, RedisBloom's unkeyed hash, is its (for its
+     * data): the form its digest takes under cfg (the shared layer computes
+     * it: no variant hashes). */
+    bk_murmur_form (*murmur)(const bk_config *cfg);
     const bk_filter_ops *ops;                /* its in-memory operations */
     bk_filter_create_fn create;              /* empty, from a validated config */
     bk_filter_adopt_fn adopt;                /* over existing payloads (src/io) */

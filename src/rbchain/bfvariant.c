@@ -51,33 +51,12 @@ static rb_pair pair_of(const bk_hash *h)
     return p;
 }
 
-/* hash=murmur: RedisBloom's pair, 32- or 64-bit as the options say. */
-static void own_hash(const bk_filter *f, const void *key, size_t len, bk_hash *h)
-{
-    const rb_pair p = bk_rb_pair(chain_of(f)->options, key, len);
-    h->h1 = p.a;
-    h->h2 = p.b;
-}
-
-static uint64_t chain_bytes(const bk_rbchain *c)
-{
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < c->n; i++)
-        n += c->links[i].bytes;
-    return n;
-}
-
 static int add_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_rbchain *c = chain_of(f);
     const rb_pair p = pair_of(h);
-    int rc = bk_rb_chain_add(c, &p, BK_RB_NOGROW);
-    if (rc != BK_RB_GROW)
-        return rc;
-    const uint64_t next = bk_rbchain_next_bytes(c), used = chain_bytes(c);
-    if (f->cfg.max_bytes && (next == 0 || next > f->cfg.max_bytes - used))
-        return bk_full_error(used + next, f->cfg.max_bytes, used, 0);
-    return bk_rb_chain_add(c, &p, 0);
+    const bk_rb_grow grow = {bk_max_bytes_check, f}; /* within max_bytes */
+    return bk_rb_chain_add(c, &p, &grow);
 }
 
 static int contains_unlocked(const bk_filter *f, const bk_hash *h)
@@ -162,10 +141,8 @@ static int make(const bk_config *cfg, const bk_allocator *a, bk_rbchain *c, bk_f
     }
     r->c = c;
     c->payloads = 1;
-    c->max_links = BK_SLICES_MAX; /* what a file holds: growth stops there, saves never fail */
-    if (cfg->hash == BK_HASH_MURMUR) {
-        r->base.own_hash = own_hash;
-    } else {
+    c->max_links = BK_SLICES_MAX;      /* what a file holds: growth stops there, saves never fail */
+    if (cfg->hash != BK_HASH_MURMUR) { /* keyed: the structure's calls take the filter's digest */
         c->hkey = &r->base.hkey;
         c->alg = cfg->hash;
     }
@@ -284,11 +261,18 @@ static const bk_variant_key rbchain_keys[] = {
     {NULL, NULL, NULL},
 };
 
+/* hash=murmur: RedisBloom's pair, of 64-bit hashes when the options say so
+ * (FORCE64), else of 32-bit ones. */
+static bk_murmur_form murmur_form(const bk_config *cfg)
+{
+    return options_of(cfg) & BK_RBCHAIN_FORCE64 ? BK_MURMUR_PAIR64 : BK_MURMUR_PAIR32;
+}
+
 const bk_variant_desc bk_rbchain_desc = {
     .variant = BK_VARIANT_RBCHAIN,
     .summary = "rbchain (RedisBloom's scalable chain, bit for bit)",
     .keys = rbchain_keys,
-    .murmur = 1,
+    .murmur = murmur_form,
     .ops = &rbchain_ops,
     .create = rbc_create,
     .adopt = rbc_adopt,

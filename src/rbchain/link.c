@@ -9,7 +9,6 @@
 #include <math.h>
 
 #include "../common/error.h"
-#include "../common/murmur.h"
 
 /* (ln 2)^2 and ln 2 as RedisBloom writes them (truncated: its checks use
  * exactly these). */
@@ -20,20 +19,6 @@
  * needs under 1,600; past this a crafted value's thousands of probes per
  * item would stall the server. */
 #define BPE_MAX 8192.0
-
-rb_pair bk_rb_pair(uint32_t options, const void *item, size_t len)
-{
-    rb_pair p;
-    if (options & BK_RBCHAIN_FORCE64) {
-        p.a = bk_murmur64a(item, len, BK_MURMUR_CHAIN_SEED);
-        p.b = bk_murmur64a(item, len, p.a);
-    } else {
-        const uint32_t a = bk_murmur2(item, len, BK_MURMUR2_CHAIN_SEED);
-        p.a = a;
-        p.b = bk_murmur2(item, len, a);
-    }
-    return p;
-}
 
 double bk_rb_bpe(double error)
 {

@@ -96,10 +96,12 @@ void bk_rbchain_free(bk_rbchain *c)
 
 rb_pair bk_rb_pair_of(const bk_rbchain *c, const void *item, size_t len)
 {
-    if (!c->hkey)
-        return bk_rb_pair(c->options, item, len);
     bk_hash h;
-    bk_hash_key(c->alg, c->hkey, item, len, &h);
+    if (c->hkey) /* a filter's: its digest */
+        bk_hash_key(c->alg, c->hkey, item, len, &h);
+    else /* RedisBloom's own value: its pair, as its options say */
+        bk_hash_murmur(c->options & BK_RBCHAIN_FORCE64 ? BK_MURMUR_PAIR64 : BK_MURMUR_PAIR32, item,
+                       len, &h);
     const rb_pair p = {h.h1, h.h2};
     return p;
 }
@@ -195,7 +197,7 @@ int bk_rbchain_exists(const bk_rbchain *c, const void *item, size_t len)
 
 /* Append the link that follows the newest: growth times its entries, half
  * its error, the chain's options. */
-static int grow(bk_rbchain *c)
+static int push_next(bk_rbchain *c)
 {
     const bk_rbchain_link *last = &c->links[c->n - 1];
     if (c->growth && last->entries > UINT64_MAX / c->growth)
@@ -218,16 +220,16 @@ uint64_t bk_rbchain_next_bytes(const bk_rbchain *c)
                : 0;
 }
 
-int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, unsigned flags)
+int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, const bk_rb_grow *grow)
 {
     bk_call_begin();
     if (!c || (!item && len))
         return bk_fail(BK_EINVAL, "rbchain_add: no chain or item");
     const rb_pair p = bk_rb_pair_of(c, item, len);
-    return bk_rb_chain_add(c, &p, flags);
+    return bk_rb_chain_add(c, &p, grow);
 }
 
-int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, unsigned flags)
+int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, const bk_rb_grow *grow)
 {
     if (bk_rb_chain_has(c, p))
         return 0;
@@ -241,9 +243,15 @@ int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, unsigned flags)
                            "the chain has %u links, the most a bloomkit file or key holds: "
                            "make it with a larger capacity or expansion",
                            c->n);
-        if (flags & BK_RB_NOGROW)
-            return BK_RB_GROW;
-        const int rc = grow(c);
+        int rc = 0;
+        if (grow && grow->check) {
+            bk_rbchain_info in;
+            bk_rbchain_info_of(c, &in);
+            rc = grow->check(grow->arg, in.bytes, bk_rbchain_next_bytes(c));
+        }
+        if (rc != 0)
+            return rc;
+        rc = push_next(c);
         if (rc != BK_OK)
             return rc;
         l = &c->links[c->n - 1];

@@ -36,12 +36,13 @@ struct bk_rbchain {
     int payloads;
 };
 
-/* The hash pair of an item under a chain's options (FORCE64 or not). */
+/* The hash pair of an item as a chain probes with it. */
 typedef struct rb_pair {
     uint64_t a, b;
 } rb_pair;
-rb_pair bk_rb_pair(uint32_t options, const void *item, size_t len);
-/* The pair of an item as chain c hashes it (its key, or bk_rb_pair). */
+/* The pair of an item as chain c hashes it: its filter's digest, or for
+ * RedisBloom's own value its MurmurHash pair (bk_hash_murmur), of 64-bit
+ * hashes under FORCE64 else of 32-bit ones. */
 rb_pair bk_rb_pair_of(const bk_rbchain *c, const void *item, size_t len);
 
 /* An empty chain (no link yet) from allocator a: NULL when out of memory. */
@@ -52,7 +53,7 @@ bk_rbchain *bk_rb_chain_empty(const bk_allocator *a, uint64_t size, uint32_t opt
 int bk_rb_chain_has(const bk_rbchain *c, const rb_pair *p);
 
 /* bk_rbchain_add of an item whose pair is p (same answers). */
-int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, unsigned flags);
+int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, const bk_rb_grow *grow);
 
 /* A link's bits per entry for its error rate, as RedisBloom computes it. */
 double bk_rb_bpe(double error);
@@ -77,5 +78,9 @@ int bk_rb_chain_push(bk_rbchain *c, const bk_rbchain_link *l);
 /* Append a link shaped as *l over data (l->bytes bytes), freed as own says
  * (BK_OWN_*): BK_OK, or BK_ENOMEM with data not taken. */
 int bk_rb_chain_take(bk_rbchain *c, const bk_rbchain_link *l, uint8_t *data, int own);
+
+/* Bytes of the link the chain's next growth makes (0: it cannot grow): what
+ * its grow check is told. */
+uint64_t bk_rbchain_next_bytes(const bk_rbchain *c);
 
 #endif

@@ -33,7 +33,6 @@
 #include "../core/config.h"
 #include "../core/filter_impl.h"
 #include "../common/error.h"
-#include "../common/murmur.h"
 #include "rbcuckoo.h"
 
 typedef struct rcf_filter {
@@ -49,22 +48,6 @@ static bk_rbcuckoo *cuckoo_of(const bk_filter *f)
     return ((const rcf_filter *)f)->c;
 }
 
-/* hash=murmur: RedisBloom's one hash. */
-static void own_hash(const bk_filter *f, const void *key, size_t len, bk_hash *h)
-{
-    (void)f;
-    h->h1 = bk_murmur64a(key, len, 0);
-    h->h2 = 0;
-}
-
-static uint64_t cuckoo_bytes(const bk_rbcuckoo *c)
-{
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < c->filters; i++)
-        n += c->subs[i].n * c->bucket_size;
-    return n;
-}
-
 static int add_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_rbcuckoo *c = cuckoo_of(f);
@@ -72,13 +55,8 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
     const int had = bk_rc_exists(c, &k);
     if (had && f->add_once)
         return 0;
-    int rc = bk_rc_add(c, &k, BK_RB_NOGROW);
-    if (rc == BK_RB_GROW) {
-        const uint64_t next = bk_rbcuckoo_next_bytes(c), used = cuckoo_bytes(c);
-        if (f->cfg.max_bytes && (next == 0 || next > f->cfg.max_bytes - used))
-            return bk_full_error(used + next, f->cfg.max_bytes, used, 0);
-        rc = bk_rc_add(c, &k, 0);
-    }
+    const bk_rb_grow grow = {bk_max_bytes_check, f}; /* within max_bytes */
+    const int rc = bk_rc_add(c, &k, 0, &grow);
     return rc == 1 ? !had : rc;
 }
 
@@ -185,10 +163,8 @@ static int make(const bk_config *cfg, const bk_allocator *a, bk_rbcuckoo *c, bk_
     }
     r->c = c;
     c->payloads = 1;
-    c->max_filters = BK_SLICES_MAX; /* what a file holds: growth stops there, saves never fail */
-    if (cfg->hash == BK_HASH_MURMUR) {
-        r->base.own_hash = own_hash;
-    } else {
+    c->max_filters = BK_SLICES_MAX;    /* what a file holds: growth stops there, saves never fail */
+    if (cfg->hash != BK_HASH_MURMUR) { /* keyed: the structure's calls take the filter's digest */
         c->hkey = &r->base.hkey;
         c->alg = cfg->hash;
     }
@@ -324,11 +300,18 @@ static const bk_variant_key rbcuckoo_keys[] = {
     {NULL, NULL, NULL},
 };
 
+/* hash=murmur: RedisBloom's one 64-bit hash. */
+static bk_murmur_form murmur_form(const bk_config *cfg)
+{
+    (void)cfg;
+    return BK_MURMUR_ONE64;
+}
+
 const bk_variant_desc bk_rbcuckoo_desc = {
     .variant = BK_VARIANT_RBCUCKOO,
     .summary = "rbcuckoo (RedisBloom's cuckoo filter, bit for bit)",
     .keys = rbcuckoo_keys,
-    .murmur = 1,
+    .murmur = murmur_form,
     .ops = &rbcuckoo_ops,
     .create = rcf_create,
     .adopt = rcf_adopt,

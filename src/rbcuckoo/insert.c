@@ -144,16 +144,17 @@ uint64_t bk_rbcuckoo_next_bytes(const bk_rbcuckoo *c)
                                                                                : 0;
 }
 
-int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags)
+int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags,
+                    const bk_rb_grow *grow)
 {
     bk_call_begin();
     if (!c || (!item && len))
         return bk_fail(BK_EINVAL, "rbcuckoo_add: no filter or item");
     const rc_key k = bk_rc_key_of(c, item, len);
-    return bk_rc_add(c, &k, flags);
+    return bk_rc_add(c, &k, flags, grow);
 }
 
-int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags)
+int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags, const bk_rb_grow *grow)
 {
     if ((flags & BK_RB_NX) && bk_rc_exists(c, k))
         return 0;
@@ -170,8 +171,13 @@ int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags)
                            "make it with a larger capacity or expansion",
                            c->filters,
                            c->max_filters ? "a bloomkit file or key" : "RedisBloom's encoding");
-        if (flags & BK_RB_NOGROW)
-            return BK_RB_GROW;
+        if (grow && grow->check) {
+            bk_rbcuckoo_info in;
+            bk_rbcuckoo_info_of(c, &in);
+            const int refused = grow->check(grow->arg, in.bytes, bk_rbcuckoo_next_bytes(c));
+            if (refused != 0)
+                return refused;
+        }
         uint64_t n;
         if (bk_rc_buckets_at(c->buckets, c->expansion, c->filters, &n) != BK_OK)
             return bk_fail(BK_ENOMEM, "a sub-filter past the %u-th", c->filters);

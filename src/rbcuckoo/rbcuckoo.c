@@ -11,14 +11,14 @@
 
 #include "../common/alloc.h"
 #include "../common/error.h"
-#include "../common/murmur.h"
 
 rc_key bk_rc_key_of(const bk_rbcuckoo *c, const void *item, size_t len)
 {
-    if (!c->hkey)
-        return bk_rc_key(bk_murmur64a(item, len, 0));
     bk_hash h;
-    bk_hash_key(c->alg, c->hkey, item, len, &h);
+    if (c->hkey) /* a filter's: its digest */
+        bk_hash_key(c->alg, c->hkey, item, len, &h);
+    else /* RedisBloom's own value: its one hash */
+        bk_hash_murmur(BK_MURMUR_ONE64, item, len, &h);
     return bk_rc_key(h.h1);
 }
 

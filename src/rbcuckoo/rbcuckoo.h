@@ -60,7 +60,7 @@ rc_key bk_rc_key_of(const bk_rbcuckoo *c, const void *item, size_t len);
  * key k. */
 int bk_rc_exists(const bk_rbcuckoo *c, const rc_key *k);
 uint64_t bk_rc_count(const bk_rbcuckoo *c, const rc_key *k);
-int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags);
+int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags, const bk_rb_grow *grow);
 int bk_rc_remove(bk_rbcuckoo *c, const rc_key *k);
 
 /* bk_rbcuckoo_new, of `buckets` (1 .. BK_RBCUCKOO_BUCKETS_MAX) in
@@ -118,5 +118,9 @@ static inline uint8_t *bk_rc_bucket(const bk_rbcuckoo *c, const rc_sub *s, uint6
 {
     return s->slots + j * c->bucket_size;
 }
+
+/* Bytes of the sub-filter the filter's next growth makes (0: it cannot
+ * grow): what its grow check is told. */
+uint64_t bk_rbcuckoo_next_bytes(const bk_rbcuckoo *c);
 
 #endif

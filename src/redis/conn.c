@@ -673,3 +673,42 @@ int bk_rconn_all(bk_rconn *c, redisReply **out, const char *fmt, ...)
     }
     return rc;
 }
+
+int bk_rconn_unlink(bk_rconn *c, const char *name)
+{
+    redisReply *r;
+    const int rc = bk_rconn_callf(c, name, &r, "UNLINK %s", name);
+    if (rc != BK_OK)
+        return rc;
+    const int err = r->type == REDIS_REPLY_ERROR
+                        ? bk_fail(BK_ESERVER, "drop: redis filter %s: %.200s", name, r->str)
+                        : BK_OK;
+    freeReplyObject(r);
+    return err;
+}
+
+/* TYPE of key into type (as Redis names it: "none", "set", "string", ...). */
+int bk_rconn_type(bk_rconn *c, const char *key, char *type, size_t len)
+{
+    redisReply *r;
+    int rc = bk_rconn_callf(c, key, &r, "TYPE %s", key);
+    if (rc != BK_OK)
+        return rc;
+    if (r->type == REDIS_REPLY_STATUS)
+        snprintf(type, len, "%s", r->str);
+    else
+        rc = bk_fail(BK_ESERVER, "TYPE %s: unexpected reply", key);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* An integer reply of `cmd key` (SCARD, STRLEN, LLEN ...), or 0. */
+uint64_t bk_rconn_count(bk_rconn *c, const char *cmd, const char *key)
+{
+    redisReply *r;
+    if (bk_rconn_callf(c, key, &r, "%s %s", cmd, key) != BK_OK)
+        return 0;
+    const uint64_t n = r->type == REDIS_REPLY_INTEGER && r->integer > 0 ? (uint64_t)r->integer : 0;
+    freeReplyObject(r);
+    return n;
+}

@@ -75,6 +75,15 @@ int bk_rconn_call(bk_rconn *c, const char *key, size_t keylen, redisReply **out,
                   const char **argv, const size_t *lens);
 /* Same with a printf-like hiredis format ("%s %b" ...); key is a C string. */
 int bk_rconn_callf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, ...);
+/* Delete the key name (UNLINK): BK_OK, or an error (BK_ESERVER: the server
+ * refused, its reply quoted). */
+int bk_rconn_unlink(bk_rconn *c, const char *name);
+/* TYPE of key into type (len bytes; as Redis names it: "none", "set",
+ * "string", ...): BK_OK or an error. */
+int bk_rconn_type(bk_rconn *c, const char *key, char *type, size_t len);
+/* The integer reply of `cmd key` (SCARD, STRLEN, LLEN ...), or 0 (an error
+ * or another reply). */
+uint64_t bk_rconn_count(bk_rconn *c, const char *cmd, const char *key);
 int bk_rconn_vcallf(bk_rconn *c, const char *key, redisReply **out, const char *fmt, va_list ap);
 /* Run one command on every node that serves slots (SCRIPT LOAD): BK_OK with
  * the last node's reply, or the first error (an error reply is returned as

@@ -1,7 +1,6 @@
 /*
  * import.c - a Redis set's members into a bloomkit filter
- * (bk_redis_import_set, see bloomkit_redis.h), and what a name holds when it
- * is someone else's data (bk_redis_key_type, bk_redis_foreign).
+ * (bk_redis_import_set, see bloomkit_redis.h).
  *
  * The members are read with SSCAN, a thousand at a time, and added with the
  * batch call (pipelined). SSCAN may return a member twice; a filter that
@@ -19,95 +18,12 @@
 #include "../common/hex.h"
 #include "../common/error.h"
 #include "conn.h"
-#include "import.h"
 #include "modkey.h"
 #include "redis_url.h"
 
 #define SCAN_COUNT "1000"
 #define FP_HEX     40 /* a request fingerprint: SHA-1, in hexadecimal */
 #define FP_BYTES   (FP_HEX / 2)
-
-/* TYPE of key into type (as Redis names it: "none", "set", "string", ...). */
-static int key_type(bk_rconn *c, const char *key, char *type, size_t len)
-{
-    redisReply *r;
-    int rc = bk_rconn_callf(c, key, &r, "TYPE %s", key);
-    if (rc != BK_OK)
-        return rc;
-    if (r->type == REDIS_REPLY_STATUS)
-        snprintf(type, len, "%s", r->str);
-    else
-        rc = bk_fail(BK_ESERVER, "TYPE %s: unexpected reply", key);
-    freeReplyObject(r);
-    return rc;
-}
-
-/* An integer reply of `cmd key` (SCARD, STRLEN, LLEN ...), or 0. */
-static uint64_t key_size(bk_rconn *c, const char *cmd, const char *key)
-{
-    redisReply *r;
-    if (bk_rconn_callf(c, key, &r, "%s %s", cmd, key) != BK_OK)
-        return 0;
-    const uint64_t n = r->type == REDIS_REPLY_INTEGER && r->integer > 0 ? (uint64_t)r->integer : 0;
-    freeReplyObject(r);
-    return n;
-}
-
-int bk_redis_key_type(const char *url, const char *key, char *type, size_t typelen, uint64_t *size)
-{
-    bk_call_begin();
-    if (!url || !key || !type || !typelen || !size)
-        return bk_fail(BK_EINVAL, "redis_key_type: no url, key or output");
-    type[0] = '\0';
-    *size = 0;
-    bk_redis_url u;
-    int rc = bk_redis_url_parse(url, &u);
-    if (rc != BK_OK)
-        return bk_done(rc, "redis_key_type");
-    bk_rconn *c = NULL;
-    rc = bk_rconn_open(&u, &c);
-    if (rc == BK_OK)
-        rc = key_type(c, key, type, typelen);
-    static const char *const sizes[][2] = {{"string", "STRLEN"},
-                                           {"set", "SCARD"},
-                                           {"hash", "HLEN"},
-                                           {"list", "LLEN"},
-                                           {"zset", "ZCARD"}};
-    for (size_t i = 0; rc == BK_OK && i < sizeof sizes / sizeof *sizes; i++)
-        if (strcmp(type, sizes[i][0]) == 0)
-            *size = key_size(c, sizes[i][1], key);
-    bk_rconn_close(c);
-    bk_redis_url_free(&u);
-    return bk_done(rc, "redis_key_type");
-}
-
-int bk_redis_foreign(bk_rconn *c, const char *name)
-{
-    char type[32] = "";
-    const int rc = key_type(c, name, type, sizeof type);
-    if (rc != BK_OK)
-        return rc;
-    if (strcmp(type, "set") == 0)
-        return bk_fail(BK_ESERVER,
-                       "redis filter %s: the key %s is a set of %" PRIu64
-                       " members, not a bloomkit filter (scrapy-redis keeps its request "
-                       "fingerprints so); nothing was changed. To move its crawl over, import "
-                       "it: bloomkit import --redis URL --from-set %s (Python: "
-                       "bloomkit.import_set(url, \"%s\")), then crawl on with bloomkit's filter",
-                       name, name, key_size(c, "SCARD", name), name, name);
-    if (strcmp(type, "string") == 0)
-        return bk_fail(BK_ESERVER,
-                       "redis filter %s: the key %s is a string of %" PRIu64
-                       " bytes, not a bloomkit filter (the bitmap of another Bloom filter?); "
-                       "nothing was changed. Its bits cannot be imported: they were set by "
-                       "another hashing than bloomkit's. Give bloomkit's filter another name, or "
-                       "delete the key once nothing uses it",
-                       name, name, key_size(c, "STRLEN", name));
-    return bk_fail(BK_ESERVER,
-                   "redis filter %s: the key %s is a %s, not a bloomkit filter; nothing was "
-                   "changed: give bloomkit's filter another name",
-                   name, name, type);
-}
 
 /* The name an in-place import keeps the set under: SET:imported, or
  * {SET}:imported when a cluster would put that in another slot (RENAME
@@ -198,7 +114,7 @@ static int add_members(importer *im, const redisReply *arr)
 
 static int scan(importer *im, bk_progress_fn progress, void *arg)
 {
-    const uint64_t total = key_size(im->c, "SCARD", im->source);
+    const uint64_t total = bk_rconn_count(im->c, "SCARD", im->source);
     char cursor[32] = "0";
     int rc = BK_OK;
     do {
@@ -323,7 +239,7 @@ static int open_existing(importer *im, const char *url, const char *name, const 
  * text over them. */
 static int create(importer *im, const char *url, const char *text)
 {
-    uint64_t cap = key_size(im->c, "SCARD", im->source);
+    uint64_t cap = bk_rconn_count(im->c, "SCARD", im->source);
     char defaults[128];
     snprintf(defaults, sizeof defaults,
              "variant=scalable fpr=0.0001 input=scrapy-redis capacity=%" PRIu64,
@@ -355,11 +271,11 @@ static int run(importer *im, const char *url, const char *name, const char *set_
 {
     int rc = kept_name(set_key, im->st->kept, sizeof im->st->kept), rename = 0;
     if (rc == BK_OK)
-        rc = key_type(im->c, set_key, im->set_type, sizeof im->set_type);
+        rc = bk_rconn_type(im->c, set_key, im->set_type, sizeof im->set_type);
     if (rc == BK_OK)
-        rc = key_type(im->c, name, im->name_type, sizeof im->name_type);
+        rc = bk_rconn_type(im->c, name, im->name_type, sizeof im->name_type);
     if (rc == BK_OK)
-        rc = key_type(im->c, im->st->kept, im->kept_type, sizeof im->kept_type);
+        rc = bk_rconn_type(im->c, im->st->kept, im->kept_type, sizeof im->kept_type);
     if (rc == BK_OK)
         rc = plan_source(im, name, set_key, &rename);
     if (!rename && strcmp(name, set_key) != 0)

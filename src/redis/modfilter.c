@@ -240,18 +240,6 @@ static const bk_filter_ops mod_ops = {
     .slice_group = m_slice_group,
 };
 
-int bk_rmod_available(bk_rconn *c, const char *name)
-{
-    redisReply *r;
-    const int rc = bk_rconn_callf(c, name, &r, "COMMAND INFO BK.CREATE");
-    if (rc != BK_OK)
-        return rc;
-    const int has = r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
-                    r->element[0]->type == REDIS_REPLY_ARRAY;
-    freeReplyObject(r);
-    return has;
-}
-
 /* The config of the module filter name: BK.INFO's config text (no hash key;
  * has_key 0). */
 static int read_config(bk_rconn *c, const char *name, bk_config *cfg)

@@ -149,17 +149,16 @@ int bk_rmod_pull(bk_rconn *c, const char *name, bk_filter **out)
     return rc;
 }
 
-int bk_rmod_drop(bk_rconn *c, const char *name)
+int bk_rmod_available(bk_rconn *c, const char *name)
 {
     redisReply *r;
-    const int rc = bk_rconn_callf(c, name, &r, "UNLINK %s", name);
+    const int rc = bk_rconn_callf(c, name, &r, "COMMAND INFO BK.CREATE");
     if (rc != BK_OK)
         return rc;
-    const int err = r->type == REDIS_REPLY_ERROR
-                        ? bk_fail(BK_ESERVER, "drop: redis filter %s: %.200s", name, r->str)
-                        : BK_OK;
+    const int has = r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+                    r->element[0]->type == REDIS_REPLY_ARRAY;
     freeReplyObject(r);
-    return err;
+    return has;
 }
 
 /* Connect for one of the calls below: the URL's name and connection. */
@@ -192,9 +191,9 @@ static int drop_sharded(bk_rconn *c, const char *name)
     for (unsigned s = 0; rc == BK_OK && s < d.n; s++) {
         char key[BK_REDIS_KEY_MAX];
         bk_rshards_key(name, s, d.n, tags, key, sizeof key);
-        rc = bk_rmod_drop(c, key);
+        rc = bk_rconn_unlink(c, key);
     }
-    return rc == BK_OK ? bk_rmod_drop(c, name) : rc == BK_ENOTFOUND ? BK_OK : rc;
+    return rc == BK_OK ? bk_rconn_unlink(c, name) : rc == BK_ENOTFOUND ? BK_OK : rc;
 }
 
 int bk_rmod_try(const char *url, int what, const bk_filter *f, bk_filter **out)
@@ -228,7 +227,7 @@ int bk_rmod_try(const char *url, int what, const bk_filter *f, bk_filter **out)
                 "push needs a new name, or the old one dropped first (bloomkit drop --redis URL)",
                 name);
         else if (what == BK_RMOD_DROP)
-            rc = sharded ? drop_sharded(c, name) : bk_rmod_drop(c, name);
+            rc = sharded ? drop_sharded(c, name) : bk_rconn_unlink(c, name);
         else if (sharded)
             rc = bk_fail(BK_ENOTSUP,
                          "pull: redis filter %s is split into shards (shards=N), each its own "

@@ -21,7 +21,8 @@
 #define BK_RMOD_RBCUCKOO 5 /* RedisBloom's cuckoo filter (type MBbloomCF) */
 int bk_rmod_is(bk_rconn *c, const char *name);
 /* 1 when the server has bloomkit's module (its BK.CREATE), 0 when not, or a
- * negative error. name routes the question (a cluster node). */
+ * negative error. name routes the question (a cluster node). (modkey.c, as
+ * bk_rmod_is.) */
 int bk_rmod_available(bk_rconn *c, const char *name);
 /* A filter on the module filter name (modfilter.c), taking over c: made
  * with want when !exists (BK.CREATE; a creator that loses the race adopts
@@ -51,8 +52,6 @@ int bk_rmod_push_rb(bk_rconn *c, const char *name, const bk_filter *f);
 int bk_rmod_rb_turn(int is, int what, const bk_filter *f);
 int bk_rmod_try_rb(bk_rconn *c, const char *name, int is, int what, unsigned shards,
                    const bk_filter *f, bk_filter **out);
-/* Delete it. */
-int bk_rmod_drop(bk_rconn *c, const char *name);
 
 /* Pull, drop or push (f into a new name) the URL's filter when it is a
  * module filter, or when the name is new on a server with the module (push

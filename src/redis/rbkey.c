@@ -161,7 +161,7 @@ int bk_rmod_try_rb(bk_rconn *c, const char *name, int is, int what, unsigned sha
     if (what == BK_RMOD_PULL)
         return bk_rmod_pull_rb(c, name, is == BK_RMOD_RBCUCKOO, out);
     if (what == BK_RMOD_DROP)
-        return bk_rmod_drop(c, name);
+        return bk_rconn_unlink(c, name);
     return bk_fail(BK_EINCOMPAT,
                    "redis filter %s already exists (RedisBloom's); push needs a new name, or "
                    "the old one dropped first",

@@ -277,8 +277,8 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o)
     if ((o->given & spec->required) != spec->required || o->nargs < spec->min_args ||
         (spec->max_args >= 0 && o->nargs > spec->max_args))
         return cli_usage(o, spec->give);
-    rc = cli_resolve_secrets(o, allowed);
-    return rc ? rc : CLI_GO;
+    o->allowed = allowed;
+    return CLI_GO;
 }
 
 /* The option name of config key i into buf: its name with '-' for '_'

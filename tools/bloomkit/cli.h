@@ -89,10 +89,11 @@ typedef struct cli_opts {
     uint64_t checkpoint, threads;
     int json, quiet, progress, null_sep, invert, force, show_key, help, no_wait;
     int canonical_urls, keep_query_order; /* keys are canonical URLs (bk_url_canonical) */
-    int fingerprints; /* set by the command: the filter's keys are fingerprints (keys.h) */
-    int compare;      /* plan --compare */
-    cli_optset given; /* options seen on the command line */
-    char **args;      /* positional arguments */
+    int fingerprints;   /* set by the command: the filter's keys are fingerprints (keys.h) */
+    int compare;        /* plan --compare */
+    cli_optset given;   /* options seen on the command line */
+    cli_optset allowed; /* the options its command takes (cli_parse) */
+    char **args;        /* positional arguments */
     int nargs;
 } cli_opts;
 
@@ -118,7 +119,8 @@ typedef struct cli_spec {
  * --help (which prints its usage), then its required options and argument
  * counts. Options may come before or after positional arguments; "--" ends
  * them. Returns CLI_GO, or the command's exit code: EXIT_OK after --help,
- * EXIT_USAGE after an error (one line printed). */
+ * EXIT_USAGE after an error (one line printed). Secrets are not read here:
+ * cli_resolve_secrets does, next. */
 int cli_parse(int argc, char **argv, const cli_spec *spec, cli_opts *o);
 
 /* A usage error: "bloomkit CMD: <msg> (see bloomkit CMD --help)" on
@@ -192,8 +194,9 @@ char *cli_read_text_file(const cli_opts *o, const char *path, int *rc);
 /* Secrets kept off the command line (secrets.c, docs/security.md): the hash
  * key from --key-file or BLOOMKIT_KEY into o->key, the Redis password from
  * --password-file or REDISCLI_AUTH into o->redis. One source each; two
- * explicit ones are an error. Called by cli_parse. 0 or an exit code. */
-int cli_resolve_secrets(cli_opts *o, cli_optset allowed);
+ * explicit ones are an error. Called after cli_parse (main.c), with the
+ * options the command allows (o->allowed). 0 or an exit code. */
+int cli_resolve_secrets(cli_opts *o);
 
 /* Print the command's help to stdout: its usage text, then, when it takes
  * the filter's options (OPT_KEYS), one entry per key of the configuration

@@ -42,8 +42,11 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
             cli_opts o;
-            const int rc = cli_parse(argc - 2, argv + 2, commands[i].spec, &o);
-            return rc == CLI_GO ? commands[i].run(&o) : rc;
+            int rc = cli_parse(argc - 2, argv + 2, commands[i].spec, &o);
+            if (rc != CLI_GO)
+                return rc;
+            rc = cli_resolve_secrets(&o);
+            return rc ? rc : commands[i].run(&o);
         }
     fprintf(stderr, "bloomkit: unknown command '%s' (see bloomkit --help)\n", argv[1]);
     return EXIT_USAGE;

@@ -131,8 +131,8 @@ static int resolve_password(cli_opts *o)
     return 0;
 }
 
-int cli_resolve_secrets(cli_opts *o, cli_optset allowed)
+int cli_resolve_secrets(cli_opts *o)
 {
-    int rc = allowed & OPT_KEYS ? resolve_key(o) : 0;
+    int rc = o->allowed & OPT_KEYS ? resolve_key(o) : 0;
     return rc ? rc : resolve_password(o);
 }

@@ -1,5 +1,5 @@
 /*
- * batch.c - many keys per library call: update, add_many, contains_many,
+ * py_batch.c - many keys per library call: update, add_many, contains_many,
  * remove_many. Keys are gathered a chunk at a time with the GIL held (each
  * one referenced, or its buffer exported, so no other thread can free or
  * resize it), then handed to the library with the GIL released and the

@@ -1,5 +1,5 @@
 /*
- * config.c - Config: a struct bk_config as a Python object, so the binding
+ * py_config.c - Config: a struct bk_config as a Python object, so the binding
  * reads, sets, formats and compares configurations with the library's own
  * parser (bloomkit/filter.py builds on it; no key is listed here).
  */

@@ -1,5 +1,5 @@
 /*
- * errors.c - a library error code as a Python exception. Which class a code
+ * py_errors.c - a library error code as a Python exception. Which class a code
  * becomes, and the message's form, are written once, in bloomkit/errors.py
  * (error_for), which registers itself here when it is imported.
  */

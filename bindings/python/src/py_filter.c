@@ -1,5 +1,5 @@
 /*
- * filter.c - Filter, the type under bloomkit.BloomFilter: opening, one key at
+ * py_filter.c - Filter, the type under bloomkit.BloomFilter: opening, one key at
  * a time, figures, files, combining, closing. Batches are in batch.c; the
  * locking rules in bkpy.h.
  */

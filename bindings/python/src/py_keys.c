@@ -1,5 +1,5 @@
 /*
- * keys.c - the keys that are not bytes or str (bkpy.h has those inline):
+ * py_keys.c - the keys that are not bytes or str (bkpy.h has those inline):
  * bytearray and memoryview. Their bytes are read in place through a
  * memoryview of ours (*hold) that keeps the buffer exported until the call
  * returns: a call may wait for the filter's lock with the GIL released, and

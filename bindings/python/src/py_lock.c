@@ -1,5 +1,5 @@
 /*
- * lock.c - FileLock's handle: the writer's lock of a filter file
+ * py_lock.c - FileLock's handle: the writer's lock of a filter file
  * (bk_lock_file), waited for without the GIL.
  */
 #include "bkpy.h"

@@ -17,7 +17,7 @@
 #include "../../common/alloc.h"
 #include "../../common/error.h"
 #include "../../common/random.h"
-#include "../import.h"
+#include "../foreign.h"
 #include "rfilter.h"
 #include "../redis_url.h"
 

@@ -112,6 +112,8 @@ typedef struct exp_row {
     double reemit, reemit_lo, reemit_hi, reemit_model;
 } exp_row;
 
+/* A monotonic clock in ns (exp_measure.c, as the two next). */
+double exp_now_ns(void);
 /* Wilson score interval (95%) for x successes in n trials. */
 void exp_wilson(uint64_t x, uint64_t n, double *lo, double *hi);
 /* The measurements that every row takes at a checkpoint: the probes'

@@ -1,8 +1,8 @@
 /*
- * import.h - what a name holds when it is not a bloomkit filter (import.c).
+ * foreign.h - what a name holds when it is not a bloomkit filter (foreign.c).
  */
-#ifndef BK_REDIS_IMPORT_H
-#define BK_REDIS_IMPORT_H
+#ifndef BK_REDIS_FOREIGN_H
+#define BK_REDIS_FOREIGN_H
 
 #include "conn.h"
 

@@ -1,5 +1,5 @@
 /*
- * time.c - which time a command acts at, and how writes reach replicas and
+ * propagate.c - which time a command acts at, and how writes reach replicas and
  * the AOF with it.
  *
  * Every write is propagated as `BK.AT <ms> <command> <args>...`: the command
@@ -14,17 +14,6 @@
 
 #include "modclock.h"
 #include "module.h"
-
-int bkm_replaying;
-
-void bkm_time_begin(RedisModuleCtx *ctx)
-{
-    const int flags = RedisModule_GetContextFlags(ctx);
-    if (flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING |
-                 REDISMODULE_CTX_FLAGS_SLAVE))
-        return; /* BK.AT sets the time; a replica's reads act at the master's latest */
-    bkm_clock_set(RedisModule_Milliseconds());
-}
 
 void bkm_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
