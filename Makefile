@@ -86,7 +86,7 @@ SHARED_REAL := $(BUILD)/libbloomkit.so.$(VERSION)
 SHARED_SONAME := libbloomkit.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/libbloomkit.so
 TEST_BIN := $(BUILD)/tests/run_tests
-CLI_SRCS := $(wildcard tools/bloomkit/*.c tools/bloomkit/*/*.c)
+CLI_SRCS := $(wildcard programs/*.c programs/*/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_BIN := $(BUILD)/bloomkit
 # CLI_LINK=static (the default: the tree's tests, make install): the command
@@ -283,14 +283,14 @@ FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),tools/bloomkit/stream.c) \
-           $(if $(filter plot,$(1)),tools/bloomkit/experiment/exp_plot.c tools/bloomkit/experiment/exp_output.c) \
+fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),programs/stream.c) \
+           $(if $(filter plot,$(1)),programs/experiment/exp_plot.c programs/experiment/exp_output.c) \
            $(if $(filter module_args,$(1)),module/args.c) \
            $(if $(filter module_payload,$(1)),module/payload.c module/modclock.c)
 fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
-FUZZ_INC := -Iinclude -Isrc -Imodule -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS)
+FUZZ_INC := -Iinclude -Isrc -Imodule -Iprograms -Iprograms/experiment $(HIREDIS_CFLAGS)
 
-$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(STATIC_LIB)
+$(BUILD)/fuzz-replay/replay_%: tests/fuzz/replay_main.c $(wildcard tests/fuzz/*.c) $(wildcard programs/*.[ch] programs/*/*.[ch] module/*.[ch]) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ tests/fuzz/replay_main.c $(call fuzz_src,$*) $(STATIC_LIB) $(LDLIBS)
 
@@ -305,7 +305,7 @@ fuzz:
 	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libbloomkit.a
 	@MAKE='$(MAKE)' sh tools/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard tools/bloomkit/*.[ch] tools/bloomkit/*/*.[ch] module/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a
+$(FUZZ_BUILD)/fuzz_%: $(wildcard tests/fuzz/*.c) $(wildcard programs/*.[ch] programs/*/*.[ch] module/*.[ch]) $(FUZZ_BUILD)/libbloomkit.a
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_INC) $(call fuzz_def,$*) -o $@ \
 	  $(call fuzz_src,$*) $(FUZZ_BUILD)/libbloomkit.a $(LDLIBS)
 
@@ -581,7 +581,7 @@ uninstall:
 	      $(DESTDIR)$(BINDIR)/bloomkit $(DESTDIR)$(MANDIR)/man1/bloomkit.1 \
 	      $(DESTDIR)$(MODULEDIR)/bloomkit.so
 
-FORMAT_FILES := $(shell find include src tests examples tools bench module bindings/python/src -name '*.[ch]' 2>/dev/null)
+FORMAT_FILES := $(shell find include src tests examples programs tools bench module bindings/python/src -name '*.[ch]' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_FILES)
 
@@ -593,9 +593,9 @@ lint:
 	python3 tools/check-circles.py
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests tools module
+	  --std=c11 -Iinclude -Isrc --suppress=missingIncludeSystem src tests programs tools module
 	@out=$$(clang-tidy --quiet $(TIDY_FILES) -- -std=c11 -Iinclude -Isrc -Imodule \
-	  -Itools/bloomkit -Itools/bloomkit/experiment $(HIREDIS_CFLAGS) -D_GNU_SOURCE 2>&1) || \
+	  -Iprograms -Iprograms/experiment $(HIREDIS_CFLAGS) -D_GNU_SOURCE 2>&1) || \
 	  { echo "$$out" | grep -v 'warnings* generated'; exit 1; }; \
 	echo "clang-tidy: $(words $(TIDY_FILES)) files clean"
 

@@ -28,7 +28,7 @@ static size_t args_of(RedisModuleString **argv, int from, int argc, bkm_arg *out
     return n;
 }
 
-/* Where a BF.* command goes: 1 to rbbf.c (its key is RedisBloom's chain,
+/* Where a BF.* command goes: 1 to bf_rbchain.c (its key is RedisBloom's chain,
  * or is missing and the command makes RedisBloom's type), 0 to bloomkit's
  * filters, -1 after replying WRONGTYPE for a cuckoo filter (RedisBloom's,
  * or a keyed CF.* key: BF.RESERVE, BF.INFO and BF.CARD refuse both). */
@@ -81,7 +81,7 @@ int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     const int to = chain_key(ctx, argv[1], 1);
     if (to != 0)
-        return to < 0 ? REDISMODULE_OK : bkm_rbbf_reserve(ctx, argv, argc);
+        return to < 0 ? REDISMODULE_OK : bkm_bf_rbchain_reserve(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_arg args[8];
     bkm_bf_opts o;
@@ -92,7 +92,7 @@ int bkm_cmd_bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (rc != BKM_ARGS_OK)
         return reply_parse(ctx, rc, err);
     if (!bloomkit_takes(&o) && bkm_kind_named(ctx, argv[1]) == BKM_EMPTY)
-        return bkm_rbbf_reserve(ctx, argv, argc);
+        return bkm_bf_rbchain_reserve(ctx, argv, argc);
     RedisModuleKey *key = bkm_open_empty(ctx, argv[1]);
     if (!key)
         return REDISMODULE_OK;
@@ -125,7 +125,7 @@ static int add_open(RedisModuleCtx *ctx, RedisModuleKey *key, bkm_value *v,
 }
 
 /* BF.ADD (array 0) and BF.MADD (1): a missing filter made with the
- * module's defaults; RedisBloom's chains go to rbbf.c. One lookup of the
+ * module's defaults; RedisBloom's chains go to bf_rbchain.c. One lookup of the
  * key for all of it. */
 static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
 {
@@ -133,7 +133,7 @@ static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     bkm_value *v;
     const int at = bkm_open_bf(ctx, argv[1], 1, &key, &v);
     if (at != 0)
-        return at < 0 ? REDISMODULE_OK : bkm_rbbf_add(ctx, argv, argc, array);
+        return at < 0 ? REDISMODULE_OK : bkm_bf_rbchain_add(ctx, argv, argc, array);
     bkm_bf_opts o;
     memset(&o, 0, sizeof o);
     o.error_rate = bkm_conf.error_rate;
@@ -160,7 +160,7 @@ int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkm_value *v;
     const int at = bkm_open_bf(ctx, argv[1], 1, &key, &v);
     if (at != 0)
-        return at < 0 ? REDISMODULE_OK : bkm_rbbf_insert(ctx, argv, argc);
+        return at < 0 ? REDISMODULE_OK : bkm_bf_rbchain_insert(ctx, argv, argc);
     bkm_arg few[16] = {{NULL, 0}}, *args = few;
     const size_t n = (size_t)(argc - 2);
     if (n > sizeof few / sizeof *few && !(args = bkm_alloc(n * sizeof *args))) {
@@ -179,12 +179,12 @@ int bkm_cmd_bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     if (!v && !o.nocreate && !bloomkit_takes(&o)) {
         RedisModule_CloseKey(key);
-        return bkm_rbbf_insert(ctx, argv, argc);
+        return bkm_bf_rbchain_insert(ctx, argv, argc);
     }
     return add_open(ctx, key, v, argv, argc, 2 + (int)o.items, &o, 1);
 }
 
-/* BF.EXISTS (array 0) and BF.MEXISTS (1): RedisBloom's keys go to rbbf.c
+/* BF.EXISTS (array 0) and BF.MEXISTS (1): RedisBloom's keys go to bf_rbchain.c
  * (its cuckoo filters answer 0 there, as in RedisBloom). */
 static int exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
 {
@@ -192,7 +192,7 @@ static int exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int a
     bkm_value *v;
     const int at = bkm_open_bf(ctx, argv[1], 0, &key, &v);
     if (at != 0)
-        return at < 0 ? REDISMODULE_OK : bkm_rbbf_exists(ctx, argv, argc, array);
+        return at < 0 ? REDISMODULE_OK : bkm_bf_rbchain_exists(ctx, argv, argc, array);
     return bkm_exists_open(ctx, key, v, argv, argc, array, 1);
 }
 
@@ -219,7 +219,7 @@ int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     const int to = chain_key(ctx, argv[1], 0);
     if (to != 0)
-        return to < 0 ? REDISMODULE_OK : bkm_rbbf_info(ctx, argv, argc);
+        return to < 0 ? REDISMODULE_OK : bkm_bf_rbchain_info(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
@@ -272,7 +272,7 @@ int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_WrongArity(ctx);
     const int to = chain_key(ctx, argv[1], 0);
     if (to != 0)
-        return to < 0 ? REDISMODULE_OK : bkm_rbbf_card(ctx, argv, argc);
+        return to < 0 ? REDISMODULE_OK : bkm_bf_rbchain_card(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v;
     RedisModuleKey *key;

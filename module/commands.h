@@ -22,7 +22,7 @@ int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 /* dump.c: BF.SCANDUMP and BF.LOADCHUNK */
 int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-/* rbbf.c: BF.DEBUG (RedisBloom's chains only) */
+/* bf_rbchain.c: BF.DEBUG (RedisBloom's chains only) */
 int bkm_cmd_bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 /* cf.c: RedisBloom's CF.* */
 int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);

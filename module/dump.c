@@ -208,7 +208,7 @@ int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     if (bkm_kind_named(ctx, argv[1]) == BKM_RBCHAIN)
-        return bkm_rbbf_scandump(ctx, argv, argc);
+        return bkm_bf_rbchain_scandump(ctx, argv, argc);
     bkm_time_begin(ctx);
     bkm_value *v; /* the key first, then the iterator: RedisBloom's order and texts */
     RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
@@ -316,7 +316,7 @@ int bkm_cmd_bf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
      * new key; bloomkit's images start at the end of a 128-byte header */
     const bkm_kind kind = bkm_kind_named(ctx, argv[1]);
     if (kind == BKM_RBCHAIN || (kind == BKM_EMPTY && iter == 1))
-        return bkm_rbbf_loadchunk(ctx, argv, argc);
+        return bkm_bf_rbchain_loadchunk(ctx, argv, argc);
     bkm_time_begin(ctx);
     drop_idle(RedisModule_Milliseconds());
     size_t len, nlen;

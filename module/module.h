@@ -7,8 +7,8 @@
  * the ones below it (and commands.c back at the handlers it lists):
  *   onload.c   loading: arguments, the allocator and clock, type, commands, INFO
  *   commands.c the table of every command (commands.h), and BK.AT's lookup
- *   bf.c       RedisBloom's BF.* commands (on RedisBloom's own keys: rbbf.c)
- *   rb.h       RedisBloom's types and commands: rbtype.c, rbbf.c, cf.c (CF.*)
+ *   bf.c       RedisBloom's BF.* commands (on RedisBloom's own keys: bf_rbchain.c)
+ *   rb.h       RedisBloom's types and commands: rbtype.c, bf_rbchain.c, cf.c (CF.*)
  *   bk.c       bloomkit's BK.* commands and BK.AT (replication and AOF)
  *   dump.c     BF.SCANDUMP / BF.LOADCHUNK
  *   sweep.c    BK.SWEEP: window filters free expired generations on a timer

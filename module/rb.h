@@ -3,10 +3,10 @@
  * own data types, registered under its names so that its RDB and AOF data
  * load (type MBbloom--: a bk_rbchain; type MBbloomCF: a bk_rbcuckoo, both
  * from bloomkit_redisbloom.h), and the commands on them.
- *   rbtype.c  the two types: RDB load (every encoding RedisBloom 2.6
- *             loads) and save (its current one), AOF rewrite, COPY, free
- *   rbbf.c    BF.* on MBbloom-- keys (bf.c hands them over)
- *   cf.c      CF.*
+ *   rbtype.c      the two types: RDB load (every encoding RedisBloom 2.6
+ *                 loads) and save (its current one), AOF rewrite, COPY, free
+ *   bf_rbchain.c  BF.* on MBbloom-- keys (bf.c hands them over)
+ *   cf.c          CF.*
  * These keys hash without a key, as RedisBloom does: docs/security.md.
  */
 #ifndef BKM_RB_H
@@ -49,14 +49,14 @@ int bkm_reply_bool(RedisModuleCtx *ctx, int v);
 /* BF.* on a chain key (bf.c calls them for MBbloom-- keys, and for
  * missing keys when NEW_KEYS is redisbloom). Same arguments as the BF.*
  * handlers. */
-int bkm_rbbf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int bkm_rbbf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array);
-int bkm_rbbf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int bkm_rbbf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array);
-int bkm_rbbf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_bf_rbchain_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_bf_rbchain_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array);
+int bkm_bf_rbchain_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array);
+int bkm_bf_rbchain_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_bf_rbchain_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_bf_rbchain_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int bkm_bf_rbchain_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
 /* 1 when a BF.* or CF.* command that makes a key makes RedisBloom's type:
  * NEW_KEYS is redisbloom, or the command was replayed (a master's stream,

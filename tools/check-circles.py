@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check-circles.py: no two files call each other, directly or round a
 circle, outside src/core (docs/design.md, "Rules"): a file's callers sit
-above it. A node is a C file of src/, module/, tools/bloomkit/ or the
+above it. A node is a C file of src/, module/, programs/ or the
 Python binding (not src/redis/none, built instead of src/redis); an edge, a call of a function another file defines (not
 static). Prints each circle with the calls that close it; exit 1 if any."""
 import glob
@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-ROOTS = ["src", "module", "tools/bloomkit", "bindings/python/src"]
+ROOTS = ["src", "module", "programs", "bindings/python/src"]
 ALLOWED = "src/core/"  # the core's registry, filter and store know each other
 
 

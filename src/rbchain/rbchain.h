@@ -1,9 +1,10 @@
 /*
  * rbchain.h - RedisBloom's scalable Bloom chain (internal): the struct
  * behind bk_rbchain (bloomkit_redisbloom.h) and what its files share.
- *   link.c    a link: RedisBloom's sizing (LinkInit), its probes
- *   rbchain.c the chain: making, adding (growth), lookups, figures
- *   bfimage.c the SCANDUMP header and chunks, and LOADCHUNK
+ *   link.c            a link: RedisBloom's sizing (LinkInit), its probes
+ *   rbchain.c         the chain: making, adding (growth), lookups, figures
+ *   rbchain_image.c   the SCANDUMP header and chunks, and LOADCHUNK
+ *   rbchain_filter.c  the chain as a bk_filter: the variant rbchain
  */
 #ifndef BK_RBCHAIN_RBCHAIN_H
 #define BK_RBCHAIN_RBCHAIN_H

@@ -1,10 +1,11 @@
 /*
  * rbcuckoo.h - RedisBloom's cuckoo filter (internal): the struct behind
  * bk_rbcuckoo (bloomkit_redisbloom.h) and what its files share.
- *   rbcuckoo.c making it, its figures, and freeing it
- *   insert.c   lookups, counts, inserts with eviction and undo, growth
- *   compact.c  deletes and compaction
- *   cfimage.c  the SCANDUMP header and chunks, and LOADCHUNK
+ *   rbcuckoo.c         making it, its figures, and freeing it
+ *   insert.c           lookups, counts, inserts with eviction and undo, growth
+ *   compact.c          deletes and compaction
+ *   rbcuckoo_image.c   the SCANDUMP header and chunks, and LOADCHUNK
+ *   rbcuckoo_filter.c  the filter as a bk_filter: the variant rbcuckoo
  */
 #ifndef BK_RBCUCKOO_RBCUCKOO_H
 #define BK_RBCUCKOO_RBCUCKOO_H

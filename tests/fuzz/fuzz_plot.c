@@ -1,5 +1,5 @@
 /* fuzz_plot.c - libFuzzer target: the gnuplot script of `bloomkit
- * experiment --plot` (tools/bloomkit/experiment/exp_plot.c). The input is the
+ * experiment --plot` (programs/experiment/exp_plot.c). The input is the
  * experiment file's path and up to eight configuration names, NUL-separated,
  * any bytes (an odd length draws the plot of a run over simulated time).
  * Whatever they hold, the script must stay the script we write:

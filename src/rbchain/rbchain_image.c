@@ -1,5 +1,5 @@
 /*
- * bfimage.c - RedisBloom's dump of a chain (FORMATS.md section 5): the
+ * rbchain_image.c - RedisBloom's dump of a chain (FORMATS.md section 5): the
  * SCANDUMP header, a packed little-endian struct of 20 + 53 * links bytes,
  * and the links' arrays cut into chunks addressed by iterator = byte
  * offset + 1 in their concatenation, oldest link first; a chunk never spans

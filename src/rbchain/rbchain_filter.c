@@ -1,5 +1,5 @@
 /*
- * bfvariant.c - RedisBloom's chain as a variant (rbchain): a filter holding a
+ * rbchain_filter.c - RedisBloom's chain as a variant (rbchain): a filter holding a
  * bk_rbchain, so files, mappings, bk_stats, the command, Python and the
  * experiments reach it as they reach any variant.
  *

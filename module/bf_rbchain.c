@@ -1,5 +1,5 @@
 /*
- * rbbf.c - BF.* on RedisBloom's chains (type MBbloom--), with RedisBloom's
+ * bf_rbchain.c - BF.* on RedisBloom's chains (type MBbloom--), with RedisBloom's
  * replies and error texts (FORMATS.md 6.1): keys loaded from its data, and
  * keys made while the module's NEW_KEYS is redisbloom. bf.c hands a
  * command here when its key is a chain (or missing, under NEW_KEYS
@@ -61,7 +61,7 @@ static bk_rbchain *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf
     return c;
 }
 
-int bkm_rbbf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_bf_rbchain_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     bkm_arg args[8];
     bkm_bf_opts o;
@@ -188,7 +188,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     return REDISMODULE_OK;
 }
 
-int bkm_rbbf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
+int bkm_bf_rbchain_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
 {
     bkm_bf_opts o;
     memset(&o, 0, sizeof o);
@@ -198,7 +198,7 @@ int bkm_rbbf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int ar
     return add_items(ctx, argv, argc, 2, &o, array);
 }
 
-int bkm_rbbf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_bf_rbchain_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     bkm_arg few[16] = {{NULL, 0}}, *args = few;
     const size_t n = (size_t)(argc - 2);
@@ -217,7 +217,7 @@ int bkm_rbbf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return add_items(ctx, argv, argc, 2 + (int)o.items, &o, 1);
 }
 
-int bkm_rbbf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
+int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
 {
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
     /* a missing key, or one of another type, holds nothing (RedisBloom's answer) */
@@ -234,7 +234,7 @@ int bkm_rbbf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int
 }
 
 /* long: one reply of five labels, or of the one field asked, in RESP2 and RESP3's shapes. */
-int bkm_rbbf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_bf_rbchain_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     RedisModuleKey *key;
     bk_rbchain *c;
@@ -280,7 +280,7 @@ int bkm_rbbf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_bf_rbchain_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     (void)argc;
     RedisModuleKey *key;
@@ -294,7 +294,7 @@ int bkm_rbbf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithLongLong(ctx, (long long)in.size);
 }
 
-int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_bf_rbchain_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     (void)argc;
     RedisModuleKey *key;
@@ -335,7 +335,7 @@ int bkm_rbbf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-int bkm_rbbf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int bkm_bf_rbchain_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     (void)argc;
     long long it;

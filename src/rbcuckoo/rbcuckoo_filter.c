@@ -1,5 +1,5 @@
 /*
- * cfvariant.c - RedisBloom's cuckoo filter as a variant (rbcuckoo): a
+ * rbcuckoo_filter.c - RedisBloom's cuckoo filter as a variant (rbcuckoo): a
  * filter holding a bk_rbcuckoo, so files, mappings, bk_stats, the command,
  * Python and the experiments reach it as they reach any variant.
  *

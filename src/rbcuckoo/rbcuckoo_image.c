@@ -1,5 +1,5 @@
 /*
- * cfimage.c - RedisBloom's dump of a cuckoo filter (FORMATS.md 5.3 - 5.5):
+ * rbcuckoo_image.c - RedisBloom's dump of a cuckoo filter (FORMATS.md 5.3 - 5.5):
  * a packed little-endian 38-byte header, then the sub-filters' slots
  * addressed by position = byte offset + 1 in their concatenation; a chunk
  * is a whole sub-filter when it is at most 16 MiB.
