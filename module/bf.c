@@ -220,18 +220,12 @@ int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const int to = chain_key(ctx, argv[1], 0);
     if (to != 0)
         return to < 0 ? REDISMODULE_OK : bkm_bf_rbchain_info(ctx, argv, argc);
-    bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
-    if (!key)
-        return REDISMODULE_OK;
     bk_filter_stats st;
     bk_config cfg;
-    int rc = bk_stats(v->f, &st);
-    if (rc != BK_OK || (rc = bk_get_config(v->f, &cfg)) != BK_OK) {
-        RedisModule_CloseKey(key);
-        return bkm_reply_code(ctx, rc);
-    }
+    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &v, &st, &cfg);
+    if (!key)
+        return REDISMODULE_OK;
     const int scales = bk_variant_grows(cfg.variant);
     static const char *const names[] = {"Capacity", "Size", "Number of filters",
                                         "Number of items inserted", "Expansion rate"};

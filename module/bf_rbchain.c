@@ -42,6 +42,21 @@ static int open_chain(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Re
     return 0;
 }
 
+/* The chain under name, open to read: NULL after replying (WRONGTYPE, "ERR
+ * not found"), else the chain, its key in *key to close. */
+static bk_rbchain *existing_chain(RedisModuleCtx *ctx, RedisModuleString *name,
+                                  RedisModuleKey **key)
+{
+    bk_rbchain *c;
+    if (open_chain(ctx, name, REDISMODULE_READ, key, &c) != 0)
+        return NULL;
+    if (!c) {
+        RedisModule_CloseKey(*key);
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    return c;
+}
+
 /* A new chain under the empty key: NULL after replying. */
 static bk_rbchain *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_opts *o)
 {
@@ -237,13 +252,9 @@ int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
 int bkm_bf_rbchain_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     RedisModuleKey *key;
-    bk_rbchain *c;
-    if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
+    const bk_rbchain *c = existing_chain(ctx, argv[1], &key);
+    if (!c)
         return REDISMODULE_OK;
-    if (!c) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
     bk_rbchain_info in;
     bk_rbchain_info_of(c, &in);
     RedisModule_CloseKey(key);
@@ -298,13 +309,9 @@ int bkm_bf_rbchain_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int a
 {
     (void)argc;
     RedisModuleKey *key;
-    bk_rbchain *c;
-    if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
+    const bk_rbchain *c = existing_chain(ctx, argv[1], &key);
+    if (!c)
         return REDISMODULE_OK;
-    if (!c) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
     long long it;
     if (RedisModule_StringToLongLong(argv[2], &it) != REDISMODULE_OK) {
         RedisModule_CloseKey(key);
@@ -376,13 +383,9 @@ int bkm_cmd_bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bk_rbchain *c;
-    if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
+    const bk_rbchain *c = existing_chain(ctx, argv[1], &key);
+    if (!c)
         return REDISMODULE_OK;
-    if (!c) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
     bk_rbchain_info in;
     bk_rbchain_info_of(c, &in);
     char line[300];

@@ -157,19 +157,8 @@ static const char no_hash_key[] = "none: RedisBloom's MurmurHash has no key, so 
 static int rb_info(RedisModuleCtx *ctx, RedisModuleString *name, bkm_kind kind)
 {
     RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ);
-    const void *v = RedisModule_ModuleTypeGetValue(key);
     uint64_t bytes, items;
-    if (kind == BKM_RBCHAIN) {
-        bk_rbchain_info in;
-        bk_rbchain_info_of(v, &in);
-        bytes = in.bytes;
-        items = in.size;
-    } else {
-        bk_rbcuckoo_info in;
-        bk_rbcuckoo_info_of(v, &in);
-        bytes = in.bytes;
-        items = in.items;
-    }
+    bkm_rb_size(kind, RedisModule_ModuleTypeGetValue(key), &bytes, &items);
     RedisModule_CloseKey(key);
     RedisModule_ReplyWithMap(ctx, 5);
     field_text(ctx, "variant",
@@ -188,18 +177,12 @@ int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const bkm_kind kind = bkm_kind_named(ctx, argv[1]);
     if (kind == BKM_RBCHAIN || kind == BKM_RBCUCKOO)
         return rb_info(ctx, argv[1], kind);
-    bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ, &v);
-    if (!key)
-        return REDISMODULE_OK;
     bk_filter_stats st;
     bk_config cfg;
-    int rc = bk_stats(v->f, &st);
-    if (rc != BK_OK || (rc = bk_get_config(v->f, &cfg)) != BK_OK) {
-        RedisModule_CloseKey(key);
-        return bkm_reply_code(ctx, rc);
-    }
+    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &v, &st, &cfg);
+    if (!key)
+        return REDISMODULE_OK;
     char text[2048];
     const int tn = bk_config_format(&cfg, 0, text, sizeof text);
     if (tn < 0 || tn >= (int)sizeof text)

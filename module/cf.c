@@ -468,17 +468,26 @@ static bk_rbcuckoo *existing(RedisModuleCtx *ctx, RedisModuleString *name, Redis
     return c;
 }
 
-int bkm_cmd_cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+/* CF.INFO's and CF.DEBUG's start: the figures of the filter argv[1] names,
+ * its key closed. 0, or -1 after replying (arity, WRONGTYPE, not found). */
+static int figures_of(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bk_rbcuckoo_info *in)
 {
     if (argc != 2)
-        return RedisModule_WrongArity(ctx);
+        return RedisModule_WrongArity(ctx), -1;
     RedisModuleKey *key;
     const bk_rbcuckoo *c = existing(ctx, argv[1], &key);
     if (!c)
-        return REDISMODULE_OK;
-    bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(c, &in);
+        return -1;
+    bk_rbcuckoo_info_of(c, in);
     RedisModule_CloseKey(key);
+    return 0;
+}
+
+int bkm_cmd_cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    bk_rbcuckoo_info in;
+    if (figures_of(ctx, argv, argc, &in) != 0)
+        return REDISMODULE_OK;
     static const char *const labels[] = {"Size",
                                          "Number of buckets",
                                          "Number of filters",
@@ -505,15 +514,9 @@ int bkm_cmd_cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 int bkm_cmd_cf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 2)
-        return RedisModule_WrongArity(ctx);
-    RedisModuleKey *key;
-    const bk_rbcuckoo *c = existing(ctx, argv[1], &key);
-    if (!c)
-        return REDISMODULE_OK;
     bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(c, &in);
-    RedisModule_CloseKey(key);
+    if (figures_of(ctx, argv, argc, &in) != 0)
+        return REDISMODULE_OK;
     char line[300];
     const int n =
         snprintf(line, sizeof line,

@@ -41,6 +41,10 @@ bkm_kind bkm_kind_named(RedisModuleCtx *ctx, RedisModuleString *name);
  * answer WRONGTYPE, lookups 0). */
 bkm_kind bkm_bf_kind_of(RedisModuleKey *key);
 
+/* The bytes of a RedisBloom value v of kind BKM_RBCHAIN or BKM_RBCUCKOO, and
+ * its items (rbtype.c, which knows the structures). */
+void bkm_rb_size(bkm_kind kind, const void *v, uint64_t *bytes, uint64_t *items);
+
 /* 1 when the client speaks RESP3. */
 int bkm_resp3(RedisModuleCtx *ctx);
 /* A boolean: true/false in RESP3, 1/0 in RESP2 (RedisBloom's "bool"). */

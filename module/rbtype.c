@@ -265,6 +265,21 @@ static void chain_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *valu
     }
 }
 
+void bkm_rb_size(bkm_kind kind, const void *v, uint64_t *bytes, uint64_t *items)
+{
+    if (kind == BKM_RBCHAIN) {
+        bk_rbchain_info in;
+        bk_rbchain_info_of(v, &in);
+        *bytes = in.bytes;
+        *items = in.size;
+    } else {
+        bk_rbcuckoo_info in;
+        bk_rbcuckoo_info_of(v, &in);
+        *bytes = in.bytes;
+        *items = in.items;
+    }
+}
+
 static size_t chain_usage(const void *value)
 {
     bk_rbchain_info in;

@@ -155,6 +155,22 @@ RedisModuleKey *bkm_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, 
     return key;
 }
 
+RedisModuleKey *bkm_open_figures(RedisModuleCtx *ctx, RedisModuleString *name, bkm_value **v,
+                                 bk_filter_stats *st, bk_config *cfg)
+{
+    bkm_time_begin(ctx);
+    RedisModuleKey *key = bkm_open_existing(ctx, name, REDISMODULE_READ, v);
+    if (!key)
+        return NULL;
+    int rc = bk_stats((*v)->f, st);
+    if (rc != BK_OK || (rc = bk_get_config((*v)->f, cfg)) != BK_OK) {
+        RedisModule_CloseKey(key);
+        bkm_reply_code(ctx, rc);
+        return NULL;
+    }
+    return key;
+}
+
 RedisModuleKey *bkm_open_empty(RedisModuleCtx *ctx, RedisModuleString *name)
 {
     RedisModuleKey *key;
