@@ -45,6 +45,13 @@ BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const
  * variants' own. Thread-safe. */
 BK_API int bk_config_key_applies(bk_variant v, const char *key);
 
+/* The config text of a named set of defaults (static; NULL for an unknown
+ * name). "crawler": a crawler's seen-URL filter, a scalable chain at 1 in
+ * 10,000 (the command's dedup, bk_redis_import_set and the Scrapy filter
+ * start from it). Written once, in the key table (src/core/config.c), for
+ * every program that makes such a filter. Thread-safe. */
+BK_API const char *bk_config_preset(const char *name);
+
 /* 1 when the valid config text states a value for key, else 0 (also for an
  * invalid text or an unknown key). Lets a caller refuse a value given both
  * in a text and another way. Thread-safe. */

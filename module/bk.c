@@ -59,13 +59,24 @@ int bkm_cmd_bk_create(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+/* BK.ADD's and BK.REMOVE's start: the filter argv[1] names, open to write
+ * at the command's time. NULL after replying (arity, not found,
+ * WRONGTYPE), else the key to close. */
+static RedisModuleKey *open_to_write(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                                     bkm_value **v)
+{
+    if (argc < 3) {
+        RedisModule_WrongArity(ctx);
+        return NULL;
+    }
+    bkm_time_begin(ctx);
+    return bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, v);
+}
+
 int bkm_cmd_bk_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc < 3)
-        return RedisModule_WrongArity(ctx);
-    bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    RedisModuleKey *key = open_to_write(ctx, argv, argc, &v);
     if (!key)
         return REDISMODULE_OK;
     return bkm_add_command(ctx, key, v, argv, argc, 2, 1, 0, "bk.add");
@@ -78,11 +89,8 @@ int bkm_cmd_bk_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 int bkm_cmd_bk_remove(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc < 3)
-        return RedisModule_WrongArity(ctx);
-    bkm_time_begin(ctx);
     bkm_value *v;
-    RedisModuleKey *key = bkm_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &v);
+    RedisModuleKey *key = open_to_write(ctx, argv, argc, &v);
     if (!key)
         return REDISMODULE_OK;
     /* a variant that cannot remove says so itself (its error, whole-command:

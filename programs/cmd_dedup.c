@@ -359,8 +359,8 @@ static int states(const cli_opts *o, const char *name)
 static int new_config(const cli_opts *o, bk_config *cfg, int sized)
 {
     bk_config_init(cfg);
-    cfg->variant = BK_VARIANT_SCALABLE;
-    cfg->fpr = 0.0001;
+    if (bk_config_parse_over(cfg, bk_config_preset("crawler"), NULL, 0) != BK_OK)
+        return cli_fail(o, EXIT_USAGE, "the crawler preset does not parse"); /* cannot happen */
     int count_known = states(o, "capacity") || o->config_file;
     if (sized) {
         const uint64_t n = records_in_inputs(o);

@@ -284,6 +284,21 @@ START_TEST(registry_is_the_variant_list)
 }
 END_TEST
 
+/* A preset is a valid text (the crawler's: a chain at 1 in 10,000); an
+ * unknown name has none. */
+START_TEST(presets_are_valid_texts)
+{
+    const char *text = bk_config_preset("crawler");
+    ck_assert_ptr_nonnull(text);
+    bk_config c;
+    ck_assert_int_eq(bk_config_parse(&c, text, NULL, 0), BK_OK);
+    ck_assert_int_eq(c.variant, BK_VARIANT_SCALABLE);
+    ck_assert(c.fpr == 0.0001);
+    ck_assert_ptr_null(bk_config_preset("nope"));
+    ck_assert_ptr_null(bk_config_preset(NULL));
+}
+END_TEST
+
 /* bk_new refuses an out-of-range struct filled by hand. */
 START_TEST(new_validates_struct)
 {
@@ -503,6 +518,7 @@ Suite *config_suite(void)
     Suite *s = tu_suite("config", "parse", &tc);
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, registry_is_the_variant_list);
+    tcase_add_test(tc, presets_are_valid_texts);
     tcase_add_test(tc, every_key_and_separator);
     tcase_add_test(tc, bad_values_are_rejected_with_key_and_range);
     tcase_add_test(tc, overlong_values_are_rejected);

@@ -71,6 +71,13 @@ typedef struct key_desc {
     unsigned flags;    /* KEY_EVERY, KEY_AUTO, KEY_WRITTEN, or 0 */
 } key_desc;
 
+/* Named sets of defaults (bk_config_preset), each a config text. */
+static const struct {
+    const char *name, *text;
+} presets[] = {
+    {"crawler", "variant=scalable capacity=1000000 fpr=0.0001"},
+};
+
 /* Where a key's value lives: a field of bk_config that 0.1.0 had, or for a
  * key added since, slot i of bk_config.more (a new key takes the next free
  * slot: bk_config keeps its layout, and test_config checks that no two keys
@@ -650,6 +657,14 @@ const char *bk_config_diff(const bk_config *want, const bk_config *have)
         if (differ)
             return k->name;
     }
+    return NULL;
+}
+
+const char *bk_config_preset(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof presets / sizeof *presets; i++)
+        if (strcmp(presets[i].name, name) == 0)
+            return presets[i].text;
     return NULL;
 }
 

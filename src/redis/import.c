@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bloomkit_redis.h"
+#include "bloomkit_tools.h"
 
 #include "../common/alloc.h"
 #include "../common/hex.h"
@@ -241,13 +242,13 @@ static int create(importer *im, const char *url, const char *text)
 {
     uint64_t cap = bk_rconn_count(im->c, "SCARD", im->source);
     char defaults[128];
-    snprintf(defaults, sizeof defaults,
-             "variant=scalable fpr=0.0001 input=scrapy-redis capacity=%" PRIu64,
+    snprintf(defaults, sizeof defaults, "input=scrapy-redis capacity=%" PRIu64,
              cap < 1000000 ? 1000000 : cap);
     bk_config cfg;
     bk_config_init(&cfg);
     char err[256];
-    if (bk_config_parse_over(&cfg, defaults, NULL, 0) != BK_OK ||
+    if (bk_config_parse_over(&cfg, bk_config_preset("crawler"), NULL, 0) != BK_OK ||
+        bk_config_parse_over(&cfg, defaults, NULL, 0) != BK_OK ||
         (text && bk_config_parse_over(&cfg, text, err, sizeof err) != BK_OK))
         return bk_fail(BK_ECONFIG, "import: %s", text ? err : "bad defaults");
     return bk_redis_open(url, &cfg, &im->f);

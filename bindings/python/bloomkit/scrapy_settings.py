@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-DEFAULT_CONFIG = "variant=scalable capacity=1000000 fpr=0.0001"
+from ._native import config_preset
+
+# a crawler's seen-URL filter: the library's preset, as `bloomkit dedup` has it
+DEFAULT_CONFIG = config_preset("crawler")
 STATE_NAME = "bloomkit.bkf"
 
 # scrapy-redis's default key of a spider's dupefilter, and its host and port

@@ -135,6 +135,23 @@ static PyObject *m_variants(PyObject *m, PyObject *unused)
     return out;
 }
 
+/* config_preset(name) -> str: bk_config_preset's text; ValueError for an
+ * unknown name. */
+static PyObject *m_config_preset(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+    if (!name) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "config_preset: the name is a str");
+        return NULL;
+    }
+    const char *text = bk_config_preset(name);
+    if (!text)
+        return PyErr_Format(PyExc_ValueError, "config_preset: no preset named %R", arg);
+    return PyUnicode_FromString(text);
+}
+
 static PyMethodDef module_methods[] = {
     {"variants", m_variants, METH_NOARGS,
      "variants() -> [(name, removes, grows, keys), ...]: the library's variants and the "
@@ -142,6 +159,8 @@ static PyMethodDef module_methods[] = {
     {"figures", bkpy_figures, METH_NOARGS,
      "figures() -> [(name, type, [variant, ...], meaning), ...]: what stats() reports."},
     {"library_version", m_version, METH_NOARGS, "bk_version() of the library in use."},
+    {"config_preset", m_config_preset, METH_O,
+     "config_preset(name) -> str: the config text of a named set of defaults (\"crawler\")."},
     {"strerror", m_strerror, METH_O, "bk_strerror(code)."},
     {"err_name", m_err_name, METH_O, "bk_err_name(code): \"BK_EIO\", ..."},
     {"canonical_url", m_canonical_url, METH_VARARGS, "bk_url_canonical(raw, flags) -> bytes."},
