@@ -39,10 +39,9 @@ BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const
 
 /* 1 when the configuration key named `key` is one of variant v's (a text
  * of that variant may state it), 0 when it is another variant's or unknown
- * (or v is). What a variant takes, asked of the key table: every variant
- * takes capacity, hash and key; layout and fpr are bloomkit's own sizing
- * (RedisBloom's structures size as RedisBloom does); the rest are some
- * variants' own. Thread-safe. */
+ * (or v is). Every variant takes variant, capacity, hash, key and input;
+ * the rest, each variant's descriptor lists (layout and fpr are bloomkit's
+ * own sizing: RedisBloom's structures size as RedisBloom does). Thread-safe. */
 BK_API int bk_config_key_applies(bk_variant v, const char *key);
 
 /* The config text of a named set of defaults (static; NULL for an unknown
