@@ -100,8 +100,7 @@ rb_pair bk_rb_pair_of(const bk_rbchain *c, const void *item, size_t len)
     if (c->hkey) /* a filter's: its digest */
         bk_hash_key(c->alg, c->hkey, item, len, &h);
     else /* RedisBloom's own value: its pair, as its options say */
-        bk_hash_murmur(c->options & BK_RBCHAIN_FORCE64 ? BK_MURMUR_PAIR64 : BK_MURMUR_PAIR32, item,
-                       len, &h);
+        bk_hash_murmur(bk_rb_murmur_form(c->options), item, len, &h);
     const rb_pair p = {h.h1, h.h2};
     return p;
 }

@@ -37,6 +37,13 @@ struct bk_rbchain {
     int payloads;
 };
 
+/* The MurmurHash form of a chain of these options: a pair of 64-bit hashes
+ * under FORCE64, else of 32-bit ones (RedisBloom's oldest chains). */
+static inline bk_murmur_form bk_rb_murmur_form(uint32_t options)
+{
+    return options & BK_RBCHAIN_FORCE64 ? BK_MURMUR_PAIR64 : BK_MURMUR_PAIR32;
+}
+
 /* The hash pair of an item as a chain probes with it. */
 typedef struct rb_pair {
     uint64_t a, b;

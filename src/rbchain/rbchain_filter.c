@@ -265,7 +265,7 @@ static const bk_variant_key rbchain_keys[] = {
  * (FORCE64), else of 32-bit ones. */
 static bk_murmur_form murmur_form(const bk_config *cfg)
 {
-    return options_of(cfg) & BK_RBCHAIN_FORCE64 ? BK_MURMUR_PAIR64 : BK_MURMUR_PAIR32;
+    return bk_rb_murmur_form(options_of(cfg));
 }
 
 const bk_variant_desc bk_rbchain_desc = {
