@@ -314,6 +314,14 @@ BK_API const char *bk_config_diff(const bk_config *want, const bk_config *have);
 BK_API int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
                          size_t errlen);
 
+/* Check every value of *cfg against its key's row (range, variant, the keys
+ * that contradict each other), as bk_new does before it makes a filter: for
+ * a caller that set fields by number (values it parsed or kept itself) and
+ * wants the refusal before it acts. Returns BK_OK, or BK_ECONFIG with one
+ * line in err (when err is not NULL: at most errlen bytes, NUL included)
+ * naming the key and its allowed range. Reads *cfg only. Thread-safe. */
+BK_API int bk_config_validate(const bk_config *cfg, char *err, size_t errlen);
+
 /* The value of one key of *cfg (which must be valid) as config text writes
  * it ("0.01", "30d", "64M", "scalable"; the hash key as 32 hex digits, or ""
  * when cfg has none), into buf like snprintf: returns the length the value

@@ -51,6 +51,43 @@ BK_API int bk_config_key_applies(bk_variant v, const char *key);
  * every program that makes such a filter. Thread-safe. */
 BK_API const char *bk_config_preset(const char *name);
 
+/* A configuration built in layers, as a program gathers one: config text
+ * (a file, --config), then single values (options, keywords, the
+ * environment), each value checked once against its key's row as it comes,
+ * and what only the whole says (fpr beside pinned bits, hashes without
+ * bits, a stated key of another variant) checked once at the end. A key is
+ * stated at most once across the layers. Plain data: the caller owns it,
+ * on its stack or anywhere; one thread at a time. */
+typedef struct bk_config_build {
+    bk_config cfg;            /* the values so far: read it, never set it directly */
+    unsigned char stated[64]; /* stated[i]: key i of bk_config_key was stated */
+} bk_config_build;
+
+/* Start *b at *start (valid; NULL: the defaults), nothing stated: a
+ * program's own defaults (a preset) are the layer under every other. No
+ * error (a NULL b is ignored). */
+BK_API void bk_config_build_init(bk_config_build *b, const bk_config *start);
+
+/* Apply config text (bk_config_parse's syntax) over *b. Errors: BK_EINVAL
+ * (NULL), BK_ECONFIG (a bad line, value or key, a key an earlier layer
+ * stated: one line in err naming the key); *b untouched on error. */
+BK_API int bk_config_build_text(bk_config_build *b, const char *text, char *err, size_t errlen);
+
+/* Set one key from its text, as bk_config_set does, and mark it stated.
+ * Errors: BK_EINVAL (NULL), BK_ECONFIG (unknown key, invalid value, a key
+ * already stated: "<key>: given twice ..."); *b untouched on error. */
+BK_API int bk_config_build_set(bk_config_build *b, const char *key, const char *value, char *err,
+                               size_t errlen);
+
+/* 1 when a layer of *b stated key, else 0 (also for NULL or an unknown key). */
+BK_API int bk_config_build_stated(const bk_config_build *b, const char *key);
+
+/* The configuration *b built, after the checks of the whole (those
+ * bk_config_parse makes of a text) into *out. Errors: BK_EINVAL (NULL),
+ * BK_ECONFIG with one line in err; *out untouched on error. */
+BK_API int bk_config_build_finish(const bk_config_build *b, bk_config *out, char *err,
+                                  size_t errlen);
+
 /* 1 when the valid config text states a value for key, else 0 (also for an
  * invalid text or an unknown key). Lets a caller refuse a value given both
  * in a text and another way. Thread-safe. */

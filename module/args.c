@@ -224,7 +224,6 @@ static int error_rate(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, 
         return fail(err, errlen, t->rate);
     if (t->rate_range && (!(o->error_rate > 0) || !(o->error_rate < 1)))
         return fail(err, errlen, t->rate_range);
-    o->error_text = a;
     return BKM_ARGS_OK;
 }
 
@@ -245,10 +244,7 @@ static int count(bkm_arg a, uint64_t *out, const char *bad, const char *range, c
 
 static int capacity(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
 {
-    const int rc = count(a, &o->capacity, t->capacity, t->capacity_range, err, errlen);
-    if (rc == BKM_ARGS_OK)
-        o->capacity_text = a;
-    return rc;
+    return count(a, &o->capacity, t->capacity, t->capacity_range, err, errlen);
 }
 
 static int expansion(bkm_arg a, bkm_bf_opts *o, const bad_texts *t, char *err, size_t errlen)
@@ -344,22 +340,17 @@ int bkm_bf_config(const bkm_settings *s, const bkm_bf_opts *o, bk_config *cfg, c
     cfg->variant = o->nonscaling ? BK_VARIANT_STANDARD : BK_VARIANT_SCALABLE;
     cfg->bits = 0;
     cfg->hashes = 0;
-    char v[64], why[200];
-    /* a value as given (the library's error quotes it so), else the default */
-    snprintf(v, sizeof v, "%llu", (unsigned long long)o->capacity);
-    if (o->capacity_text.p ? set_key(cfg, "capacity", o->capacity_text, why, sizeof why) != 0
-                           : bk_config_set(cfg, "capacity", v, why, sizeof why) != BK_OK)
-        return snprintf(err, errlen, "ERR bad capacity: %s", why), -1;
-    snprintf(v, sizeof v, "%.17g", o->error_rate);
-    if (o->error_text.p ? set_key(cfg, "fpr", o->error_text, why, sizeof why) != 0
-                        : bk_config_set(cfg, "fpr", v, why, sizeof why) != BK_OK)
-        return snprintf(err, errlen, "ERR bad error rate: %s", why), -1;
-    if (!o->nonscaling) {
-        snprintf(v, sizeof v, "%llu", (unsigned long long)o->expansion);
-        if (bk_config_set(cfg, "growth", v, why, sizeof why) != BK_OK)
-            return snprintf(err, errlen, "ERR bad expansion: %s", why), -1;
-    } else {
+    /* The numbers as parsed, checked once against the key table: a value
+     * bloomkit's filters do not take (RedisBloom takes EXPANSION 1, an
+     * error rate over 0.5) makes the key RedisBloom's type instead. */
+    cfg->capacity = o->capacity;
+    cfg->fpr = o->error_rate;
+    if (o->nonscaling)
         cfg->max_bytes = 0;
-    }
+    else
+        cfg->growth = (double)o->expansion;
+    char why[200];
+    if (bk_config_validate(cfg, why, sizeof why) != BK_OK)
+        return snprintf(err, errlen, "ERR bad argument: %s", why), -1;
     return 0;
 }

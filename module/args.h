@@ -47,7 +47,6 @@ typedef struct bkm_bf_opts {
     double error_rate;
     uint64_t capacity;
     uint64_t expansion;
-    bkm_arg error_text, capacity_text; /* as given ({NULL, 0}: the default): errors quote them */
     int has_expansion;
     int nocreate;
     int nonscaling;
@@ -73,7 +72,7 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
 
 /* The config of a filter BF.* creates with o: s->bf_base, then variant
  * (standard when nonscaling, else scalable), capacity, fpr and growth. 0, or
- * -1 with the reply in err ("ERR bad expansion: ..."). */
+ * -1 with the reply in err ("ERR bad argument: growth: ..."). */
 int bkm_bf_config(const bkm_settings *s, const bkm_bf_opts *o, bk_config *cfg, char *err,
                   size_t errlen);
 

@@ -482,8 +482,11 @@ static const char *without_key(const char *msg, const char *name)
     return strncmp(msg, name, n) == 0 && msg[n] == ':' ? msg + n + 1 + (msg[n + 1] == ' ') : msg;
 }
 
-/* long: config text, file and options layered in their documented order. */
-int cli_apply_config(const cli_opts *o, bk_config *cfg)
+/* The configuration the options state, over *start, built and checked in
+ * *b (the library's builder: each value checked once, as it comes, and the
+ * whole once at the end). 0 or EXIT_USAGE (message printed).
+ * long: config text, file and options layered in their documented order. */
+static int build(const cli_opts *o, const bk_config *start, bk_config_build *b)
 {
     if (o->config_text && o->config_file)
         return cli_fail(o, EXIT_USAGE, "give --config or --config-file, not both");
@@ -494,24 +497,24 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     const char *base = file_text ? file_text : o->config_text ? o->config_text : "";
     const char *source = o->config_file ? o->config_file : "--config";
     char err[256];
-    bk_config c = *cfg;
-    if (bk_config_parse_over(&c, base, err, sizeof err) != BK_OK) {
-        free(file_text);
-        return cli_fail(o, EXIT_USAGE, "%s: %s", source, err);
-    }
+    bk_config_build_init(b, start);
+    rc = bk_config_build_text(b, base, err, sizeof err) != BK_OK
+             ? cli_fail(o, EXIT_USAGE, "%s: %s", source, err)
+             : 0;
+    free(file_text);
     /* Each option is one value of one field, set and checked alone: never
      * text for the parser, so "--capacity '1000 variant=counting'" is a bad
      * capacity, not a counting filter. */
     /* BLOOMKIT_KEY: the key of a filter made here when neither an option
      * nor the config text gives one (docs/security.md) */
     const char *env_key = getenv("BLOOMKIT_KEY");
-    if (!cli_key(o, "key") && env_key && *env_key && !bk_config_text_sets(base, "key") &&
-        bk_config_set(&c, "key", env_key, err, sizeof err) != BK_OK)
+    if (rc == 0 && !cli_key(o, "key") && env_key && *env_key && !bk_config_build_stated(b, "key") &&
+        bk_config_build_set(b, "key", env_key, err, sizeof err) != BK_OK)
         rc = cli_fail(o, EXIT_USAGE, "BLOOMKIT_KEY: %s", err);
     /* --window T alone means variant=window window=T */
     if (rc == 0 && cli_key(o, "window") && !cli_key(o, "variant") &&
-        !bk_config_text_sets(base, "variant") &&
-        bk_config_set(&c, "variant", "window", err, sizeof err) != BK_OK)
+        !bk_config_build_stated(b, "variant") &&
+        bk_config_build_set(b, "variant", "window", err, sizeof err) != BK_OK)
         rc = cli_fail(o, EXIT_USAGE, "--window: %s", err);
     /* in the table's order: the variant first, then the keys of a variant,
      * bits before hashes */
@@ -520,9 +523,9 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
         const char *name = bk_config_key(i, NULL, 0, NULL);
         if (!o->keys[i])
             continue;
-        if (bk_config_text_sets(base, name))
+        if (bk_config_build_stated(b, name))
             rc = cli_fail(o, EXIT_USAGE, "--%s repeats a key that %s already sets", opt, source);
-        else if (bk_config_set(&c, name, o->keys[i], err, sizeof err) != BK_OK)
+        else if (bk_config_build_set(b, name, o->keys[i], err, sizeof err) != BK_OK)
             rc = cli_fail(o, EXIT_USAGE, "--%s: %s", opt, without_key(err, name));
     }
     /* --canonical-urls [--keep-query-order]: the keys are canonical URLs,
@@ -530,22 +533,38 @@ int cli_apply_config(const cli_opts *o, bk_config *cfg)
     if (rc == 0 && o->canonical_urls) {
         const char *rule = o->keep_query_order ? "url-keep-query-order" : "url";
         char stated[32] = "";
-        if (!cli_key(o, "input") && !bk_config_text_sets(base, "input"))
-            bk_config_set(&c, "input", rule, NULL, 0);
-        else if (bk_config_get(&c, "input", stated, sizeof stated) < 0 || strcmp(stated, rule) != 0)
+        if (!bk_config_build_stated(b, "input"))
+            bk_config_build_set(b, "input", rule, NULL, 0);
+        else if (bk_config_get(&b->cfg, "input", stated, sizeof stated) < 0 ||
+                 strcmp(stated, rule) != 0)
             rc = cli_fail(o, EXIT_USAGE,
                           "--canonical-urls%s makes the keys canonical URLs (input=%s), and "
                           "input=%s is stated too: give one of the two",
                           o->keep_query_order ? " --keep-query-order" : "", rule, stated);
     }
-    if (rc == 0 && c.bits && (cli_key(o, "fpr") || bk_config_text_sets(base, "fpr")))
-        rc = cli_fail(o, EXIT_USAGE,
-                      "fpr and bits contradict: a filter of pinned bits (and hashes) has the "
-                      "rate they and capacity give; give --fpr or --bits, not both");
-    free(file_text);
-    if (rc == 0)
-        *cfg = c;
     return rc;
+}
+
+/* The configuration *b built, into *cfg: 0, or EXIT_USAGE with what the
+ * whole says is wrong, led by the option that stated the key at fault. */
+static int finish(const cli_opts *o, const bk_config_build *b, bk_config *cfg)
+{
+    char err[256], opt[64];
+    if (bk_config_build_finish(b, cfg, err, sizeof err) == BK_OK)
+        return 0;
+    for (unsigned i = 0; i < CLI_KEYS_MAX && key_option(i, opt, sizeof opt); i++) {
+        const char *name = bk_config_key(i, NULL, 0, NULL);
+        if (o->keys[i] && without_key(err, name) != err)
+            return cli_fail(o, EXIT_USAGE, "--%s: %s", opt, without_key(err, name));
+    }
+    return cli_fail(o, EXIT_USAGE, "%s", err);
+}
+
+int cli_apply_config(const cli_opts *o, bk_config *cfg)
+{
+    bk_config_build b;
+    const int rc = build(o, cfg, &b);
+    return rc ? rc : finish(o, &b, cfg);
 }
 
 int cli_no_such_file(const cli_opts *o, const char *path)
@@ -561,39 +580,26 @@ int cli_no_such_file(const cli_opts *o, const char *path)
 
 int cli_config_text(const cli_opts *o, char **text)
 {
-    bk_config check;
-    bk_config_init(&check);
-    int rc = cli_apply_config(o, &check); /* every value checked, messages said */
-    if (rc)
+    bk_config_build b;
+    bk_config c;
+    int rc = build(o, NULL, &b);
+    if (rc || (rc = finish(o, &b, &c)) != 0)
         return rc;
-    char *file_text = o->config_file ? cli_read_text_file(o, o->config_file, &rc) : NULL;
-    if (rc)
-        return rc;
-    const char *base = file_text ? file_text : o->config_text ? o->config_text : "";
-    size_t n = strlen(base) + 128;
-    for (unsigned i = 0; i < CLI_KEYS_MAX; i++)
-        if (o->keys[i])
-            n += strlen(o->keys[i]) + 64;
+    /* the stated keys only, as config text writes their values */
+    size_t n = 1;
+    for (unsigned i = 0; bk_config_key(i, NULL, 0, NULL); i++)
+        n += strlen(bk_config_key(i, NULL, 0, NULL)) + 72;
     char *t = malloc(n);
-    if (!t) {
-        free(file_text);
+    if (!t)
         return cli_fail(o, EXIT_IO, "out of memory");
+    size_t len = 0;
+    t[0] = '\0';
+    for (unsigned i = 0; bk_config_key(i, NULL, 0, NULL); i++) {
+        const char *name = bk_config_key(i, NULL, 0, NULL);
+        char v[64];
+        if (bk_config_build_stated(&b, name) && bk_config_get(&c, name, v, sizeof v) > 0)
+            len += (size_t)snprintf(t + len, n - len, "%s%s=%s", len ? " " : "", name, v);
     }
-    /* each value passed bk_config_set alone, so it is one value: no blank,
-     * comma or '#' that would make it more text */
-    size_t len = (size_t)snprintf(t, n, "%s", base);
-    for (unsigned i = 0; i < CLI_KEYS_MAX; i++) {
-        const char *name = o->keys[i] ? bk_config_key(i, NULL, 0, NULL) : NULL;
-        if (name)
-            len += (size_t)snprintf(t + len, n - len, "\n%s=%s", name, o->keys[i]);
-    }
-    /* as cli_apply_config reads them: --window alone, BLOOMKIT_KEY */
-    const char *env_key = getenv("BLOOMKIT_KEY");
-    if (cli_key(o, "window") && !cli_key(o, "variant") && !bk_config_text_sets(base, "variant"))
-        len += (size_t)snprintf(t + len, n - len, "\nvariant=window");
-    if (!cli_key(o, "key") && env_key && *env_key && !bk_config_text_sets(base, "key"))
-        snprintf(t + len, n - len, "\nkey=%s", env_key);
-    free(file_text);
     *text = t;
     return 0;
 }

@@ -332,6 +332,65 @@ END_TEST
 
 /* bk_config_set takes a value whole: text smuggled into it is a bad value,
  * never more keys; the error names the key; *cfg stays as it was. */
+/* Layers (text, then single values) built by the library: each value
+ * checked as it comes, a key stated once across the layers, what only the
+ * whole says checked at the end, whatever layer stated each half; a stated
+ * key keeps its value when a later layer changes the variant; a refused
+ * layer leaves the build as it was. */
+START_TEST(layers_build_one_configuration)
+{
+    char err[256];
+    bk_config_build b, before;
+    bk_config out, want;
+    bk_config_build_init(&b, NULL);
+    ck_assert_int_eq(bk_config_build_text(&b, "capacity=5000 tightening=0.5", err, sizeof err),
+                     BK_OK);
+    ck_assert_int_eq(bk_config_build_stated(&b, "capacity"), 1);
+    ck_assert_int_eq(bk_config_build_stated(&b, "fpr"), 0);
+    before = b;
+    /* refused: a key of an earlier layer, a bad value, more text than one value */
+    ck_assert_int_eq(bk_config_build_set(&b, "capacity", "10", err, sizeof err), BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(err, "capacity: given twice"));
+    ck_assert_int_eq(bk_config_build_text(&b, "fpr=0.1 capacity=7", err, sizeof err), BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(err, "duplicate key 'capacity'"));
+    ck_assert_int_eq(bk_config_build_set(&b, "fpr", "0.1 capacity=20", err, sizeof err),
+                     BK_ECONFIG);
+    ck_assert_mem_eq(&b, &before, sizeof b);
+    /* the variant changes under a stated tightening: it stays (0.5, not window's 0.3) */
+    ck_assert_int_eq(bk_config_build_set(&b, "variant", "window", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_OK);
+    ck_assert_int_eq(
+        bk_config_parse(&want, "variant=window capacity=5000 tightening=0.5", err, sizeof err),
+        BK_OK);
+    ck_assert_mem_eq(&out, &want, sizeof out);
+    /* fpr in one layer, bits in another: the whole refuses them, naming both */
+    bk_config_build_init(&b, NULL);
+    ck_assert_int_eq(bk_config_build_text(&b, "fpr=0.01", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_set(&b, "bits", "65536", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(err, "fpr and bits contradict"));
+    /* hashes in the text, bits in a later layer: the whole is pinned, and valid */
+    bk_config_build_init(&b, NULL);
+    ck_assert_int_eq(bk_config_build_text(&b, "hashes=5", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_ECONFIG);
+    ck_assert_int_eq(bk_config_build_set(&b, "bits", "65536", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_OK);
+    ck_assert_uint_eq(out.bits, 65536);
+    ck_assert_uint_eq(out.hashes, 5);
+    /* a start of the program's own (a preset) is under every layer, stated by none */
+    bk_config start;
+    ck_assert_int_eq(bk_config_parse(&start, bk_config_preset("crawler"), err, sizeof err), BK_OK);
+    bk_config_build_init(&b, &start);
+    ck_assert_int_eq(bk_config_build_stated(&b, "variant"), 0);
+    ck_assert_int_eq(bk_config_build_set(&b, "fpr", "0.001", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_OK);
+    ck_assert_int_eq(out.variant, start.variant);
+    ck_assert_double_eq(out.fpr, 0.001);
+    ck_assert_int_eq(bk_config_build_set(NULL, "fpr", "0.1", err, sizeof err), BK_EINVAL);
+    ck_assert_int_eq(bk_config_build_finish(&b, NULL, err, sizeof err), BK_EINVAL);
+}
+END_TEST
+
 START_TEST(set_takes_one_value_whole)
 {
     bk_config c, before;
@@ -529,6 +588,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, new_validates_struct);
     tcase_add_test(tc, error_texts);
     tcase_add_test(tc, set_takes_one_value_whole);
+    tcase_add_test(tc, layers_build_one_configuration);
     tcase_add_test(tc, docs_list_the_keys_of_the_table);
     tcase_add_test(tc, abi_structs_carry_their_layout);
     tcase_add_test(tc, every_key_has_its_own_storage);

@@ -197,6 +197,33 @@ static int call_config_set(void)
     bk_config_init(&c);
     return bk_config_set(&c, "no_such_key", "1", NULL, 0);
 }
+static int call_config_validate(void)
+{
+    bk_config c;
+    bk_config_init(&c);
+    c.fpr = 2;
+    return bk_config_validate(&c, NULL, 0);
+}
+static int call_config_build_text(void)
+{
+    bk_config_build b;
+    bk_config_build_init(&b, NULL);
+    return bk_config_build_text(&b, "capacity=apples", NULL, 0);
+}
+static int call_config_build_set(void)
+{
+    bk_config_build b;
+    bk_config_build_init(&b, NULL);
+    return bk_config_build_set(&b, "no_such_key", "1", NULL, 0);
+}
+static int call_config_build_finish(void)
+{
+    bk_config_build b;
+    bk_config c;
+    bk_config_build_init(&b, NULL);
+    bk_config_build_set(&b, "hashes", "3", NULL, 0);
+    return bk_config_build_finish(&b, &c, NULL, 0);
+}
 static int call_config_format(void)
 {
     char buf[8];
@@ -377,6 +404,10 @@ static const struct row {
     {"bk_config_parse_over", call_config_parse_over, "fpr"},
     {"bk_config_read", call_config_read, "variant"},
     {"bk_config_set", call_config_set, "no_such_key"},
+    {"bk_config_validate", call_config_validate, "fpr"},
+    {"bk_config_build_text", call_config_build_text, "capacity"},
+    {"bk_config_build_set", call_config_build_set, "no_such_key"},
+    {"bk_config_build_finish", call_config_build_finish, "hashes"},
     {"bk_config_format", call_config_format, "config_format"},
     {"bk_config_get", call_config_get, "no_such_key"},
     {"bk_config_resolve", call_config_resolve, "fpr"},
@@ -407,9 +438,9 @@ static const struct row {
 
 /* Public functions that return int but cannot fail: they answer 0 or 1
  * (bk_config_text_sets, bk_variant_removes, bk_variant_grows, bk_workers_help). */
-static const char *const never_fail[] = {"bk_config_text_sets", "bk_variant_removes",
-                                         "bk_variant_grows", "bk_workers_help",
-                                         "bk_config_key_applies"};
+static const char *const never_fail[] = {"bk_config_text_sets",   "bk_variant_removes",
+                                         "bk_variant_grows",      "bk_workers_help",
+                                         "bk_config_key_applies", "bk_config_build_stated"};
 
 /* Leave a detail that no call of the table would write. */
 static void fail_unrelated(void)

@@ -510,7 +510,7 @@ static const char *default_for(const key_desc *k, int v)
 
 /* c's variant changed from `from`: a key not stated (seen) that still holds
  * from's default takes the new variant's. */
-static void retarget_defaults(bk_config *c, int from, const int *seen)
+static void retarget_defaults(bk_config *c, int from, const unsigned char *seen)
 {
     for (size_t i = 0; i < NKEYS; i++) {
         const key_desc *k = &keys[i];
@@ -759,14 +759,12 @@ static int fail(bk_config_error *e, unsigned line, const char *key, const char *
     return BK_ECONFIG;
 }
 
-/* Apply text over *base (valid) and, if all of it is valid, store the result
- * in *cfg. seen_out (may be NULL) receives which keys the text states.
+/* Apply the lines of text to *c, marking in seen[] the keys they state; a
+ * key seen already (in this text or an earlier layer) is refused. On error
+ * *c is part-applied: callers apply to a copy.
  * long: one pass over the lines: split, look up, apply; each error names its line. */
-static int parse_text(bk_config *cfg, const bk_config *base, const char *text, bk_config_error *e,
-                      int *seen_out)
+static int read_lines(bk_config *c, const char *text, bk_config_error *e, unsigned char *seen)
 {
-    bk_config c = *base;
-    int seen[NKEYS] = {0};
     unsigned line = 1;
     const char *p = text;
     char rbuf[256];
@@ -814,24 +812,49 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
         if (vlen == 0)
             return fail(e, line, k->name, "line %u: %s: empty value (allowed: %s)", line, k->name,
                         range_of(k, rbuf, sizeof rbuf));
-        if (apply(&c, k, val) != 0)
+        if (apply(c, k, val) != 0)
             return fail(e, line, k->name, "line %u: %s: invalid value '%.*s%s' (allowed: %s)", line,
                         k->name, QUOTE_MAX, val, vlen > QUOTE_MAX ? "..." : "",
                         range_of(k, rbuf, sizeof rbuf));
     }
-    if (c.variant != base->variant)
-        retarget_defaults(&c, (int)base->variant, seen);
-    if (seen[key_named("fpr") - keys] && c.bits)
+    return BK_OK;
+}
+
+/* What only the whole configuration says, checked once for every way one is
+ * built (a text, or layers): the pins (fpr beside bits, hashes without
+ * bits), every stated key one of the variant's, the hash one the variant
+ * takes (each value was checked against its row as it was applied; keys of
+ * the start a caller gave are its own: an existing filter's, asked about). */
+static int check_whole(const bk_config *c, const unsigned char *seen, bk_config_error *e)
+{
+    char rbuf[256];
+    if (seen[key_named("fpr") - keys] && c->bits)
         return fail(e, 0, "fpr", "%s", fpr_with_bits);
-    if (seen[key_named("hashes") - keys] && !c.bits)
+    if (seen[key_named("hashes") - keys] && !c->bits)
         return fail(e, 0, "hashes", "%s", hashes_without_bits);
     for (size_t i = 0; i < NKEYS; i++)
-        if (seen[i] && !applies(&keys[i], (int)c.variant))
+        if (seen[i] && !applies(&keys[i], (int)c->variant))
             return fail(e, 0, keys[i].name, "%s: %s (this is variant=%s)", keys[i].name,
-                        applies_to(&keys[i], rbuf, sizeof rbuf), variant_names[c.variant]);
-    char why[512];
-    if (murmur_misplaced(&c, why, sizeof why))
-        return fail(e, 0, "hash", "%s", why);
+                        applies_to(&keys[i], rbuf, sizeof rbuf), variant_names[c->variant]);
+    if (murmur_misplaced(c, rbuf, sizeof rbuf))
+        return fail(e, 0, "hash", "%s", rbuf);
+    return BK_OK;
+}
+
+/* Apply text over *base (valid) and, if all of it is valid, store the result
+ * in *cfg. seen_out (may be NULL) receives which keys the text states. */
+static int parse_text(bk_config *cfg, const bk_config *base, const char *text, bk_config_error *e,
+                      unsigned char *seen_out)
+{
+    bk_config c = *base;
+    unsigned char seen[NKEYS] = {0};
+    int rc = read_lines(&c, text, e, seen);
+    if (rc != BK_OK)
+        return rc;
+    if (c.variant != base->variant)
+        retarget_defaults(&c, (int)base->variant, seen);
+    if ((rc = check_whole(&c, seen, e)) != BK_OK)
+        return rc;
     *cfg = c;
     if (seen_out)
         memcpy(seen_out, seen, sizeof seen);
@@ -885,21 +908,12 @@ int bk_config_parse_over(bk_config *cfg, const char *text, char *err, size_t err
     return report(bk_config_read(cfg, text, &e), &e, err, errlen);
 }
 
-int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err, size_t errlen)
+/* Set key k of *cfg to value, as one value; the keys in stated[] (with k)
+ * were stated, so a change of variant leaves them as they are. A builder
+ * (stated not NULL) checks the whole at its end, bk_config_set here. */
+static int set_one(bk_config *cfg, const key_desc *k, const char *value,
+                   const unsigned char *stated, char *err, size_t errlen)
 {
-    if (err && errlen)
-        err[0] = '\0';
-    if (!cfg || !key || !value || bk_config_validate(cfg, NULL, 0) != BK_OK) {
-        bk_errorf(err, errlen, "config: no configuration, key or value, or an invalid one");
-        return BK_EINVAL;
-    }
-    const key_desc *k = key_named(key);
-    if (!k) {
-        char list[256];
-        bk_errorf(err, errlen, "unknown key '%.*s' (known: %s)", QUOTE_MAX, key,
-                  key_list(list, sizeof list));
-        return BK_ECONFIG;
-    }
     if (k->off == FIELD(fpr) && cfg->bits) {
         bk_errorf(err, errlen, "%s (bits=%llu)", fpr_with_bits, (unsigned long long)cfg->bits);
         return BK_ECONFIG;
@@ -912,26 +926,134 @@ int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err,
         return BK_ECONFIG;
     }
     if (c.variant != cfg->variant) {
-        int seen[NKEYS] = {0};
+        unsigned char seen[NKEYS] = {0};
+        if (stated)
+            memcpy(seen, stated, sizeof seen);
         seen[k - keys] = 1;
         retarget_defaults(&c, (int)cfg->variant, seen);
     }
-    if (bk_config_validate(&c, err, errlen) != BK_OK) /* a key of another variant */
+    if (!stated && bk_config_validate(&c, err, errlen) != BK_OK) /* a key of another variant */
         return BK_ECONFIG;
     *cfg = c;
     return BK_OK;
 }
 
+/* k for key, or NULL with "unknown key" in err. */
+static const key_desc *known_key(const char *key, char *err, size_t errlen)
+{
+    const key_desc *k = key_named(key);
+    if (!k) {
+        char list[256];
+        bk_errorf(err, errlen, "unknown key '%.*s' (known: %s)", QUOTE_MAX, key,
+                  key_list(list, sizeof list));
+    }
+    return k;
+}
+
+int bk_config_set(bk_config *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!cfg || !key || !value || bk_config_validate(cfg, NULL, 0) != BK_OK) {
+        bk_errorf(err, errlen, "config: no configuration, key or value, or an invalid one");
+        return BK_EINVAL;
+    }
+    const key_desc *k = known_key(key, err, errlen);
+    return k ? set_one(cfg, k, value, NULL, err, errlen) : BK_ECONFIG;
+}
+
 int bk_config_text_sets(const char *text, const char *key)
 {
     const key_desc *k = text && key ? key_named(key) : NULL;
-    int seen[NKEYS];
+    unsigned char seen[NKEYS];
     bk_config base, out;
     bk_config_error e;
     bk_config_init(&base);
     if (!k || parse_text(&out, &base, text, &e, seen) != BK_OK)
         return 0;
     return seen[k - keys] != 0;
+}
+
+/* --- a configuration in layers ------------------------------------------------ */
+
+_Static_assert(NKEYS <= sizeof(((bk_config_build *)0)->stated), "bk_config_build: too many keys");
+
+void bk_config_build_init(bk_config_build *b, const bk_config *start)
+{
+    if (!b)
+        return;
+    memset(b, 0, sizeof *b);
+    if (start)
+        b->cfg = *start;
+    else
+        bk_config_init(&b->cfg);
+}
+
+int bk_config_build_text(bk_config_build *b, const char *text, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!b || !text || b->cfg.struct_size != sizeof b->cfg) {
+        bk_errorf(err, errlen,
+                  "config: no configuration or text, or not one of bk_config_build_init");
+        return BK_EINVAL;
+    }
+    bk_config c = b->cfg;
+    unsigned char seen[NKEYS];
+    memcpy(seen, b->stated, sizeof seen);
+    bk_config_error e = {0, "", ""};
+    if (read_lines(&c, text, &e, seen) != BK_OK)
+        return report(BK_ECONFIG, &e, err, errlen);
+    if (c.variant != b->cfg.variant)
+        retarget_defaults(&c, (int)b->cfg.variant, seen);
+    b->cfg = c;
+    memcpy(b->stated, seen, sizeof seen);
+    return BK_OK;
+}
+
+int bk_config_build_set(bk_config_build *b, const char *key, const char *value, char *err,
+                        size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!b || !key || !value || b->cfg.struct_size != sizeof b->cfg) {
+        bk_errorf(err, errlen,
+                  "config: no configuration, key or value, or not one of bk_config_build_init");
+        return BK_EINVAL;
+    }
+    const key_desc *k = known_key(key, err, errlen);
+    if (!k)
+        return BK_ECONFIG;
+    if (b->stated[k - keys]) {
+        bk_errorf(err, errlen, "%s: given twice (a key is stated once)", k->name);
+        return BK_ECONFIG;
+    }
+    const int rc = set_one(&b->cfg, k, value, b->stated, err, errlen);
+    if (rc == BK_OK)
+        b->stated[k - keys] = 1;
+    return rc;
+}
+
+int bk_config_build_stated(const bk_config_build *b, const char *key)
+{
+    const key_desc *k = b && key ? key_named(key) : NULL;
+    return k && b->stated[k - keys];
+}
+
+int bk_config_build_finish(const bk_config_build *b, bk_config *out, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!b || !out) {
+        bk_errorf(err, errlen, "config: no configuration or result");
+        return BK_EINVAL;
+    }
+    bk_config_error e = {0, "", ""};
+    const int rc = check_whole(&b->cfg, b->stated, &e);
+    if (rc != BK_OK)
+        return report(rc, &e, err, errlen);
+    *out = b->cfg;
+    return BK_OK;
 }
 
 /* The value of key k in c as config text writes it, into v (vlen >= 40):

@@ -8,10 +8,6 @@
 #include "bloomkit.h"
 #include "bloomkit_tools.h"
 
-/* BK_OK if every field of c is within the limits in bloomkit.h, else
- * BK_ECONFIG with a one-line reason in err (when err is not NULL). */
-int bk_config_validate(const bk_config *c, char *err, size_t errlen);
-
 /* The value of a count, size or duration key of c (0 for an unknown key or
  * one of another kind): how a variant reads its own keys that have no field
  * of their own (bk_config.more). */

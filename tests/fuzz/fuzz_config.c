@@ -1,6 +1,9 @@
 /* fuzz_config.c - libFuzzer target: the config text parser. Any input either
  * parses or is refused with a message; what parses formats back to text that
- * parses to the same configuration. */
+ * parses to the same configuration; built in layers (the text, then its
+ * first line's key=value as a single value) it is refused or built, never
+ * more than the text alone says, with a message whenever refused. */
+#include "bloomkit_tools.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (!memchr(err, '\0', sizeof err) || err[0] == '\0') {
         abort(); /* refused without a message */
     }
+    bk_config_build b;
+    bk_config_build_init(&b, NULL);
+    const int trc = bk_config_build_text(&b, text, err, sizeof err);
+    if (trc != BK_OK && err[0] == '\0')
+        abort();
+    const char *eq = strchr(text, '=');
+    if (trc == BK_OK && eq) { /* the text's first key, once more: always "given twice" */
+        char key[64];
+        const size_t klen = (size_t)(eq - text) < sizeof key ? (size_t)(eq - text) : 0;
+        memcpy(key, text, klen);
+        key[klen] = '\0';
+        if (klen && bk_config_build_stated(&b, key) &&
+            bk_config_build_set(&b, key, eq + 1, err, sizeof err) != BK_ECONFIG)
+            abort(); /* a key stated twice, taken */
+    }
+    if (trc == BK_OK && bk_config_build_finish(&b, &back, err, sizeof err) != BK_OK &&
+        err[0] == '\0')
+        abort();
     free(text);
     return 0;
 }

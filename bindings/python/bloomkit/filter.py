@@ -62,38 +62,17 @@ def config_states(config: str, key: str) -> bool:
 
 def _parse(config: ConfigLike, keywords: Optional[Mapping[str, object]] = None) -> "_native.Config":
     """A Config from config text or a mapping, with `keywords` (values of
-    single keys) over it; a key both in `config` and among the keywords is
+    single keys) over it, built by the library's builder: each value checked
+    once, the whole once; a key both in `config` and among the keywords is
     an error, never a silent choice."""
-    if keywords:
-        if isinstance(config, Mapping):
-            both = sorted(set(config) & set(keywords))
-        else:
-            text = config_text(config)
-            _parse(text)  # the text alone must be valid before asking what it states
-            both = [k for k in keywords if config_states(text, k)]
-        if both:
-            raise ConfigError(
-                _lib.ERRORS["BK_ECONFIG"],
-                f"config: {both[0]} is given twice, in the config and as a keyword",
-            )
-        if isinstance(config, Mapping) or config is None:
-            return _parse({**(config or {}), **keywords})
-        cfg = _native.Config()
-        cfg.read(config_text(config) + "\n" + config_text(keywords))
-        return cfg
-    cfg = _native.Config()
     text = config_text(config)  # checks a mapping's keys and values too
+    pairs = []
     if isinstance(config, Mapping):
-        # each value is one value of one key (bk_config_set), never more text:
-        # the variant first (it decides which keys apply), bits before hashes
-        first = {"variant": 0, "bits": 1}
-        for k, v in sorted(config.items(), key=lambda kv: first.get(kv[0], 2)):
-            cfg.set(k, _value_text(k, v))
-        # what only the whole says (fpr with bits): the same pairs as text
-        _native.Config().read(text)
-        return cfg
-    cfg.read(text)
-    return cfg
+        # each value is one value of one key, never more text
+        pairs = [(k, _value_text(k, v)) for k, v in config.items()]
+        text = ""
+    pairs += [(k, _value_text(k, v)) for k, v in (keywords or {}).items()]
+    return _native.config_build(text, pairs)
 
 
 class BloomFilter(_native.Filter):

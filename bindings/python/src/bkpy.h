@@ -129,5 +129,6 @@ PyObject *bkpy_config_new(const bk_config *c);
 PyObject *bkpy_figures_dict(const bk_filter_stats *st, const bk_config *cfg);
 PyObject *bkpy_figures(PyObject *m, PyObject *unused);
 PyObject *bkpy_config_text_sets(PyObject *module, PyObject *args);
+PyObject *bkpy_config_build(PyObject *module, PyObject *args);
 
 #endif

@@ -149,6 +149,83 @@ PyObject *bkpy_config_text_sets(PyObject *module, PyObject *args)
     return PyBool_FromLong(bk_config_text_sets(text, key) == 1);
 }
 
+/* The index of key in the library's key table (its order: the variant
+ * first, bits before hashes), or a large number for an unknown key (its
+ * error comes when it is set). */
+static unsigned key_rank(const char *key)
+{
+    for (unsigned i = 0; bk_config_key(i, NULL, 0, NULL); i++)
+        if (strcmp(bk_config_key(i, NULL, 0, NULL), key) == 0)
+            return i;
+    return 1u << 20;
+}
+
+/* A ConfigError of the builder, naming the key it was about. */
+static PyObject *build_error(int rc, const char *err, const char *key)
+{
+    bkpy_error(rc, "config", err[0] ? err : NULL);
+    if (rc == BK_ECONFIG)
+        set_where(key, 0);
+    return NULL;
+}
+
+PyObject *bkpy_config_build(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *t, *pairs;
+    if (!PyArg_ParseTuple(args, "UO:config_build", &t, &pairs))
+        return NULL;
+    const char *text = text_arg(t, "config text");
+    PyObject *seq = text ? PySequence_Fast(pairs, "config_build: pairs is a sequence") : NULL;
+    if (!seq)
+        return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    const char **kv = n ? PyMem_Calloc((size_t)n * 2, sizeof *kv) : NULL;
+    if (n && !kv) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *k, *v;
+        if (!PyArg_ParseTuple(pair, "UU:config_build pair", &k, &v) ||
+            !(kv[2 * i] = text_arg(k, "a config key")) ||
+            !(kv[2 * i + 1] = text_arg(v, "a config value"))) {
+            PyMem_Free(kv);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    /* the pairs in the key table's order (stable: a key given twice is
+     * refused on its second) */
+    for (Py_ssize_t i = 1; i < n; i++)
+        for (Py_ssize_t j = i; j > 0 && key_rank(kv[2 * j]) < key_rank(kv[2 * j - 2]); j--) {
+            const char *a = kv[2 * j], *b = kv[2 * j + 1];
+            kv[2 * j] = kv[2 * j - 2];
+            kv[2 * j + 1] = kv[2 * j - 1];
+            kv[2 * j - 2] = a;
+            kv[2 * j - 1] = b;
+        }
+    bk_config_build b;
+    bk_config_build_init(&b, NULL);
+    char err[512] = "";
+    int rc = bk_config_build_text(&b, text, err, sizeof err);
+    PyObject *out = NULL;
+    if (rc != BK_OK)
+        build_error(rc, err, NULL);
+    for (Py_ssize_t i = 0; i < n && rc == BK_OK; i++)
+        if ((rc = bk_config_build_set(&b, kv[2 * i], kv[2 * i + 1], err, sizeof err)) != BK_OK)
+            build_error(rc, err, kv[2 * i]);
+    bk_config c;
+    if (rc == BK_OK && (rc = bk_config_build_finish(&b, &c, err, sizeof err)) != BK_OK)
+        build_error(rc, err, NULL);
+    if (rc == BK_OK)
+        out = bkpy_config_new(&c);
+    PyMem_Free(kv);
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyMethodDef config_methods[] = {
     {"read", (PyCFunction)(void (*)(void))config_read, METH_O,
      "read(text): apply config text over these values (bk_config_read); ConfigError names the "

@@ -164,6 +164,9 @@ static PyMethodDef module_methods[] = {
     {"strerror", m_strerror, METH_O, "bk_strerror(code)."},
     {"err_name", m_err_name, METH_O, "bk_err_name(code): \"BK_EIO\", ..."},
     {"canonical_url", m_canonical_url, METH_VARARGS, "bk_url_canonical(raw, flags) -> bytes."},
+    {"config_build", bkpy_config_build, METH_VARARGS,
+     "config_build(text, pairs) -> Config: config text, then (key, value) pairs over it, each "
+     "key stated once, the whole checked once (bk_config_build)."},
     {"config_text_sets", bkpy_config_text_sets, METH_VARARGS,
      "config_text_sets(text, key) -> bool: the (valid) text states a value for key."},
     {"set_threads", bkpy_set_threads, METH_O,
