@@ -391,6 +391,34 @@ START_TEST(layers_build_one_configuration)
 }
 END_TEST
 
+/* A max_bytes too small for a growing filter's start is a configuration
+ * error, before anything is made, that names what would fit: a capacity of
+ * at most N makes the filter within it, and N + 1 does not. */
+START_TEST(new_says_what_fits_max_bytes)
+{
+    const char *variants[] = {"scalable", "window", "expandable"};
+    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+        char text[128], err[256];
+        bk_config c;
+        snprintf(text, sizeof text, "variant=%s max_bytes=4k", variants[i]);
+        ck_assert_int_eq(bk_config_parse(&c, text, err, sizeof err), BK_OK);
+        bk_filter *f = NULL;
+        ck_assert_int_eq(bk_new(&c, &f), BK_ECONFIG);
+        ck_assert_ptr_null(f);
+        const char *at = strstr(bk_last_error(), "a capacity of at most ");
+        ck_assert_msg(at != NULL, "%s: %s", variants[i], bk_last_error());
+        const uint64_t fit = strtoull(at + strlen("a capacity of at most "), NULL, 10);
+        ck_assert_uint_gt(fit, 0);
+        c.capacity = fit;
+        ck_assert_msg(bk_new(&c, &f) == BK_OK, "%s at %llu: %s", variants[i],
+                      (unsigned long long)fit, bk_last_error());
+        bk_free(f);
+        c.capacity = fit + 1;
+        ck_assert_int_eq(bk_new(&c, &f), BK_ECONFIG);
+    }
+}
+END_TEST
+
 START_TEST(set_takes_one_value_whole)
 {
     bk_config c, before;
@@ -589,6 +617,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, error_texts);
     tcase_add_test(tc, set_takes_one_value_whole);
     tcase_add_test(tc, layers_build_one_configuration);
+    tcase_add_test(tc, new_says_what_fits_max_bytes);
     tcase_add_test(tc, docs_list_the_keys_of_the_table);
     tcase_add_test(tc, abi_structs_carry_their_layout);
     tcase_add_test(tc, every_key_has_its_own_storage);

@@ -24,29 +24,43 @@
 BK_API const int bk_cppflags_seen = 1;
 #endif
 
-/* The bytes the last refused growth of this thread needed (bk_new turns a
- * refusal at creation into a configuration error that says what fits). */
-static _Thread_local uint64_t refused_need;
-
-/* The largest capacity whose first slice fits c->max_bytes, when the
- * capacity asked needs `need` bytes: a binary search on the plan's bytes,
- * scaled by what creation needed of the plan's. 0 when none does. */
-static uint64_t capacity_that_fits(const bk_config *c, uint64_t need)
+/* The largest capacity whose filter d makes within c->max_bytes at its
+ * start (a binary search on d's own sizing, which grows with the
+ * capacity); 0 when none does. */
+static uint64_t capacity_that_fits(const bk_config *c, const bk_variant_desc *d)
 {
     bk_config t = *c;
-    bk_plan p;
-    if (bk_plan_config(&t, &p) != BK_OK || p.bytes == 0)
-        return 0;
-    const double scale = (double)need / (double)p.bytes;
     uint64_t lo = 0, hi = c->capacity; /* lo fits (or is 0), hi does not */
     while (hi - lo > 1) {
         t.capacity = lo + (hi - lo) / 2;
-        if (bk_plan_config(&t, &p) == BK_OK && (double)p.bytes * scale <= (double)c->max_bytes)
+        const uint64_t need = d->first_bytes(&t);
+        if (need && need <= c->max_bytes)
             lo = t.capacity;
         else
             hi = t.capacity;
     }
     return lo;
+}
+
+/* BK_ECONFIG: max_bytes cannot hold the `need` bytes of c's filter at its
+ * start; the message says what would. */
+static int refuse_max_bytes(const bk_config *c, const bk_variant_desc *d, uint64_t need)
+{
+    const uint64_t fit = capacity_that_fits(c, d);
+    bk_detail_clear();
+    if (!fit)
+        return bk_fail(BK_ECONFIG,
+                       "max_bytes=%llu is less than the %llu bytes the filter's first slice "
+                       "needs (capacity=%llu, fpr=%g): give max_bytes of at least %llu",
+                       (unsigned long long)c->max_bytes, (unsigned long long)need,
+                       (unsigned long long)c->capacity, c->fpr, (unsigned long long)need);
+    return bk_fail(BK_ECONFIG,
+                   "max_bytes=%llu is less than the %llu bytes the filter's first slice "
+                   "needs (capacity=%llu, fpr=%g): give max_bytes of at least %llu, or a "
+                   "capacity of at most %llu (or a larger fpr)",
+                   (unsigned long long)c->max_bytes, (unsigned long long)need,
+                   (unsigned long long)c->capacity, c->fpr, (unsigned long long)need,
+                   (unsigned long long)fit);
 }
 
 int bk_new(const bk_config *cfg, bk_filter **out)
@@ -62,6 +76,12 @@ int bk_new(const bk_config *cfg, bk_filter **out)
         bk_config_init(&c);
     if (bk_config_validate(&c, NULL, 0) != BK_OK)
         return BK_ECONFIG; /* validate said which key, and why */
+    const bk_variant_desc *d = bk_variant_for(c.variant);
+    if (c.max_bytes && d->first_bytes) {
+        const uint64_t need = d->first_bytes(&c);
+        if (need > c.max_bytes)
+            return refuse_max_bytes(&c, d, need);
+    }
     if (!c.has_key) {
         const int rc = bk_random_bytes(c.key, sizeof c.key);
         if (rc != BK_OK)
@@ -69,26 +89,7 @@ int bk_new(const bk_config *cfg, bk_filter **out)
         c.has_key = 1;
     }
     const bk_allocator a = bk_current_allocator();
-    refused_need = 0;
-    const int rc = bk_variant_for(c.variant)->create(&c, &a, out);
-    if (rc == BK_EFULL && refused_need > c.max_bytes) {
-        /* nothing in use yet: max_bytes cannot hold the first slice */
-        const uint64_t need = refused_need, fit = capacity_that_fits(&c, need);
-        bk_detail_clear();
-        if (!fit)
-            return bk_fail(BK_ECONFIG,
-                           "max_bytes=%llu is less than the %llu bytes the filter's first slice "
-                           "needs (capacity=%llu, fpr=%g): give max_bytes of at least %llu",
-                           (unsigned long long)c.max_bytes, (unsigned long long)need,
-                           (unsigned long long)c.capacity, c.fpr, (unsigned long long)need);
-        return bk_fail(BK_ECONFIG,
-                       "max_bytes=%llu is less than the %llu bytes the filter's first slice "
-                       "needs (capacity=%llu, fpr=%g): give max_bytes of at least %llu, or a "
-                       "capacity of at most %llu (or a larger fpr)",
-                       (unsigned long long)c.max_bytes, (unsigned long long)need,
-                       (unsigned long long)c.capacity, c.fpr, (unsigned long long)need,
-                       (unsigned long long)fit);
-    }
+    const int rc = d->create(&c, &a, out);
     return bk_done(rc, "new");
 }
 
@@ -142,7 +143,6 @@ int bk_max_bytes_check(void *filter, uint64_t used, uint64_t next)
 
 int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arrays)
 {
-    refused_need = after - used;
     if (max_arrays)
         return bk_fail(BK_EFULL, "filter full: %u slices, the most a file can hold", max_arrays);
     return bk_fail(BK_EFULL,

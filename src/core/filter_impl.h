@@ -399,6 +399,11 @@ typedef struct bk_variant_desc {
     /* 1: it grows as keys come though it is one array (a table that
      * doubles); a variant of more than one slice grows too (bk_variant_grows). */
     int grows;
+    /* Optional (a variant bounded by max_bytes): the payload bytes a filter
+     * of cfg takes when made, before any key; 0 when cfg cannot be sized
+     * (create says why). bk_new refuses a max_bytes below it as a
+     * configuration error that says what fits, before anything is made. */
+    uint64_t (*first_bytes)(const bk_config *cfg);
 } bk_variant_desc;
 
 /* Every variant's descriptor, bk_<name>_desc, defined in its own folder

@@ -379,6 +379,12 @@ static int first_table(const bk_config *cfg, xp_table *t)
     return BK_OK;
 }
 
+static uint64_t expandable_first_bytes(const bk_config *cfg)
+{
+    xp_table t;
+    return first_table(cfg, &t) == BK_OK ? t.nbytes : 0;
+}
+
 static int bk_expandable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     xp_table t;
@@ -489,4 +495,5 @@ const bk_variant_desc bk_expandable_desc = {
     .cells = expandable_cells,
     .own_words = 1,
     .grows = 1,
+    .first_bytes = expandable_first_bytes,
 };

@@ -443,6 +443,12 @@ int bk_scalable_create_in(const bk_config *cfg, const bk_allocator *a, bk_budget
     return BK_OK;
 }
 
+uint64_t bk_scalable_first_bytes(const bk_config *cfg)
+{
+    bk_slice_size s;
+    return size_slice(cfg, 0, BK_SLICE_HOLDS, &s) == BK_OK ? s.shape.nbytes : 0;
+}
+
 static int bk_scalable_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     return bk_scalable_create_in(cfg, a, NULL, NULL, out);
@@ -543,4 +549,5 @@ const bk_variant_desc bk_scalable_desc = {
     .max_slices = BK_SCALABLE_MAX_SLICES,
     .cells = scl_cells,
     .chain_slice = scl_chain_slice,
+    .first_bytes = bk_scalable_first_bytes,
 };

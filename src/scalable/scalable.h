@@ -40,6 +40,10 @@ typedef struct bk_scalable_sizes {
 int bk_scalable_sizes_init(bk_scalable_sizes *z, const bk_config *cfg);
 void bk_scalable_sizes_free(bk_scalable_sizes *z);
 
+/* The payload bytes of a chain of cfg's first slice (what a chain takes
+ * when made); 0 when cfg cannot be sized. The descriptor's first_bytes. */
+uint64_t bk_scalable_first_bytes(const bk_config *cfg);
+
 /* create and adopt for a chain that is part of another filter: its slices'
  * bytes drawn on budget (window's generations share the window's
  * max_bytes: growth past it is BK_EFULL) instead of a budget of its own (of

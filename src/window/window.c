@@ -430,6 +430,14 @@ static int new_window(const bk_config *cfg, const bk_allocator *a, bk_window **o
     return BK_OK;
 }
 
+/* A window takes its first generation's first slice when made. */
+static uint64_t win_first_bytes(const bk_config *cfg)
+{
+    bk_config chain;
+    bk_window_chain_config(cfg, &chain);
+    return bk_scalable_first_bytes(&chain);
+}
+
 static int bk_window_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     bk_window *w;
@@ -608,4 +616,5 @@ const bk_variant_desc bk_window_desc = {
     .cells = win_cells,
     .capacity = win_capacity,
     .chain_slice = win_chain_slice,
+    .first_bytes = win_first_bytes,
 };
