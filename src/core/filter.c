@@ -135,6 +135,16 @@ int bk_read_locked(const bk_filter *f, int (*op)(const bk_filter *, const bk_has
     return rc;
 }
 
+void bk_filter_free_array(bk_filter *f, void *data, uint64_t nbytes, int borrowed)
+{
+    const bk_allocator a = f->alloc;
+    if (!borrowed)
+        bk_payload_free(&a, data, (size_t)nbytes);
+    if (f->rwlock)
+        pthread_rwlock_destroy(f->rwlock);
+    bk_mem_free(&a, f);
+}
+
 int bk_max_bytes_check(void *filter, uint64_t used, uint64_t next)
 {
     const uint64_t max = ((const bk_filter *)filter)->cfg.max_bytes;

@@ -271,6 +271,28 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
 int bk_write_locked(bk_filter *f, int (*op)(bk_filter *, const bk_hash *), const bk_hash *h);
 int bk_read_locked(const bk_filter *f, int (*op)(const bk_filter *, const bk_hash *),
                    const bk_hash *h);
+/* destroy of such a variant when it is one payload array: the array (of
+ * nbytes; a mapping's when borrowed, then left to it), the lock, the
+ * struct, with the allocator the filter was made with. */
+void bk_filter_free_array(bk_filter *f, void *data, uint64_t nbytes, int borrowed);
+/* The entry points of such a variant, each one line: name runs the file's
+ * unlocked op under the lock (BK_WRITE_LOCKED: an add or remove;
+ * BK_CLEAR_LOCKED: clear; BK_READ_LOCKED: a lookup). No ';' after them. */
+#define BK_WRITE_LOCKED(name, op)                                                                  \
+    static int name(bk_filter *f, const bk_hash *h)                                                \
+    {                                                                                              \
+        return bk_write_locked(f, op, h);                                                          \
+    }
+#define BK_CLEAR_LOCKED(name, op)                                                                  \
+    static int name(bk_filter *f)                                                                  \
+    {                                                                                              \
+        return bk_write_locked(f, op, NULL);                                                       \
+    }
+#define BK_READ_LOCKED(name, op)                                                                   \
+    static int name(const bk_filter *f, const bk_hash *h)                                          \
+    {                                                                                              \
+        return bk_read_locked(f, op, h);                                                           \
+    }
 
 /* slice_count of a variant that is one array (standard, counting). */
 static inline uint32_t bk_one_slice(const bk_filter *f)
@@ -405,6 +427,15 @@ typedef struct bk_variant_desc {
      * configuration error that says what fits, before anything is made. */
     uint64_t (*first_bytes)(const bk_config *cfg);
 } bk_variant_desc;
+
+/* The fields of a descriptor its variant's names give, written once: its
+ * number and summary, and its parts named after it in its folder
+ * (<name>_keys, <name>_ops, <name>_cells; bk_<name>_create, _adopt, _plan).
+ * A descriptor starts with it: { BK_DESC_NAMED(STANDARD, standard, "..."), ... }. */
+#define BK_DESC_NAMED(NAME, name, summary_)                                                        \
+    .variant = BK_VARIANT_##NAME, .summary = summary_, .keys = name##_keys, .ops = &name##_ops,    \
+    .create = bk_##name##_create, .adopt = bk_##name##_adopt, .plan = bk_##name##_plan,            \
+    .cells = name##_cells
 
 /* Every variant's descriptor, bk_<name>_desc, defined in its own folder
  * (the variants of BK_VARIANT_LIST). */

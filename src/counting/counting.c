@@ -176,11 +176,7 @@ static int clear_unlocked(bk_filter *f, const bk_hash *unused)
 static void cnt_destroy(bk_filter *f)
 {
     bk_counting *c = (bk_counting *)f;
-    const bk_allocator a = f->alloc;
-    if (!c->borrowed)
-        bk_payload_free(&a, c->v.data, (size_t)c->v.nbytes);
-    pthread_rwlock_destroy(&c->lock);
-    bk_mem_free(&a, c);
+    bk_filter_free_array(f, c->v.data, c->v.nbytes, c->borrowed);
 }
 
 static void cnt_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
@@ -212,20 +208,9 @@ static int merge_unlocked(bk_filter *dst, const bk_filter *src)
 
 /* --- the locked entry points ------------------------------------------- */
 
-static int cnt_add(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, add_unlocked, h);
-}
-
-static int cnt_remove(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, remove_unlocked, h);
-}
-
-static int cnt_contains(const bk_filter *f, const bk_hash *h)
-{
-    return bk_read_locked(f, contains_unlocked, h);
-}
+BK_WRITE_LOCKED(cnt_add, add_unlocked)
+BK_WRITE_LOCKED(cnt_remove, remove_unlocked)
+BK_READ_LOCKED(cnt_contains, contains_unlocked)
 
 /* dst's lock only: src must not be written meanwhile (as for bk_save). Taking
  * both would deadlock two merges in opposite directions. */
@@ -238,10 +223,7 @@ static int cnt_merge(bk_filter *dst, const bk_filter *src)
     return rc;
 }
 
-static int cnt_clear(bk_filter *f)
-{
-    return bk_write_locked(f, clear_unlocked, NULL);
-}
+BK_CLEAR_LOCKED(cnt_clear, clear_unlocked)
 
 /* The operations grouped by role, as in a SQLite methods table. intersect is NULL: a minimum of
  * counters is not the counters of the common keys. */
@@ -307,7 +289,7 @@ static int bk_counting_plan(const bk_config *cfg, bk_plan *out)
 }
 
 /* Its payload's cells: 4-bit counters, in 64-byte blocks when blocked. */
-static bk_cells cnt_cells(const bk_config *cfg)
+static bk_cells counting_cells(const bk_config *cfg)
 {
     return bk_bloom_cells(cfg, 4, 1);
 }
@@ -320,15 +302,8 @@ static const bk_variant_key counting_keys[] = {
 };
 
 const bk_variant_desc bk_counting_desc = {
-    .variant = BK_VARIANT_COUNTING,
-    .summary = "counting (4-bit counters, removal)",
-    .keys = counting_keys,
+    BK_DESC_NAMED(COUNTING, counting, "counting (4-bit counters, removal)"),
     .figures = "saturated",
-    .ops = &counting_ops,
-    .create = bk_counting_create,
-    .adopt = bk_counting_adopt,
-    .plan = bk_counting_plan,
     .estimate = bk_bloom_estimate,
     .max_slices = 1,
-    .cells = cnt_cells,
 };

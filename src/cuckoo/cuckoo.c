@@ -233,25 +233,10 @@ static int clear_unlocked(bk_filter *f, const bk_hash *unused)
 
 /* --- the locked entry points ------------------------------------------- */
 
-static int ck_add(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, add_unlocked, h);
-}
-
-static int ck_remove(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, remove_unlocked, h);
-}
-
-static int ck_clear(bk_filter *f)
-{
-    return bk_write_locked(f, clear_unlocked, NULL);
-}
-
-static int ck_contains(const bk_filter *f, const bk_hash *h)
-{
-    return bk_read_locked(f, contains_unlocked, h);
-}
+BK_WRITE_LOCKED(ck_add, add_unlocked)
+BK_WRITE_LOCKED(ck_remove, remove_unlocked)
+BK_CLEAR_LOCKED(ck_clear, clear_unlocked)
+BK_READ_LOCKED(ck_contains, contains_unlocked)
 
 /* Both buckets of each key, so their misses overlap. */
 static void ck_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all)
@@ -269,11 +254,7 @@ static void ck_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all
 static void ck_destroy(bk_filter *f)
 {
     bk_cuckoo *c = (bk_cuckoo *)f;
-    const bk_allocator a = f->alloc;
-    if (!c->borrowed)
-        bk_payload_free(&a, c->v.data, (size_t)c->v.nbytes);
-    pthread_rwlock_destroy(&c->lock);
-    bk_mem_free(&a, c);
+    bk_filter_free_array(f, c->v.data, c->v.nbytes, c->borrowed);
 }
 
 static void ck_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
@@ -404,15 +385,8 @@ static const bk_variant_key cuckoo_keys[] = {
 };
 
 const bk_variant_desc bk_cuckoo_desc = {
-    .variant = BK_VARIANT_CUCKOO,
-    .summary = "cuckoo (removal in a quarter of counting's memory)",
-    .keys = cuckoo_keys,
-    .ops = &cuckoo_ops,
-    .create = bk_cuckoo_create,
-    .adopt = bk_cuckoo_adopt,
-    .plan = bk_cuckoo_plan,
+    BK_DESC_NAMED(CUCKOO, cuckoo, "cuckoo (removal in a quarter of counting's memory)"),
     .estimate = bk_cuckoo_estimate,
     .max_slices = 1,
-    .cells = cuckoo_cells,
     .resolve = ck_resolve,
 };

@@ -209,20 +209,9 @@ static int clear_unlocked(bk_filter *f, const bk_hash *unused)
     return BK_OK;
 }
 
-static int op_add(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, add_unlocked, h);
-}
-
-static int op_clear(bk_filter *f)
-{
-    return bk_write_locked(f, clear_unlocked, NULL);
-}
-
-static int op_contains(const bk_filter *f, const bk_hash *h)
-{
-    return bk_read_locked(f, contains_unlocked, h);
-}
+BK_WRITE_LOCKED(op_add, add_unlocked)
+BK_CLEAR_LOCKED(op_clear, clear_unlocked)
+BK_READ_LOCKED(op_contains, contains_unlocked)
 
 /* Start loading the lines a key's add or lookup reads into every cache
  * level: its home slot's 8 bytes (which cross into the next line one time
@@ -309,11 +298,7 @@ static int xp_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, in
 static void xp_destroy(bk_filter *f)
 {
     bk_expandable *e = (bk_expandable *)f;
-    const bk_allocator a = f->alloc;
-    if (!e->borrowed)
-        bk_payload_free(&a, e->t.data, (size_t)e->t.nbytes);
-    pthread_rwlock_destroy(&e->lock);
-    bk_mem_free(&a, e);
+    bk_filter_free_array(f, e->t.data, e->t.nbytes, e->borrowed);
 }
 
 static void xp_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
@@ -483,16 +468,10 @@ static const bk_variant_key expandable_keys[] = {
 };
 
 const bk_variant_desc bk_expandable_desc = {
-    .variant = BK_VARIANT_EXPANDABLE,
-    .summary = "expandable (grows by doubling one table: one lookup whatever its size)",
-    .keys = expandable_keys,
-    .ops = &expandable_ops,
-    .create = bk_expandable_create,
-    .adopt = bk_expandable_adopt,
-    .plan = bk_expandable_plan,
+    BK_DESC_NAMED(EXPANDABLE, expandable,
+                  "expandable (grows by doubling one table: one lookup whatever its size)"),
     .estimate = bk_expandable_estimate,
     .max_slices = 1,
-    .cells = expandable_cells,
     .own_words = 1,
     .grows = 1,
     .first_bytes = expandable_first_bytes,

@@ -77,20 +77,9 @@ static int clear_unlocked(bk_filter *f, const bk_hash *unused)
     return BK_OK;
 }
 
-static int rbc_add(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, add_unlocked, h);
-}
-
-static int rbc_contains(const bk_filter *f, const bk_hash *h)
-{
-    return bk_read_locked(f, contains_unlocked, h);
-}
-
-static int rbc_clear(bk_filter *f)
-{
-    return bk_write_locked(f, clear_unlocked, NULL);
-}
+BK_WRITE_LOCKED(rbc_add, add_unlocked)
+BK_READ_LOCKED(rbc_contains, contains_unlocked)
+BK_CLEAR_LOCKED(rbc_clear, clear_unlocked)
 
 static void rbc_destroy(bk_filter *f)
 {
@@ -164,7 +153,7 @@ static int first_link(const bk_config *cfg, bk_rbchain_link *l)
                            (options & BK_RBCHAIN_NO_SCALING) ? cfg->fpr : cfg->fpr * 0.5, options);
 }
 
-static int rbc_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+static int bk_rbchain_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     const uint64_t growth = bk_config_count(cfg, "expansion");
     if (growth == 0)
@@ -202,8 +191,8 @@ static void link_of_view(const bk_slice_view *v, bk_rbchain_link *l)
 
 /* Over links a file holds: each must pass RedisBloom's own check. The
  * payloads are taken only once nothing can fail. */
-static int rbc_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                     uint32_t n, int borrowed, bk_filter **out)
+static int bk_rbchain_adopt(const bk_config *cfg, const bk_allocator *a,
+                            const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out)
 {
     uint64_t size = 0;
     bk_rbchain_link l;
@@ -231,7 +220,7 @@ static int rbc_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice
 }
 
 /* Link 0's figures at its capacity. */
-static int rbc_plan(const bk_config *cfg, bk_plan *out)
+static int bk_rbchain_plan(const bk_config *cfg, bk_plan *out)
 {
     bk_rbchain_link l;
     const int rc = first_link(cfg, &l);
@@ -245,7 +234,7 @@ static int rbc_plan(const bk_config *cfg, bk_plan *out)
     return BK_OK;
 }
 
-static bk_cells rbc_cells(const bk_config *cfg)
+static bk_cells rbchain_cells(const bk_config *cfg)
 {
     return bk_bloom_cells(cfg, 1, 0);
 }
@@ -269,17 +258,10 @@ static bk_murmur_form murmur_form(const bk_config *cfg)
 }
 
 const bk_variant_desc bk_rbchain_desc = {
-    .variant = BK_VARIANT_RBCHAIN,
-    .summary = "rbchain (RedisBloom's scalable chain, bit for bit)",
-    .keys = rbchain_keys,
+    BK_DESC_NAMED(RBCHAIN, rbchain, "rbchain (RedisBloom's scalable chain, bit for bit)"),
     .murmur = murmur_form,
-    .ops = &rbchain_ops,
-    .create = rbc_create,
-    .adopt = rbc_adopt,
-    .plan = rbc_plan,
     .estimate = bk_bloom_estimate,
     .max_slices = BK_SLICES_MAX,
-    .cells = rbc_cells,
     .own_words = 1,
 };
 

@@ -84,25 +84,10 @@ static int clear_unlocked(bk_filter *f, const bk_hash *unused)
     return BK_OK;
 }
 
-static int rcf_add(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, add_unlocked, h);
-}
-
-static int rcf_remove(bk_filter *f, const bk_hash *h)
-{
-    return bk_write_locked(f, remove_unlocked, h);
-}
-
-static int rcf_clear(bk_filter *f)
-{
-    return bk_write_locked(f, clear_unlocked, NULL);
-}
-
-static int rcf_contains(const bk_filter *f, const bk_hash *h)
-{
-    return bk_read_locked(f, contains_unlocked, h);
-}
+BK_WRITE_LOCKED(rcf_add, add_unlocked)
+BK_WRITE_LOCKED(rcf_remove, remove_unlocked)
+BK_CLEAR_LOCKED(rcf_clear, clear_unlocked)
+BK_READ_LOCKED(rcf_contains, contains_unlocked)
 
 static void rcf_destroy(bk_filter *f)
 {
@@ -194,7 +179,7 @@ static int buckets_of(const bk_config *cfg, unsigned bucket_size, uint64_t *out)
     return bk_rc_size(cfg->capacity, bucket_size, cfg->hash != BK_HASH_MURMUR, out);
 }
 
-static int rcf_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
+static int bk_rbcuckoo_create(const bk_config *cfg, const bk_allocator *a, bk_filter **out)
 {
     bk_rbcuckoo_info in;
     bk_rbcuckoo *c;
@@ -211,8 +196,8 @@ static int rcf_create(const bk_config *cfg, const bk_allocator *a, bk_filter **o
 /* Over sub-filters a file holds: whole buckets, and sub-filter 0 first of
  * RedisBloom's sizes (each later one's count is its own). The payloads are
  * taken only once nothing can fail. */
-static int rcf_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice_view *slices,
-                     uint32_t n, int borrowed, bk_filter **out)
+static int bk_rbcuckoo_adopt(const bk_config *cfg, const bk_allocator *a,
+                             const bk_slice_view *slices, uint32_t n, int borrowed, bk_filter **out)
 {
     bk_rbcuckoo_info in;
     int rc = params_of(cfg, &in);
@@ -247,7 +232,7 @@ static int rcf_adopt(const bk_config *cfg, const bk_allocator *a, const bk_slice
 
 /* Sub-filter 0's figures, holding capacity keys (or as many as it has
  * slots). */
-static int rcf_plan(const bk_config *cfg, bk_plan *out)
+static int bk_rbcuckoo_plan(const bk_config *cfg, bk_plan *out)
 {
     bk_rbcuckoo_info in;
     uint64_t buckets;
@@ -280,7 +265,7 @@ static void rcf_estimate(const bk_config *cfg, const bk_slice_view *v, uint64_t 
     out->sized = v->fpr;
 }
 
-static bk_cells rcf_cells(const bk_config *cfg)
+static bk_cells rbcuckoo_cells(const bk_config *cfg)
 {
     (void)cfg;
     const bk_cells c = {8, 0, 0}; /* one-byte fingerprints, 0 an empty slot */
@@ -308,17 +293,10 @@ static bk_murmur_form murmur_form(const bk_config *cfg)
 }
 
 const bk_variant_desc bk_rbcuckoo_desc = {
-    .variant = BK_VARIANT_RBCUCKOO,
-    .summary = "rbcuckoo (RedisBloom's cuckoo filter, bit for bit)",
-    .keys = rbcuckoo_keys,
+    BK_DESC_NAMED(RBCUCKOO, rbcuckoo, "rbcuckoo (RedisBloom's cuckoo filter, bit for bit)"),
     .murmur = murmur_form,
-    .ops = &rbcuckoo_ops,
-    .create = rcf_create,
-    .adopt = rcf_adopt,
-    .plan = rcf_plan,
     .estimate = rcf_estimate,
     .max_slices = BK_SLICES_MAX,
-    .cells = rcf_cells,
     .own_words = 1,
 };
 

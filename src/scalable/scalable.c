@@ -511,7 +511,7 @@ static int bk_scalable_plan(const bk_config *cfg, bk_plan *out)
 }
 
 /* Its payload's cells: bits, in 64-byte blocks when blocked. */
-static bk_cells scl_cells(const bk_config *cfg)
+static bk_cells scalable_cells(const bk_config *cfg)
 {
     return bk_bloom_cells(cfg, 1, 0);
 }
@@ -538,16 +538,9 @@ static const bk_variant_key scalable_keys[] = {
 };
 
 const bk_variant_desc bk_scalable_desc = {
-    .variant = BK_VARIANT_SCALABLE,
-    .summary = "scalable (grows)",
-    .keys = scalable_keys,
-    .ops = &scalable_ops,
-    .create = bk_scalable_create,
-    .adopt = bk_scalable_adopt,
-    .plan = bk_scalable_plan,
+    BK_DESC_NAMED(SCALABLE, scalable, "scalable (grows)"),
     .estimate = bk_bloom_estimate,
     .max_slices = BK_SCALABLE_MAX_SLICES,
-    .cells = scl_cells,
     .chain_slice = scl_chain_slice,
     .first_bytes = bk_scalable_first_bytes,
 };

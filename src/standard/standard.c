@@ -605,7 +605,7 @@ static int bk_standard_plan(const bk_config *cfg, bk_plan *out)
 }
 
 /* Its payload's cells: bits, in 64-byte blocks when blocked. */
-static bk_cells std_cells(const bk_config *cfg)
+static bk_cells standard_cells(const bk_config *cfg)
 {
     return bk_bloom_cells(cfg, 1, 0);
 }
@@ -618,14 +618,7 @@ static const bk_variant_key standard_keys[] = {
 };
 
 const bk_variant_desc bk_standard_desc = {
-    .variant = BK_VARIANT_STANDARD,
-    .summary = "standard",
-    .keys = standard_keys,
-    .ops = &standard_ops,
-    .create = bk_standard_create,
-    .adopt = bk_standard_adopt,
-    .plan = bk_standard_plan,
+    BK_DESC_NAMED(STANDARD, standard, "standard"),
     .estimate = bk_bloom_estimate,
     .max_slices = 1,
-    .cells = std_cells,
 };

@@ -573,7 +573,7 @@ static uint64_t win_capacity(const bk_filter *f, uint64_t slices_sum)
 }
 
 /* Its payload's cells: bits, in 64-byte blocks when blocked. */
-static bk_cells win_cells(const bk_config *cfg)
+static bk_cells window_cells(const bk_config *cfg)
 {
     return bk_bloom_cells(cfg, 1, 0);
 }
@@ -603,17 +603,10 @@ static const bk_variant_key window_keys[] = {
 };
 
 const bk_variant_desc bk_window_desc = {
-    .variant = BK_VARIANT_WINDOW,
-    .summary = "window (forgets keys after a time)",
-    .keys = window_keys,
+    BK_DESC_NAMED(WINDOW, window, "window (forgets keys after a time)"),
     .figures = "redated_from_ms redated_to_ms",
-    .ops = &window_ops,
-    .create = bk_window_create,
-    .adopt = bk_window_adopt,
-    .plan = bk_window_plan,
     .estimate = bk_bloom_estimate,
     .max_slices = BK_WINDOW_MAX_SLICES,
-    .cells = win_cells,
     .capacity = win_capacity,
     .chain_slice = win_chain_slice,
     .first_bytes = win_first_bytes,
