@@ -248,7 +248,6 @@ int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
     return REDISMODULE_OK;
 }
 
-/* long: one reply of five labels, or of the one field asked, in RESP2 and RESP3's shapes. */
 int bkm_bf_rbchain_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     RedisModuleKey *key;
@@ -258,37 +257,9 @@ int bkm_bf_rbchain_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bk_rbchain_info in;
     bk_rbchain_info_of(c, &in);
     RedisModule_CloseKey(key);
-    static const char *const labels[] = {"Capacity", "Size", "Number of filters",
-                                         "Number of items inserted", "Expansion rate"};
-    static const char *const fields[] = {"CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"};
     const long long values[] = {(long long)in.capacity, (long long)(32 + 64 * in.links + in.bytes),
                                 (long long)in.links, (long long)in.size, (long long)in.growth};
-    const int no_growth = (in.options & BK_RBCHAIN_NO_SCALING) != 0;
-    int only = -1;
-    if (argc == 3) {
-        const bkm_arg a = arg_of(argv[2]);
-        for (int i = 0; i < 5; i++)
-            if (bkm_arg_is(a, fields[i]))
-                only = i;
-        if (only < 0)
-            return RedisModule_ReplyWithError(ctx, "Invalid information value");
-    }
-    const int resp3 = bkm_resp3(ctx);
-    if (only >= 0 && !resp3)
-        RedisModule_ReplyWithArray(ctx, 1);
-    else
-        RedisModule_ReplyWithMap(ctx, only >= 0 ? 1 : 5);
-    for (int i = 0; i < 5; i++) {
-        if (only >= 0 && i != only)
-            continue;
-        if (only < 0 || resp3)
-            RedisModule_ReplyWithSimpleString(ctx, labels[i]);
-        if (i == 4 && no_growth)
-            RedisModule_ReplyWithNull(ctx);
-        else
-            RedisModule_ReplyWithLongLong(ctx, values[i]);
-    }
-    return REDISMODULE_OK;
+    return bkm_reply_bf_info(ctx, argv, argc, values, (in.options & BK_RBCHAIN_NO_SCALING) != 0);
 }
 
 int bkm_bf_rbchain_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)

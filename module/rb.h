@@ -62,6 +62,13 @@ int bkm_bf_rbchain_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 int bkm_bf_rbchain_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_bf_rbchain_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
+/* BF.INFO's reply for either kind of key (argv, argc: the command's; a
+ * third argument names the one field asked): Capacity, Size, Number of
+ * filters, Number of items inserted, Expansion rate (nil when no_growth),
+ * in RedisBloom's shapes for RESP2 and RESP3. */
+int bkm_reply_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                      const long long values[5], int no_growth);
+
 /* 1 when a BF.* or CF.* command that makes a key makes RedisBloom's type:
  * NEW_KEYS is redisbloom, or the command was replayed (a master's stream,
  * the AOF). A bloomkit master propagates the keys it makes as BK.CREATE,

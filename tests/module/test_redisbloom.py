@@ -600,6 +600,10 @@ class RedisBloomTest(ModuleTest):
         self.assertEqual(resp3(("BF.EXISTS", "b", "item:1")), b"#t\r\n")
         self.assertEqual(resp3(("BF.ADD", "own", "x")), b"#t\r\n")  # a bloomkit filter too
         self.assertEqual(resp3(("BF.MADD", "own", "x", "y")), b"*2\r\n#f\r\n#t\r\n")
+        # one field of a bloomkit filter's BF.INFO: a one-entry map too, as RedisBloom's
+        self.assertEqual(resp3(("BF.INFO", "own", "EXPANSION")), b"%1\r\n+Expansion rate\r\n:2\r\n")
+        self.assertEqual(resp3(("BF.INFO", "own", "ITEMS")),
+                         b"%1\r\n+Number of items inserted\r\n:2\r\n")
         self.assertEqual(resp3(("CF.DEL", "c", "a")), b"#t\r\n")
 
     def test_a_crafted_cuckoo_value_cannot_hold_the_server(self):
