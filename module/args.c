@@ -137,15 +137,18 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
         const bkm_arg name = args[i], v = args[i + 1];
         if (bkm_arg_is(name, "ERROR_RATE")) {
             if (bkm_parse_double(v, &s->error_rate) != 0 || !(s->error_rate > 0) ||
-                s->error_rate > 0.5)
-                return snprintf(err, errlen, "ERROR_RATE: a number in (0, 0.5]"), -1;
+                s->error_rate > BK_FPR_MAX)
+                return snprintf(err, errlen, "ERROR_RATE: a number in (0, %g]", BK_FPR_MAX), -1;
         } else if (bkm_arg_is(name, "INITIAL_SIZE")) {
             if (bkm_parse_u64(v, &s->capacity) != 0 || s->capacity < 1 ||
-                s->capacity > (uint64_t)1 << 48)
+                s->capacity > BK_CAPACITY_MAX)
                 return snprintf(err, errlen, "INITIAL_SIZE: an integer in 1 .. 2^48"), -1;
         } else if (bkm_arg_is(name, "EXPANSION")) {
-            if (bkm_parse_u64(v, &s->expansion) != 0 || s->expansion < 2 || s->expansion > 16)
-                return snprintf(err, errlen, "EXPANSION: an integer in 2 .. 16"), -1;
+            if (bkm_parse_u64(v, &s->expansion) != 0 || s->expansion < BK_GROWTH_MIN ||
+                s->expansion > BK_GROWTH_MAX)
+                return snprintf(err, errlen, "EXPANSION: an integer in %g .. %g", BK_GROWTH_MIN,
+                                BK_GROWTH_MAX),
+                       -1;
         } else if (bkm_arg_is(name, "MAX_BYTES") || bkm_arg_is(name, "LOADS_MAX_BYTES")) {
             uint64_t bytes;
             if (parse_bytes(name, v, &bytes, err, errlen) != 0)

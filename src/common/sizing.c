@@ -102,10 +102,15 @@ static unsigned classic_k(uint64_t m, uint64_t n)
     return lo < BK_K_MAX && bk_rate_after(m, lo + 1, n) < bk_rate_after(m, lo, n) ? lo + 1 : lo;
 }
 
+/* Sizing's one check of what it is given (n keys at a rate p), at each
+ * entry below: the helpers behind them trust it. BK_EINVAL or BK_OK. */
+static int unsizable(uint64_t n, double p)
+{
+    return n == 0 || !(p > 0.0 && p < 1.0) ? BK_EINVAL : BK_OK;
+}
+
 static int size_classic(uint64_t n, double p, uint64_t *m_out, unsigned *k_out)
 {
-    if (n == 0 || !(p > 0.0 && p < 1.0))
-        return BK_EINVAL;
     const double m_real = ceil(-(double)n * log(p) / (LN2 * LN2));
     if (!(m_real <= (double)BK_BITS_MAX))
         return BK_ERANGE;
@@ -508,7 +513,7 @@ int bk_size_slice(uint64_t n, double p, unsigned block, bk_slice_rule rule, uint
             rc = add_headroom(n, p, block, *k_out, m_out);
         return rc;
     }
-    if (n == 0 || !(p > 0.0 && p < 1.0))
+    if (unsizable(n, p) != BK_OK)
         return BK_EINVAL;
     unsigned k = (unsigned)fmax(1.0, ceil(-log2(p)));
     while (ldexp(1.0, -(int)k) > p) /* guard the rounding of log2 both ways */
@@ -535,7 +540,7 @@ int bk_size_slice(uint64_t n, double p, unsigned block, bk_slice_rule rule, uint
 
 int bk_size_for(uint64_t n, double p, unsigned block, uint64_t *m_out, unsigned *k_out)
 {
-    if (n == 0 || !(p > 0.0 && p < 1.0))
+    if (unsizable(n, p) != BK_OK)
         return BK_EINVAL;
     uint64_t m;
     unsigned k;
@@ -602,7 +607,7 @@ int bk_size_config(const bk_config *cfg, unsigned block, uint64_t *m, unsigned *
 
 int bk_capacity_fit(uint64_t m, double p, unsigned block, uint64_t *n_out)
 {
-    if (m == 0 || !(p > 0.0 && p < 1.0))
+    if (unsizable(m, p) != BK_OK)
         return BK_EINVAL;
     const int rc = whole_blocks(m, block);
     if (rc != BK_OK)
