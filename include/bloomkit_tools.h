@@ -70,8 +70,9 @@ BK_API void bk_config_build_init(bk_config_build *b, const bk_config *start);
 
 /* Apply config text (bk_config_parse's syntax) over *b. Errors: BK_EINVAL
  * (NULL), BK_ECONFIG (a bad line, value or key, a key an earlier layer
- * stated: one line in err naming the key); *b untouched on error. */
-BK_API int bk_config_build_text(bk_config_build *b, const char *text, char *err, size_t errlen);
+ * stated); *error (may be NULL) gets the key, line and message, as
+ * bk_config_read gives them; *b untouched on error. */
+BK_API int bk_config_build_text(bk_config_build *b, const char *text, bk_config_error *error);
 
 /* Set one key from its text, as bk_config_set does, and mark it stated.
  * Errors: BK_EINVAL (NULL), BK_ECONFIG (unknown key, invalid value, a key

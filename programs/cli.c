@@ -498,8 +498,9 @@ static int build(const cli_opts *o, const bk_config *start, bk_config_build *b)
     const char *source = o->config_file ? o->config_file : "--config";
     char err[256];
     bk_config_build_init(b, start);
-    rc = bk_config_build_text(b, base, err, sizeof err) != BK_OK
-             ? cli_fail(o, EXIT_USAGE, "%s: %s", source, err)
+    bk_config_error e;
+    rc = bk_config_build_text(b, base, &e) != BK_OK
+             ? cli_fail(o, EXIT_USAGE, "%s: %s", source, e.message)
              : 0;
     free(file_text);
     /* Each option is one value of one field, set and checked alone: never

@@ -343,16 +343,18 @@ START_TEST(layers_build_one_configuration)
     bk_config_build b, before;
     bk_config out, want;
     bk_config_build_init(&b, NULL);
-    ck_assert_int_eq(bk_config_build_text(&b, "capacity=5000 tightening=0.5", err, sizeof err),
-                     BK_OK);
+    bk_config_error e;
+    ck_assert_int_eq(bk_config_build_text(&b, "capacity=5000 tightening=0.5", &e), BK_OK);
     ck_assert_int_eq(bk_config_build_stated(&b, "capacity"), 1);
     ck_assert_int_eq(bk_config_build_stated(&b, "fpr"), 0);
     before = b;
     /* refused: a key of an earlier layer, a bad value, more text than one value */
     ck_assert_int_eq(bk_config_build_set(&b, "capacity", "10", err, sizeof err), BK_ECONFIG);
     ck_assert_ptr_nonnull(strstr(err, "capacity: given twice"));
-    ck_assert_int_eq(bk_config_build_text(&b, "fpr=0.1 capacity=7", err, sizeof err), BK_ECONFIG);
-    ck_assert_ptr_nonnull(strstr(err, "duplicate key 'capacity'"));
+    ck_assert_int_eq(bk_config_build_text(&b, "fpr=0.1\ncapacity=7", &e), BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(e.message, "duplicate key 'capacity'"));
+    ck_assert_str_eq(e.key, "capacity");
+    ck_assert_uint_eq(e.line, 2);
     ck_assert_int_eq(bk_config_build_set(&b, "fpr", "0.1 capacity=20", err, sizeof err),
                      BK_ECONFIG);
     ck_assert_mem_eq(&b, &before, sizeof b);
@@ -365,13 +367,13 @@ START_TEST(layers_build_one_configuration)
     ck_assert_mem_eq(&out, &want, sizeof out);
     /* fpr in one layer, bits in another: the whole refuses them, naming both */
     bk_config_build_init(&b, NULL);
-    ck_assert_int_eq(bk_config_build_text(&b, "fpr=0.01", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_text(&b, "fpr=0.01", &e), BK_OK);
     ck_assert_int_eq(bk_config_build_set(&b, "bits", "65536", err, sizeof err), BK_OK);
     ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_ECONFIG);
     ck_assert_ptr_nonnull(strstr(err, "fpr and bits contradict"));
     /* hashes in the text, bits in a later layer: the whole is pinned, and valid */
     bk_config_build_init(&b, NULL);
-    ck_assert_int_eq(bk_config_build_text(&b, "hashes=5", err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_text(&b, "hashes=5", &e), BK_OK);
     ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_ECONFIG);
     ck_assert_int_eq(bk_config_build_set(&b, "bits", "65536", err, sizeof err), BK_OK);
     ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_OK);

@@ -208,7 +208,7 @@ static int call_config_build_text(void)
 {
     bk_config_build b;
     bk_config_build_init(&b, NULL);
-    return bk_config_build_text(&b, "capacity=apples", NULL, 0);
+    return bk_config_build_text(&b, "capacity=apples", NULL);
 }
 static int call_config_build_set(void)
 {

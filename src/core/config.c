@@ -989,21 +989,21 @@ void bk_config_build_init(bk_config_build *b, const bk_config *start)
         bk_config_init(&b->cfg);
 }
 
-int bk_config_build_text(bk_config_build *b, const char *text, char *err, size_t errlen)
+int bk_config_build_text(bk_config_build *b, const char *text, bk_config_error *error)
 {
-    if (err && errlen)
-        err[0] = '\0';
+    bk_config_error local;
+    bk_config_error *e = error ? error : &local;
+    memset(e, 0, sizeof *e);
     if (!b || !text || b->cfg.struct_size != sizeof b->cfg) {
-        bk_errorf(err, errlen,
+        bk_errorf(e->message, sizeof e->message,
                   "config: no configuration or text, or not one of bk_config_build_init");
         return BK_EINVAL;
     }
     bk_config c = b->cfg;
     unsigned char seen[NKEYS];
     memcpy(seen, b->stated, sizeof seen);
-    bk_config_error e = {0, "", ""};
-    if (read_lines(&c, text, &e, seen) != BK_OK)
-        return report(BK_ECONFIG, &e, err, errlen);
+    if (read_lines(&c, text, e, seen) != BK_OK)
+        return bk_fail(BK_ECONFIG, "%s", e->message); /* the message, in both places */
     if (c.variant != b->cfg.variant)
         retarget_defaults(&c, (int)b->cfg.variant, seen);
     b->cfg = c;

@@ -34,8 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     bk_config_build b;
     bk_config_build_init(&b, NULL);
-    const int trc = bk_config_build_text(&b, text, err, sizeof err);
-    if (trc != BK_OK && err[0] == '\0')
+    bk_config_error e;
+    const int trc = bk_config_build_text(&b, text, &e);
+    if (trc != BK_OK && e.message[0] == '\0')
         abort();
     const char *eq = strchr(text, '=');
     if (trc == BK_OK && eq) { /* the text's first key, once more: always "given twice" */

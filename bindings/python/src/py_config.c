@@ -208,11 +208,15 @@ PyObject *bkpy_config_build(PyObject *module, PyObject *args)
         }
     bk_config_build b;
     bk_config_build_init(&b, NULL);
+    bk_config_error e;
     char err[512] = "";
-    int rc = bk_config_build_text(&b, text, err, sizeof err);
+    int rc = bk_config_build_text(&b, text, &e);
     PyObject *out = NULL;
-    if (rc != BK_OK)
-        build_error(rc, err, NULL);
+    if (rc != BK_OK) { /* the key and line at fault, as Config.read gives them */
+        bkpy_error(rc, "config", e.message[0] ? e.message : NULL);
+        if (rc == BK_ECONFIG)
+            set_where(e.key[0] ? e.key : NULL, e.line);
+    }
     for (Py_ssize_t i = 0; i < n && rc == BK_OK; i++)
         if ((rc = bk_config_build_set(&b, kv[2 * i], kv[2 * i + 1], err, sizeof err)) != BK_OK)
             build_error(rc, err, kv[2 * i]);

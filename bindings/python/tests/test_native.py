@@ -38,6 +38,14 @@ class KeywordTest(unittest.TestCase):
         with self.assertRaises(ValueError) as cm:
             BloomFilter(capacity="10 fpr=0.5")  # one value, never more text
         self.assertIn("capacity", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:  # the text's line at fault, beside keywords too
+            BloomFilter("capacity=10\nfpr=2", hashes=3)
+        self.assertEqual((cm.exception.key, cm.exception.line), ("fpr", 2))
+        with self.assertRaises(ValueError) as cm:  # a pin split between text and keyword: whole
+            BloomFilter("hashes=3", bits=4096, fpr=0.01)
+        self.assertIn("fpr and bits contradict", str(cm.exception))
+        g = BloomFilter("hashes=3", bits=4096)
+        self.assertEqual((g.stats()["bits"], g.stats()["k"]), (4096, 3))
         with self.assertRaises(ValueError) as cm:
             BloomFilter(colour="blue")
         self.assertEqual(cm.exception.key, "colour")
