@@ -144,8 +144,8 @@ int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err
                 s->capacity > BK_CAPACITY_MAX)
                 return snprintf(err, errlen, "INITIAL_SIZE: an integer in 1 .. 2^48"), -1;
         } else if (bkm_arg_is(name, "EXPANSION")) {
-            if (bkm_parse_u64(v, &s->expansion) != 0 || s->expansion < BK_GROWTH_MIN ||
-                s->expansion > BK_GROWTH_MAX)
+            if (bkm_parse_u64(v, &s->expansion) != 0 || (double)s->expansion < BK_GROWTH_MIN ||
+                (double)s->expansion > BK_GROWTH_MAX)
                 return snprintf(err, errlen, "EXPANSION: an integer in %g .. %g", BK_GROWTH_MIN,
                                 BK_GROWTH_MAX),
                        -1;

@@ -213,40 +213,6 @@ static size_t value_size(const bkm_value *v)
     return sizeof *v + (size_t)size;
 }
 
-int bkm_reply_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
-                      const long long values[5], int no_growth)
-{
-    static const char *const labels[] = {"Capacity", "Size", "Number of filters",
-                                         "Number of items inserted", "Expansion rate"};
-    static const char *const fields[] = {"CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"};
-    int only = -1;
-    if (argc == 3) {
-        const bkm_arg a = arg_of(argv[2]);
-        for (int i = 0; i < 5; i++)
-            if (bkm_arg_is(a, fields[i]))
-                only = i;
-        if (only < 0)
-            return RedisModule_ReplyWithError(ctx, "Invalid information value"); /* RedisBloom's */
-    }
-    /* one field: RESP2 a one-element array of its value, RESP3 a one-entry map */
-    const int resp3 = bkm_resp3(ctx);
-    if (only >= 0 && !resp3)
-        RedisModule_ReplyWithArray(ctx, 1);
-    else
-        RedisModule_ReplyWithMap(ctx, only >= 0 ? 1 : 5);
-    for (int i = 0; i < 5; i++) {
-        if (only >= 0 && i != only)
-            continue;
-        if (only < 0 || resp3)
-            RedisModule_ReplyWithSimpleString(ctx, labels[i]);
-        if (i == 4 && no_growth)
-            RedisModule_ReplyWithNull(ctx);
-        else
-            RedisModule_ReplyWithLongLong(ctx, values[i]);
-    }
-    return REDISMODULE_OK;
-}
-
 int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2 && argc != 3)

@@ -991,7 +991,7 @@ void bk_config_build_init(bk_config_build *b, const bk_config *start)
 
 int bk_config_build_text(bk_config_build *b, const char *text, bk_config_error *error)
 {
-    bk_config_error local;
+    bk_config_error local = {0, "", ""};
     bk_config_error *e = error ? error : &local;
     memset(e, 0, sizeof *e);
     if (!b || !text || b->cfg.struct_size != sizeof b->cfg) {
