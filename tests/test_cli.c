@@ -1305,6 +1305,26 @@ END_TEST
  * take a filter's configuration, in their --help and in the man page,
  * whose list is made from the table (make man: BK_WRITE_MAN=1) and
  * checked against it here. */
+/* The help of the commands that make a crawler's filter states its rate as
+ * the preset they start from has it (bk_config_preset, the one place the
+ * default is written): the text cannot drift from the default. */
+START_TEST(help_states_the_crawler_preset)
+{
+    bk_config c;
+    char err[256], fpr[32], want[48];
+    ck_assert_int_eq(bk_config_parse(&c, bk_config_preset("crawler"), err, sizeof err), BK_OK);
+    ck_assert_int_gt(bk_config_get(&c, "fpr", fpr, sizeof fpr), 0);
+    snprintf(want, sizeof want, "fpr=%s", fpr);
+    const char *cmds[] = {"dedup", "import"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        run_result r = RUN(NULL, (char *)cmds[i], "--help");
+        ck_assert_int_eq(r.code, 0);
+        ck_assert_msg(strstr(r.out, want), "%s --help does not say %s", cmds[i], want);
+        done(&r);
+    }
+}
+END_TEST
+
 START_TEST(every_config_key_is_an_option_in_help_and_man)
 {
     char entries[16384] = "";
@@ -1457,6 +1477,7 @@ Suite *cli_suite(void)
     TCase *man = tu_tcase("man");
     tcase_add_checked_fixture(man, setup, teardown);
     tcase_add_test(man, every_config_key_is_an_option_in_help_and_man);
+    tcase_add_test(man, help_states_the_crawler_preset);
     tcase_add_test(man, every_figure_is_documented_and_in_info);
     tcase_add_test(man, every_option_of_every_command_is_in_help_and_man);
     suite_add_tcase(s, man);
