@@ -475,23 +475,28 @@ int bk_get_setting(const bk_filter *f, const char *key, char *buf, size_t buflen
     return bk_config_get(&f->cfg, key, buf, buflen);
 }
 
-int bk_plan_config(const bk_config *cfg, bk_plan *out)
+/* The entry of a call on a configuration: BK_OK, or BK_EINVAL for a NULL
+ * cfg or result (`what` names the call) or a cfg that is not valid (the
+ * detail says which key, and why). */
+static int config_call(const char *what, const bk_config *cfg, const void *out)
 {
     bk_call_begin();
     if (!cfg || !out)
-        return bk_fail(BK_EINVAL, "plan: no config or no result pointer");
-    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
-        return BK_EINVAL; /* validate said which key, and why */
+        return bk_fail(BK_EINVAL, "%s: no config or no result pointer", what);
+    return bk_config_validate(cfg, NULL, 0) != BK_OK ? BK_EINVAL : BK_OK;
+}
+
+int bk_plan_config(const bk_config *cfg, bk_plan *out)
+{
+    if (config_call("plan", cfg, out) != BK_OK)
+        return BK_EINVAL;
     return bk_done(bk_variant_for(cfg->variant)->plan(cfg, out), "plan");
 }
 
 int bk_plan_capacity(const bk_config *cfg, uint64_t *capacity, bk_plan *out)
 {
-    bk_call_begin();
-    if (!cfg || !capacity || !out)
-        return bk_fail(BK_EINVAL, "plan_capacity: no config or no result pointer");
-    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
-        return BK_EINVAL; /* validate said which key, and why */
+    if (config_call("plan_capacity", cfg, capacity ? out : NULL) != BK_OK)
+        return BK_EINVAL;
     if (!cfg->bits)
         return bk_fail(BK_EINVAL, "plan_capacity: the config pins no bits (bits=...)");
     const bk_cells cells = bk_variant_for(cfg->variant)->cells(cfg);
@@ -520,11 +525,8 @@ int bk_variant_grows(bk_variant v)
 
 int bk_config_resolve(const bk_config *cfg, bk_config *out)
 {
-    bk_call_begin();
-    if (!cfg || !out)
-        return bk_fail(BK_EINVAL, "config_resolve: no config or no result pointer");
-    if (bk_config_validate(cfg, NULL, 0) != BK_OK)
-        return BK_EINVAL; /* validate said which key, and why */
+    if (config_call("config_resolve", cfg, out) != BK_OK)
+        return BK_EINVAL;
     bk_config c = *cfg;
     const bk_variant_desc *d = bk_variant_for(c.variant);
     const int rc = d->resolve ? d->resolve(&c) : BK_OK;
