@@ -85,9 +85,9 @@ BK_API int bk_config_build_stated(const bk_config_build *b, const char *key);
 
 /* The configuration *b built, after the checks of the whole (those
  * bk_config_parse makes of a text) into *out. Errors: BK_EINVAL (NULL),
- * BK_ECONFIG with one line in err; *out untouched on error. */
-BK_API int bk_config_build_finish(const bk_config_build *b, bk_config *out, char *err,
-                                  size_t errlen);
+ * BK_ECONFIG; *error (may be NULL) gets the key at fault (the first of two
+ * that contradict) and the message; *out untouched on error. */
+BK_API int bk_config_build_finish(const bk_config_build *b, bk_config *out, bk_config_error *error);
 
 /* 1 when the valid config text states a value for key, else 0 (also for an
  * invalid text or an unknown key). Lets a caller refuse a value given both

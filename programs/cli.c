@@ -550,15 +550,16 @@ static int build(const cli_opts *o, const bk_config *start, bk_config_build *b)
  * whole says is wrong, led by the option that stated the key at fault. */
 static int finish(const cli_opts *o, const bk_config_build *b, bk_config *cfg)
 {
-    char err[256], opt[64];
-    if (bk_config_build_finish(b, cfg, err, sizeof err) == BK_OK)
+    bk_config_error e;
+    char opt[64];
+    if (bk_config_build_finish(b, cfg, &e) == BK_OK)
         return 0;
     for (unsigned i = 0; i < CLI_KEYS_MAX && key_option(i, opt, sizeof opt); i++) {
         const char *name = bk_config_key(i, NULL, 0, NULL);
-        if (o->keys[i] && without_key(err, name) != err)
-            return cli_fail(o, EXIT_USAGE, "--%s: %s", opt, without_key(err, name));
+        if (o->keys[i] && strcmp(e.key, name) == 0 && without_key(e.message, name) != e.message)
+            return cli_fail(o, EXIT_USAGE, "--%s: %s", opt, without_key(e.message, name));
     }
-    return cli_fail(o, EXIT_USAGE, "%s", err);
+    return cli_fail(o, EXIT_USAGE, "%s", e.message);
 }
 
 int cli_apply_config(const cli_opts *o, bk_config *cfg)

@@ -360,7 +360,7 @@ START_TEST(layers_build_one_configuration)
     ck_assert_mem_eq(&b, &before, sizeof b);
     /* the variant changes under a stated tightening: it stays (0.5, not window's 0.3) */
     ck_assert_int_eq(bk_config_build_set(&b, "variant", "window", err, sizeof err), BK_OK);
-    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, &e), BK_OK);
     ck_assert_int_eq(
         bk_config_parse(&want, "variant=window capacity=5000 tightening=0.5", err, sizeof err),
         BK_OK);
@@ -369,14 +369,15 @@ START_TEST(layers_build_one_configuration)
     bk_config_build_init(&b, NULL);
     ck_assert_int_eq(bk_config_build_text(&b, "fpr=0.01", &e), BK_OK);
     ck_assert_int_eq(bk_config_build_set(&b, "bits", "65536", err, sizeof err), BK_OK);
-    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_ECONFIG);
-    ck_assert_ptr_nonnull(strstr(err, "fpr and bits contradict"));
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, &e), BK_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(e.message, "fpr and bits contradict"));
+    ck_assert_str_eq(e.key, "fpr");
     /* hashes in the text, bits in a later layer: the whole is pinned, and valid */
     bk_config_build_init(&b, NULL);
     ck_assert_int_eq(bk_config_build_text(&b, "hashes=5", &e), BK_OK);
-    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_ECONFIG);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, &e), BK_ECONFIG);
     ck_assert_int_eq(bk_config_build_set(&b, "bits", "65536", err, sizeof err), BK_OK);
-    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, &e), BK_OK);
     ck_assert_uint_eq(out.bits, 65536);
     ck_assert_uint_eq(out.hashes, 5);
     /* a start of the program's own (a preset) is under every layer, stated by none */
@@ -385,11 +386,11 @@ START_TEST(layers_build_one_configuration)
     bk_config_build_init(&b, &start);
     ck_assert_int_eq(bk_config_build_stated(&b, "variant"), 0);
     ck_assert_int_eq(bk_config_build_set(&b, "fpr", "0.001", err, sizeof err), BK_OK);
-    ck_assert_int_eq(bk_config_build_finish(&b, &out, err, sizeof err), BK_OK);
+    ck_assert_int_eq(bk_config_build_finish(&b, &out, &e), BK_OK);
     ck_assert_int_eq(out.variant, start.variant);
     ck_assert_double_eq(out.fpr, 0.001);
     ck_assert_int_eq(bk_config_build_set(NULL, "fpr", "0.1", err, sizeof err), BK_EINVAL);
-    ck_assert_int_eq(bk_config_build_finish(&b, NULL, err, sizeof err), BK_EINVAL);
+    ck_assert_int_eq(bk_config_build_finish(&b, NULL, &e), BK_EINVAL);
 }
 END_TEST
 

@@ -222,7 +222,7 @@ static int call_config_build_finish(void)
     bk_config c;
     bk_config_build_init(&b, NULL);
     bk_config_build_set(&b, "hashes", "3", NULL, 0);
-    return bk_config_build_finish(&b, &c, NULL, 0);
+    return bk_config_build_finish(&b, &c, NULL);
 }
 static int call_config_format(void)
 {

@@ -1040,18 +1040,18 @@ int bk_config_build_stated(const bk_config_build *b, const char *key)
     return k && b->stated[k - keys];
 }
 
-int bk_config_build_finish(const bk_config_build *b, bk_config *out, char *err, size_t errlen)
+int bk_config_build_finish(const bk_config_build *b, bk_config *out, bk_config_error *error)
 {
-    if (err && errlen)
-        err[0] = '\0';
+    bk_config_error local = {0, "", ""};
+    bk_config_error *e = error ? error : &local;
+    memset(e, 0, sizeof *e);
     if (!b || !out) {
-        bk_errorf(err, errlen, "config: no configuration or result");
+        bk_errorf(e->message, sizeof e->message, "config: no configuration or result");
         return BK_EINVAL;
     }
-    bk_config_error e = {0, "", ""};
-    const int rc = check_whole(&b->cfg, b->stated, &e);
+    const int rc = check_whole(&b->cfg, b->stated, e);
     if (rc != BK_OK)
-        return report(rc, &e, err, errlen);
+        return bk_fail(rc, "%s", e->message); /* the message, in both places */
     *out = b->cfg;
     return BK_OK;
 }

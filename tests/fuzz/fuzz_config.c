@@ -48,8 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bk_config_build_set(&b, key, eq + 1, err, sizeof err) != BK_ECONFIG)
             abort(); /* a key stated twice, taken */
     }
-    if (trc == BK_OK && bk_config_build_finish(&b, &back, err, sizeof err) != BK_OK &&
-        err[0] == '\0')
+    if (trc == BK_OK && bk_config_build_finish(&b, &back, &e) != BK_OK && e.message[0] == '\0')
         abort();
     free(text);
     return 0;

@@ -221,8 +221,8 @@ PyObject *bkpy_config_build(PyObject *module, PyObject *args)
         if ((rc = bk_config_build_set(&b, kv[2 * i], kv[2 * i + 1], err, sizeof err)) != BK_OK)
             build_error(rc, err, kv[2 * i]);
     bk_config c;
-    if (rc == BK_OK && (rc = bk_config_build_finish(&b, &c, err, sizeof err)) != BK_OK)
-        build_error(rc, err, NULL);
+    if (rc == BK_OK && (rc = bk_config_build_finish(&b, &c, &e)) != BK_OK)
+        build_error(rc, e.message, e.key[0] ? e.key : NULL);
     if (rc == BK_OK)
         out = bkpy_config_new(&c);
     PyMem_Free(kv);

@@ -44,6 +44,7 @@ class KeywordTest(unittest.TestCase):
         with self.assertRaises(ValueError) as cm:  # a pin split between text and keyword: whole
             BloomFilter("hashes=3", bits=4096, fpr=0.01)
         self.assertIn("fpr and bits contradict", str(cm.exception))
+        self.assertEqual(cm.exception.key, "fpr")
         g = BloomFilter("hashes=3", bits=4096)
         self.assertEqual((g.stats()["bits"], g.stats()["k"]), (4096, 3))
         with self.assertRaises(ValueError) as cm:
