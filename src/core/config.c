@@ -861,11 +861,19 @@ static int parse_text(bk_config *cfg, const bk_config *base, const char *text, b
     return BK_OK;
 }
 
+/* Where a call that reports a bk_config_error writes it: the caller's, or
+ * *local when it gave none; cleared. */
+static bk_config_error *error_or(bk_config_error *error, bk_config_error *local)
+{
+    bk_config_error *e = error ? error : local;
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
 int bk_config_read(bk_config *cfg, const char *text, bk_config_error *error)
 {
-    bk_config_error local = {0, "", ""};
-    bk_config_error *e = error ? error : &local;
-    memset(e, 0, sizeof *e);
+    bk_config_error local;
+    bk_config_error *e = error_or(error, &local);
     if (!cfg || !text) {
         bk_errorf(e->message, sizeof e->message, "config: no configuration or text given");
         return BK_EINVAL;
@@ -991,9 +999,8 @@ void bk_config_build_init(bk_config_build *b, const bk_config *start)
 
 int bk_config_build_text(bk_config_build *b, const char *text, bk_config_error *error)
 {
-    bk_config_error local = {0, "", ""};
-    bk_config_error *e = error ? error : &local;
-    memset(e, 0, sizeof *e);
+    bk_config_error local;
+    bk_config_error *e = error_or(error, &local);
     if (!b || !text || b->cfg.struct_size != sizeof b->cfg) {
         bk_errorf(e->message, sizeof e->message,
                   "config: no configuration or text, or not one of bk_config_build_init");
@@ -1042,9 +1049,8 @@ int bk_config_build_stated(const bk_config_build *b, const char *key)
 
 int bk_config_build_finish(const bk_config_build *b, bk_config *out, bk_config_error *error)
 {
-    bk_config_error local = {0, "", ""};
-    bk_config_error *e = error ? error : &local;
-    memset(e, 0, sizeof *e);
+    bk_config_error local;
+    bk_config_error *e = error_or(error, &local);
     if (!b || !out) {
         bk_errorf(e->message, sizeof e->message, "config: no configuration or result");
         return BK_EINVAL;
