@@ -1,7 +1,7 @@
 """RedisBloom's replies, exactly (issue 57 point 5): thousands of random
 BF.*/CF.* commands (valid or wrong arity; on missing keys, on strings, on
 RedisBloom's chains and cuckoo filters, on keys bloomkit made) checked
-against RedisBloom's reply rules as ../shared's FORMATS.md records them
+against RedisBloom's reply rules as written down here from its documented formats
 (section 6: arity, wrong types, missing keys), under either NEW_KEYS.
 BK_SEED replays a run. Run by `make check-module`."""
 import os
