@@ -531,6 +531,20 @@ BK_API int bk_touch(bk_filter *f);
  * Redis). Not concurrent with any other call on f. */
 BK_API int bk_set_add_once(bk_filter *f, int on);
 
+/* A check the host makes before a filter that grows by itself (variants
+ * rbchain and rbcuckoo: a new link or sub-filter) takes more memory:
+ * check(arg, used, next) with `used` the bytes of its arrays and `next`
+ * those of the array it would add (0: none can be made, and the add fails
+ * as it would have), called during bk_add on the adding thread, under the
+ * filter's write lock, before its max_bytes is checked. 0 lets it grow;
+ * a negative BK_E* code refuses, and is the add's result, nothing changed
+ * (the host keeps its own reason). check NULL removes it. The Redis module
+ * checks its MAX_BYTES and maxmemory's headroom this way. BK_OK,
+ * BK_EINVAL (f NULL), BK_ENOTSUP (a variant bounded by max_bytes alone).
+ * Not concurrent with any other call on f. */
+typedef int (*bk_grow_check_fn)(void *arg, uint64_t used, uint64_t next);
+BK_API int bk_set_grow_check(bk_filter *f, bk_grow_check_fn check, void *arg);
+
 /* Query a key: 1 maybe present, 0 definitely absent, BK_EINVAL for f NULL or
  * key NULL with len > 0 (so test `== 1`, not truthiness, if errors matter).
  * Concurrent with other bk_contains always; with bk_add as for bk_add. */
@@ -638,6 +652,22 @@ BK_API int bk_contains_batch_mt(const bk_filter *f, bk_workers *w, const void *c
  * Concurrent with bk_add/bk_contains/bk_remove (the filter's write lock: a
  * removal and its rollback are one step to every other thread). */
 BK_API int bk_remove(bk_filter *f, const void *key, size_t len);
+
+/* How many copies of key f holds, into *out: a RedisBloom cuckoo filter's
+ * estimate (variant rbcuckoo: both buckets' copies of the fingerprint in
+ * every sub-filter, a bucket counted twice when the two are one; CF.COUNT).
+ * Like bk_contains it can count a copy another key put there, never fewer
+ * than were added and not removed. BK_OK, BK_EINVAL (f or out NULL, key
+ * NULL with len > 0), BK_ENOTSUP (a variant that keeps no copies).
+ * Concurrent as bk_contains. */
+BK_API int bk_count(const bk_filter *f, const void *key, size_t len, uint64_t *out);
+
+/* Pack f's cells where a variant can (rbcuckoo: move fingerprints of newer
+ * sub-filters into older ones, drop the newest while it empties, and reset
+ * the deletes count: CF.COMPACT); answers are unchanged. BK_OK,
+ * BK_EINVAL, BK_EREADONLY, BK_ENOTSUP (a variant with nothing to pack).
+ * Concurrent with other calls (the filter's write lock). */
+BK_API int bk_compact(bk_filter *f);
 
 /* Empty the filter (scalable: back to one slice; window: no generation),
  * keeping its configuration and hash key. Errors: BK_EINVAL, BK_EREADONLY

@@ -23,10 +23,10 @@ static bkm_arg arg_of(RedisModuleString *s)
     return a;
 }
 
-/* Open the key for a chain command: *c the chain, or NULL when the key is
- * empty; -1 after replying WRONGTYPE. */
+/* Open the key for a chain command: *c the chain (a filter of variant
+ * rbchain), or NULL when the key is empty; -1 after replying WRONGTYPE. */
 static int open_chain(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
-                      bk_rbchain **c)
+                      bk_filter **c)
 {
     *c = NULL;
     *key = RedisModule_OpenKey(ctx, name, mode);
@@ -44,10 +44,9 @@ static int open_chain(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Re
 
 /* The chain under name, open to read: NULL after replying (WRONGTYPE, "ERR
  * not found"), else the chain, its key in *key to close. */
-static bk_rbchain *existing_chain(RedisModuleCtx *ctx, RedisModuleString *name,
-                                  RedisModuleKey **key)
+static bk_filter *existing_chain(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
 {
-    bk_rbchain *c;
+    bk_filter *c;
     if (open_chain(ctx, name, REDISMODULE_READ, key, &c) != 0)
         return NULL;
     if (!c) {
@@ -58,11 +57,11 @@ static bk_rbchain *existing_chain(RedisModuleCtx *ctx, RedisModuleString *name,
 }
 
 /* A new chain under the empty key: NULL after replying. */
-static bk_rbchain *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_opts *o)
+static bk_filter *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_opts *o)
 {
-    bk_rbchain *c;
-    const int rc = bk_rbchain_new(o->capacity, o->error_rate, (uint32_t)o->expansion, o->nonscaling,
-                                  bkm_rb_limit(ctx), &c);
+    bk_filter *c;
+    const int rc = bk_filter_rbchain_new(o->capacity, o->error_rate, (uint32_t)o->expansion,
+                                         o->nonscaling, bkm_rb_limit(ctx), &c);
     if (rc == BK_EFULL) {
         bkm_rb_refused(ctx, "could not create filter");
         return NULL;
@@ -90,7 +89,7 @@ int bkm_bf_rbchain_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int ar
         return rc == BKM_ARGS_ARITY ? RedisModule_WrongArity(ctx)
                                     : RedisModule_ReplyWithError(ctx, err);
     RedisModuleKey *key;
-    bk_rbchain *c;
+    bk_filter *c;
     if (open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c) != 0)
         return REDISMODULE_OK;
     if (c) {
@@ -106,25 +105,22 @@ int bkm_bf_rbchain_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int ar
     return REDISMODULE_OK;
 }
 
-/* Add one item: bk_rbchain_add's result, or BK_RB_GROW when the new link it
+/* Add one item: bk_add's result, or BKM_RB_GROW when the new link it
  * needs has no room under maxmemory (err says so). */
-static int add_one(RedisModuleCtx *ctx, bk_rbchain *c, RedisModuleString *item, char *err,
+static int add_one(RedisModuleCtx *ctx, bk_filter *c, RedisModuleString *item, char *err,
                    size_t errlen)
 {
-    const bkm_arg a = arg_of(item);
-    bkm_room room = {ctx, err, errlen};
-    const bk_rb_grow grow = {bkm_rb_room, &room};
-    return bk_rbchain_add(c, a.p, a.n, &grow);
+    return bkm_rb_add(ctx, c, item, 0, err, errlen);
 }
 
 /* Reply for one add's result: 1 / 0, or RedisBloom's error. */
 static void reply_add(RedisModuleCtx *ctx, int rc, const char *err)
 {
-    if (rc >= 0 && rc != BK_RB_GROW)
+    if (rc >= 0 && rc != BKM_RB_GROW)
         bkm_reply_bool(ctx, rc);
     else if (rc == BK_EFULL)
         RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
-    else if (rc == BK_RB_GROW)
+    else if (rc == BKM_RB_GROW)
         RedisModule_ReplyWithError(ctx, err);
     else
         RedisModule_ReplyWithError(ctx, "ERR problem inserting into filter");
@@ -153,7 +149,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
                      const bkm_bf_opts *o, int array)
 {
     RedisModuleKey *key;
-    bk_rbchain *c;
+    bk_filter *c;
     if (open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c) != 0)
         return REDISMODULE_OK;
     int changed = 0;
@@ -183,8 +179,8 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
             changed |= rc == 1;
             reply_add(ctx, rc, err);
             n++;
-            if (rc == BK_EFULL || rc == BK_RB_GROW) {
-                stop = rc == BK_RB_GROW ? i : argc;
+            if (rc == BK_EFULL || rc == BKM_RB_GROW) {
+                stop = rc == BKM_RB_GROW ? i : argc;
                 break;
             }
         }
@@ -236,13 +232,13 @@ int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
 {
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
     /* a missing key, or one of another type, holds nothing (RedisBloom's answer) */
-    const bk_rbchain *c =
+    const bk_filter *c =
         bkm_kind_of(key) == BKM_RBCHAIN ? RedisModule_ModuleTypeGetValue(key) : NULL;
     if (array)
         RedisModule_ReplyWithArray(ctx, argc - 2);
     for (int i = 2; i < argc; i++) {
         const bkm_arg a = arg_of(argv[i]);
-        bkm_reply_bool(ctx, c && bk_rbchain_exists(c, a.p, a.n));
+        bkm_reply_bool(ctx, c && bk_contains(c, a.p, a.n) == 1);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -251,7 +247,7 @@ int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
 int bkm_bf_rbchain_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     RedisModuleKey *key;
-    const bk_rbchain *c = existing_chain(ctx, argv[1], &key);
+    const bk_filter *c = existing_chain(ctx, argv[1], &key);
     if (!c)
         return REDISMODULE_OK;
     bk_rbchain_info in;
@@ -266,7 +262,7 @@ int bkm_bf_rbchain_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     (void)argc;
     RedisModuleKey *key;
-    bk_rbchain *c;
+    bk_filter *c;
     if (open_chain(ctx, argv[1], REDISMODULE_READ, &key, &c) != 0)
         return REDISMODULE_OK;
     bk_rbchain_info in = {0};
@@ -280,7 +276,7 @@ int bkm_bf_rbchain_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int a
 {
     (void)argc;
     RedisModuleKey *key;
-    const bk_rbchain *c = existing_chain(ctx, argv[1], &key);
+    const bk_filter *c = existing_chain(ctx, argv[1], &key);
     if (!c)
         return REDISMODULE_OK;
     long long it;
@@ -290,13 +286,14 @@ int bkm_bf_rbchain_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int a
     }
     RedisModule_ReplyWithArray(ctx, 2);
     if (it == 0) {
-        const size_t hlen = bk_rbchain_header(c, NULL, 0);
+        size_t hlen = 0;
+        bk_chunked_header(c, NULL, 0, &hlen);
         char *head = bkm_alloc(hlen);
         if (!head) {
             RedisModule_ReplyWithLongLong(ctx, 0);
             RedisModule_ReplyWithError(ctx, "ERR out of memory");
         } else {
-            bk_rbchain_header(c, head, hlen);
+            bk_chunked_header(c, head, hlen, &hlen);
             RedisModule_ReplyWithLongLong(ctx, 1);
             RedisModule_ReplyWithStringBuffer(ctx, head, hlen);
             bkm_free(head);
@@ -305,7 +302,7 @@ int bkm_bf_rbchain_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int a
         const uint8_t *data;
         size_t len;
         long long next;
-        bk_rbchain_chunk(c, it, &data, &len, &next);
+        bk_chunked_next(c, it, &data, &len, &next);
         RedisModule_ReplyWithLongLong(ctx, next);
         RedisModule_ReplyWithStringBuffer(ctx, len ? (const char *)data : "", len);
     }
@@ -320,20 +317,20 @@ int bkm_bf_rbchain_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int 
     if (RedisModule_StringToLongLong(argv[2], &it) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
     RedisModuleKey *key;
-    bk_rbchain *c;
+    bk_filter *c;
     if (open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c) != 0)
         return REDISMODULE_OK;
     const bkm_arg data = arg_of(argv[3]);
     int rc;
     if (!c && it == 1) {
-        rc = bk_rbchain_header_read(data.p, data.n, bkm_rb_limit(ctx), &c);
+        rc = bk_chunked_new(BK_VARIANT_RBCHAIN, data.p, data.n, 0, bkm_rb_limit(ctx), &c);
         if (rc == BK_OK)
             RedisModule_ModuleTypeSetValue(key, bkm_rbchain_type, c);
     } else if (!c) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");
     } else {
-        rc = bk_rbchain_load_chunk(c, it, data.p, data.n);
+        rc = bk_chunked_load(c, it, data.p, data.n);
     }
     RedisModule_CloseKey(key);
     if (rc == BK_OK) {
@@ -354,7 +351,7 @@ int bkm_cmd_bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    const bk_rbchain *c = existing_chain(ctx, argv[1], &key);
+    const bk_filter *c = existing_chain(ctx, argv[1], &key);
     if (!c)
         return REDISMODULE_OK;
     bk_rbchain_info in;

@@ -1,7 +1,8 @@
 /*
  * cf.c - CF.*: RedisBloom's cuckoo filter commands, with its arguments,
  * defaults, limits, replies (RESP2 and RESP3) and error texts (FORMATS.md
- * 6.2), on keys of RedisBloom's type MBbloomCF (a bk_rbcuckoo). Writes are
+ * 6.2), on keys of RedisBloom's type MBbloomCF and on keyed CF keys (both
+ * filters of variant rbcuckoo, reached through bloomkit.h). Writes are
  * replicated as they came (the filter is deterministic), CF.LOADCHUNK's
  * chunks and CF.COMPACT included, which RedisBloom leaves out. An insert
  * that would add a sub-filter checks maxmemory's headroom for it first.
@@ -40,19 +41,19 @@ static bkm_value *keyed_of(RedisModuleKey *key)
 
 /* The cuckoo filter of an open key: RedisBloom's type (MBbloomCF), or a
  * keyed one (bloomkit's type holding variant rbcuckoo); NULL for any other. */
-static bk_rbcuckoo *cuckoo_in(RedisModuleKey *key)
+static bk_filter *cuckoo_in(RedisModuleKey *key)
 {
     const bkm_kind k = bkm_kind_of(key);
     if (k == BKM_RBCUCKOO)
         return RedisModule_ModuleTypeGetValue(key);
     const bkm_value *v = keyed_of(key);
-    return v ? bk_filter_rbcuckoo(v->f) : NULL;
+    return v && v->cuckoo ? v->f : NULL;
 }
 
 /* Open key `name`: *c the filter or NULL (empty); -1 after replying
  * `wrong` (WRONGTYPE unless given) for a key of another type. */
 static int open_cf(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
-                   bk_rbcuckoo **c, const char *wrong)
+                   bk_filter **c, const char *wrong)
 {
     *key = RedisModule_OpenKey(ctx, name, mode);
     *c = cuckoo_in(*key);
@@ -81,8 +82,8 @@ static int keyed_config(bk_config *cfg, long long capacity, unsigned bucket, uns
 /* A keyed filter (NEW_KEYS bloomkit, the default) of cfg under the empty
  * key: RedisBloom's cuckoo filter as variant rbcuckoo with a random SipHash
  * key, its creation replicated with that key. NULL after replying. */
-static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
-                                 const bk_config *cfg)
+static bk_filter *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                               const bk_config *cfg)
 {
     char err[300] = "";
     bkm_value *v;
@@ -102,22 +103,22 @@ static bk_rbcuckoo *create_keyed(RedisModuleCtx *ctx, RedisModuleKey *key, Redis
         return NULL;
     }
     bkm_replicate_create(ctx, name, v->f);
-    return bk_filter_rbcuckoo(v->f);
+    return v->f;
 }
 
 /* A new filter under the empty key: keyed, or RedisBloom's own when the
  * command makes RedisBloom's type (bkm_makes_redisbloom) or a keyed filter
  * does not take its parameters. NULL after replying. */
-static bk_rbcuckoo *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
-                           long long capacity, unsigned bucket, unsigned iters, unsigned expansion)
+static bk_filter *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name,
+                         long long capacity, unsigned bucket, unsigned iters, unsigned expansion)
 {
     bk_config cfg;
     if (!bkm_makes_redisbloom(ctx) && keyed_config(&cfg, capacity, bucket, iters, expansion) == 0)
         return create_keyed(ctx, key, name, &cfg);
-    bk_rbcuckoo *c;
+    bk_filter *c;
     const int rc =
-        bk_rbcuckoo_new((uint64_t)capacity, bucket, iters != AUTO_ITERS ? iters : RB_ITERS,
-                        expansion, bkm_rb_limit(ctx), &c);
+        bk_filter_rbcuckoo_new((uint64_t)capacity, bucket, iters != AUTO_ITERS ? iters : RB_ITERS,
+                               expansion, bkm_rb_limit(ctx), &c);
     if (rc == BK_EFULL) {
         bkm_rb_refused(ctx, "Insufficient memory to create filter");
         return NULL;
@@ -175,7 +176,7 @@ int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (capacity < 2 * bucket)
         return RedisModule_ReplyWithError(ctx, "Capacity must be at least (BucketSize * 2)");
     RedisModuleKey *key;
-    bk_rbcuckoo *c;
+    bk_filter *c;
     if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
         return REDISMODULE_OK;
     if (c) {
@@ -193,19 +194,18 @@ int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-/* Insert one item: bk_rbcuckoo_add's result, or BK_RB_GROW when the
- * sub-filter it needs has no room under maxmemory (err says so). */
-static int add_one(RedisModuleCtx *ctx, bk_rbcuckoo *c, RedisModuleString *item, unsigned flags,
-                   char *err, size_t errlen)
+/* Insert one item (nx: only when absent): 1 inserted, 0 (nx only)
+ * present, an error of bk_add, or BKM_RB_GROW when the sub-filter it needs
+ * has no room under maxmemory (err says so). */
+static int add_one(RedisModuleCtx *ctx, bk_filter *c, RedisModuleString *item, int nx, char *err,
+                   size_t errlen)
 {
-    const bkm_arg a = arg_of(item);
-    bkm_room room = {ctx, err, errlen};
-    const bk_rb_grow grow = {bkm_rb_room, &room};
-    return bk_rbcuckoo_add(c, a.p, a.n, flags, &grow);
+    const int rc = bkm_rb_add(ctx, c, item, nx, err, errlen);
+    return !nx && rc == 0 ? 1 : rc; /* CF.ADD adds a copy even when one was there */
 }
 
 /* The guard before any insert: 0, or 1 after replying. */
-static int expansions_reached(RedisModuleCtx *ctx, const bk_rbcuckoo *c)
+static int expansions_reached(RedisModuleCtx *ctx, const bk_filter *c)
 {
     bk_rbcuckoo_info in;
     bk_rbcuckoo_info_of(c, &in);
@@ -234,7 +234,7 @@ static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int n
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bk_rbcuckoo *c;
+    bk_filter *c;
     if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
         return REDISMODULE_OK;
     int changed = 0;
@@ -249,14 +249,14 @@ static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int n
         return REDISMODULE_OK;
     }
     char err[300];
-    const int rc = add_one(ctx, c, argv[2], nx ? BK_RB_NX : 0, err, sizeof err);
+    const int rc = add_one(ctx, c, argv[2], nx, err, sizeof err);
     changed |= rc == 1;
     if (rc == 0 || rc == 1)
         bkm_reply_bool(ctx, rc);
     else
-        RedisModule_ReplyWithError(ctx, rc == BK_EFULL     ? "Filter is full"
-                                        : rc == BK_RB_GROW ? err
-                                                           : "Memory allocation failure");
+        RedisModule_ReplyWithError(ctx, rc == BK_EFULL      ? "Filter is full"
+                                        : rc == BKM_RB_GROW ? err
+                                                            : "Memory allocation failure");
     finish_write(ctx, key, argv[1], changed, nx ? "cf.addnx" : "cf.add");
     return REDISMODULE_OK;
 }
@@ -316,7 +316,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         return RedisModule_ReplyWithError(ctx, "ERR out of memory");
     memset(skipped, 0, (size_t)(argc - first));
     RedisModuleKey *key;
-    bk_rbcuckoo *c;
+    bk_filter *c;
     if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0) {
         RedisModule_Free(skipped);
         return REDISMODULE_OK;
@@ -342,9 +342,9 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     char err[300];
     RedisModule_ReplyWithArray(ctx, argc - first);
     for (int i = first; i < argc; i++) {
-        const int rc = add_one(ctx, c, argv[i], nx ? BK_RB_NX : 0, err, sizeof err);
+        const int rc = add_one(ctx, c, argv[i], nx, err, sizeof err);
         changed |= rc == 1;
-        if (rc == BK_RB_GROW)
+        if (rc == BKM_RB_GROW)
             skipped[i - first] = 1;
         reply_insert(ctx, rc, nx);
     }
@@ -373,7 +373,7 @@ int bkm_cmd_cf_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 /* The filter under argv[1] for a lookup: NULL for a missing key or one of
  * another type (RedisBloom answers 0 for those). */
-static const bk_rbcuckoo *lookup(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
+static const bk_filter *lookup(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
 {
     *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ);
     return cuckoo_in(*key);
@@ -384,12 +384,12 @@ static int cf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     if (array ? argc < 3 : argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    const bk_rbcuckoo *c = lookup(ctx, argv[1], &key);
+    const bk_filter *c = lookup(ctx, argv[1], &key);
     if (array)
         RedisModule_ReplyWithArray(ctx, argc - 2);
     for (int i = 2; i < argc; i++) {
         const bkm_arg a = arg_of(argv[i]);
-        bkm_reply_bool(ctx, c && bk_rbcuckoo_exists(c, a.p, a.n));
+        bkm_reply_bool(ctx, c && bk_contains(c, a.p, a.n) == 1);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -410,9 +410,11 @@ int bkm_cmd_cf_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    const bk_rbcuckoo *c = lookup(ctx, argv[1], &key);
+    const bk_filter *c = lookup(ctx, argv[1], &key);
     const bkm_arg a = arg_of(argv[2]);
-    const uint64_t n = c ? bk_rbcuckoo_count(c, a.p, a.n) : 0;
+    uint64_t n = 0;
+    if (c && bk_count(c, a.p, a.n, &n) != BK_OK)
+        n = 0;
     RedisModule_CloseKey(key);
     return RedisModule_ReplyWithLongLong(ctx, (long long)n);
 }
@@ -422,7 +424,7 @@ int bkm_cmd_cf_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bk_rbcuckoo *c;
+    bk_filter *c;
     if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, "Not found") != 0)
         return REDISMODULE_OK;
     if (!c) {
@@ -430,7 +432,7 @@ int bkm_cmd_cf_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_ReplyWithError(ctx, "Not found");
     }
     const bkm_arg a = arg_of(argv[2]);
-    const int rc = bk_rbcuckoo_remove(c, a.p, a.n);
+    const int rc = bk_remove(c, a.p, a.n) == BK_OK;
     bkm_reply_bool(ctx, rc);
     finish_write(ctx, key, argv[1], rc == 1, "cf.del");
     return REDISMODULE_OK;
@@ -441,7 +443,7 @@ int bkm_cmd_cf_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bk_rbcuckoo *c;
+    bk_filter *c;
     if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c,
                 "Cuckoo filter was not found") != 0)
         return REDISMODULE_OK;
@@ -449,16 +451,16 @@ int bkm_cmd_cf_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "Cuckoo filter was not found");
     }
-    bk_rbcuckoo_compact(c, 0);
+    bk_compact(c);
     RedisModule_ReplyWithSimpleString(ctx, "OK");
     finish_write(ctx, key, argv[1], 1, "cf.compact");
     return REDISMODULE_OK;
 }
 
 /* The filter for CF.INFO / CF.DEBUG / CF.SCANDUMP: NULL after replying. */
-static bk_rbcuckoo *existing(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
+static bk_filter *existing(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
 {
-    bk_rbcuckoo *c;
+    bk_filter *c;
     if (open_cf(ctx, name, REDISMODULE_READ, key, &c, NULL) != 0)
         return NULL;
     if (!c) {
@@ -475,7 +477,7 @@ static int figures_of(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
     if (argc != 2)
         return RedisModule_WrongArity(ctx), -1;
     RedisModuleKey *key;
-    const bk_rbcuckoo *c = existing(ctx, argv[1], &key);
+    const bk_filter *c = existing(ctx, argv[1], &key);
     if (!c)
         return -1;
     bk_rbcuckoo_info_of(c, in);
@@ -535,7 +537,7 @@ int bkm_cmd_cf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (RedisModule_StringToLongLong(argv[2], &p) != REDISMODULE_OK || p < 0)
         return RedisModule_ReplyWithError(ctx, "Invalid position");
     RedisModuleKey *key;
-    const bk_rbcuckoo *c = existing(ctx, argv[1], &key);
+    const bk_filter *c = existing(ctx, argv[1], &key);
     if (!c)
         return REDISMODULE_OK;
     bk_rbcuckoo_info in;
@@ -552,11 +554,11 @@ int bkm_cmd_cf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (in.items == 0) {
         /* RedisBloom's: an empty filter has no dump */
     } else if (p == 0) {
-        len = bk_rbcuckoo_header(c, head, sizeof head);
+        bk_chunked_header(c, head, sizeof head, &len);
         data = (const uint8_t *)head;
         next = 1;
     } else {
-        bk_rbcuckoo_chunk(c, p, &data, &len, &next);
+        bk_chunked_next(c, p, &data, &len, &next);
     }
     RedisModule_ReplyWithLongLong(ctx, next);
     if (len)
@@ -575,7 +577,7 @@ int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (RedisModule_StringToLongLong(argv[2], &p) != REDISMODULE_OK || p == 0)
         return RedisModule_ReplyWithError(ctx, "Invalid position");
     RedisModuleKey *key;
-    bk_rbcuckoo *c;
+    bk_filter *c;
     if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, NULL) != 0)
         return REDISMODULE_OK;
     const bkm_arg data = arg_of(argv[3]);
@@ -597,7 +599,8 @@ int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     } else if (p == 1 && data.n != 38) {
         err = "Invalid header";
     } else if (p == 1) {
-        const int rc = bk_rbcuckoo_header_read(data.p, data.n, bkm_rb_limit(ctx), &c);
+        const int rc =
+            bk_chunked_new(BK_VARIANT_RBCUCKOO, data.p, data.n, 0, bkm_rb_limit(ctx), &c);
         if (rc == BK_EFULL) {
             RedisModule_CloseKey(key);
             return bkm_rb_refused(ctx, "Couldn't create filter!");
@@ -608,7 +611,7 @@ int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
             RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);
     } else if (!c) {
         err = "ERR not found";
-    } else if (bk_rbcuckoo_load_chunk(c, p, data.p, data.n) != BK_OK) {
+    } else if (bk_chunked_load(c, p, data.p, data.n) != BK_OK) {
         err = "Couldn't load chunk!";
     }
     if (err) {

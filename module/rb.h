@@ -1,8 +1,10 @@
 /*
  * rb.h - the module's RedisBloom-compatible keys (internal): RedisBloom's
  * own data types, registered under its names so that its RDB and AOF data
- * load (type MBbloom--: a bk_rbchain; type MBbloomCF: a bk_rbcuckoo, both
- * from bloomkit_redisbloom.h), and the commands on them.
+ * load (type MBbloom--: a bk_filter of variant rbchain; type MBbloomCF: one
+ * of variant rbcuckoo; both hash=murmur with RedisBloom's own limits,
+ * bloomkit_redisbloom.h), and the commands on them, which reach every key
+ * through bloomkit.h's calls on filters.
  *   rbtype.c      the two types: RDB load (every encoding RedisBloom 2.6
  *                 loads) and save (its current one), AOF rewrite, COPY, free
  *   bf_rbchain.c  BF.* on MBbloom-- keys (bf.c hands them over)
@@ -42,8 +44,8 @@ bkm_kind bkm_kind_named(RedisModuleCtx *ctx, RedisModuleString *name);
 bkm_kind bkm_bf_kind_of(RedisModuleKey *key);
 
 /* The bytes of a RedisBloom value v of kind BKM_RBCHAIN or BKM_RBCUCKOO, and
- * its items (rbtype.c, which knows the structures). */
-void bkm_rb_size(bkm_kind kind, const void *v, uint64_t *bytes, uint64_t *items);
+ * its items. */
+void bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *items);
 
 /* 1 when the client speaks RESP3. */
 int bkm_resp3(RedisModuleCtx *ctx);
@@ -84,8 +86,8 @@ int bkm_makes_redisbloom(RedisModuleCtx *ctx);
 uint64_t bkm_rb_limit(RedisModuleCtx *ctx);
 
 /* What a command's add to a RedisBloom structure asks before it grows
- * (the arg of a bk_rb_grow whose check is bkm_rb_room): the command's
- * context, and where the refusal's reply goes. */
+ * (the arg of bkm_rb_room as the filter's grow check, bk_set_grow_check):
+ * the command's context, and where the refusal's reply goes. */
 typedef struct bkm_room {
     RedisModuleCtx *ctx;
     char *err;
@@ -94,8 +96,16 @@ typedef struct bkm_room {
 /* Room to grow a RedisBloom key of `total` bytes by `need` (a bkm_room *
  * room): within MAX_BYTES and what maxmemory leaves (always, for a command
  * from the master or the AOF, and when need is 0: the add then fails as
- * it would have): 0, or BK_RB_GROW with the reply in room->err. */
+ * it would have): 0, or BK_EFULL with the reply in room->err. */
 int bkm_rb_room(void *room, uint64_t total, uint64_t need);
+
+/* An add of item to f (a filter of variant rbchain or rbcuckoo, either
+ * hash) by a command: bk_add with bkm_rb_room as its grow check, and once
+ * (CF.ADDNX) with bk_set_add_once. bk_add's result, or BKM_RB_GROW when
+ * the array it needed has no room (err holds the reply). */
+#define BKM_RB_GROW 2
+int bkm_rb_add(RedisModuleCtx *ctx, bk_filter *f, RedisModuleString *item, int once, char *err,
+               size_t errlen);
 
 /* Replicate a write of items argv[first..argc): as it came, or without the
  * items skipped[i - first] marks (refused for memory on this server: they

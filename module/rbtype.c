@@ -92,9 +92,26 @@ int bkm_rb_room(void *room, uint64_t total, uint64_t need)
                  "ERR growing this filter to %llu bytes would pass the module's MAX_BYTES "
                  "(%llu): raise MAX_BYTES",
                  (unsigned long long)(total + need), (unsigned long long)bkm_conf.max_bytes);
-        return BK_RB_GROW;
+        return BK_EFULL;
     }
-    return bkm_headroom(r->ctx, need, r->err, r->errlen) != 0 ? BK_RB_GROW : 0;
+    return bkm_headroom(r->ctx, need, r->err, r->errlen) != 0 ? BK_EFULL : 0;
+}
+
+int bkm_rb_add(RedisModuleCtx *ctx, bk_filter *f, RedisModuleString *item, int once, char *err,
+               size_t errlen)
+{
+    bkm_room room = {ctx, err, errlen};
+    size_t n;
+    const char *p = RedisModule_StringPtrLen(item, &n);
+    err[0] = '\0';
+    bk_set_grow_check(f, bkm_rb_room, &room);
+    if (once)
+        bk_set_add_once(f, 1);
+    int rc = bk_add(f, p, n);
+    if (once)
+        bk_set_add_once(f, 0);
+    bk_set_grow_check(f, NULL, NULL);
+    return rc < 0 && err[0] ? BKM_RB_GROW : rc;
 }
 
 void bkm_rb_replicate(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,
@@ -208,8 +225,8 @@ static void *chain_load(RedisModuleIO *io, int encver)
         else if (len < l->bits / 8 + (l->bits % 8 != 0))
             why = "a link's bits are longer than its array";
     }
-    bk_rbchain *c = NULL;
-    if (!why && bk_rbchain_from(&in, links, got, 0, 0, &c) != BK_OK)
+    bk_filter *c = NULL;
+    if (!why && bk_filter_rbchain_from(&in, links, got, 0, 0, &c) != BK_OK)
         why = bk_last_error();
     if (why) {
         refuse(io, "MBbloom--", why);
@@ -221,7 +238,7 @@ static void *chain_load(RedisModuleIO *io, int encver)
 
 static void chain_save(RedisModuleIO *io, void *value)
 {
-    const bk_rbchain *c = value;
+    const bk_filter *c = value;
     bk_rbchain_info in;
     bk_rbchain_info_of(c, &in);
     RedisModule_SaveUnsigned(io, in.size);
@@ -242,30 +259,37 @@ static void chain_save(RedisModuleIO *io, void *value)
     }
 }
 
-static void chain_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
+/* The AOF rewrite of a RedisBloom value: its chunked dump as the
+ * LOADCHUNK commands RedisBloom emits (cmd: BF.LOADCHUNK or CF.LOADCHUNK). */
+static void rewrite(RedisModuleIO *aof, RedisModuleString *key, const bk_filter *f, const char *cmd)
 {
-    const bk_rbchain *c = value;
-    const size_t hlen = bk_rbchain_header(c, NULL, 0);
+    size_t hlen = 0;
+    bk_chunked_header(f, NULL, 0, &hlen);
     char *head = RedisModule_TryAlloc(hlen);
     if (!head) {
-        RedisModule_LogIOError(aof, "warning", "bloomkit: out of memory rewriting a chain");
+        RedisModule_LogIOError(aof, "warning", "bloomkit: out of memory rewriting a filter");
         return;
     }
-    bk_rbchain_header(c, head, hlen);
-    RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL, head, hlen);
+    bk_chunked_header(f, head, hlen, &hlen);
+    RedisModule_EmitAOF(aof, cmd, "slb", key, 1LL, head, hlen);
     RedisModule_Free(head);
     long long it = 1;
     for (;;) {
         const uint8_t *data;
         size_t len;
-        bk_rbchain_chunk(c, it, &data, &len, &it);
+        bk_chunked_next(f, it, &data, &len, &it);
         if (!len)
             break;
-        RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, it, (const char *)data, len);
+        RedisModule_EmitAOF(aof, cmd, "slb", key, it, (const char *)data, len);
     }
 }
 
-void bkm_rb_size(bkm_kind kind, const void *v, uint64_t *bytes, uint64_t *items)
+static void chain_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
+{
+    rewrite(aof, key, value, "BF.LOADCHUNK");
+}
+
+void bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *items)
 {
     if (kind == BKM_RBCHAIN) {
         bk_rbchain_info in;
@@ -291,7 +315,7 @@ static void *chain_copy(RedisModuleString *from, RedisModuleString *to, const vo
 {
     (void)from;
     (void)to;
-    const bk_rbchain *c = value;
+    const bk_filter *c = value;
     bk_rbchain_info in;
     bk_rbchain_info_of(c, &in);
     bk_rbchain_link *links = RedisModule_TryAlloc(in.links * sizeof *links);
@@ -299,16 +323,16 @@ static void *chain_copy(RedisModuleString *from, RedisModuleString *to, const vo
         return NULL;
     for (uint32_t i = 0; i < in.links; i++)
         bk_rbchain_link_of(c, i, &links[i]);
-    bk_rbchain *copy = NULL;
-    if (bk_rbchain_from(&in, links, in.links, 0, 0, &copy) != BK_OK)
+    bk_filter *copy = NULL;
+    if (bk_filter_rbchain_from(&in, links, in.links, 0, 0, &copy) != BK_OK)
         copy = NULL; /* COPY then fails, the source unchanged */
     RedisModule_Free(links);
     return copy;
 }
 
-static void chain_free(void *value)
+static void value_free(void *value)
 {
-    bk_rbchain_free(value);
+    bk_free(value);
 }
 
 /* ---- MBbloomCF ---- */
@@ -360,18 +384,18 @@ static void *cuckoo_load(RedisModuleIO *io, int encver)
             /* RedisBloom asserts here, taking the server down */
             why = "a sub-filter's slots are not its buckets times the bucket size";
     }
-    bk_rbcuckoo *c = NULL;
+    bk_filter *c = NULL;
     /* RedisBloom's header checks too (a power-of-two bucket count, a bucket
      * size up to 255, iterations, expansion, each sub-filter its size): a
      * value the AOF rewrite's CF.LOADCHUNK could not carry is refused here,
      * where RESTORE says so, not lost at the next restart */
-    if (!why && bk_rbcuckoo_from(&in, counts, BK_RB_STRICT, 0, &c) != BK_OK)
+    if (!why && bk_filter_rbcuckoo_from(&in, counts, BK_RB_STRICT, 0, &c) != BK_OK)
         why = bk_last_error();
     for (uint32_t i = 0; i < got; i++) {
         if (c && !why) {
             uint8_t *slots;
             uint64_t nb;
-            bk_rbcuckoo_filter(c, i, &slots, &nb);
+            bk_rbcuckoo_slots(c, i, &slots, &nb);
             memcpy(slots, subs[i].array, subs[i].len);
         }
         if (subs[i].array)
@@ -379,12 +403,16 @@ static void *cuckoo_load(RedisModuleIO *io, int encver)
     }
     RedisModule_Free(subs);
     RedisModule_Free(counts);
-    return why ? refuse(io, "MBbloomCF", why) : c;
+    if (why) {
+        bk_free(c);
+        return refuse(io, "MBbloomCF", why);
+    }
+    return c;
 }
 
 static void cuckoo_save(RedisModuleIO *io, void *value)
 {
-    const bk_rbcuckoo *c = value;
+    const bk_filter *c = value;
     bk_rbcuckoo_info in;
     bk_rbcuckoo_info_of(c, &in);
     RedisModule_SaveUnsigned(io, in.filters);
@@ -397,7 +425,7 @@ static void cuckoo_save(RedisModuleIO *io, void *value)
     for (uint32_t i = 0; i < in.filters; i++) {
         uint8_t *slots;
         uint64_t nb;
-        bk_rbcuckoo_filter(c, i, &slots, &nb);
+        bk_rbcuckoo_slots(c, i, &slots, &nb);
         RedisModule_SaveUnsigned(io, nb);
         RedisModule_SaveStringBuffer(io, (const char *)slots, (size_t)(nb * in.bucket_size));
     }
@@ -405,19 +433,7 @@ static void cuckoo_save(RedisModuleIO *io, void *value)
 
 static void cuckoo_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
 {
-    const bk_rbcuckoo *c = value;
-    char head[64];
-    const size_t hlen = bk_rbcuckoo_header(c, head, sizeof head);
-    RedisModule_EmitAOF(aof, "CF.LOADCHUNK", "slb", key, 1LL, head, hlen);
-    long long p = 1;
-    for (;;) {
-        const uint8_t *data;
-        size_t len;
-        bk_rbcuckoo_chunk(c, p, &data, &len, &p);
-        if (!len)
-            break;
-        RedisModule_EmitAOF(aof, "CF.LOADCHUNK", "slb", key, p, (const char *)data, len);
-    }
+    rewrite(aof, key, value, "CF.LOADCHUNK");
 }
 
 static size_t cuckoo_usage(const void *value)
@@ -431,7 +447,7 @@ static void *cuckoo_copy(RedisModuleString *from, RedisModuleString *to, const v
 {
     (void)from;
     (void)to;
-    const bk_rbcuckoo *c = value;
+    const bk_filter *c = value;
     bk_rbcuckoo_info in;
     bk_rbcuckoo_info_of(c, &in);
     uint64_t *counts = RedisModule_TryAlloc(in.filters * sizeof *counts);
@@ -439,24 +455,19 @@ static void *cuckoo_copy(RedisModuleString *from, RedisModuleString *to, const v
         return NULL;
     for (uint32_t i = 0; i < in.filters; i++) {
         uint8_t *slots;
-        bk_rbcuckoo_filter(c, i, &slots, &counts[i]);
+        bk_rbcuckoo_slots(c, i, &slots, &counts[i]);
     }
-    bk_rbcuckoo *copy = NULL;
-    if (bk_rbcuckoo_from(&in, counts, 0, 0, &copy) == BK_OK)
+    bk_filter *copy = NULL;
+    if (bk_filter_rbcuckoo_from(&in, counts, 0, 0, &copy) == BK_OK)
         for (uint32_t i = 0; i < in.filters; i++) {
             uint8_t *from_slots, *to_slots;
             uint64_t nb;
-            bk_rbcuckoo_filter(c, i, &from_slots, &nb);
-            bk_rbcuckoo_filter(copy, i, &to_slots, &nb);
+            bk_rbcuckoo_slots(c, i, &from_slots, &nb);
+            bk_rbcuckoo_slots(copy, i, &to_slots, &nb);
             memcpy(to_slots, from_slots, (size_t)(nb * in.bucket_size));
         }
     RedisModule_Free(counts);
     return copy;
-}
-
-static void cuckoo_free(void *value)
-{
-    bk_rbcuckoo_free(value);
 }
 
 int bkm_register_rb_types(RedisModuleCtx *ctx)
@@ -468,14 +479,13 @@ int bkm_register_rb_types(RedisModuleCtx *ctx)
     chain.rdb_save = chain_save;
     chain.aof_rewrite = chain_rewrite;
     chain.mem_usage = chain_usage;
-    chain.free = chain_free;
+    chain.free = value_free;
     chain.copy = chain_copy;
     cuckoo = chain;
     cuckoo.rdb_load = cuckoo_load;
     cuckoo.rdb_save = cuckoo_save;
     cuckoo.aof_rewrite = cuckoo_rewrite;
     cuckoo.mem_usage = cuckoo_usage;
-    cuckoo.free = cuckoo_free;
     cuckoo.copy = cuckoo_copy;
     bkm_rbchain_type = RedisModule_CreateDataType(ctx, "MBbloom--", BKM_RB_ENCVER, &chain);
     bkm_rbcuckoo_type = RedisModule_CreateDataType(ctx, "MBbloomCF", BKM_RB_ENCVER, &cuckoo);

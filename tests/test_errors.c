@@ -12,6 +12,7 @@
 #include "bloomkit.h"
 #include "bloomkit_tools.h"
 #include "bloomkit_redis.h"
+#include "bloomkit_redisbloom.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -360,6 +361,85 @@ static int call_redis_key_type(void)
     return bk_redis_key_type("redis://127.0.0.1:1/x", "k", type, 0, &size);
 }
 
+/* The calls only some variants answer, on a standard filter; RedisBloom's. */
+static int call_count(void)
+{
+    uint64_t n;
+    return bk_count(g_std, "k", 1, &n);
+}
+static int call_compact(void)
+{
+    return bk_compact(g_std);
+}
+static int call_set_grow_check(void)
+{
+    return bk_set_grow_check(g_std, NULL, NULL);
+}
+static int call_rbchain_new(void)
+{
+    bk_filter *f;
+    return bk_filter_rbchain_new(0, 0.01, 2, 0, 0, &f);
+}
+static int call_rbchain_from(void)
+{
+    bk_filter *f;
+    const bk_rbchain_info in = {0};
+    return bk_filter_rbchain_from(&in, NULL, 0, 0, 0, &f);
+}
+static int call_rbchain_info_of(void)
+{
+    bk_rbchain_info in;
+    return bk_rbchain_info_of(g_std, &in);
+}
+static int call_rbchain_link_of(void)
+{
+    bk_rbchain_link l;
+    return bk_rbchain_link_of(g_std, 0, &l);
+}
+static int call_rbcuckoo_new(void)
+{
+    bk_filter *f;
+    return bk_filter_rbcuckoo_new(1000, 0, 20, 1, 0, &f);
+}
+static int call_rbcuckoo_from(void)
+{
+    bk_filter *f;
+    const bk_rbcuckoo_info in = {0};
+    return bk_filter_rbcuckoo_from(&in, NULL, 0, 0, &f);
+}
+static int call_rbcuckoo_info_of(void)
+{
+    bk_rbcuckoo_info in;
+    return bk_rbcuckoo_info_of(g_std, &in);
+}
+static int call_rbcuckoo_slots(void)
+{
+    uint8_t *data;
+    uint64_t n;
+    return bk_rbcuckoo_slots(g_std, 0, &data, &n);
+}
+static int call_chunked_header(void)
+{
+    size_t len;
+    return bk_chunked_header(g_std, NULL, 0, &len);
+}
+static int call_chunked_next(void)
+{
+    const uint8_t *data;
+    size_t len;
+    long long next;
+    return bk_chunked_next(g_std, 1, &data, &len, &next);
+}
+static int call_chunked_load(void)
+{
+    return bk_chunked_load(g_std, 2, "x", 1);
+}
+static int call_chunked_new(void)
+{
+    bk_filter *f;
+    return bk_chunked_new(BK_VARIANT_RBCHAIN, "x", 1, 0, 0, &f);
+}
+
 /* What a Redis call's detail holds when this build has no hiredis. */
 #if BK_HAVE_HIREDIS
 #define REDIS_SAYS(word) word
@@ -380,6 +460,21 @@ static const struct row {
     {"bk_set_single_writer", call_set_single_writer, "single_writer"},
     {"bk_set_add_once", call_set_add_once, "add_once"},
     {"bk_touch", call_touch, "touch"},
+    {"bk_count", call_count, "count"},
+    {"bk_compact", call_compact, "compact"},
+    {"bk_set_grow_check", call_set_grow_check, "set_grow_check"},
+    {"bk_filter_rbchain_new", call_rbchain_new, "capacity"},
+    {"bk_filter_rbchain_from", call_rbchain_from, "rbchain_from"},
+    {"bk_rbchain_info_of", call_rbchain_info_of, "not rbchain"},
+    {"bk_rbchain_link_of", call_rbchain_link_of, "not rbchain"},
+    {"bk_filter_rbcuckoo_new", call_rbcuckoo_new, "bucket"},
+    {"bk_filter_rbcuckoo_from", call_rbcuckoo_from, "sub-filter"},
+    {"bk_rbcuckoo_info_of", call_rbcuckoo_info_of, "not rbcuckoo"},
+    {"bk_rbcuckoo_slots", call_rbcuckoo_slots, "not rbcuckoo"},
+    {"bk_chunked_header", call_chunked_header, "chunked dump"},
+    {"bk_chunked_next", call_chunked_next, "chunked dump"},
+    {"bk_chunked_load", call_chunked_load, "chunked load"},
+    {"bk_chunked_new", call_chunked_new, "header"},
     {"bk_clear", call_clear, "clear"},
     {"bk_expire", call_expire, "expire"},
     {"bk_add_batch", call_add_batch, "key 0"},
@@ -505,6 +600,7 @@ START_TEST(the_table_covers_every_header)
     size_t n = declared("include/bloomkit.h", names, 256);
     n += declared("include/bloomkit_tools.h", names + n, 256 - n);
     n += declared("include/bloomkit_redis.h", names + n, 256 - n);
+    n += declared("include/bloomkit_redisbloom.h", names + n, 256 - n);
     ck_assert_uint_gt(n, 40);
     for (size_t i = 0; i < n; i++) {
         int found = 0;

@@ -15,6 +15,7 @@
 #include "bloomkit_redisbloom.h"
 #include "common/murmur.h"
 #include "rbchain/rbchain.h"
+#include "rbcuckoo/rbcuckoo.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -194,7 +195,7 @@ static void chain_dumps_as(const bk_rbchain *ch, const char *name)
 static void chain_info_is(const bk_rbchain *ch, const char *name)
 {
     bk_rbchain_info in;
-    bk_rbchain_info_of(ch, &in);
+    bk_rb_chain_info(ch, &in);
     ck_assert_int_eq((long long)in.capacity, info_value(name, "Capacity"));
     ck_assert_int_eq(32 + 64 * (long long)in.links + (long long)in.bytes, info_value(name, "Size"));
     ck_assert_int_eq(in.links, info_value(name, "Number of filters"));
@@ -280,10 +281,10 @@ START_TEST(link_sizes_as_redisbloom)
     add_items(ch, 0, 4000);
     static const uint64_t want[] = {185, 656, 2355, 8535};
     bk_rbchain_info got;
-    bk_rbchain_info_of(ch, &got);
+    bk_rb_chain_info(ch, &got);
     ck_assert_uint_eq(got.links, 4);
     for (uint32_t i = 0; i < 4; i++) {
-        ck_assert_int_eq(bk_rbchain_link_of(ch, i, &l), BK_OK);
+        ck_assert_int_eq(bk_rb_chain_link(ch, i, &l), BK_OK);
         ck_assert_uint_eq(l.entries, want[i]);
     }
     bk_rbchain_free(ch);
@@ -335,11 +336,11 @@ START_TEST(chain_growth_as_redisbloom)
     ck_assert_int_eq(bk_rbchain_new(1000, 0.01, 2, 0, 0, &ch), BK_OK);
     add_items(ch, 0, 20000);
     bk_rbchain_info in;
-    bk_rbchain_info_of(ch, &in);
+    bk_rb_chain_info(ch, &in);
     ck_assert_uint_eq(in.links, 5);
     for (uint32_t i = 0; i < 5; i++) {
         bk_rbchain_link l;
-        ck_assert_int_eq(bk_rbchain_link_of(ch, i, &l), BK_OK);
+        ck_assert_int_eq(bk_rb_chain_link(ch, i, &l), BK_OK);
         ck_assert_uint_eq(l.entries, want[i].cap);
         ck_assert_double_eq(l.error, want[i].error);
         ck_assert_uint_eq(l.hashes, want[i].k);
@@ -364,7 +365,7 @@ START_TEST(nonscaling_chain_fills)
     ck_assert_int_eq(rc, BK_EFULL);
     ck_assert_uint_eq(ones, 50); /* exactly its capacity of replies 1 */
     bk_rbchain_info in;
-    bk_rbchain_info_of(ch, &in);
+    bk_rb_chain_info(ch, &in);
     ck_assert_uint_eq(in.size, 50);
     ck_assert_uint_eq(in.links, 1);
     bk_rbchain_free(ch);
@@ -404,13 +405,13 @@ START_TEST(an_add_that_must_grow_asks_first)
     }
     ck_assert_uint_eq(a.asked, 1);
     bk_rbchain_info in;
-    bk_rbchain_info_of(ch, &in);
+    bk_rb_chain_info(ch, &in);
     ck_assert_uint_eq(in.links, 1);
     ck_assert_uint_eq(a.used, in.bytes);
     ck_assert_int_eq(bk_rbchain_exists(ch, key, (size_t)n), 0);
     ck_assert_int_eq(bk_rbchain_add(ch, key, (size_t)n, NULL), 1);
     bk_rbchain_link l;
-    ck_assert_int_eq(bk_rbchain_link_of(ch, 1, &l), BK_OK);
+    ck_assert_int_eq(bk_rb_chain_link(ch, 1, &l), BK_OK);
     ck_assert_uint_eq(l.bytes, a.next);
     bk_rbchain_free(ch);
 
@@ -425,12 +426,12 @@ START_TEST(an_add_that_must_grow_asks_first)
     }
     ck_assert_uint_eq(a.asked, 1);
     bk_rbcuckoo_info ci;
-    bk_rbcuckoo_info_of(cf, &ci);
+    bk_rc_info(cf, &ci);
     ck_assert_uint_eq(ci.filters, 1);
     ck_assert_uint_eq(a.used, 8);
     ck_assert_uint_eq(a.next, 16);
     ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0, NULL), 1);
-    bk_rbcuckoo_info_of(cf, &ci);
+    bk_rc_info(cf, &ci);
     ck_assert_uint_eq(ci.filters, 2);
     ck_assert_uint_eq(ci.bytes, 8 + 16);
     bk_rbcuckoo_free(cf);
@@ -494,7 +495,7 @@ START_TEST(chain_chunks_refused_as_redisbloom)
     ck_assert_int_eq(bk_rbchain_load_chunk(ch, 8, buf, 8), BK_ENOTFOUND);
     ck_assert_int_eq(bk_rbchain_load_chunk(ch, 1000000, buf, 8), BK_ENOTFOUND);
     bk_rbchain_link l;
-    ck_assert_int_eq(bk_rbchain_link_of(ch, 0, &l), BK_OK);
+    ck_assert_int_eq(bk_rb_chain_link(ch, 0, &l), BK_OK);
     ck_assert_int_eq(bk_rbchain_load_chunk(ch, (long long)l.bytes + 1, buf, 8), BK_OK);
     ck_assert_int_eq(bk_rbchain_load_chunk(ch, (long long)l.bytes + 2, buf, 8), BK_ERANGE);
     bk_rbchain_free(ch);
@@ -542,7 +543,7 @@ static void cuckoo_dumps_as(const bk_rbcuckoo *cf, const char *name)
 static void cuckoo_info_is(const bk_rbcuckoo *cf, const char *name)
 {
     bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(cf, &in);
+    bk_rc_info(cf, &in);
     ck_assert_int_eq(40 + 16 * (long long)in.filters + (long long)in.bytes,
                      info_value(name, "Size"));
     ck_assert_int_eq((long long)in.buckets, info_value(name, "Number of buckets"));
@@ -724,14 +725,14 @@ START_TEST(cuckoo_full_and_compaction)
     ck_assert_int_eq(rc, BK_EFULL);
     uint8_t *before, *after;
     uint64_t nb;
-    ck_assert_int_eq(bk_rbcuckoo_filter(cf, 0, &before, &nb), BK_OK);
+    ck_assert_int_eq(bk_rc_sub(cf, 0, &before, &nb), BK_OK);
     uint8_t copy[8];
     memcpy(copy, before, 8);
     ck_assert_int_eq(bk_rbcuckoo_add(cf, key, strlen(key), 0, NULL), BK_EFULL); /* the same again */
-    ck_assert_int_eq(bk_rbcuckoo_filter(cf, 0, &after, &nb), BK_OK);
+    ck_assert_int_eq(bk_rc_sub(cf, 0, &after, &nb), BK_OK);
     ck_assert_mem_eq(copy, after, 8);
     bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(cf, &in);
+    bk_rc_info(cf, &in);
     ck_assert_uint_eq(in.items, added);
     bk_rbcuckoo_free(cf);
     /* a grown filter whose items are deleted compacts back to one sub-filter */
@@ -740,13 +741,13 @@ START_TEST(cuckoo_full_and_compaction)
         const int n = snprintf(key, sizeof key, "k%u", i);
         ck_assert_int_eq(bk_rbcuckoo_add(cf, key, (size_t)n, 0, NULL), 1);
     }
-    bk_rbcuckoo_info_of(cf, &in);
+    bk_rc_info(cf, &in);
     ck_assert_uint_gt(in.filters, 2);
     for (unsigned i = 0; i < 170; i++) {
         const int n = snprintf(key, sizeof key, "k%u", i);
         ck_assert_int_eq(bk_rbcuckoo_remove(cf, key, (size_t)n), 1);
     }
-    bk_rbcuckoo_info_of(cf, &in);
+    bk_rc_info(cf, &in);
     ck_assert_uint_eq(in.filters, 1);
     ck_assert_uint_eq(in.items, 30);
     for (unsigned i = 170; i < 200; i++) {
@@ -784,7 +785,7 @@ START_TEST(keyed_cuckoo_holds_its_capacity)
                     ck_assert_int_eq(
                         bk_rbcuckoo_add(c, key, tu_key(key, sizeof key, "held", i), 0, NULL), 1);
                 bk_rbcuckoo_info in;
-                bk_rbcuckoo_info_of(c, &in);
+                bk_rc_info(c, &in);
                 ck_assert_msg(in.filters == 1, "b=%u capacity %llu grew after %llu items", b,
                               (unsigned long long)n, (unsigned long long)in.items);
                 ck_assert_uint_eq(in.items, n);

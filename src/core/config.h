@@ -18,10 +18,12 @@ int bk_config_put(bk_config *c, const char *key, uint64_t value);
 
 /* A configuration of data made elsewhere (RedisBloom's): variant v, hash,
  * a zero key (has_key 1), capacity and fpr, the count keys[i] = values[i],
- * the rest defaults. BK_OK, or BK_ENOTSUP naming what no configuration
- * states (bk_last_error). */
+ * the rest defaults. BK_OK, or when strict BK_ENOTSUP naming what no
+ * configuration states (bk_last_error); not strict, such a configuration
+ * is kept as described (a key past what it takes left at its default),
+ * unchecked: a file cannot state it, and saving it is refused. */
 int bk_config_stated(bk_config *cfg, bk_variant v, bk_hash_alg hash, uint64_t capacity, double fpr,
-                     const char *const *keys, const uint64_t *values, unsigned n);
+                     const char *const *keys, const uint64_t *values, unsigned n, int strict);
 
 /* The static name of a named key's value in c ("raw" for "input"), or NULL
  * (an unknown key, one that is not named, a value out of range). */

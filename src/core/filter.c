@@ -147,7 +147,11 @@ void bk_filter_free_array(bk_filter *f, void *data, uint64_t nbytes, int borrowe
 
 int bk_max_bytes_check(void *filter, uint64_t used, uint64_t next)
 {
-    const uint64_t max = ((const bk_filter *)filter)->cfg.max_bytes;
+    const bk_filter *f = filter;
+    const int host = f->grow_check ? f->grow_check(f->grow_arg, used, next) : 0;
+    if (host != 0)
+        return host;
+    const uint64_t max = f->cfg.max_bytes;
     return max && (next == 0 || next > max - used) ? bk_full_error(used + next, max, used, 0) : 0;
 }
 

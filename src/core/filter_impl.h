@@ -180,6 +180,8 @@ struct bk_filter {
     int readonly;                  /* mapped read-only: every mutation is refused */
     int single_writer;             /* bk_set_single_writer: writing calls never overlap */
     int add_once;                  /* bk_set_add_once: an add of a key present changes nothing */
+    bk_grow_check_fn grow_check;   /* bk_set_grow_check: the host's check before growth, or NULL */
+    void *grow_arg;                /* its argument */
     bk_mapping *mapping;           /* non-NULL when payloads live in a file mapping */
     const bk_backing_ops *backing; /* what syncs and releases it (src/io), with it */
     void *rwlock;                  /* the pthread_rwlock_t bk_filter_new set up in the variant's
@@ -218,6 +220,8 @@ static inline void bk_filter_base_init(bk_filter *f, const bk_filter_ops *ops, c
     f->readonly = 0;
     f->single_writer = 0;
     f->add_once = 0;
+    f->grow_check = NULL;
+    f->grow_arg = NULL;
     f->rwlock = NULL;
     f->mapping = NULL;
     f->backing = NULL;
@@ -243,9 +247,11 @@ int bk_full_error(uint64_t after, uint64_t max, uint64_t used, uint32_t max_arra
 
 /* The check before a structure that grows by itself (RedisBloom's chain and
  * cuckoo filter) adds `next` bytes to the `used` it holds, for the filter
- * (a const bk_filter *) that holds it: 0, or bk_full_error when that would
- * pass its max_bytes or no array can be made (next 0) under a max_bytes.
- * The one budget check of a structure's growth (a bk_rb_grow's check). */
+ * (a const bk_filter *) that holds it: the host's check first
+ * (bk_set_grow_check: 0 or what it refuses with), then 0, or bk_full_error
+ * when that would pass its max_bytes or no array can be made (next 0)
+ * under a max_bytes. The one budget check of a structure's growth (a
+ * bk_rb_grow's check, src/common/grow.h). */
 int bk_max_bytes_check(void *filter, uint64_t used, uint64_t next);
 /* Reserve one array of n bytes: BK_OK, or BK_EFULL (nothing reserved,
  * detail set: the limit and what growing needed). Thread-safe. */
@@ -426,6 +432,23 @@ typedef struct bk_variant_desc {
      * (create says why). bk_new refuses a max_bytes below it as a
      * configuration error that says what fits, before anything is made. */
     uint64_t (*first_bytes)(const bk_config *cfg);
+    /* Optional operations of the variants that have them; the public calls
+     * (src/core/optional.c) answer BK_ENOTSUP where a slot is NULL, and run
+     * a slot under the filter's lock (the read lock for a const one). */
+    /* 1: its growth asks the host (bk_set_grow_check) through
+     * bk_max_bytes_check. */
+    int host_grow;
+    /* bk_count: the copies of the key's digest the filter holds. */
+    uint64_t (*count)(const bk_filter *f, const bk_hash *h);
+    /* bk_compact: BK_OK. */
+    int (*compact)(bk_filter *f);
+    /* RedisBloom's chunked dump (bloomkit_redisbloom.h: bk_chunked_*). */
+    size_t (*chunked_header)(const bk_filter *f, void *buf, size_t cap);
+    void (*chunked_next)(const bk_filter *f, long long it, const uint8_t **data, size_t *len,
+                         long long *next);
+    int (*chunked_load)(bk_filter *f, long long it, const void *data, size_t len);
+    int (*chunked_new)(const void *header, size_t len, unsigned flags, uint64_t max_bytes,
+                       bk_filter **out);
 } bk_variant_desc;
 
 /* The fields of a descriptor its variant's names give, written once: its

@@ -4,11 +4,17 @@
 #include <string.h>
 
 #include "../common/debug.h"
+#include "../common/error.h"
 
 int bk_emit_describe(const bk_filter *f, bk_file_header *h)
 {
     memset(h, 0, sizeof *h);
     h->cfg = *bk_filter_config(f);
+    char err[200];
+    /* a RedisBloom value kept with its own limits may state what no
+     * configuration does (bloomkit_redisbloom.h, BK_RB_FILE) */
+    if (bk_config_validate(&h->cfg, err, sizeof err) != BK_OK)
+        return bk_fail(BK_ENOTSUP, "a file cannot state this filter: %s", err);
     h->version = BK_FILE_VERSION;
     h->nslices = bk_filter_slices(f);
     if (h->nslices > BK_FILE_MAX_SLICES) /* variants keep within it (window: its budget) */

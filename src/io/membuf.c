@@ -2,6 +2,7 @@
  * membuf.c - bk_save_size and bk_save_buffer: a filter in the file format,
  * into the caller's memory (bk_load_buffer reads it back: load.c).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "../common/alloc.h"
@@ -18,7 +19,13 @@ static int describe(const bk_filter *f, bk_file_header *h, const char *what)
                        "%s: the filter lives on a server; copy it with bk_redis_pull "
                        "(bloomkit pull)",
                        what);
-    if (bk_emit_describe(f, h) != BK_OK)
+    const int rc = bk_emit_describe(f, h);
+    if (rc == BK_ENOTSUP) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", bk_last_error());
+        return bk_fail(rc, "%s: %s", what, why);
+    }
+    if (rc != BK_OK)
         return bk_fail(BK_ERANGE, "%s: more slices or bytes than the format holds", what);
     return BK_OK;
 }

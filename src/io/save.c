@@ -210,8 +210,9 @@ static int sync_dir(save_job *j)
 /* Fill the header from the filter: config, slice shapes, keys. */
 static int describe(save_job *j)
 {
-    if (bk_emit_describe(j->f, &j->h) == BK_OK)
-        return BK_OK;
+    const int rc = bk_emit_describe(j->f, &j->h);
+    if (rc == BK_OK || rc == BK_ENOTSUP)
+        return rc;
     if (j->h.nslices > BK_FILE_MAX_SLICES)
         return bk_fail(BK_ERANGE, "save %s: %u slices, more than the format holds", j->path,
                        j->h.nslices);

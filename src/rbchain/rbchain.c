@@ -245,7 +245,7 @@ int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, const bk_rb_grow *grow)
         int rc = 0;
         if (grow && grow->check) {
             bk_rbchain_info in;
-            bk_rbchain_info_of(c, &in);
+            bk_rb_chain_info(c, &in);
             rc = grow->check(grow->arg, in.bytes, bk_rbchain_next_bytes(c));
         }
         if (rc != 0)
@@ -262,7 +262,7 @@ int bk_rb_chain_add(bk_rbchain *c, const rb_pair *p, const bk_rb_grow *grow)
     return 1;
 }
 
-void bk_rbchain_info_of(const bk_rbchain *c, bk_rbchain_info *out)
+void bk_rb_chain_info(const bk_rbchain *c, bk_rbchain_info *out)
 {
     memset(out, 0, sizeof *out);
     out->size = c->size;
@@ -275,7 +275,7 @@ void bk_rbchain_info_of(const bk_rbchain *c, bk_rbchain_info *out)
     }
 }
 
-int bk_rbchain_link_of(const bk_rbchain *c, uint32_t i, bk_rbchain_link *out)
+int bk_rb_chain_link(const bk_rbchain *c, uint32_t i, bk_rbchain_link *out)
 {
     if (!c || !out || i >= c->n)
         return BK_ERANGE;

@@ -12,7 +12,85 @@
 #include <stdint.h>
 
 #include "bloomkit_redisbloom.h"
+#include "../common/grow.h"
 #include "../common/hash.h"
+
+typedef struct bk_rbchain bk_rbchain;
+
+/* The structure's own calls, which the filter (rb*_filter.c) drives and
+ * the tests and fuzzers reach directly. Memory from bk_set_allocator's
+ * allocator; not thread-safe (the filter locks). */
+
+/* A new chain as BF.RESERVE makes it: options FORCE64|NOROUND (|NO_SCALING
+ * when nonscaling), the first link sized for capacity at error / 2 (error
+ * when nonscaling). BK_OK (*out set), BK_EINVAL (out NULL), BK_ERANGE
+ * (capacity 0, error outside (0, 1), or a link too large to address),
+ * BK_EFULL (over max_bytes), BK_ENOMEM. */
+int bk_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscaling,
+                   uint64_t max_bytes, bk_rbchain **out);
+
+/* A chain from its fields (an RDB value's, or a SCANDUMP header's): info's
+ * size, options and growth (links, capacity and bytes are ignored), n links
+ * with each link's data copied from links[i].data when not NULL, else
+ * zero-filled. Every link must pass RedisBloom's integrity rule (error in
+ * (0, 1); n2 <= 63; bits >= 2^n2 when n2 > 0; bits == 8 * bytes, not 0;
+ * hashes == ceil(0.693147180559945 * bpe)); flags BK_RB_STRICT adds the
+ * LOADCHUNK checks. BK_OK (*out set), BK_EINVAL (n 0, a link or the chain
+ * failing a check: nothing made; detail names it), BK_EFULL (over
+ * max_bytes), BK_ENOMEM. */
+int bk_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *links, uint32_t n,
+                    unsigned flags, uint64_t max_bytes, bk_rbchain **out);
+
+/* Free c and its links (NULL ignored). */
+void bk_rbchain_free(bk_rbchain *c);
+
+/* BF.ADD of one item: 1 added, 0 already present (some link answers yes:
+ * nothing changed), BK_EFULL (a non-scaling chain is full), BK_ERANGE (the
+ * next link cannot be made: RedisBloom's "problem inserting"), BK_ENOMEM,
+ * or what grow's check refused with (grow may be NULL); on anything but 1
+ * nothing changed. item may be NULL when len is 0. */
+int bk_rbchain_add(bk_rbchain *c, const void *item, size_t len, const bk_rb_grow *grow);
+
+/* BF.EXISTS: 1 when some link has all its bits for item set, else 0. */
+int bk_rbchain_exists(const bk_rbchain *c, const void *item, size_t len);
+
+/* The chain's figures, and link i's (data points into the chain: valid
+ * until the next add or free). bk_rbchain_link: BK_OK or BK_ERANGE. */
+void bk_rb_chain_info(const bk_rbchain *c, bk_rbchain_info *out);
+int bk_rb_chain_link(const bk_rbchain *c, uint32_t i, bk_rbchain_link *out);
+
+/* BF.SCANDUMP's header of c (20 + 53 * links bytes, little-endian, packed)
+ * into buf when cap allows; returns its length either way. */
+size_t bk_rbchain_header(const bk_rbchain *c, void *buf, size_t cap);
+
+/* A zero-filled chain from a SCANDUMP header (BF.LOADCHUNK on a new key),
+ * checked as RedisBloom checks it (BK_RB_STRICT). BK_OK, BK_EINVAL (not a
+ * valid header: RedisBloom's "received bad data"), BK_EFULL (over
+ * max_bytes), BK_ENOMEM. */
+int bk_rbchain_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_rbchain **out);
+
+/* The chunk BF.SCANDUMP gives for iterator it >= 1: *data (into c), *len
+ * (at most BK_RB_CHUNK_MAX, never past its link) and *next, the iterator
+ * returned with it (it + len). Past the end: *len 0, *next 0. */
+void bk_rbchain_chunk(const bk_rbchain *c, long long it, const uint8_t **data, size_t *len,
+                      long long *next);
+
+/* BF.LOADCHUNK of a chunk into an existing chain: the bytes go at offset
+ * it - len - 1 of the links' arrays. BK_OK, or nothing changed and
+ * BK_EINVAL (it <= 0 or it < len: "received bad data"), BK_ENOTFOUND (no
+ * link at that offset), BK_ERANGE (more bytes than the link has left). */
+int bk_rbchain_load_chunk(bk_rbchain *c, long long it, const void *data, size_t len);
+
+/* A filter of this variant holding c, which it takes over (freed with the
+ * filter; on error freed too): hash=murmur, its configuration read off the
+ * structure; flags BK_RB_FILE or 0 (bloomkit_redisbloom.h). BK_OK (*out
+ * set), BK_EINVAL (c or out NULL), BK_ENOTSUP (BK_RB_FILE: a value no
+ * configuration states; detail says), BK_ENOMEM. */
+int bk_filter_of_rbchain(bk_rbchain *c, unsigned flags, bk_filter **out);
+
+/* The structure a filter of this variant holds, for tests that drive it
+ * directly (NULL for another variant); owned by f. */
+bk_rbchain *bk_filter_rbchain(bk_filter *f);
 
 struct bk_rbchain {
     bk_allocator alloc; /* what made it; frees with it */

@@ -119,8 +119,11 @@ static const bk_filter_ops rbchain_ops = {
 };
 /* clang-format on */
 
-/* The filter over chain c (taken: freed on error too). */
-static int make(const bk_config *cfg, const bk_allocator *a, bk_rbchain *c, bk_filter **out)
+/* The filter over chain c (taken: freed on error too): one that keeps
+ * within a file (own 0: the variant's filters, growth stopping where a
+ * file's slices do), or a RedisBloom value kept with its own limits. */
+static int make(const bk_config *cfg, const bk_allocator *a, bk_rbchain *c, int own,
+                bk_filter **out)
 {
     rbc_filter *r;
     const int rc = bk_filter_new(sizeof *r, offsetof(rbc_filter, lock), &rbchain_ops, cfg, a, &r);
@@ -129,8 +132,10 @@ static int make(const bk_config *cfg, const bk_allocator *a, bk_rbchain *c, bk_f
         return rc;
     }
     r->c = c;
-    c->payloads = 1;
-    c->max_links = BK_SLICES_MAX;      /* what a file holds: growth stops there, saves never fail */
+    if (!own) {
+        c->payloads = 1;
+        c->max_links = BK_SLICES_MAX; /* what a file holds: growth stops there, saves never fail */
+    }
     if (cfg->hash != BK_HASH_MURMUR) { /* keyed: the structure's calls take the filter's digest */
         c->hkey = &r->base.hkey;
         c->alg = cfg->hash;
@@ -172,7 +177,7 @@ static int bk_rbchain_create(const bk_config *cfg, const bk_allocator *a, bk_fil
         bk_rbchain_free(c);
         return rc;
     }
-    return make(cfg, a, c, out);
+    return make(cfg, a, c, 0, out);
 }
 
 /* The link a slice view describes (data not set). */
@@ -213,7 +218,7 @@ static int bk_rbchain_adopt(const bk_config *cfg, const bk_allocator *a,
             return bk_fail(BK_ENOMEM, "a chain of %u links", n);
         }
     }
-    const int rc = make(cfg, a, c, out);
+    const int rc = make(cfg, a, c, 0, out);
     if (rc == BK_OK && !borrowed)
         memset(c->own, BK_OWN_PAYLOAD, n);
     return rc;
@@ -257,20 +262,84 @@ static bk_murmur_form murmur_form(const bk_config *cfg)
     return bk_rb_murmur_form(options_of(cfg));
 }
 
+/* RedisBloom's chunked dump of the chain (rbchain_image.c). */
+static size_t rbc_chunked_header(const bk_filter *f, void *buf, size_t cap)
+{
+    return bk_rbchain_header(chain_of(f), buf, cap);
+}
+
+static void rbc_chunked_next(const bk_filter *f, long long it, const uint8_t **data, size_t *len,
+                             long long *next)
+{
+    bk_rbchain_chunk(chain_of(f), it, data, len, next);
+}
+
+static int rbc_chunked_load(bk_filter *f, long long it, const void *data, size_t len)
+{
+    return bk_rbchain_load_chunk(((rbc_filter *)f)->c, it, data, len);
+}
+
+static int rbc_chunked_new(const void *header, size_t len, unsigned flags, uint64_t max_bytes,
+                           bk_filter **out)
+{
+    bk_rbchain *c;
+    const int rc = bk_rbchain_header_read(header, len, max_bytes, &c);
+    return rc != BK_OK ? rc : bk_filter_of_rbchain(c, flags, out);
+}
+
 const bk_variant_desc bk_rbchain_desc = {
     BK_DESC_NAMED(RBCHAIN, rbchain, "rbchain (RedisBloom's scalable chain, bit for bit)"),
     .murmur = murmur_form,
     .estimate = bk_bloom_estimate,
     .max_slices = BK_SLICES_MAX,
     .own_words = 1,
+    .host_grow = 1,
+    .chunked_header = rbc_chunked_header,
+    .chunked_next = rbc_chunked_next,
+    .chunked_load = rbc_chunked_load,
+    .chunked_new = rbc_chunked_new,
 };
+
+/* The chain of f into *c for a call reading it: BK_OK, BK_EINVAL (f or
+ * out NULL), BK_ENOTSUP (f not of this variant). */
+static int chain_in(const bk_filter *f, const void *out, const char *what, const bk_rbchain **c)
+{
+    bk_call_begin();
+    if (!f || !out)
+        return bk_fail(BK_EINVAL, "%s: no filter or output", what);
+    if (f->ops != &rbchain_ops)
+        return bk_fail(BK_ENOTSUP, "%s: a %s filter, not rbchain", what,
+                       bk_variant_name(f->cfg.variant));
+    *c = chain_of(f);
+    return BK_OK;
+}
+
+int bk_rbchain_info_of(const bk_filter *f, bk_rbchain_info *out)
+{
+    const bk_rbchain *c = NULL;
+    const int rc = chain_in(f, out, "rbchain_info_of", &c);
+    if (rc == BK_OK)
+        bk_rb_chain_info(c, out);
+    return rc;
+}
+
+int bk_rbchain_link_of(const bk_filter *f, uint32_t i, bk_rbchain_link *out)
+{
+    const bk_rbchain *c = NULL;
+    const int rc = chain_in(f, out, "rbchain_link_of", &c);
+    if (rc != BK_OK)
+        return rc;
+    return bk_rb_chain_link(c, i, out) == BK_OK
+               ? BK_OK
+               : bk_fail(BK_ERANGE, "rbchain_link_of: no link %u", i);
+}
 
 bk_rbchain *bk_filter_rbchain(bk_filter *f)
 {
     return f && f->ops == &rbchain_ops ? ((rbc_filter *)f)->c : NULL;
 }
 
-int bk_filter_of_rbchain(bk_rbchain *c, bk_filter **out)
+int bk_filter_of_rbchain(bk_rbchain *c, unsigned flags, bk_filter **out)
 {
     bk_call_begin();
     if (!c || !out) {
@@ -281,13 +350,34 @@ int bk_filter_of_rbchain(bk_rbchain *c, bk_filter **out)
     const double fpr = (c->options & BK_RBCHAIN_NO_SCALING) ? l->error : l->error * 2;
     const char *const keys[] = {"expansion", "chain_options"};
     const uint64_t values[] = {c->growth, c->options};
+    const int file = (flags & BK_RB_FILE) != 0;
     bk_config cfg;
     int rc = bk_config_stated(&cfg, BK_VARIANT_RBCHAIN, BK_HASH_MURMUR, l->entries, fpr, keys,
-                              values, 2);
+                              values, 2, file);
     if (rc != BK_OK) {
         bk_rbchain_free(c);
         return rc;
     }
     const bk_allocator a = c->alloc;
-    return make(&cfg, &a, c, out);
+    return make(&cfg, &a, c, !file, out);
+}
+
+int bk_filter_rbchain_new(uint64_t capacity, double error, uint32_t growth, int nonscaling,
+                          uint64_t max_bytes, bk_filter **out)
+{
+    bk_rbchain *c;
+    if (!out)
+        return bk_fail(BK_EINVAL, "filter_rbchain_new: no output");
+    const int rc = bk_rbchain_new(capacity, error, growth, nonscaling, max_bytes, &c);
+    return rc != BK_OK ? rc : bk_filter_of_rbchain(c, 0, out);
+}
+
+int bk_filter_rbchain_from(const bk_rbchain_info *info, const bk_rbchain_link *links, uint32_t n,
+                           unsigned flags, uint64_t max_bytes, bk_filter **out)
+{
+    bk_rbchain *c;
+    if (flags & ~(BK_RB_STRICT | BK_RB_FILE))
+        return bk_fail(BK_EINVAL, "filter_rbchain_from: unknown flags %#x", flags);
+    const int rc = bk_rbchain_from(info, links, n, flags & BK_RB_STRICT, max_bytes, &c);
+    return rc != BK_OK ? rc : bk_filter_of_rbchain(c, flags & BK_RB_FILE, out);
 }

@@ -173,7 +173,7 @@ int bk_rc_add(bk_rbcuckoo *c, const rc_key *k, unsigned flags, const bk_rb_grow 
                            c->max_filters ? "a bloomkit file or key" : "RedisBloom's encoding");
         if (grow && grow->check) {
             bk_rbcuckoo_info in;
-            bk_rbcuckoo_info_of(c, &in);
+            bk_rc_info(c, &in);
             const int refused = grow->check(grow->arg, in.bytes, bk_rbcuckoo_next_bytes(c));
             if (refused != 0)
                 return refused;

@@ -275,7 +275,7 @@ int bk_rc_new(const bk_allocator *a, uint64_t buckets, unsigned bucket_size,
     return rc == BK_EINVAL ? BK_ERANGE : rc;
 }
 
-void bk_rbcuckoo_info_of(const bk_rbcuckoo *c, bk_rbcuckoo_info *out)
+void bk_rc_info(const bk_rbcuckoo *c, bk_rbcuckoo_info *out)
 {
     memset(out, 0, sizeof *out);
     out->buckets = c->buckets;
@@ -289,7 +289,7 @@ void bk_rbcuckoo_info_of(const bk_rbcuckoo *c, bk_rbcuckoo_info *out)
         out->bytes += c->subs[i].n * c->bucket_size;
 }
 
-int bk_rbcuckoo_filter(const bk_rbcuckoo *c, uint32_t i, uint8_t **data, uint64_t *buckets)
+int bk_rc_sub(const bk_rbcuckoo *c, uint32_t i, uint8_t **data, uint64_t *buckets)
 {
     if (!c || i >= c->filters)
         return BK_ERANGE;

@@ -13,7 +13,101 @@
 #include <stdint.h>
 
 #include "bloomkit_redisbloom.h"
+#include "../common/grow.h"
 #include "../common/hash.h"
+
+typedef struct bk_rbcuckoo bk_rbcuckoo;
+
+/* Flags of an add. */
+#define BK_RB_NX 1u /* add only when the item is not present (CF.ADDNX) */
+
+/* The structure's own calls, which the filter (rb*_filter.c) drives and
+ * the tests and fuzzers reach directly. Memory from bk_set_allocator's
+ * allocator; not thread-safe (the filter locks). */
+
+/* A new filter as CF.RESERVE makes it: capacity / bucket_size buckets
+ * rounded up to a power of two (at least 1), expansion rounded up to a power
+ * of two (0 stays 0: never grows). BK_OK, BK_EINVAL (out NULL, bucket_size
+ * outside 1 .. 255, max_iterations outside 1 .. 65535, expansion over
+ * 32768), BK_ERANGE (too many buckets), BK_EFULL (over max_bytes),
+ * BK_ENOMEM. */
+int bk_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterations,
+                    unsigned expansion, uint64_t max_bytes, bk_rbcuckoo **out);
+
+/* A zero-filled filter from its fields (info's buckets, items, deletes,
+ * filters, bucket_size, max_iterations, expansion; bytes ignored), sub-filter
+ * i with counts[i] buckets, or when counts is NULL buckets * expansion^i.
+ * Without flags only what a loader must refuse is refused (no sub-filter, a
+ * bucket count or bucket size of 0, more than BK_RBCUCKOO_FILTERS_MAX
+ * sub-filters, one over BK_RBCUCKOO_BUCKETS_MAX buckets); BK_RB_STRICT adds
+ * what CF.LOADCHUNK's header check refuses, and a counts[i] other than
+ * buckets * expansion^i (the size that header gives sub-filter i). BK_OK, BK_EINVAL (detail),
+ * BK_EFULL (over max_bytes), BK_ENOMEM. */
+int bk_rbcuckoo_from(const bk_rbcuckoo_info *info, const uint64_t *counts, unsigned flags,
+                     uint64_t max_bytes, bk_rbcuckoo **out);
+
+/* Free c (NULL ignored). */
+void bk_rbcuckoo_free(bk_rbcuckoo *c);
+
+/* CF.ADD, or with flags BK_RB_NX CF.ADDNX, of one item: 1 inserted, 0
+ * (BK_RB_NX only) already present, BK_EFULL (no room and expansion 0),
+ * BK_ENOMEM (the next sub-filter cannot be made), or what grow's check
+ * refused with (grow may be NULL); nothing changed but on 1. */
+int bk_rbcuckoo_add(bk_rbcuckoo *c, const void *item, size_t len, unsigned flags,
+                    const bk_rb_grow *grow);
+
+/* CF.EXISTS (1 or 0) and CF.COUNT (RedisBloom's estimate: both buckets'
+ * copies of the fingerprint in every sub-filter, a bucket counted twice
+ * when the two are one). */
+int bk_rbcuckoo_exists(const bk_rbcuckoo *c, const void *item, size_t len);
+uint64_t bk_rbcuckoo_count(const bk_rbcuckoo *c, const void *item, size_t len);
+
+/* CF.DEL: 1 a copy of the fingerprint removed (then, past 10% deletes in a
+ * filter of several sub-filters, a compaction), 0 none found. */
+int bk_rbcuckoo_remove(bk_rbcuckoo *c, const void *item, size_t len);
+
+/* CF.COMPACT (stop_on_failure 0), or the compaction a delete runs (1): move
+ * fingerprints of newer sub-filters into older ones, drop the newest while
+ * it empties, and reset deletes to 0. */
+void bk_rbcuckoo_compact(bk_rbcuckoo *c, int stop_on_failure);
+
+/* The filter's figures; sub-filter i's slots (*data, *buckets buckets of
+ * bucket_size bytes; into c, valid until the next write): BK_OK or
+ * BK_ERANGE. */
+void bk_rc_info(const bk_rbcuckoo *c, bk_rbcuckoo_info *out);
+int bk_rc_sub(const bk_rbcuckoo *c, uint32_t i, uint8_t **data, uint64_t *buckets);
+
+/* CF.SCANDUMP's 38-byte header of c into buf when cap allows; returns 38. */
+size_t bk_rbcuckoo_header(const bk_rbcuckoo *c, void *buf, size_t cap);
+
+/* A zero-filled filter from a CF.SCANDUMP header (CF.LOADCHUNK at position
+ * 1): BK_OK, BK_EINVAL (length not 38: "Invalid header"), BK_ECORRUPT
+ * (fields RedisBloom refuses: "Couldn't create filter!"), BK_EFULL (over
+ * max_bytes), BK_ENOMEM. */
+int bk_rbcuckoo_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_rbcuckoo **out);
+
+/* The chunk CF.SCANDUMP gives at position p >= 1: a whole sub-filter when
+ * it is at most BK_RB_CHUNK_MAX bytes, else a slice from the offset;
+ * *next = p + *len. Past the end: *len 0, *next 0. */
+void bk_rbcuckoo_chunk(const bk_rbcuckoo *c, long long p, const uint8_t **data, size_t *len,
+                       long long *next);
+
+/* CF.LOADCHUNK of a chunk at position p: the bytes go at offset p - len - 1
+ * of the sub-filters' slots. BK_OK, or BK_EINVAL ("Couldn't load chunk!":
+ * an empty chunk, p < 0, p - 1 < len, or more bytes than the sub-filter
+ * has left), nothing changed. */
+int bk_rbcuckoo_load_chunk(bk_rbcuckoo *c, long long p, const void *data, size_t len);
+
+/* A filter of this variant holding c, which it takes over (freed with the
+ * filter; on error freed too): hash=murmur, its configuration read off the
+ * structure; flags BK_RB_FILE or 0 (bloomkit_redisbloom.h). BK_OK (*out
+ * set), BK_EINVAL (c or out NULL), BK_ENOTSUP (BK_RB_FILE: a value no
+ * configuration states; detail says), BK_ENOMEM. */
+int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, unsigned flags, bk_filter **out);
+
+/* The structure a filter of this variant holds, for tests that drive it
+ * directly (NULL for another variant); owned by f. */
+bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f);
 
 /* One sub-filter: n buckets of the filter's bucket size, 8-bit slots, 0
  * an empty slot. */

@@ -89,6 +89,44 @@ BK_WRITE_LOCKED(rcf_remove, remove_unlocked)
 BK_CLEAR_LOCKED(rcf_clear, clear_unlocked)
 BK_READ_LOCKED(rcf_contains, contains_unlocked)
 
+/* bk_count (CF.COUNT) and bk_compact (CF.COMPACT); the core locks. */
+static uint64_t rcf_count(const bk_filter *f, const bk_hash *h)
+{
+    const rc_key k = bk_rc_key(h->h1);
+    return bk_rc_count(cuckoo_of(f), &k);
+}
+
+static int rcf_compact(bk_filter *f)
+{
+    bk_rbcuckoo_compact(cuckoo_of(f), 0);
+    return BK_OK;
+}
+
+/* RedisBloom's chunked dump of the filter (rbcuckoo_image.c). */
+static size_t rcf_chunked_header(const bk_filter *f, void *buf, size_t cap)
+{
+    return bk_rbcuckoo_header(cuckoo_of(f), buf, cap);
+}
+
+static void rcf_chunked_next(const bk_filter *f, long long it, const uint8_t **data, size_t *len,
+                             long long *next)
+{
+    bk_rbcuckoo_chunk(cuckoo_of(f), it, data, len, next);
+}
+
+static int rcf_chunked_load(bk_filter *f, long long it, const void *data, size_t len)
+{
+    return bk_rbcuckoo_load_chunk(cuckoo_of(f), it, data, len);
+}
+
+static int rcf_chunked_new(const void *header, size_t len, unsigned flags, uint64_t max_bytes,
+                           bk_filter **out)
+{
+    bk_rbcuckoo *c;
+    const int rc = bk_rbcuckoo_header_read(header, len, max_bytes, &c);
+    return rc != BK_OK ? rc : bk_filter_of_rbcuckoo(c, flags, out);
+}
+
 static void rcf_destroy(bk_filter *f)
 {
     rcf_filter *r = (rcf_filter *)f;
@@ -137,8 +175,11 @@ static const bk_filter_ops rbcuckoo_ops = {
 };
 /* clang-format on */
 
-/* The filter over c (taken: freed on error too). */
-static int make(const bk_config *cfg, const bk_allocator *a, bk_rbcuckoo *c, bk_filter **out)
+/* The filter over c (taken: freed on error too): one that keeps within a
+ * file (own 0: the variant's filters, growth stopping where a file's slices
+ * do), or a RedisBloom value kept with its own limits. */
+static int make(const bk_config *cfg, const bk_allocator *a, bk_rbcuckoo *c, int own,
+                bk_filter **out)
 {
     rcf_filter *r;
     const int rc = bk_filter_new(sizeof *r, offsetof(rcf_filter, lock), &rbcuckoo_ops, cfg, a, &r);
@@ -147,8 +188,11 @@ static int make(const bk_config *cfg, const bk_allocator *a, bk_rbcuckoo *c, bk_
         return rc;
     }
     r->c = c;
-    c->payloads = 1;
-    c->max_filters = BK_SLICES_MAX;    /* what a file holds: growth stops there, saves never fail */
+    if (!own) {
+        c->payloads = 1;
+        c->max_filters =
+            BK_SLICES_MAX; /* what a file holds: growth stops there, saves never fail */
+    }
     if (cfg->hash != BK_HASH_MURMUR) { /* keyed: the structure's calls take the filter's digest */
         c->hkey = &r->base.hkey;
         c->alg = cfg->hash;
@@ -190,7 +234,7 @@ static int bk_rbcuckoo_create(const bk_config *cfg, const bk_allocator *a, bk_fi
     if (rc == BK_OK)
         rc = bk_rc_new(a, buckets, in.bucket_size, in.max_iterations, in.expansion, cfg->max_bytes,
                        1, &c);
-    return rc != BK_OK ? rc : make(cfg, a, c, out);
+    return rc != BK_OK ? rc : make(cfg, a, c, 0, out);
 }
 
 /* Over sub-filters a file holds: whole buckets, and sub-filter 0 first of
@@ -224,7 +268,7 @@ static int bk_rbcuckoo_adopt(const bk_config *cfg, const bk_allocator *a,
         bk_rbcuckoo_free(c); /* frees no payload: all taken as the mapping's */
         return rc;
     }
-    if ((rc = make(cfg, a, c, out)) == BK_OK && !borrowed)
+    if ((rc = make(cfg, a, c, 0, out)) == BK_OK && !borrowed)
         for (uint32_t i = 0; i < n; i++)
             c->subs[i].own = BK_OWN_PAYLOAD;
     return rc;
@@ -298,14 +342,55 @@ const bk_variant_desc bk_rbcuckoo_desc = {
     .estimate = rcf_estimate,
     .max_slices = BK_SLICES_MAX,
     .own_words = 1,
+    .host_grow = 1,
+    .count = rcf_count,
+    .compact = rcf_compact,
+    .chunked_header = rcf_chunked_header,
+    .chunked_next = rcf_chunked_next,
+    .chunked_load = rcf_chunked_load,
+    .chunked_new = rcf_chunked_new,
 };
+
+/* The filter of f into *c for a call reading it: BK_OK, BK_EINVAL (f or
+ * out NULL), BK_ENOTSUP (f not of this variant). */
+static int cuckoo_in(const bk_filter *f, const void *out, const char *what, bk_rbcuckoo **c)
+{
+    bk_call_begin();
+    if (!f || !out)
+        return bk_fail(BK_EINVAL, "%s: no filter or output", what);
+    if (f->ops != &rbcuckoo_ops)
+        return bk_fail(BK_ENOTSUP, "%s: a %s filter, not rbcuckoo", what,
+                       bk_variant_name(f->cfg.variant));
+    *c = cuckoo_of(f);
+    return BK_OK;
+}
+
+int bk_rbcuckoo_info_of(const bk_filter *f, bk_rbcuckoo_info *out)
+{
+    bk_rbcuckoo *c = NULL;
+    const int rc = cuckoo_in(f, out, "rbcuckoo_info_of", &c);
+    if (rc == BK_OK)
+        bk_rc_info(c, out);
+    return rc;
+}
+
+int bk_rbcuckoo_slots(const bk_filter *f, uint32_t i, uint8_t **data, uint64_t *buckets)
+{
+    bk_rbcuckoo *c = NULL;
+    const int rc = cuckoo_in(f, data && buckets ? data : NULL, "rbcuckoo_slots", &c);
+    if (rc != BK_OK)
+        return rc;
+    return bk_rc_sub(c, i, data, buckets) == BK_OK
+               ? BK_OK
+               : bk_fail(BK_ERANGE, "rbcuckoo_slots: no sub-filter %u", i);
+}
 
 bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f)
 {
     return f && f->ops == &rbcuckoo_ops ? ((rcf_filter *)f)->c : NULL;
 }
 
-int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, bk_filter **out)
+int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, unsigned flags, bk_filter **out)
 {
     bk_call_begin();
     if (!c || !out) {
@@ -314,14 +399,35 @@ int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, bk_filter **out)
     }
     const char *const keys[] = {"bucket_size", "iterations", "expansion"};
     const uint64_t values[] = {c->bucket_size, c->max_iterations, c->expansion};
+    const int file = (flags & BK_RB_FILE) != 0;
     bk_config cfg;
     /* capacity: sub-filter 0's slots, which CF.RESERVE's sizing maps back to its buckets */
     int rc = bk_config_stated(&cfg, BK_VARIANT_RBCUCKOO, BK_HASH_MURMUR,
-                              c->buckets * c->bucket_size, 0.01, keys, values, 3);
+                              c->buckets * c->bucket_size, 0.01, keys, values, 3, file);
     if (rc != BK_OK) {
         bk_rbcuckoo_free(c);
         return rc;
     }
     const bk_allocator a = c->alloc;
-    return make(&cfg, &a, c, out);
+    return make(&cfg, &a, c, !file, out);
+}
+
+int bk_filter_rbcuckoo_new(uint64_t capacity, unsigned bucket_size, unsigned max_iterations,
+                           unsigned expansion, uint64_t max_bytes, bk_filter **out)
+{
+    bk_rbcuckoo *c;
+    if (!out)
+        return bk_fail(BK_EINVAL, "filter_rbcuckoo_new: no output");
+    const int rc = bk_rbcuckoo_new(capacity, bucket_size, max_iterations, expansion, max_bytes, &c);
+    return rc != BK_OK ? rc : bk_filter_of_rbcuckoo(c, 0, out);
+}
+
+int bk_filter_rbcuckoo_from(const bk_rbcuckoo_info *info, const uint64_t *counts, unsigned flags,
+                            uint64_t max_bytes, bk_filter **out)
+{
+    bk_rbcuckoo *c;
+    if (flags & ~(BK_RB_STRICT | BK_RB_FILE))
+        return bk_fail(BK_EINVAL, "filter_rbcuckoo_from: unknown flags %#x", flags);
+    const int rc = bk_rbcuckoo_from(info, counts, flags & BK_RB_STRICT, max_bytes, &c);
+    return rc != BK_OK ? rc : bk_filter_of_rbcuckoo(c, flags & BK_RB_FILE, out);
 }

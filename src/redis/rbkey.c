@@ -3,9 +3,9 @@
  * RedisBloom or by bloomkit's module) as the Lua mode's library meets
  * them: bk_redis_pull copies one into a filter of variant rbchain or
  * rbcuckoo through its SCANDUMP (RedisBloom's layout: the header at
- * iterator 1, then the arrays), and bk_redis_push copies such a filter
- * (hash=murmur) back through LOADCHUNK, so that either server, RedisBloom
- * or bloomkit's module, takes it.
+ * iterator 1, then the arrays; bk_chunked_*), and bk_redis_push copies
+ * such a filter (hash=murmur) back through LOADCHUNK, so that either
+ * server, RedisBloom or bloomkit's module, takes it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,23 +20,22 @@ static const char *family(int cuckoo)
     return cuckoo ? "CF" : "BF";
 }
 
-/* Feed one chunk of RedisBloom's dump into the structure being built (made
- * from the header at iterator 1). */
-static int take_chunk(int cuckoo, void **s, long long it, const char *data, size_t len)
+/* Feed one chunk of RedisBloom's dump into the filter being built (made
+ * from the header at iterator 1, within what a file holds). */
+static int take_chunk(int cuckoo, bk_filter **f, long long it, const char *data, size_t len)
 {
-    if (it == 1 && !*s)
-        return cuckoo ? bk_rbcuckoo_header_read(data, len, 0, (bk_rbcuckoo **)s)
-                      : bk_rbchain_header_read(data, len, 0, (bk_rbchain **)s);
-    if (!*s)
+    if (it == 1 && !*f)
+        return bk_chunked_new(cuckoo ? BK_VARIANT_RBCUCKOO : BK_VARIANT_RBCHAIN, data, len,
+                              BK_RB_FILE, 0, f);
+    if (!*f)
         return bk_fail(BK_ESERVER, "the dump does not start with its header");
-    return cuckoo ? bk_rbcuckoo_load_chunk(*s, it, data, len)
-                  : bk_rbchain_load_chunk(*s, it, data, len);
+    return bk_chunked_load(*f, it, data, len);
 }
 
 /* long: the dump read chunk by chunk, each step with its own error. */
 int bk_rmod_pull_rb(bk_rconn *c, const char *name, int cuckoo, bk_filter **out)
 {
-    void *s = NULL;
+    bk_filter *s = NULL;
     long long it = 0;
     int rc = BK_OK;
     char cmd[16];
@@ -68,16 +67,14 @@ int bk_rmod_pull_rb(bk_rconn *c, const char *name, int cuckoo, bk_filter **out)
     }
     if (rc != BK_OK) {
         const char *why = bk_last_error();
-        if (cuckoo)
-            bk_rbcuckoo_free(s);
-        else
-            bk_rbchain_free(s);
+        bk_free(s);
         return rc == BK_ESERVER || rc == BK_ENOTSUP || rc == BK_ENOMEM || rc == BK_EIO
                    ? rc
                    : bk_fail(BK_ESERVER, "pull: redis filter %s: its dump is not RedisBloom's: %s",
                              name, why);
     }
-    return cuckoo ? bk_filter_of_rbcuckoo(s, out) : bk_filter_of_rbchain(s, out);
+    *out = s;
+    return BK_OK;
 }
 
 /* Send one chunk with LOADCHUNK: BK_OK or an error naming the reply. */
@@ -105,29 +102,24 @@ static int send_chunk(bk_rconn *c, const char *name, int cuckoo, long long it, c
 
 int bk_rmod_push_rb(bk_rconn *c, const char *name, const bk_filter *f)
 {
-    bk_filter *w = (bk_filter *)f; /* read only: the structure is only dumped */
-    const bk_rbchain *ch = bk_filter_rbchain(w);
-    const bk_rbcuckoo *cf = bk_filter_rbcuckoo(w);
-    const int cuckoo = cf != NULL;
+    bk_config cfg;
     uint8_t stack[4096];
-    const size_t need = cuckoo ? bk_rbcuckoo_header(cf, NULL, 0) : bk_rbchain_header(ch, NULL, 0);
+    size_t need;
+    int rc = bk_get_config(f, &cfg);
+    if (rc == BK_OK)
+        rc = bk_chunked_header(f, stack, sizeof stack, &need);
+    if (rc != BK_OK)
+        return rc;
     if (need > sizeof stack)
         return bk_fail(BK_ENOTSUP, "push: a chain of %zu header bytes (more than %zu links)", need,
                        (sizeof stack - 20) / 53);
-    if (cuckoo)
-        bk_rbcuckoo_header(cf, stack, sizeof stack);
-    else
-        bk_rbchain_header(ch, stack, sizeof stack);
-    int rc = send_chunk(c, name, cuckoo, 1, stack, need);
+    const int cuckoo = cfg.variant == BK_VARIANT_RBCUCKOO;
+    rc = send_chunk(c, name, cuckoo, 1, stack, need);
     for (long long it = 1; rc == BK_OK;) {
         const uint8_t *data;
         size_t len;
         long long next;
-        if (cuckoo)
-            bk_rbcuckoo_chunk(cf, it, &data, &len, &next);
-        else
-            bk_rbchain_chunk(ch, it, &data, &len, &next);
-        if (len == 0)
+        if ((rc = bk_chunked_next(f, it, &data, &len, &next)) != BK_OK || len == 0)
             break;
         rc = send_chunk(c, name, cuckoo, next, data, len);
         it = next;
