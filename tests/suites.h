@@ -39,6 +39,7 @@
     X(pinned) \
     X(url) \
     X(redisbloom) \
+    X(rbfilter) \
     X(errors)
 
 /* clang-format on */

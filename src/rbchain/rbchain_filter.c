@@ -348,9 +348,17 @@ int bk_filter_of_rbchain(bk_rbchain *c, unsigned flags, bk_filter **out)
     }
     const bk_rbchain_link *l = &c->links[0];
     const double fpr = (c->options & BK_RBCHAIN_NO_SCALING) ? l->error : l->error * 2;
-    const char *const keys[] = {"expansion", "chain_options"};
-    const uint64_t values[] = {c->growth, c->options};
     const int file = (flags & BK_RB_FILE) != 0;
+    const char *const keys[] = {"expansion", "chain_options"};
+    /* a value RedisBloom loaded may carry option bits no configuration
+     * states: kept in the chain; the filter's hash reads only FORCE64 */
+    const uint64_t values[] = {c->growth, file ? c->options : c->options & BK_RBCHAIN_OPTIONS};
+    if (file && c->n > BK_SLICES_MAX) {
+        const uint32_t n = c->n;
+        bk_rbchain_free(c);
+        return bk_fail(BK_ENOTSUP, "%u links, more than a bloomkit file holds (%u)", n,
+                       (unsigned)BK_SLICES_MAX);
+    }
     bk_config cfg;
     int rc = bk_config_stated(&cfg, BK_VARIANT_RBCHAIN, BK_HASH_MURMUR, l->entries, fpr, keys,
                               values, 2, file);

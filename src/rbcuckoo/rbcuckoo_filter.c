@@ -400,6 +400,12 @@ int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, unsigned flags, bk_filter **out)
     const char *const keys[] = {"bucket_size", "iterations", "expansion"};
     const uint64_t values[] = {c->bucket_size, c->max_iterations, c->expansion};
     const int file = (flags & BK_RB_FILE) != 0;
+    if (file && c->filters > BK_SLICES_MAX) {
+        const uint32_t n = c->filters;
+        bk_rbcuckoo_free(c);
+        return bk_fail(BK_ENOTSUP, "%u sub-filters, more than a bloomkit file holds (%u)", n,
+                       (unsigned)BK_SLICES_MAX);
+    }
     bk_config cfg;
     /* capacity: sub-filter 0's slots, which CF.RESERVE's sizing maps back to its buckets */
     int rc = bk_config_stated(&cfg, BK_VARIANT_RBCUCKOO, BK_HASH_MURMUR,
