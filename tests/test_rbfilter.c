@@ -74,7 +74,8 @@ static dump dump_of_cuckoo(const bk_rbcuckoo *c)
 {
     dump d = {NULL, 0};
     uint8_t h[38];
-    put(&d, h, bk_rbcuckoo_header(c, h, sizeof h));
+    const size_t hlen = bk_rbcuckoo_header(c, h, sizeof h);
+    put(&d, h, hlen);
     for (long long it = 1;;) {
         const uint8_t *data;
         size_t len;
