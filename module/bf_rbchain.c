@@ -56,6 +56,16 @@ static bk_filter *existing_chain(RedisModuleCtx *ctx, RedisModuleString *name, R
     return c;
 }
 
+/* existing_chain, and its figures in *in. */
+static const bk_filter *chain_figures(RedisModuleCtx *ctx, RedisModuleString *name,
+                                      RedisModuleKey **key, bk_rbchain_info *in)
+{
+    const bk_filter *c = existing_chain(ctx, name, key);
+    if (c)
+        bk_rbchain_info_of(c, in);
+    return c;
+}
+
 /* A new chain under the empty key: NULL after replying. */
 static bk_filter *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_opts *o)
 {
@@ -232,14 +242,9 @@ int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
 {
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
     /* a missing key, or one of another type, holds nothing (RedisBloom's answer) */
-    const bk_filter *c =
-        bkm_kind_of(key) == BKM_RBCHAIN ? RedisModule_ModuleTypeGetValue(key) : NULL;
-    if (array)
-        RedisModule_ReplyWithArray(ctx, argc - 2);
-    for (int i = 2; i < argc; i++) {
-        const bkm_arg a = arg_of(argv[i]);
-        bkm_reply_bool(ctx, c && bk_contains(c, a.p, a.n) == 1);
-    }
+    bkm_reply_lookups(ctx,
+                      bkm_kind_of(key) == BKM_RBCHAIN ? RedisModule_ModuleTypeGetValue(key) : NULL,
+                      argv, argc, array);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -247,11 +252,9 @@ int bkm_bf_rbchain_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
 int bkm_bf_rbchain_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     RedisModuleKey *key;
-    const bk_filter *c = existing_chain(ctx, argv[1], &key);
-    if (!c)
-        return REDISMODULE_OK;
     bk_rbchain_info in;
-    bk_rbchain_info_of(c, &in);
+    if (!chain_figures(ctx, argv[1], &key, &in))
+        return REDISMODULE_OK;
     RedisModule_CloseKey(key);
     const long long values[] = {(long long)in.capacity, (long long)(32 + 64 * in.links + in.bytes),
                                 (long long)in.links, (long long)in.size, (long long)in.growth};
@@ -351,11 +354,10 @@ int bkm_cmd_bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    const bk_filter *c = existing_chain(ctx, argv[1], &key);
+    bk_rbchain_info in;
+    const bk_filter *c = chain_figures(ctx, argv[1], &key, &in);
     if (!c)
         return REDISMODULE_OK;
-    bk_rbchain_info in;
-    bk_rbchain_info_of(c, &in);
     char line[300];
     RedisModule_ReplyWithArray(ctx, 1 + (long)in.links);
     int n = snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.size);

@@ -384,13 +384,7 @@ static int cf_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
     if (array ? argc < 3 : argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    const bk_filter *c = lookup(ctx, argv[1], &key);
-    if (array)
-        RedisModule_ReplyWithArray(ctx, argc - 2);
-    for (int i = 2; i < argc; i++) {
-        const bkm_arg a = arg_of(argv[i]);
-        bkm_reply_bool(ctx, c && bk_contains(c, a.p, a.n) == 1);
-    }
+    bkm_reply_lookups(ctx, lookup(ctx, argv[1], &key), argv, argc, array);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -419,18 +413,31 @@ int bkm_cmd_cf_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithLongLong(ctx, (long long)n);
 }
 
+/* The filter under name, its key open with mode in *key: NULL after
+ * replying `wrong` (NULL: WRONGTYPE) for a key of another type, `missing`
+ * for none. */
+static bk_filter *existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                           RedisModuleKey **key, const char *wrong, const char *missing)
+{
+    bk_filter *c;
+    if (open_cf(ctx, name, mode, key, &c, wrong) != 0)
+        return NULL;
+    if (!c) {
+        RedisModule_CloseKey(*key);
+        RedisModule_ReplyWithError(ctx, missing);
+    }
+    return c;
+}
+
 int bkm_cmd_cf_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bk_filter *c;
-    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c, "Not found") != 0)
+    bk_filter *c = existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, "Not found",
+                            "Not found");
+    if (!c)
         return REDISMODULE_OK;
-    if (!c) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "Not found");
-    }
     const bkm_arg a = arg_of(argv[2]);
     const int rc = bk_remove(c, a.p, a.n) == BK_OK;
     bkm_reply_bool(ctx, rc);
@@ -443,31 +450,15 @@ int bkm_cmd_cf_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bk_filter *c;
-    if (open_cf(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c,
-                "Cuckoo filter was not found") != 0)
+    const char *missing = "Cuckoo filter was not found";
+    bk_filter *c =
+        existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, missing, missing);
+    if (!c)
         return REDISMODULE_OK;
-    if (!c) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "Cuckoo filter was not found");
-    }
     bk_compact(c);
     RedisModule_ReplyWithSimpleString(ctx, "OK");
     finish_write(ctx, key, argv[1], 1, "cf.compact");
     return REDISMODULE_OK;
-}
-
-/* The filter for CF.INFO / CF.DEBUG / CF.SCANDUMP: NULL after replying. */
-static bk_filter *existing(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
-{
-    bk_filter *c;
-    if (open_cf(ctx, name, REDISMODULE_READ, key, &c, NULL) != 0)
-        return NULL;
-    if (!c) {
-        RedisModule_CloseKey(*key);
-        RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
-    return c;
 }
 
 /* CF.INFO's and CF.DEBUG's start: the figures of the filter argv[1] names,
@@ -477,7 +468,7 @@ static int figures_of(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
     if (argc != 2)
         return RedisModule_WrongArity(ctx), -1;
     RedisModuleKey *key;
-    const bk_filter *c = existing(ctx, argv[1], &key);
+    const bk_filter *c = existing(ctx, argv[1], REDISMODULE_READ, &key, NULL, "ERR not found");
     if (!c)
         return -1;
     bk_rbcuckoo_info_of(c, in);
@@ -537,7 +528,7 @@ int bkm_cmd_cf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (RedisModule_StringToLongLong(argv[2], &p) != REDISMODULE_OK || p < 0)
         return RedisModule_ReplyWithError(ctx, "Invalid position");
     RedisModuleKey *key;
-    const bk_filter *c = existing(ctx, argv[1], &key);
+    const bk_filter *c = existing(ctx, argv[1], REDISMODULE_READ, &key, NULL, "ERR not found");
     if (!c)
         return REDISMODULE_OK;
     bk_rbcuckoo_info in;

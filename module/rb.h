@@ -52,6 +52,11 @@ int bkm_resp3(RedisModuleCtx *ctx);
 /* A boolean: true/false in RESP3, 1/0 in RESP2 (RedisBloom's "bool"). */
 int bkm_reply_bool(RedisModuleCtx *ctx, int v);
 
+/* The replies of a lookup of the items argv[2..argc) in f (NULL: a missing
+ * key or one of another type, which holds nothing): one, or an array. */
+int bkm_reply_lookups(RedisModuleCtx *ctx, const bk_filter *f, RedisModuleString **argv, int argc,
+                      int array);
+
 /* BF.* on a chain key (bf.c calls them for MBbloom-- keys, and for
  * missing keys when NEW_KEYS is redisbloom). Same arguments as the BF.*
  * handlers. */

@@ -62,6 +62,19 @@ int bkm_reply_bool(RedisModuleCtx *ctx, int v)
     return RedisModule_ReplyWithBool(ctx, v != 0);
 }
 
+int bkm_reply_lookups(RedisModuleCtx *ctx, const bk_filter *f, RedisModuleString **argv, int argc,
+                      int array)
+{
+    if (array)
+        RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; i++) {
+        size_t n;
+        const char *p = RedisModule_StringPtrLen(argv[i], &n);
+        bkm_reply_bool(ctx, f && bk_contains(f, p, n) == 1);
+    }
+    return REDISMODULE_OK;
+}
+
 /* 1 for a command from the master or the AOF: it makes what the master made. */
 static int replaying(RedisModuleCtx *ctx)
 {

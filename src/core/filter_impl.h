@@ -370,6 +370,18 @@ typedef struct bk_slice_limit {
     uint64_t keys;
 } bk_slice_limit;
 
+/* RedisBloom's chunked dump of a variant (bk_variant_desc.chunked): the
+ * header, the chunk after iterator it, a chunk loaded, a filter made from
+ * a header (bloomkit_redisbloom.h's bk_chunked_* say what each answers). */
+typedef struct bk_chunked_ops {
+    size_t (*header)(const bk_filter *f, void *buf, size_t cap);
+    void (*next)(const bk_filter *f, long long it, const uint8_t **data, size_t *len,
+                 long long *next);
+    int (*load)(bk_filter *f, long long it, const void *data, size_t len);
+    int (*make)(const void *header, size_t len, unsigned flags, uint64_t max_bytes,
+                bk_filter **out);
+} bk_chunked_ops;
+
 /* A configuration key as one variant takes it (bk_variant_desc.keys). */
 typedef struct bk_variant_key {
     const char *key;  /* a key of the configuration table (src/core/config.c) */
@@ -443,12 +455,7 @@ typedef struct bk_variant_desc {
     /* bk_compact: BK_OK. */
     int (*compact)(bk_filter *f);
     /* RedisBloom's chunked dump (bloomkit_redisbloom.h: bk_chunked_*). */
-    size_t (*chunked_header)(const bk_filter *f, void *buf, size_t cap);
-    void (*chunked_next)(const bk_filter *f, long long it, const uint8_t **data, size_t *len,
-                         long long *next);
-    int (*chunked_load)(bk_filter *f, long long it, const void *data, size_t len);
-    int (*chunked_new)(const void *header, size_t len, unsigned flags, uint64_t max_bytes,
-                       bk_filter **out);
+    const struct bk_chunked_ops *chunked;
 } bk_variant_desc;
 
 /* The fields of a descriptor its variant's names give, written once: its

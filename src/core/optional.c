@@ -13,117 +13,100 @@
 #include "../common/error.h"
 #include "filter_impl.h"
 
-/* The descriptor of f when it has slot (non-zero), else NULL after
- * bk_fail(BK_ENOTSUP) naming the call. */
-static const bk_variant_desc *having(const bk_filter *f, int has, const char *what)
+/* The entry of a call on f: BK_OK with *d its descriptor, or BK_EINVAL (f
+ * NULL, or args_ok 0: an argument NULL). */
+static int enter(const bk_filter *f, int args_ok, const char *what, const bk_variant_desc **d)
 {
-    if (has)
-        return bk_variant_for(f->cfg.variant);
-    bk_fail(BK_ENOTSUP, "%s: %s filters do not have it", what, bk_variant_name(f->cfg.variant));
-    return NULL;
+    bk_call_begin();
+    if (!f || !args_ok)
+        return bk_fail(BK_EINVAL, "%s: no filter, or an argument NULL", what);
+    *d = bk_variant_for(f->cfg.variant);
+    return BK_OK;
 }
 
-#define DESC(f) bk_variant_for((f)->cfg.variant)
-
-static void lock(const bk_filter *f, int write)
+/* enter's second half, once the slot is known: BK_OK with f's lock taken
+ * (the write lock when the call writes), BK_ENOTSUP (has 0: its variant
+ * has no such slot), BK_EREADONLY (a write to a read-only mapping). */
+static int having(const bk_filter *f, int has, int writes, const char *what)
 {
+    if (!has)
+        return bk_fail(BK_ENOTSUP, "%s: %s filters do not have it", what,
+                       bk_variant_name(f->cfg.variant));
+    if (writes && f->readonly)
+        return bk_fail(BK_EREADONLY, "%s: the filter is mapped read-only", what);
     if (f->rwlock)
-        (write ? pthread_rwlock_wrlock : pthread_rwlock_rdlock)(f->rwlock);
+        (writes ? pthread_rwlock_wrlock : pthread_rwlock_rdlock)(f->rwlock);
+    return BK_OK;
 }
 
-static void unlock(const bk_filter *f)
+/* The end of a call that took the lock in having. */
+static int leave(const bk_filter *f, int rc, const char *what)
 {
     if (f->rwlock)
         pthread_rwlock_unlock(f->rwlock);
+    return rc < 0 ? bk_done(rc, what) : rc;
 }
 
 int bk_count(const bk_filter *f, const void *key, size_t len, uint64_t *out)
 {
-    bk_call_begin();
-    if (!f || !out || !bk_key_valid(key, len))
-        return bk_fail(BK_EINVAL, "count: no filter, output or key");
-    const bk_variant_desc *d = having(f, DESC(f)->count != NULL, "count");
-    if (!d)
-        return BK_ENOTSUP;
+    const bk_variant_desc *d = NULL;
+    int rc = enter(f, out && bk_key_valid(key, len), "count", &d);
+    if (rc != BK_OK || (rc = having(f, d->count != NULL, 0, "count")) != BK_OK)
+        return rc;
     bk_hash h;
     bk_filter_hash(f, key, len, &h);
-    lock(f, 0);
     *out = d->count(f, &h);
-    unlock(f);
-    return BK_OK;
+    return leave(f, BK_OK, "count");
 }
 
 int bk_compact(bk_filter *f)
 {
-    bk_call_begin();
-    if (!f)
-        return bk_fail(BK_EINVAL, "compact: no filter");
-    const bk_variant_desc *d = having(f, DESC(f)->compact != NULL, "compact");
-    if (!d)
-        return BK_ENOTSUP;
-    if (f->readonly)
-        return bk_fail(BK_EREADONLY, "compact: the filter is mapped read-only");
-    lock(f, 1);
-    const int rc = d->compact(f);
-    unlock(f);
-    return bk_done(rc, "compact");
+    const bk_variant_desc *d = NULL;
+    int rc = enter(f, 1, "compact", &d);
+    if (rc != BK_OK || (rc = having(f, d->compact != NULL, 1, "compact")) != BK_OK)
+        return rc;
+    return leave(f, d->compact(f), "compact");
 }
 
 int bk_set_grow_check(bk_filter *f, bk_grow_check_fn check, void *arg)
 {
-    bk_call_begin();
-    if (!f)
-        return bk_fail(BK_EINVAL, "set_grow_check: no filter");
-    if (!having(f, DESC(f)->host_grow, "set_grow_check"))
-        return BK_ENOTSUP;
+    const bk_variant_desc *d = NULL;
+    int rc = enter(f, 1, "set_grow_check", &d);
+    if (rc != BK_OK || (rc = having(f, d->host_grow, 0, "set_grow_check")) != BK_OK)
+        return rc;
     f->grow_check = check;
     f->grow_arg = check ? arg : NULL;
-    return BK_OK;
+    return leave(f, BK_OK, "set_grow_check");
 }
 
 int bk_chunked_header(const bk_filter *f, void *buf, size_t cap, size_t *len)
 {
-    bk_call_begin();
-    if (!f || !len || (!buf && cap))
-        return bk_fail(BK_EINVAL, "chunked_header: no filter, buffer or length");
-    const bk_variant_desc *d = having(f, DESC(f)->chunked_header != NULL, "chunked dump");
-    if (!d)
-        return BK_ENOTSUP;
-    lock(f, 0);
-    *len = d->chunked_header(f, buf, cap);
-    unlock(f);
-    return BK_OK;
+    const bk_variant_desc *d = NULL;
+    int rc = enter(f, len && (buf || !cap), "chunked_header", &d);
+    if (rc != BK_OK || (rc = having(f, d->chunked != NULL, 0, "chunked dump")) != BK_OK)
+        return rc;
+    *len = d->chunked->header(f, buf, cap);
+    return leave(f, BK_OK, "chunked_header");
 }
 
 int bk_chunked_next(const bk_filter *f, long long it, const uint8_t **data, size_t *len,
                     long long *next)
 {
-    bk_call_begin();
-    if (!f || !data || !len || !next)
-        return bk_fail(BK_EINVAL, "chunked_next: no filter or output");
-    const bk_variant_desc *d = having(f, DESC(f)->chunked_next != NULL, "chunked dump");
-    if (!d)
-        return BK_ENOTSUP;
-    lock(f, 0);
-    d->chunked_next(f, it, data, len, next);
-    unlock(f);
-    return BK_OK;
+    const bk_variant_desc *d = NULL;
+    int rc = enter(f, data && len && next, "chunked_next", &d);
+    if (rc != BK_OK || (rc = having(f, d->chunked != NULL, 0, "chunked dump")) != BK_OK)
+        return rc;
+    d->chunked->next(f, it, data, len, next);
+    return leave(f, BK_OK, "chunked_next");
 }
 
 int bk_chunked_load(bk_filter *f, long long it, const void *data, size_t len)
 {
-    bk_call_begin();
-    if (!f || (!data && len))
-        return bk_fail(BK_EINVAL, "chunked_load: no filter or chunk");
-    const bk_variant_desc *d = having(f, DESC(f)->chunked_load != NULL, "chunked load");
-    if (!d)
-        return BK_ENOTSUP;
-    if (f->readonly)
-        return bk_fail(BK_EREADONLY, "chunked_load: the filter is mapped read-only");
-    lock(f, 1);
-    const int rc = d->chunked_load(f, it, data, len);
-    unlock(f);
-    return bk_done(rc, "chunked_load");
+    const bk_variant_desc *d = NULL;
+    int rc = enter(f, data || !len, "chunked_load", &d);
+    if (rc != BK_OK || (rc = having(f, d->chunked != NULL, 1, "chunked load")) != BK_OK)
+        return rc;
+    return leave(f, d->chunked->load(f, it, data, len), "chunked_load");
 }
 
 int bk_chunked_new(bk_variant v, const void *header, size_t len, unsigned flags, uint64_t max_bytes,
@@ -133,10 +116,10 @@ int bk_chunked_new(bk_variant v, const void *header, size_t len, unsigned flags,
     if (!out || (!header && len))
         return bk_fail(BK_EINVAL, "chunked_new: no header or output");
     const bk_variant_desc *d = bk_variant_for(v);
-    if (!d || !d->chunked_new)
+    if (!d || !d->chunked)
         return bk_fail(BK_ENOTSUP, "chunked_new: %s filters have no chunked dump",
                        bk_variant_name(v) ? bk_variant_name(v) : "unknown");
     if (flags & ~BK_RB_FILE)
         return bk_fail(BK_EINVAL, "chunked_new: unknown flags %#x", flags);
-    return bk_done(d->chunked_new(header, len, flags, max_bytes, out), "chunked_new");
+    return bk_done(d->chunked->make(header, len, flags, max_bytes, out), "chunked_new");
 }

@@ -59,26 +59,13 @@ int bk_rbchain_exists(const bk_rbchain *c, const void *item, size_t len);
 void bk_rb_chain_info(const bk_rbchain *c, bk_rbchain_info *out);
 int bk_rb_chain_link(const bk_rbchain *c, uint32_t i, bk_rbchain_link *out);
 
-/* BF.SCANDUMP's header of c (20 + 53 * links bytes, little-endian, packed)
- * into buf when cap allows; returns its length either way. */
+/* RedisBloom's chunked dump of c (BF.SCANDUMP, BF.LOADCHUNK): what
+ * bk_chunked_header, _new, _next and _load answer for a filter holding it
+ * (bloomkit_redisbloom.h); a header is 20 + 53 * links bytes. */
 size_t bk_rbchain_header(const bk_rbchain *c, void *buf, size_t cap);
-
-/* A zero-filled chain from a SCANDUMP header (BF.LOADCHUNK on a new key),
- * checked as RedisBloom checks it (BK_RB_STRICT). BK_OK, BK_EINVAL (not a
- * valid header: RedisBloom's "received bad data"), BK_EFULL (over
- * max_bytes), BK_ENOMEM. */
 int bk_rbchain_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_rbchain **out);
-
-/* The chunk BF.SCANDUMP gives for iterator it >= 1: *data (into c), *len
- * (at most BK_RB_CHUNK_MAX, never past its link) and *next, the iterator
- * returned with it (it + len). Past the end: *len 0, *next 0. */
 void bk_rbchain_chunk(const bk_rbchain *c, long long it, const uint8_t **data, size_t *len,
                       long long *next);
-
-/* BF.LOADCHUNK of a chunk into an existing chain: the bytes go at offset
- * it - len - 1 of the links' arrays. BK_OK, or nothing changed and
- * BK_EINVAL (it <= 0 or it < len: "received bad data"), BK_ENOTFOUND (no
- * link at that offset), BK_ERANGE (more bytes than the link has left). */
 int bk_rbchain_load_chunk(bk_rbchain *c, long long it, const void *data, size_t len);
 
 /* A filter of this variant holding c, which it takes over (freed with the

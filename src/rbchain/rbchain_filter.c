@@ -287,6 +287,9 @@ static int rbc_chunked_new(const void *header, size_t len, unsigned flags, uint6
     return rc != BK_OK ? rc : bk_filter_of_rbchain(c, flags, out);
 }
 
+static const bk_chunked_ops rbchain_chunked = {rbc_chunked_header, rbc_chunked_next,
+                                               rbc_chunked_load, rbc_chunked_new};
+
 const bk_variant_desc bk_rbchain_desc = {
     BK_DESC_NAMED(RBCHAIN, rbchain, "rbchain (RedisBloom's scalable chain, bit for bit)"),
     .murmur = murmur_form,
@@ -294,10 +297,7 @@ const bk_variant_desc bk_rbchain_desc = {
     .max_slices = BK_SLICES_MAX,
     .own_words = 1,
     .host_grow = 1,
-    .chunked_header = rbc_chunked_header,
-    .chunked_next = rbc_chunked_next,
-    .chunked_load = rbc_chunked_load,
-    .chunked_new = rbc_chunked_new,
+    .chunked = &rbchain_chunked,
 };
 
 /* The chain of f into *c for a call reading it: BK_OK, BK_EINVAL (f or

@@ -77,37 +77,16 @@ void bk_rbcuckoo_compact(bk_rbcuckoo *c, int stop_on_failure);
 void bk_rc_info(const bk_rbcuckoo *c, bk_rbcuckoo_info *out);
 int bk_rc_sub(const bk_rbcuckoo *c, uint32_t i, uint8_t **data, uint64_t *buckets);
 
-/* CF.SCANDUMP's 38-byte header of c into buf when cap allows; returns 38. */
-size_t bk_rbcuckoo_header(const bk_rbcuckoo *c, void *buf, size_t cap);
-
-/* A zero-filled filter from a CF.SCANDUMP header (CF.LOADCHUNK at position
- * 1): BK_OK, BK_EINVAL (length not 38: "Invalid header"), BK_ECORRUPT
- * (fields RedisBloom refuses: "Couldn't create filter!"), BK_EFULL (over
- * max_bytes), BK_ENOMEM. */
+/* The filter over c and the structure a filter holds, then the dump by
+ * chunks: as rbchain.h's for a chain (CF.SCANDUMP, CF.LOADCHUNK; a 38-byte
+ * header). */
+int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, unsigned flags, bk_filter **out);
+bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f);
 int bk_rbcuckoo_header_read(const void *buf, size_t len, uint64_t max_bytes, bk_rbcuckoo **out);
-
-/* The chunk CF.SCANDUMP gives at position p >= 1: a whole sub-filter when
- * it is at most BK_RB_CHUNK_MAX bytes, else a slice from the offset;
- * *next = p + *len. Past the end: *len 0, *next 0. */
+size_t bk_rbcuckoo_header(const bk_rbcuckoo *c, void *buf, size_t cap);
+int bk_rbcuckoo_load_chunk(bk_rbcuckoo *c, long long p, const void *data, size_t len);
 void bk_rbcuckoo_chunk(const bk_rbcuckoo *c, long long p, const uint8_t **data, size_t *len,
                        long long *next);
-
-/* CF.LOADCHUNK of a chunk at position p: the bytes go at offset p - len - 1
- * of the sub-filters' slots. BK_OK, or BK_EINVAL ("Couldn't load chunk!":
- * an empty chunk, p < 0, p - 1 < len, or more bytes than the sub-filter
- * has left), nothing changed. */
-int bk_rbcuckoo_load_chunk(bk_rbcuckoo *c, long long p, const void *data, size_t len);
-
-/* A filter of this variant holding c, which it takes over (freed with the
- * filter; on error freed too): hash=murmur, its configuration read off the
- * structure; flags BK_RB_FILE or 0 (bloomkit_redisbloom.h). BK_OK (*out
- * set), BK_EINVAL (c or out NULL), BK_ENOTSUP (BK_RB_FILE: a value no
- * configuration states; detail says), BK_ENOMEM. */
-int bk_filter_of_rbcuckoo(bk_rbcuckoo *c, unsigned flags, bk_filter **out);
-
-/* The structure a filter of this variant holds, for tests that drive it
- * directly (NULL for another variant); owned by f. */
-bk_rbcuckoo *bk_filter_rbcuckoo(bk_filter *f);
 
 /* One sub-filter: n buckets of the filter's bucket size, 8-bit slots, 0
  * an empty slot. */

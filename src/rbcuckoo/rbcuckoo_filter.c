@@ -336,6 +336,9 @@ static bk_murmur_form murmur_form(const bk_config *cfg)
     return BK_MURMUR_ONE64;
 }
 
+static const bk_chunked_ops rbcuckoo_chunked = {rcf_chunked_header, rcf_chunked_next,
+                                                rcf_chunked_load, rcf_chunked_new};
+
 const bk_variant_desc bk_rbcuckoo_desc = {
     BK_DESC_NAMED(RBCUCKOO, rbcuckoo, "rbcuckoo (RedisBloom's cuckoo filter, bit for bit)"),
     .murmur = murmur_form,
@@ -345,10 +348,7 @@ const bk_variant_desc bk_rbcuckoo_desc = {
     .host_grow = 1,
     .count = rcf_count,
     .compact = rcf_compact,
-    .chunked_header = rcf_chunked_header,
-    .chunked_next = rcf_chunked_next,
-    .chunked_load = rcf_chunked_load,
-    .chunked_new = rcf_chunked_new,
+    .chunked = &rbcuckoo_chunked,
 };
 
 /* The filter of f into *c for a call reading it: BK_OK, BK_EINVAL (f or
