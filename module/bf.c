@@ -220,16 +220,15 @@ int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const int to = chain_key(ctx, argv[1], 0);
     if (to != 0)
         return to < 0 ? REDISMODULE_OK : bkm_bf_rbchain_info(ctx, argv, argc);
-    bkm_value *v;
-    bk_filter_stats st;
-    bk_config cfg;
-    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &v, &st, &cfg);
+    bkm_figures f;
+    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &f);
     if (!key)
         return REDISMODULE_OK;
-    const long long values[] = {(long long)st.capacity, (long long)value_size(v),
-                                (long long)st.slices, (long long)st.keys, (long long)cfg.growth};
+    const long long values[] = {(long long)f.st.capacity, (long long)value_size(f.v),
+                                (long long)f.st.slices, (long long)f.st.keys,
+                                (long long)f.cfg.growth};
     RedisModule_CloseKey(key);
-    return bkm_reply_bf_info(ctx, argv, argc, values, !bk_variant_grows(cfg.variant));
+    return bkm_reply_bf_info(ctx, argv, argc, values, !bk_variant_grows(f.cfg.variant));
 }
 
 int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)

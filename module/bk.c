@@ -185,30 +185,28 @@ int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const bkm_kind kind = bkm_kind_named(ctx, argv[1]);
     if (kind == BKM_RBCHAIN || kind == BKM_RBCUCKOO)
         return rb_info(ctx, argv[1], kind);
-    bkm_value *v;
-    bk_filter_stats st;
-    bk_config cfg;
-    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &v, &st, &cfg);
+    bkm_figures f;
+    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &f);
     if (!key)
         return REDISMODULE_OK;
     char text[2048];
-    const int tn = bk_config_format(&cfg, 0, text, sizeof text);
+    const int tn = bk_config_format(&f.cfg, 0, text, sizeof text);
     if (tn < 0 || tn >= (int)sizeof text)
         text[0] = '\0';
-    const int window = cfg.variant == BK_VARIANT_WINDOW;
+    const int window = f.cfg.variant == BK_VARIANT_WINDOW;
     bk_figure fig;
     unsigned rows = 0;
     while (bk_figure_at(rows, NULL, NULL, &fig, sizeof fig) == 1)
         rows++;
-    const int unkeyed = cfg.hash == BK_HASH_MURMUR;
+    const int unkeyed = f.cfg.hash == BK_HASH_MURMUR;
     RedisModule_ReplyWithMap(ctx, (long)rows + 1 + 2L * window + unkeyed);
-    for (unsigned i = 0; i < rows && bk_figure_at(i, &st, &cfg, &fig, sizeof fig) == 1; i++)
+    for (unsigned i = 0; i < rows && bk_figure_at(i, &f.st, &f.cfg, &fig, sizeof fig) == 1; i++)
         field_figure(ctx, &fig);
     field_text(ctx, "config", text);
     if (unkeyed)
         field_text(ctx, "hash_key", no_hash_key);
     if (window) {
-        field_int(ctx, "window_ms", (long long)cfg.window_ms);
+        field_int(ctx, "window_ms", (long long)f.cfg.window_ms);
         field_int(ctx, "now_ms", (long long)bkm_clock_now());
     }
     RedisModule_CloseKey(key);

@@ -107,11 +107,16 @@ int bkm_open_bf(RedisModuleCtx *ctx, RedisModuleString *name, int makes, RedisMo
  * found, WRONGTYPE), else the key to close, with *v the filter. */
 RedisModuleKey *bkm_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
                                   bkm_value **v);
+/* A filter open for its figures: the value, its statistics and configuration. */
+typedef struct bkm_figures {
+    bkm_value *v;
+    bk_filter_stats st;
+    bk_config cfg;
+} bkm_figures;
 /* bkm_open_existing to read, at the command's time (bkm_time_begin), with
- * the filter's figures and configuration: NULL after replying (not found,
- * WRONGTYPE, an error of bk_stats), else the key to close. */
-RedisModuleKey *bkm_open_figures(RedisModuleCtx *ctx, RedisModuleString *name, bkm_value **v,
-                                 bk_filter_stats *st, bk_config *cfg);
+ * the filter's figures in *out: NULL after replying (not found, WRONGTYPE,
+ * an error of bk_stats), else the key to close. */
+RedisModuleKey *bkm_open_figures(RedisModuleCtx *ctx, RedisModuleString *name, bkm_figures *out);
 /* bkm_open for a command that makes a filter: NULL after replying
  * (WRONGTYPE, "ERR item exists"), else the empty key to close. */
 RedisModuleKey *bkm_open_empty(RedisModuleCtx *ctx, RedisModuleString *name);
