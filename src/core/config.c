@@ -1176,3 +1176,9 @@ int bk_config_stated(bk_config *cfg, bk_variant v, bk_hash_alg hash, uint64_t ca
         return bk_fail(BK_ENOTSUP, "no configuration states it: %s", err);
     return BK_OK;
 }
+
+const bk_variant_key bk_bloom_keys[] = {
+    {"fpr", NULL, NULL},    {"growth", NULL, NULL}, {"tightening", NULL, NULL},
+    {"layout", NULL, NULL}, {"bits", NULL, NULL},   {"hashes", NULL, NULL},
+    {NULL, NULL, NULL},
+};

@@ -165,6 +165,11 @@ typedef struct bk_filter_ops {
     const bk_filter_perf *perf;
 } bk_filter_ops;
 
+/* The first fields of a variant's tables: its in-memory operations
+ * (bk_filter_ops; the slots it leaves out are NULL) and its perf hooks. */
+#define BK_MEMORY_OPS .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY
+#define BK_PERF_TABLE .version = BK_FILTER_PERF_VERSION
+
 /* The perf hook `slot` of f, or NULL. */
 #define BK_PERF(f, slot) ((f)->ops->perf ? (f)->ops->perf->slot : NULL)
 
@@ -388,6 +393,12 @@ typedef struct bk_variant_key {
     const char *def;  /* NULL, or its default for this variant when not the table's */
     const char *note; /* NULL, or what it means here, for the key's help */
 } bk_variant_key;
+
+/* The configuration keys of a variant that is one Bloom array (standard,
+ * counting): its rate, how it grows and tightens as a chain's slice, its
+ * layout, and a pinned shape (src/core/config.c). Such a variant names it
+ * as its own: #define NAME_keys bk_bloom_keys. */
+extern const bk_variant_key bk_bloom_keys[];
 
 /* A variant, as it declares itself (in its own folder, as bk_<name>_desc)
  * and as the registry (src/core/registry.c, from BK_VARIANT_LIST) lists it:

@@ -229,14 +229,12 @@ BK_CLEAR_LOCKED(cnt_clear, clear_unlocked)
  * counters is not the counters of the common keys. */
 /* clang-format off */
 static const bk_filter_perf counting_perf = {
-    .version = BK_FILTER_PERF_VERSION, .prefetch = cnt_prefetch,
+    BK_PERF_TABLE, .prefetch = cnt_prefetch,
 };
 static const bk_filter_ops counting_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = cnt_add, .contains = cnt_contains, .remove = cnt_remove,
-    .clear = cnt_clear, .merge = cnt_merge, .intersect = NULL, .destroy = cnt_destroy,
-    .slice_count = bk_one_slice, .slice_view = cnt_slice_view,
-    .perf = &counting_perf,
+    BK_MEMORY_OPS, .add = cnt_add, .contains = cnt_contains, .remove = cnt_remove,
+    .clear = cnt_clear, .merge = cnt_merge, .destroy = cnt_destroy, .slice_count = bk_one_slice,
+    .slice_view = cnt_slice_view, .perf = &counting_perf,
 };
 /* clang-format on */
 
@@ -294,12 +292,8 @@ static bk_cells counting_cells(const bk_config *cfg)
     return bk_bloom_cells(cfg, 4, 1);
 }
 
-/* The configuration keys it takes (src/core/config.c has what each means). */
-static const bk_variant_key counting_keys[] = {
-    {"fpr", NULL, NULL},    {"growth", NULL, NULL}, {"tightening", NULL, NULL},
-    {"layout", NULL, NULL}, {"bits", NULL, NULL},   {"hashes", NULL, NULL},
-    {NULL, NULL, NULL},
-};
+/* The configuration keys it takes: a Bloom array's. */
+#define counting_keys bk_bloom_keys
 
 const bk_variant_desc bk_counting_desc = {
     BK_DESC_NAMED(COUNTING, counting, "counting (4-bit counters, removal)"),

@@ -269,13 +269,11 @@ static void ck_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
  * intersection. expire is NULL: the filter keeps no time. */
 /* clang-format off */
 static const bk_filter_perf cuckoo_perf = {
-    .version = BK_FILTER_PERF_VERSION, .prefetch = ck_prefetch,
+    BK_PERF_TABLE, .prefetch = ck_prefetch,
 };
 static const bk_filter_ops cuckoo_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = ck_add, .contains = ck_contains, .remove = ck_remove,
-    .clear = ck_clear, .merge = NULL, .intersect = NULL, .destroy = ck_destroy,
-    .slice_count = bk_one_slice, .slice_view = ck_slice_view,
+    BK_MEMORY_OPS, .add = ck_add, .contains = ck_contains, .remove = ck_remove, .clear = ck_clear,
+    .destroy = ck_destroy, .slice_count = bk_one_slice, .slice_view = ck_slice_view,
     .perf = &cuckoo_perf,
 };
 /* clang-format on */

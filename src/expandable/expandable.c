@@ -323,14 +323,12 @@ static void xp_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
  * entries are not a table of both. expire is NULL: it keeps no time. */
 /* clang-format off */
 static const bk_filter_perf expandable_perf = {
-    .version = BK_FILTER_PERF_VERSION, .prefetch = xp_prefetch,
-    .add_batch = xp_add_batch, .contains_batch = xp_contains_batch,
+    BK_PERF_TABLE, .prefetch = xp_prefetch, .add_batch = xp_add_batch,
+    .contains_batch = xp_contains_batch,
 };
 static const bk_filter_ops expandable_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = op_add, .contains = op_contains, .remove = NULL,
-    .clear = op_clear, .merge = NULL, .intersect = NULL, .destroy = xp_destroy,
-    .slice_count = bk_one_slice, .slice_view = xp_slice_view,
+    BK_MEMORY_OPS, .add = op_add, .contains = op_contains, .clear = op_clear,
+    .destroy = xp_destroy, .slice_count = bk_one_slice, .slice_view = xp_slice_view,
     .perf = &expandable_perf,
 };
 /* clang-format on */

@@ -110,12 +110,12 @@ static void rbc_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     out->gen = l->n2;
 }
 
+/* The operations; remove, merge and intersect are NULL: links are bit
+ * arrays, and RedisBloom combines no chains. */
 /* clang-format off */
 static const bk_filter_ops rbchain_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = rbc_add, .contains = rbc_contains, .remove = NULL,
-    .clear = rbc_clear, .merge = NULL, .intersect = NULL, .destroy = rbc_destroy,
-    .slice_count = rbc_slice_count, .slice_view = rbc_slice_view,
+    BK_MEMORY_OPS, .add = rbc_add, .contains = rbc_contains, .clear = rbc_clear,
+    .destroy = rbc_destroy, .slice_count = rbc_slice_count, .slice_view = rbc_slice_view,
 };
 /* clang-format on */
 

@@ -166,12 +166,13 @@ static void rcf_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     out->nbytes = out->m;
 }
 
+/* The operations; merge and intersect are NULL: RedisBloom combines no
+ * cuckoo filters, and a union of tables is not a table of the union. */
 /* clang-format off */
 static const bk_filter_ops rbcuckoo_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = rcf_add, .contains = rcf_contains, .remove = rcf_remove,
-    .clear = rcf_clear, .merge = NULL, .intersect = NULL, .destroy = rcf_destroy,
-    .slice_count = rcf_slice_count, .slice_view = rcf_slice_view,
+    BK_MEMORY_OPS, .add = rcf_add, .contains = rcf_contains, .remove = rcf_remove,
+    .clear = rcf_clear, .destroy = rcf_destroy, .slice_count = rcf_slice_count,
+    .slice_view = rcf_slice_view,
 };
 /* clang-format on */
 

@@ -395,16 +395,13 @@ static int scl_merge(bk_filter *dst, const bk_filter *src)
  * arrays; intersect is NULL: the chain's slices hold disjoint key sets. */
 /* clang-format off */
 static const bk_filter_perf scalable_perf = {
-    .version = BK_FILTER_PERF_VERSION, .prefetch = scl_prefetch,
-    .shard_begin = scl_shard_begin, .shard_of = scl_shard_of, .shard_add = scl_shard_add,
-    .shard_end = scl_shard_end,
+    BK_PERF_TABLE, .prefetch = scl_prefetch, .shard_begin = scl_shard_begin,
+    .shard_of = scl_shard_of, .shard_add = scl_shard_add, .shard_end = scl_shard_end,
 };
 static const bk_filter_ops scalable_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = scl_add, .contains = scl_contains, .remove = NULL,
-    .clear = scl_clear, .merge = scl_merge, .intersect = NULL, .destroy = scl_destroy,
-    .slice_count = scl_slice_count, .slice_view = scl_slice_view,
-    .perf = &scalable_perf,
+    BK_MEMORY_OPS, .add = scl_add, .contains = scl_contains, .clear = scl_clear,
+    .merge = scl_merge, .destroy = scl_destroy, .slice_count = scl_slice_count,
+    .slice_view = scl_slice_view, .perf = &scalable_perf,
 };
 /* clang-format on */
 

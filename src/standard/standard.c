@@ -557,16 +557,13 @@ static int std_intersect(bk_filter *dst, const bk_filter *src)
  * forget a key. */
 /* clang-format off */
 static const bk_filter_perf standard_perf = {
-    .version = BK_FILTER_PERF_VERSION, .prefetch = std_prefetch,
-    .shard_begin = std_shard_begin, .shard_of = std_shard_of, .shard_add = std_shard_add,
-    .shard_end = std_shard_end,
+    BK_PERF_TABLE, .prefetch = std_prefetch, .shard_begin = std_shard_begin,
+    .shard_of = std_shard_of, .shard_add = std_shard_add, .shard_end = std_shard_end,
 };
 static const bk_filter_ops standard_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = std_add, .contains = std_contains, .remove = NULL,
-    .clear = std_clear, .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
-    .slice_count = bk_one_slice, .slice_view = std_slice_view,
-    .perf = &standard_perf,
+    BK_MEMORY_OPS, .add = std_add, .contains = std_contains, .clear = std_clear,
+    .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
+    .slice_count = bk_one_slice, .slice_view = std_slice_view, .perf = &standard_perf,
 };
 /* clang-format on */
 
@@ -610,12 +607,8 @@ static bk_cells standard_cells(const bk_config *cfg)
     return bk_bloom_cells(cfg, 1, 0);
 }
 
-/* The configuration keys it takes (src/core/config.c has what each means). */
-static const bk_variant_key standard_keys[] = {
-    {"fpr", NULL, NULL},    {"growth", NULL, NULL}, {"tightening", NULL, NULL},
-    {"layout", NULL, NULL}, {"bits", NULL, NULL},   {"hashes", NULL, NULL},
-    {NULL, NULL, NULL},
-};
+/* The configuration keys it takes: a Bloom array's. */
+#define standard_keys bk_bloom_keys
 
 const bk_variant_desc bk_standard_desc = {
     BK_DESC_NAMED(STANDARD, standard, "standard"),

@@ -546,21 +546,16 @@ static int bk_window_plan(const bk_config *cfg, bk_plan *out)
     return BK_OK;
 }
 
-/* The operations grouped by role, as in a SQLite methods table; the NULL ones last: remove
- * (generations are bit arrays) and intersect (two filters' generations hold different spans'
- * keys). */
+/* The operations grouped by role, as in a SQLite methods table; remove and intersect are NULL
+ * (generations are bit arrays, and two filters' generations hold different spans' keys). */
 /* clang-format off */
 static const bk_filter_perf window_perf = {
-    .version = BK_FILTER_PERF_VERSION, .prefetch = win_prefetch,
+    BK_PERF_TABLE, .prefetch = win_prefetch,
 };
 static const bk_filter_ops window_ops = {
-    .version = BK_FILTER_OPS_VERSION, .store = BK_STORE_MEMORY,
-    .add = win_add, .contains = win_contains,
-    .clear = win_clear, .merge = win_merge, .destroy = win_destroy,
-    .slice_count = win_slice_count, .slice_view = win_slice_view,
-    .expire = win_expire,
-    .remove = NULL, .intersect = NULL,
-    .perf = &window_perf,
+    BK_MEMORY_OPS, .add = win_add, .contains = win_contains, .clear = win_clear,
+    .merge = win_merge, .destroy = win_destroy, .slice_count = win_slice_count,
+    .slice_view = win_slice_view, .expire = win_expire, .perf = &window_perf,
 };
 /* clang-format on */
 
