@@ -20,9 +20,9 @@
 #define BK_SLICES_MAX 256
 
 /* One bit or counter array of a filter, as persistence and merging see it.
- * Standard and counting filters have one slice, scalable filters one per link
- * of the chain. data points into the filter (or, for a view passed to an adopt
- * constructor, to a payload the new filter takes over). */
+ * Standard and counting filters have one slice, scalable filters one per
+ * array of the chain (RedisBloom's: a link, a sub-filter). data points into the filter (or, for a
+ * view passed to an adopt constructor, to a payload the new filter takes over). */
 typedef struct bk_slice_view {
     uint64_t m;         /* bits or counters */
     unsigned k;         /* probes */
