@@ -52,9 +52,10 @@ extern "C" {
  * BK_ERANGE, detail) only when its fields are past what a file holds. */
 #define BK_RB_FILE 2u
 
-/* max_bytes, in the calls that make a filter: the most its arrays may take,
- * checked before anything is allocated (BK_EFULL, detail saying how many
- * bytes it needed), then at each growth; 0 for no limit. */
+/* max_bytes, in the calls that make a filter: the most its arrays may take
+ * when it is made, checked before anything is allocated (BK_EFULL, detail
+ * saying how many bytes it needed); 0 for no limit. Its later growth is
+ * bounded by the host's check (bk_set_grow_check) and by memory. */
 
 /* ------------------------------------------------------------ the chain -- */
 
