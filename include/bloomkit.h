@@ -538,9 +538,10 @@ BK_API int bk_set_add_once(bk_filter *f, int on);
  * as it would have), called during bk_add on the adding thread, under the
  * filter's write lock, before its max_bytes is checked. 0 lets it grow;
  * a negative BK_E* code refuses, and is the add's result, nothing changed
- * (the host keeps its own reason). check NULL removes it. The Redis module
- * checks its MAX_BYTES and maxmemory's headroom this way. BK_OK,
- * BK_EINVAL (f NULL), BK_ENOTSUP (a variant bounded by max_bytes alone).
+ * (the host keeps its own reason; any other value refuses as BK_EFULL).
+ * check NULL removes it. The Redis module checks its MAX_BYTES and
+ * maxmemory's headroom this way. BK_OK, BK_EINVAL (f NULL), BK_ENOTSUP (a
+ * variant bounded by max_bytes alone).
  * Not concurrent with any other call on f. */
 typedef int (*bk_grow_check_fn)(void *arg, uint64_t used, uint64_t next);
 BK_API int bk_set_grow_check(bk_filter *f, bk_grow_check_fn check, void *arg);

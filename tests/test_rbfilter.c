@@ -130,6 +130,15 @@ typedef struct asked {
     uint64_t used, next;
 } asked;
 
+/* A check that refuses with a value that is no error code. */
+static int refuse_positive(void *arg, uint64_t used, uint64_t next)
+{
+    (void)arg;
+    (void)used;
+    (void)next;
+    return 7;
+}
+
 static int ask(void *arg, uint64_t used, uint64_t next)
 {
     asked *a = arg;
@@ -168,6 +177,14 @@ START_TEST(growth_asks_the_host_first)
         ck_assert_int_eq(bk_set_grow_check(f, NULL, NULL), BK_OK);
         bk_free(f);
     }
+    /* a refusal other than an error code is BK_EFULL: bk_add never says 7 */
+    bk_filter *g = tu_filter("variant=rbcuckoo capacity=64 bucket_size=2");
+    ck_assert_int_eq(bk_set_grow_check(g, refuse_positive, NULL), BK_OK);
+    int rc = 0;
+    for (uint64_t i = 0; rc >= 0 && rc <= 1; i++)
+        rc = bk_add(g, key, tu_key(key, sizeof key, "p", i));
+    ck_assert_int_eq(rc, BK_EFULL);
+    bk_free(g);
     bk_filter *std = tu_filter("capacity=100");
     ck_assert_int_eq(bk_set_grow_check(std, ask, NULL), BK_ENOTSUP);
     uint64_t n;

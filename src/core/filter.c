@@ -149,8 +149,8 @@ int bk_max_bytes_check(void *filter, uint64_t used, uint64_t next)
 {
     const bk_filter *f = filter;
     const int host = f->grow_check ? f->grow_check(f->grow_arg, used, next) : 0;
-    if (host != 0)
-        return host;
+    if (host != 0) /* a refusal is an error code, whatever the host returned */
+        return host < 0 ? host : bk_fail(BK_EFULL, "growth refused by the host's check");
     const uint64_t max = f->cfg.max_bytes;
     return max && (next == 0 || next > max - used) ? bk_full_error(used + next, max, used, 0) : 0;
 }
