@@ -112,9 +112,10 @@ class FuzzTest(ModuleTest):
             header = struct.unpack("<I", image[12:16])[0]
             if self.rng.random() < 0.6:
                 image = mutate(self.rng, image, self.rng.choice([0, header, 128]))
-            cuts = sorted({min(header, len(image))} | {self.rng.randrange(1, len(image) + 1)
-                                                        for _ in range(self.rng.randrange(0, 4))}
-                          | {len(image)})
+            # a mutation may cut the image to nothing: then no cut inside it
+            inside = {self.rng.randrange(1, len(image) + 1)
+                      for _ in range(self.rng.randrange(0, 4))} if image else set()
+            cuts = sorted({min(header, len(image))} | inside | {len(image)})
             chunks = [(b, image[a:b]) for a, b in zip([0] + cuts, cuts) if b > a]
             if self.rng.random() < 0.2 and len(chunks) > 1:
                 self.rng.shuffle(chunks)  # out of order
