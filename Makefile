@@ -285,7 +285,7 @@ FUZZ_BUILD := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 fuzz_src = tests/fuzz/fuzz_$(if $(filter load mmap,$(1)),file,$(1)).c $(if $(filter lines,$(1)),programs/stream.c) \
            $(if $(filter plot,$(1)),programs/experiment/exp_plot.c programs/experiment/exp_output.c) \
-           $(if $(filter module_args,$(1)),module/args.c) \
+           $(if $(filter module_args,$(1)),module/args.c module/settings.c) \
            $(if $(filter module_payload,$(1)),module/payload.c module/modclock.c)
 fuzz_def = $(if $(filter mmap,$(1)),-DFUZZ_MMAP)
 FUZZ_INC := -Iinclude -Isrc -Imodule -Iprograms -Iprograms/experiment $(HIREDIS_CFLAGS)

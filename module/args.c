@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_MAX_BYTES ((uint64_t)512 << 20)
-#define KNOWN                                                                                      \
-    "ERROR_RATE, INITIAL_SIZE, EXPANSION, MAX_BYTES, BF_CONFIG, SWEEP_MS, LOADS_MAX_BYTES, "       \
-    "LOAD_TIMEOUT_MS, CF_MAX_EXPANSIONS, NEW_KEYS, MODULE_NAME"
-
 /* A NUL-terminated copy of a short argument for strto*: refuses NUL bytes,
  * spaces and anything longer than a number can be. */
 static int number_text(bkm_arg a, char *buf, size_t cap)
@@ -85,128 +80,14 @@ static int fail(char *err, size_t errlen, const char *msg)
     return BKM_ARGS_ERROR;
 }
 
-/* A config value as text, so that bk_config_set checks it against the one
- * table of ranges. */
-static int set_key(bk_config *cfg, const char *key, bkm_arg v, char *err, size_t errlen)
-{
-    char buf[256];
-    if (v.n >= sizeof buf || memchr(v.p, '\0', v.n))
-        return snprintf(err, errlen, "a value of %s is at most %zu bytes, with no NUL byte", key,
-                        sizeof buf - 1),
-               -1;
-    memcpy(buf, v.p, v.n);
-    buf[v.n] = '\0';
-    return bk_config_set(cfg, key, buf, err, errlen) == BK_OK ? 0 : -1;
-}
-
-/* A size setting (MAX_BYTES, LOADS_MAX_BYTES): bytes with k, M or G, as
- * max_bytes in config text takes them; not 0. */
-static int parse_bytes(bkm_arg name, bkm_arg v, uint64_t *out, char *err, size_t errlen)
-{
-    bk_config probe;
-    bk_config_init(&probe);
-    probe.variant = BK_VARIANT_SCALABLE;
-    char why[200];
-    if (set_key(&probe, "max_bytes", v, why, sizeof why) != 0 || probe.max_bytes == 0)
-        return snprintf(err, errlen, "%.*s: a size in bytes, with k, M or G (%s)", (int)name.n,
-                        name.p, probe.max_bytes == 0 ? "0 is no filter at all" : why),
-               -1;
-    *out = probe.max_bytes;
-    return 0;
-}
-
-/* long: one branch per module argument, in the order docs/redis.md lists them. */
-int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err, size_t errlen)
-{
-    s->error_rate = 0.01;
-    s->capacity = 100;
-    s->expansion = 2;
-    s->max_bytes = DEFAULT_MAX_BYTES;
-    s->sweep_ms = 1000;
-    s->loads_max_bytes = 0; /* MAX_BYTES, once it is known */
-    s->load_timeout_ms = 60000;
-    s->cf_max_expansions = 32;
-    s->new_keys_redisbloom = 0;
-    s->named_bf = 0;
-    bk_config_init(&s->bf_base);
-    if (n % 2)
-        return snprintf(err, errlen,
-                        "module arguments come in pairs NAME VALUE (" KNOWN "); %zu given", n),
-               -1;
-    for (size_t i = 0; i < n; i += 2) {
-        const bkm_arg name = args[i], v = args[i + 1];
-        if (bkm_arg_is(name, "ERROR_RATE")) {
-            if (bkm_parse_double(v, &s->error_rate) != 0 || !(s->error_rate > 0) ||
-                s->error_rate > BK_FPR_MAX)
-                return snprintf(err, errlen, "ERROR_RATE: a number in (0, %g]", BK_FPR_MAX), -1;
-        } else if (bkm_arg_is(name, "INITIAL_SIZE")) {
-            if (bkm_parse_u64(v, &s->capacity) != 0 || s->capacity < 1 ||
-                s->capacity > BK_CAPACITY_MAX)
-                return snprintf(err, errlen, "INITIAL_SIZE: an integer in 1 .. 2^48"), -1;
-        } else if (bkm_arg_is(name, "EXPANSION")) {
-            if (bkm_parse_u64(v, &s->expansion) != 0 || (double)s->expansion < BK_GROWTH_MIN ||
-                (double)s->expansion > BK_GROWTH_MAX)
-                return snprintf(err, errlen, "EXPANSION: an integer in %g .. %g", BK_GROWTH_MIN,
-                                BK_GROWTH_MAX),
-                       -1;
-        } else if (bkm_arg_is(name, "MAX_BYTES") || bkm_arg_is(name, "LOADS_MAX_BYTES")) {
-            uint64_t bytes;
-            if (parse_bytes(name, v, &bytes, err, errlen) != 0)
-                return -1;
-            *(bkm_arg_is(name, "MAX_BYTES") ? &s->max_bytes : &s->loads_max_bytes) = bytes;
-        } else if (bkm_arg_is(name, "SWEEP_MS")) {
-            if (bkm_parse_u64(v, &s->sweep_ms) != 0 || (s->sweep_ms && s->sweep_ms < 10) ||
-                s->sweep_ms > 3600000)
-                return snprintf(err, errlen, "SWEEP_MS: 0 (no sweep) or 10 .. 3600000 ms"), -1;
-        } else if (bkm_arg_is(name, "LOAD_TIMEOUT_MS")) {
-            if (bkm_parse_u64(v, &s->load_timeout_ms) != 0 || s->load_timeout_ms < 100 ||
-                s->load_timeout_ms > 86400000)
-                return snprintf(err, errlen, "LOAD_TIMEOUT_MS: 100 .. 86400000 ms"), -1;
-        } else if (bkm_arg_is(name, "CF_MAX_EXPANSIONS")) {
-            if (bkm_parse_u64(v, &s->cf_max_expansions) != 0 || s->cf_max_expansions < 1)
-                return snprintf(err, errlen, "CF_MAX_EXPANSIONS must be an integer >= 1"), -1;
-        } else if (bkm_arg_is(name, "NEW_KEYS")) {
-            if (!bkm_arg_is(v, "BLOOMKIT") && !bkm_arg_is(v, "REDISBLOOM"))
-                return snprintf(err, errlen,
-                                "NEW_KEYS: bloomkit (BF.* makes bloomkit's keyed filters) or "
-                                "redisbloom (RedisBloom's own, which it can load back)"),
-                       -1;
-            s->new_keys_redisbloom = bkm_arg_is(v, "REDISBLOOM");
-        } else if (bkm_arg_is(name, "MODULE_NAME")) {
-            if (!bkm_arg_is(v, "BLOOMKIT") && !bkm_arg_is(v, "BF"))
-                return snprintf(err, errlen,
-                                "MODULE_NAME: bloomkit, or bf (RedisBloom's name, for tools "
-                                "that look for it in MODULE LIST)"),
-                       -1;
-            s->named_bf = bkm_arg_is(v, "BF");
-        } else if (bkm_arg_is(name, "BF_CONFIG")) {
-            char text[1024], why[200];
-            if (v.n >= sizeof text || memchr(v.p, '\0', v.n))
-                return snprintf(err, errlen, "BF_CONFIG: config text of at most %zu bytes",
-                                sizeof text - 1),
-                       -1;
-            memcpy(text, v.p, v.n);
-            text[v.n] = '\0';
-            bk_config_init(&s->bf_base);
-            if (bk_config_parse(&s->bf_base, text, why, sizeof why) != BK_OK)
-                return snprintf(err, errlen, "BF_CONFIG: %s", why), -1;
-        } else {
-            return snprintf(err, errlen, "unknown module argument '%.*s' (known: " KNOWN ")",
-                            (int)(name.n > 40 ? 40 : name.n), name.p),
-                   -1;
-        }
-    }
-    if (s->loads_max_bytes == 0)
-        s->loads_max_bytes = s->max_bytes;
-    return 0;
-}
-
-static void defaults(const bkm_settings *s, bkm_bf_opts *o)
+void bkm_bf_defaults(const bkm_settings *s, bkm_bf_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->error_rate = s->error_rate;
     o->capacity = s->capacity;
-    o->expansion = s->expansion;
+    /* bf-expansion-factor 0: filters made without EXPANSION do not scale */
+    o->expansion = s->expansion ? s->expansion : 2;
+    o->nonscaling = s->expansion == 0;
 }
 
 /* RedisBloom's texts for a bad value: BF.RESERVE's, or BF.INSERT's. */
@@ -270,7 +151,7 @@ static size_t index_of(const bkm_arg *args, size_t n, const char *word)
 int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
                       char *err, size_t errlen)
 {
-    defaults(s, o);
+    bkm_bf_defaults(s, o);
     if (n < 3 || n > 6)
         return BKM_ARGS_ARITY;
     int rc;
@@ -280,7 +161,7 @@ int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_
     /* RedisBloom looks for its two words anywhere, the key and the numbers
      * too, and lets any other word pass */
     const size_t exp = index_of(args, n, "EXPANSION");
-    o->nonscaling = index_of(args, n, "NONSCALING") < n;
+    o->nonscaling = index_of(args, n, "NONSCALING") < n || (o->nonscaling && exp == n);
     if (exp < n) {
         if (exp + 1 == n)
             return fail(err, errlen, "ERR no expansion");
@@ -302,8 +183,8 @@ static unsigned letter(bkm_arg a, size_t k)
 int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
                      char *err, size_t errlen)
 {
-    defaults(s, o);
-    int rc;
+    bkm_bf_defaults(s, o);
+    int rc, said_nonscaling = 0;
     /* RedisBloom tells its options apart by their letters alone: CAPACITY,
      * ERROR (e, r), EXPANSION (e, anything else), NOCREATE (n, ?, c),
      * NONSCALING (n, anything else), ITEMS */
@@ -320,6 +201,7 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
             return BKM_ARGS_OK;
         } else if (c == 'n') {
             *(letter(a, 2) == 'c' ? &o->nocreate : &o->nonscaling) = 1;
+            said_nonscaling |= letter(a, 2) != 'c';
         } else if (c == 'c' || c == 'e') {
             if (i + 1 == n)
                 return BKM_ARGS_ARITY;
@@ -329,6 +211,8 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
                                        : expansion(v, o, &insert_texts, err, errlen);
             if (rc != BKM_ARGS_OK)
                 return rc;
+            if (c == 'e' && letter(a, 1) != 'r' && s->expansion == 0 && !said_nonscaling)
+                o->nonscaling = 0; /* EXPANSION given: it scales */
         } else {
             return fail(err, errlen, "Unknown argument received");
         }

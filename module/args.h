@@ -21,26 +21,74 @@ typedef struct bkm_arg {
     size_t n;
 } bkm_arg;
 
-/* Module arguments (MODULE LOAD path [NAME VALUE]...). */
+/* The module's settings: its load-time arguments (MODULE LOAD path [NAME
+ * VALUE]...) and, under the same names, server configs (configs.c).
+ * bkm_setting_rows lists them; docs/redis.md tells what each means. */
 typedef struct bkm_settings {
-    double error_rate;        /* ERROR_RATE: BF.ADD/INSERT's default (0.01) */
-    uint64_t capacity;        /* INITIAL_SIZE: their default capacity (100) */
-    uint64_t expansion;       /* EXPANSION: their default growth (2) */
-    uint64_t max_bytes;       /* MAX_BYTES: the most one filter may hold (512M) */
-    bk_config bf_base;        /* BF_CONFIG: config text under BF-made filters ("") */
-    uint64_t sweep_ms;        /* SWEEP_MS: window filters' sweep period, 0 = none (1000) */
-    uint64_t loads_max_bytes; /* LOADS_MAX_BYTES: unfinished BF.LOADCHUNKs together (MAX_BYTES) */
-    uint64_t load_timeout_ms; /* LOAD_TIMEOUT_MS: an unfinished load idle this long goes (60000) */
-    uint64_t cf_max_expansions; /* CF_MAX_EXPANSIONS: a cuckoo filter of this many sub-filters
-                                 * takes no more inserts (RedisBloom's, 32) */
-    int new_keys_redisbloom;    /* NEW_KEYS: 0 bloomkit (BF.* makes bloomkit's keyed filters), 1
+    double error_rate;          /* bf-error-rate: BF.ADD/INSERT's default */
+    uint64_t capacity;          /* bf-initial-size: their default capacity */
+    uint64_t expansion;         /* bf-expansion-factor: their growth, 0 = non-scaling */
+    uint64_t max_bytes;         /* max-bytes: the most one filter may hold */
+    bk_config bf_base;          /* bf-config: config text under BF-made filters */
+    uint64_t sweep_ms;          /* sweep-ms: window filters' sweep period, 0 = none */
+    uint64_t loads_max_bytes;   /* loads-max-bytes: unfinished BF.LOADCHUNKs together */
+    uint64_t load_timeout_ms;   /* load-timeout-ms: an unfinished load idle this long goes */
+    uint64_t cf_max_expansions; /* cf-max-expansions: a cuckoo filter of this many
+                                 * sub-filters takes no more inserts */
+    uint64_t cf_bucket_size;    /* cf-bucket-size: what CF.* makes a missing key with */
+    uint64_t cf_capacity;       /* cf-initial-size */
+    uint64_t cf_max_iterations; /* cf-max-iterations */
+    uint64_t cf_expansion;      /* cf-expansion-factor */
+    int new_keys_redisbloom;    /* new-keys: 0 bloomkit (BF.* makes bloomkit's keyed filters), 1
                                  * redisbloom (RedisBloom's chains, which RedisBloom can load) */
-    int named_bf; /* MODULE_NAME: 0 bloomkit, 1 bf (MODULE LIST shows RedisBloom's name) */
+    int named_bf;       /* module-name: 0 bloomkit, 1 bf (MODULE LIST shows RedisBloom's name) */
+    char rate_text[32]; /* bf-error-rate as given */
+    char bf_text[1024]; /* bf-config as given */
 } bkm_settings;
 
-/* Defaults, then the NAME VALUE pairs of args[0..n). 0, or -1 with a message
- * in err. */
+/* A setting's kind: how its value is written. */
+typedef enum bkm_setting_kind {
+    BKM_SET_RATE,   /* a number in (0, 1) */
+    BKM_SET_COUNT,  /* an integer in min .. max */
+    BKM_SET_BYTES,  /* a size in bytes, k, M or G, in min .. max */
+    BKM_SET_TEXT,   /* config text */
+    BKM_SET_CHOICE, /* one of two words */
+} bkm_setting_kind;
+
+/* One setting: its server config name, its load-time argument (NULL: the
+ * config name only), kind, range, default (as text), where it lives in
+ * bkm_settings, its two words (CHOICE), and whether it is fixed at load. */
+typedef struct bkm_setting {
+    const char *name;
+    const char *arg;
+    bkm_setting_kind kind;
+    long long min, max;
+    const char *fallback;
+    size_t offset;
+    const char *choices[2];
+    int immutable;
+} bkm_setting;
+
+extern const bkm_setting bkm_setting_rows[];
+extern const size_t bkm_setting_count;
+
+/* Every setting to its default: 0 (-1 only if the table were wrong). */
+int bkm_settings_defaults(bkm_settings *s);
+
+/* Defaults, then the NAME VALUE pairs of args[0..n) (a load-time name or a
+ * config name, in any case). 0, or -1 with a message in err. */
 int bkm_settings_parse(bkm_settings *s, const bkm_arg *args, size_t n, char *err, size_t errlen);
+
+/* Set setting i of *s from its text (a CHOICE by its word): 0, or -1 with
+ * what was wrong in err ("an integer in 1 .. 255", without the setting's
+ * name) and *s unchanged (a value out of range, or settings that would not
+ * fit together). */
+int bkm_setting_set(bkm_settings *s, size_t i, bkm_arg v, char *err, size_t errlen);
+
+/* Setting i's value: a number (COUNT, BYTES, CHOICE's index), or text
+ * (RATE, TEXT, CHOICE's word; owned by *s or the table). */
+long long bkm_setting_number(const bkm_settings *s, size_t i);
+const char *bkm_setting_text(const bkm_settings *s, size_t i);
 
 /* Options of BF.RESERVE and BF.INSERT, as given. */
 typedef struct bkm_bf_opts {
@@ -52,6 +100,10 @@ typedef struct bkm_bf_opts {
     int nonscaling;
     size_t items; /* BF.INSERT: index in args of the first item */
 } bkm_bf_opts;
+
+/* The options of a filter BF.* makes with the settings' defaults (a
+ * bf-expansion-factor of 0 makes it non-scaling). */
+void bkm_bf_defaults(const bkm_settings *s, bkm_bf_opts *o);
 
 /* What a parse says besides success. */
 #define BKM_ARGS_OK    0

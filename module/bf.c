@@ -135,10 +135,7 @@ static int add_defaults(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     if (at != 0)
         return at < 0 ? REDISMODULE_OK : bkm_bf_rbchain_add(ctx, argv, argc, array);
     bkm_bf_opts o;
-    memset(&o, 0, sizeof o);
-    o.error_rate = bkm_conf.error_rate;
-    o.capacity = bkm_conf.capacity;
-    o.expansion = bkm_conf.expansion;
+    bkm_bf_defaults(&bkm_conf, &o);
     return add_open(ctx, key, v, argv, argc, 2, &o, array);
 }
 

@@ -212,10 +212,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
 int bkm_bf_rbchain_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int array)
 {
     bkm_bf_opts o;
-    memset(&o, 0, sizeof o);
-    o.error_rate = bkm_conf.error_rate;
-    o.capacity = bkm_conf.capacity;
-    o.expansion = bkm_conf.expansion;
+    bkm_bf_defaults(&bkm_conf, &o);
     return add_items(ctx, argv, argc, 2, &o, array);
 }
 

@@ -15,14 +15,19 @@
 #include "module.h"
 #include "rb.h"
 
-/* What CF.ADD and friends make a missing key with (not configurable in RedisBloom). */
-#define AUTO_CAPACITY 1024
-#define AUTO_BUCKET   2
-/* MAXITERATIONS not given: RedisBloom's 20 for its own type, the library's
- * default (config.c) for a keyed filter, whose walk needs more */
-#define AUTO_ITERS  0
-#define RB_ITERS    20
-#define AUTO_EXPAND 1
+/* What CF.* makes a missing key with comes from the settings cf-initial-size,
+ * cf-bucket-size, cf-max-iterations and cf-expansion-factor. MAXITERATIONS
+ * at RedisBloom's 20 (given or by default): RedisBloom's type walks 20, a
+ * keyed filter the library's default (config.c), which its promise to hold
+ * its capacity needs; AUTO_ITERS stands for that. */
+#define AUTO_ITERS 0
+#define RB_ITERS   20
+
+static unsigned default_iters(void)
+{
+    return bkm_conf.cf_max_iterations == RB_ITERS ? AUTO_ITERS
+                                                  : (unsigned)bkm_conf.cf_max_iterations;
+}
 
 static bkm_arg arg_of(RedisModuleString *s)
 {
@@ -116,9 +121,10 @@ static bk_filter *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleSt
     if (!bkm_makes_redisbloom(ctx) && keyed_config(&cfg, capacity, bucket, iters, expansion) == 0)
         return create_keyed(ctx, key, name, &cfg);
     bk_filter *c;
+    if (iters == AUTO_ITERS)
+        iters = RB_ITERS;
     const int rc =
-        bk_filter_rbcuckoo_new((uint64_t)capacity, bucket, iters != AUTO_ITERS ? iters : RB_ITERS,
-                               expansion, bkm_rb_limit(ctx), &c);
+        bk_filter_rbcuckoo_new((uint64_t)capacity, bucket, iters, expansion, bkm_rb_limit(ctx), &c);
     if (rc == BK_EFULL) {
         bkm_rb_refused(ctx, "Insufficient memory to create filter");
         return NULL;
@@ -130,6 +136,15 @@ static bk_filter *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleSt
         return NULL;
     }
     RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);
+    /* replicas and the AOF make it with this server's numbers, whatever
+     * their own cf-* settings say */
+    char cap[24], b[12], it[12], exp[12];
+    snprintf(cap, sizeof cap, "%lld", capacity);
+    snprintf(b, sizeof b, "%u", bucket);
+    snprintf(it, sizeof it, "%u", iters);
+    snprintf(exp, sizeof exp, "%u", expansion);
+    RedisModule_Replicate(ctx, "CF.RESERVE", "sccccccc", name, cap, "BUCKETSIZE", b,
+                          "MAXITERATIONS", it, "EXPANSION", exp);
     return c;
 }
 
@@ -165,7 +180,8 @@ int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3 || argc % 2 == 0)
         return RedisModule_WrongArity(ctx);
-    long long capacity, iters = AUTO_ITERS, bucket = AUTO_BUCKET, expansion = AUTO_EXPAND;
+    long long capacity, iters = default_iters(), bucket = (long long)bkm_conf.cf_bucket_size,
+                        expansion = (long long)bkm_conf.cf_expansion;
     if (RedisModule_StringToLongLong(argv[2], &capacity) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Bad capacity");
     int rc;
@@ -185,8 +201,6 @@ int bkm_cmd_cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     if (create(ctx, key, argv[1], capacity, (unsigned)bucket, (unsigned)iters,
                (unsigned)expansion)) {
-        if (!keyed_of(key)) /* a keyed one's creation is replicated with its key */
-            RedisModule_ReplicateVerbatim(ctx);
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "cf.reserve", argv[1]);
         RedisModule_ReplyWithSimpleString(ctx, "OK");
     }
@@ -239,7 +253,9 @@ static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int n
         return REDISMODULE_OK;
     int changed = 0;
     if (!c) {
-        if (!(c = create(ctx, key, argv[1], AUTO_CAPACITY, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
+        if (!(c = create(ctx, key, argv[1], (long long)bkm_conf.cf_capacity,
+                         (unsigned)bkm_conf.cf_bucket_size, default_iters(),
+                         (unsigned)bkm_conf.cf_expansion))) {
             RedisModule_CloseKey(key);
             return REDISMODULE_OK;
         }
@@ -287,7 +303,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
-    long long capacity = AUTO_CAPACITY;
+    long long capacity = (long long)bkm_conf.cf_capacity;
     int nocreate = 0, first = -1;
     for (int i = 2; i < argc && first < 0; i++) {
         const bkm_arg a = arg_of(argv[i]);
@@ -297,7 +313,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
                 return RedisModule_WrongArity(ctx);
             if (RedisModule_StringToLongLong(argv[i], &capacity) != REDISMODULE_OK)
                 return RedisModule_ReplyWithError(ctx, "Bad capacity");
-            if (capacity < 2LL * AUTO_BUCKET)
+            if (capacity < 2LL * (long long)bkm_conf.cf_bucket_size)
                 return RedisModule_ReplyWithError(ctx,
                                                   "Capacity must be at least (BucketSize * 2)");
         } else if (letter == 'n') {
@@ -328,7 +344,8 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
             RedisModule_CloseKey(key);
             return RedisModule_ReplyWithError(ctx, "ERR not found");
         }
-        if (!(c = create(ctx, key, argv[1], capacity, AUTO_BUCKET, AUTO_ITERS, AUTO_EXPAND))) {
+        if (!(c = create(ctx, key, argv[1], capacity, (unsigned)bkm_conf.cf_bucket_size,
+                         default_iters(), (unsigned)bkm_conf.cf_expansion))) {
             RedisModule_Free(skipped);
             RedisModule_CloseKey(key);
             return REDISMODULE_OK;

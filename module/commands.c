@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "args.h"
@@ -52,11 +53,49 @@ static const struct {
     {"BK.AT", bkm_cmd_bk_at, "write", 3, 3, 1, "the replayed command's"},
 };
 
+/* The ACL categories of a command: its family's (BF.* bloom, CF.* cuckoo,
+ * as RedisBloom's; BK.* bloomkit) where the server lets a module add one,
+ * then read or write, fast or slow, from its flags, as the server gives its
+ * own commands. */
+static void categories_of(const char *name, const char *flags, int family, char *out, size_t len)
+{
+    const char *fam = strncmp(name, "BF.", 3) == 0   ? "bloom "
+                      : strncmp(name, "CF.", 3) == 0 ? "cuckoo "
+                                                     : "bloomkit ";
+    snprintf(out, len, "%s%s %s", family ? fam : "",
+             strncmp(flags, "write", 5) == 0 ? "write" : "read",
+             strstr(flags, "fast") ? "fast" : "slow");
+}
+
+/* Module ACL categories: Redis 7.4 and Valkey 8 (AddACLCategory), the
+ * read/write/fast ones from Redis 7.2 (SetCommandACLCategories); none on
+ * Redis 7.0, where the commands are in @all alone (the log says so). */
+static void set_categories(RedisModuleCtx *ctx, const char *lower, size_t i, int family)
+{
+    if (!RedisModule_SetCommandACLCategories)
+        return;
+    char acl[64];
+    categories_of(commands[i].name, commands[i].flags, family, acl, sizeof acl);
+    RedisModuleCommand *cmd = RedisModule_GetCommand(ctx, lower);
+    if (!cmd || RedisModule_SetCommandACLCategories(cmd, acl) != REDISMODULE_OK)
+        RedisModule_Log(ctx, "warning", "bloomkit: %s: the server refused ACL categories '%s'",
+                        commands[i].name, acl);
+}
+
 /* Registered in lower case, as RedisBloom registers its commands: the
  * server names a command by its registered name (the arity error says
  * 'bf.add'); clients call them in any case. */
 int bkm_register_commands(RedisModuleCtx *ctx)
 {
+    int family = RedisModule_AddACLCategory != NULL;
+    static const char *const families[] = {"bloom", "cuckoo", "bloomkit"};
+    for (size_t f = 0; family && f < sizeof families / sizeof *families; f++)
+        if (RedisModule_AddACLCategory(ctx, families[f]) != REDISMODULE_OK)
+            family = 0; /* taken (another module's): leave the families out */
+    if (!RedisModule_SetCommandACLCategories)
+        RedisModule_Log(ctx, "notice",
+                        "bloomkit: this server has no module ACL categories: the commands are in "
+                        "@all only (Redis 7.4 and Valkey 8 have @bloom, @cuckoo, @bloomkit)");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char name[32];
         size_t n = 0;
@@ -67,6 +106,14 @@ int bkm_register_commands(RedisModuleCtx *ctx)
                                       commands[i].first, commands[i].last,
                                       commands[i].step) != REDISMODULE_OK)
             return REDISMODULE_ERR;
+        const RedisModuleCommandInfo *info = bkm_command_info(commands[i].name);
+        RedisModuleCommand *cmd = RedisModule_GetCommand(ctx, name);
+        if (!info || !cmd || RedisModule_SetCommandInfo(cmd, info) != REDISMODULE_OK) {
+            RedisModule_Log(ctx, "warning", "bloomkit: %s: its docs were refused",
+                            commands[i].name);
+            return REDISMODULE_ERR;
+        }
+        set_categories(ctx, name, i, family);
     }
     return REDISMODULE_OK;
 }

@@ -49,7 +49,12 @@ int bkm_cmd_bk_at(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 /* sweep.c: BK.SWEEP */
 int bkm_cmd_bk_sweep(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
-/* Register every command of the table. REDISMODULE_OK or _ERR. */
+/* What COMMAND DOCS says of a command, by its name in upper case
+ * (command_docs.c): NULL for none. */
+const RedisModuleCommandInfo *bkm_command_info(const char *name);
+
+/* Register every command of the table, with its docs and ACL categories.
+ * REDISMODULE_OK or _ERR. */
 int bkm_register_commands(RedisModuleCtx *ctx);
 
 /* The handler of a write command by name (BK.AT replays through it): NULL

@@ -202,7 +202,7 @@ void bkm_sweep_untrack(bkm_value *v);
 /* Run the sweep the timer asked for, in a master's write command (after
  * its replication: bkm_replicate calls it). */
 void bkm_sweep_if_due(RedisModuleCtx *ctx);
-/* Arm the timer (OnLoad), unless SWEEP_MS is 0. */
+/* Arm the timer (OnLoad, and after CONFIG SET), unless sweep-ms is 0 or it is armed. */
 void bkm_sweep_start(RedisModuleCtx *ctx);
 
 /* ---- onload.c's steps ---- */
@@ -211,5 +211,8 @@ void bkm_sweep_start(RedisModuleCtx *ctx);
 int bkm_allocator_init(void);
 /* The module's data type (value.c). */
 int bkm_register_type(RedisModuleCtx *ctx);
+/* Every setting as a server config, then the config file's values for
+ * them (configs.c). */
+int bkm_register_configs(RedisModuleCtx *ctx);
 
 #endif

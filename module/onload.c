@@ -73,7 +73,8 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
     bkm_clock_init(0);
     /* a damaged payload is refused (NULL from rdb_load), never a crash */
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-    if (bkm_register_type(ctx) != REDISMODULE_OK || bkm_register_rb_types(ctx) != REDISMODULE_OK ||
+    if (bkm_register_configs(ctx) != REDISMODULE_OK || bkm_register_type(ctx) != REDISMODULE_OK ||
+        bkm_register_rb_types(ctx) != REDISMODULE_OK ||
         bkm_register_commands(ctx) != REDISMODULE_OK || bkm_loads_watch(ctx) != REDISMODULE_OK ||
         RedisModule_RegisterInfoFunc(ctx, info) != REDISMODULE_OK)
         return REDISMODULE_ERR;

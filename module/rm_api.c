@@ -8,6 +8,7 @@
 /* (rt is a type: it cannot take parentheses) */
 #define BKM_RM_DEFINE(rt, name, params) rt(*RedisModule_##name) params = NULL; /* NOLINT */
 BKM_RM_FUNCTIONS(BKM_RM_DEFINE)
+BKM_RM_OPTIONAL(BKM_RM_DEFINE)
 #undef BKM_RM_DEFINE
 
 typedef int (*get_api_fn)(const char *name, void *out);
@@ -30,6 +31,11 @@ int rm_api_load(RedisModuleCtx *ctx, const char **missing)
     }
     BKM_RM_FUNCTIONS(BKM_RM_LOOKUP)
 #undef BKM_RM_LOOKUP
+#define BKM_RM_MAYBE(rt, fname, params)                                                            \
+    if (get_api("RedisModule_" #fname, (void *)&RedisModule_##fname) != REDISMODULE_OK)            \
+        RedisModule_##fname = NULL;
+    BKM_RM_OPTIONAL(BKM_RM_MAYBE)
+#undef BKM_RM_MAYBE
     return REDISMODULE_OK;
 }
 

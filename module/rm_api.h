@@ -28,6 +28,7 @@ typedef struct RedisModuleIO RedisModuleIO;
 typedef struct RedisModuleDigest RedisModuleDigest;
 typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
 typedef struct RedisModuleServerInfoData RedisModuleServerInfoData;
+typedef struct RedisModuleCommand RedisModuleCommand;
 typedef uint64_t RedisModuleTimerID;
 
 /* A server event to subscribe to (RedisModuleEvent_FlushDB is {2, 1}). */
@@ -78,6 +79,119 @@ typedef void *(*RedisModuleTypeCopyFunc)(RedisModuleString *fromkey, RedisModule
                                          const void *value);
 typedef void (*RedisModuleTimerProc)(RedisModuleCtx *ctx, void *data);
 typedef void (*RedisModuleInfoFunc)(RedisModuleInfoCtx *ctx, int for_crash_report);
+
+/* Command docs and key specs (Redis 7.0 on: RedisModule_SetCommandInfo),
+ * the layout of the reference's version 1. */
+typedef enum {
+    REDISMODULE_ARG_TYPE_STRING,
+    REDISMODULE_ARG_TYPE_INTEGER,
+    REDISMODULE_ARG_TYPE_DOUBLE,
+    REDISMODULE_ARG_TYPE_KEY,
+    REDISMODULE_ARG_TYPE_PATTERN,
+    REDISMODULE_ARG_TYPE_UNIX_TIME,
+    REDISMODULE_ARG_TYPE_PURE_TOKEN,
+    REDISMODULE_ARG_TYPE_ONEOF,
+    REDISMODULE_ARG_TYPE_BLOCK
+} RedisModuleCommandArgType;
+#define REDISMODULE_CMD_ARG_OPTIONAL (1 << 0)
+#define REDISMODULE_CMD_ARG_MULTIPLE (1 << 1)
+typedef enum {
+    REDISMODULE_KSPEC_BS_INVALID,
+    REDISMODULE_KSPEC_BS_UNKNOWN,
+    REDISMODULE_KSPEC_BS_INDEX,
+    REDISMODULE_KSPEC_BS_KEYWORD
+} RedisModuleKeySpecBeginSearchType;
+typedef enum {
+    REDISMODULE_KSPEC_FK_OMITTED,
+    REDISMODULE_KSPEC_FK_UNKNOWN,
+    REDISMODULE_KSPEC_FK_RANGE,
+    REDISMODULE_KSPEC_FK_KEYNUM
+} RedisModuleKeySpecFindKeysType;
+#define REDISMODULE_CMD_KEY_RO     (1ULL << 0)
+#define REDISMODULE_CMD_KEY_RW     (1ULL << 1)
+#define REDISMODULE_CMD_KEY_OW     (1ULL << 2)
+#define REDISMODULE_CMD_KEY_ACCESS (1ULL << 4)
+#define REDISMODULE_CMD_KEY_UPDATE (1ULL << 5)
+#define REDISMODULE_CMD_KEY_INSERT (1ULL << 6)
+#define REDISMODULE_CMD_KEY_DELETE (1ULL << 7)
+typedef struct RedisModuleCommandArg {
+    const char *name;
+    RedisModuleCommandArgType type;
+    int key_spec_index;
+    const char *token;
+    const char *summary;
+    const char *since;
+    int flags;
+    const char *deprecated_since;
+    struct RedisModuleCommandArg *subargs;
+    const char *display_text;
+} RedisModuleCommandArg;
+typedef struct {
+    const char *since;
+    const char *changes;
+} RedisModuleCommandHistoryEntry;
+typedef struct {
+    const char *notes;
+    uint64_t flags;
+    RedisModuleKeySpecBeginSearchType begin_search_type;
+    union {
+        struct {
+            int pos;
+        } index;
+        struct {
+            const char *keyword;
+            int startfrom;
+        } keyword;
+    } bs;
+    RedisModuleKeySpecFindKeysType find_keys_type;
+    union {
+        struct {
+            int lastkey;
+            int keystep;
+            int limit;
+        } range;
+        struct {
+            int keynumidx;
+            int firstkey;
+            int keystep;
+        } keynum;
+    } fk;
+} RedisModuleCommandKeySpec;
+typedef struct {
+    int version;
+    size_t sizeof_historyentry;
+    size_t sizeof_keyspec;
+    size_t sizeof_arg;
+} RedisModuleCommandInfoVersion;
+typedef struct {
+    const RedisModuleCommandInfoVersion *version;
+    const char *summary;
+    const char *complexity;
+    const char *since;
+    RedisModuleCommandHistoryEntry *history;
+    const char *tips;
+    int arity;
+    RedisModuleCommandKeySpec *key_specs;
+    RedisModuleCommandArg *args;
+} RedisModuleCommandInfo;
+
+/* Module configs (Redis 7.0 on): a setter answers REDISMODULE_OK, or _ERR
+ * with *err a string the server frees; the apply callback runs once after
+ * the setters of one CONFIG SET. */
+#define REDISMODULE_CONFIG_DEFAULT   0
+#define REDISMODULE_CONFIG_IMMUTABLE (1ULL << 0)
+#define REDISMODULE_CONFIG_MEMORY    (1ULL << 7)
+typedef long long (*RedisModuleConfigGetNumericFunc)(const char *name, void *privdata);
+typedef int (*RedisModuleConfigSetNumericFunc)(const char *name, long long val, void *privdata,
+                                               RedisModuleString **err);
+typedef RedisModuleString *(*RedisModuleConfigGetStringFunc)(const char *name, void *privdata);
+typedef int (*RedisModuleConfigSetStringFunc)(const char *name, RedisModuleString *val,
+                                              void *privdata, RedisModuleString **err);
+typedef int (*RedisModuleConfigGetEnumFunc)(const char *name, void *privdata);
+typedef int (*RedisModuleConfigSetEnumFunc)(const char *name, int val, void *privdata,
+                                            RedisModuleString **err);
+typedef int (*RedisModuleConfigApplyFunc)(RedisModuleCtx *ctx, void *privdata,
+                                          RedisModuleString **err);
 
 /* The layout of RedisModuleTypeMethods up to the last field of version 3
  * (Redis 6.0 on; 7.0 reads it as it reads version 4, whose fields follow). */
@@ -164,10 +278,33 @@ typedef struct RedisModuleTypeMethods {
     X(int, RegisterInfoFunc, (RedisModuleCtx * ctx, RedisModuleInfoFunc cb))                       \
     X(int, InfoAddSection, (RedisModuleInfoCtx * ctx, const char *name))                           \
     X(int, InfoAddFieldULongLong,                                                                  \
-      (RedisModuleInfoCtx * ctx, const char *field, unsigned long long value))
+      (RedisModuleInfoCtx * ctx, const char *field, unsigned long long value))                     \
+    X(int, RegisterNumericConfig,                                                                  \
+      (RedisModuleCtx * ctx, const char *name, long long default_val, unsigned int flags,          \
+       long long min, long long max, RedisModuleConfigGetNumericFunc getfn,                        \
+       RedisModuleConfigSetNumericFunc setfn, RedisModuleConfigApplyFunc applyfn, void *privdata)) \
+    X(int, RegisterStringConfig,                                                                   \
+      (RedisModuleCtx * ctx, const char *name, const char *default_val, unsigned int flags,        \
+       RedisModuleConfigGetStringFunc getfn, RedisModuleConfigSetStringFunc setfn,                 \
+       RedisModuleConfigApplyFunc applyfn, void *privdata))                                        \
+    X(int, RegisterEnumConfig,                                                                     \
+      (RedisModuleCtx * ctx, const char *name, int default_val, unsigned int flags,                \
+       const char **enum_values, const int *int_values, int num_enum_vals,                         \
+       RedisModuleConfigGetEnumFunc getfn, RedisModuleConfigSetEnumFunc setfn,                     \
+       RedisModuleConfigApplyFunc applyfn, void *privdata))                                        \
+    X(int, LoadConfigs, (RedisModuleCtx * ctx))                                                    \
+    X(RedisModuleCommand *, GetCommand, (RedisModuleCtx * ctx, const char *name))                  \
+    X(int, SetCommandInfo, (RedisModuleCommand * command, const RedisModuleCommandInfo *info))
+
+/* Functions of newer servers, NULL where the server lacks them: what they
+ * add (ACL categories: Redis 7.2 / 7.4, Valkey 8) is left out there. */
+#define BKM_RM_OPTIONAL(X)                                                                         \
+    X(int, AddACLCategory, (RedisModuleCtx * ctx, const char *name))                               \
+    X(int, SetCommandACLCategories, (RedisModuleCommand * command, const char *aclflags))
 
 #define BKM_RM_DECLARE(rt, name, params) extern rt(*RedisModule_##name) params;
 BKM_RM_FUNCTIONS(BKM_RM_DECLARE)
+BKM_RM_OPTIONAL(BKM_RM_DECLARE)
 #undef BKM_RM_DECLARE
 
 /* The reference's RedisModule_Init in its two steps, so that the module's

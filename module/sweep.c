@@ -132,6 +132,10 @@ static int alone(RedisModuleCtx *ctx)
     return !e1 && !e2 && replicas == 0 && backlog == 0;
 }
 
+/* 1 while a timer is set to call tick (one at a time, whatever CONFIG SET
+ * does to sweep-ms in between). */
+static int armed;
+
 static void tick(RedisModuleCtx *ctx, void *data)
 {
     (void)data;
@@ -142,10 +146,14 @@ static void tick(RedisModuleCtx *ctx, void *data)
         else
             due = 1; /* by the next write (above) */
     }
-    RedisModule_CreateTimer(ctx, (long long)bkm_conf.sweep_ms, tick, NULL);
+    armed = bkm_conf.sweep_ms != 0; /* sweep-ms set to 0: the sweep stops here */
+    if (armed)
+        RedisModule_CreateTimer(ctx, (long long)bkm_conf.sweep_ms, tick, NULL);
 }
 void bkm_sweep_start(RedisModuleCtx *ctx)
 {
-    if (bkm_conf.sweep_ms)
+    if (bkm_conf.sweep_ms && !armed) {
+        armed = 1;
         RedisModule_CreateTimer(ctx, (long long)bkm_conf.sweep_ms, tick, NULL);
+    }
 }

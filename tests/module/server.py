@@ -37,8 +37,11 @@ def cluster_port() -> int:
 
 
 class Server:
-    def __init__(self, workdir: str, args=(), module_args=(), port=None):
+    def __init__(self, workdir: str, args=(), module_args=(), port=None, conf=None):
         self.dir = workdir
+        # a config file the server reads first, which loads the module (CONFIG
+        # REWRITE writes it)
+        self.conf = conf
         os.makedirs(workdir, exist_ok=True)
         self.args = list(args)
         self.module_args = list(module_args)
@@ -48,10 +51,11 @@ class Server:
 
     def command(self):
         exe = shutil.which("redis-server") or "/usr/bin/redis-server"
-        return (WRAP.split() if WRAP else []) + [
-            exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+        return (WRAP.split() if WRAP else []) + [exe] + ([self.conf] if self.conf else []) + [
+            "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
             "--save", "", "--appendonly", "no", "--logfile", os.path.join(self.dir, "log"),
-            "--loadmodule", os.path.abspath(MODULE), *self.module_args] + self.args
+            *([] if self.conf else ["--loadmodule", os.path.abspath(MODULE), *self.module_args])
+        ] + self.args
 
     def start(self):
         env = dict(os.environ)
