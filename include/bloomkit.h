@@ -720,6 +720,8 @@ typedef struct bk_filter_stats {
                                 chain reaches with the slices it has, under fpr however it
                                 grows; for a filter that takes keys past its capacity, its
                                 rate at capacity */
+    uint64_t state_bytes;    /* bytes of its own structures besides the arrays `bytes`
+                                counts (a host's memory figures add the two) */
 } bk_filter_stats;
 
 /* Fill *st with f's figures. Errors: BK_EINVAL. Safe concurrently with

@@ -81,7 +81,7 @@ static bk_filter *create(RedisModuleCtx *ctx, RedisModuleKey *key, const bkm_bf_
                                                         : "ERR could not create filter");
         return NULL;
     }
-    RedisModule_ModuleTypeSetValue(key, bkm_rbchain_type, c);
+    bkm_rb_set_value(key, BKM_RBCHAIN, c);
     return c;
 }
 
@@ -176,6 +176,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         changed = 1;
     }
     char err[300];
+    const long long before = bkm_held_before(key);
     int stop = argc; /* the first item not applied, when one was refused for memory */
     if (!array) {
         const int rc = add_one(ctx, c, argv[first], err, sizeof err);
@@ -205,6 +206,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         }
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.add", argv[1]);
     }
+    bkm_held_after(key, before);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -325,7 +327,7 @@ int bkm_bf_rbchain_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int 
     if (!c && it == 1) {
         rc = bk_chunked_new(BK_VARIANT_RBCHAIN, data.p, data.n, 0, bkm_rb_limit(ctx), &c);
         if (rc == BK_OK)
-            RedisModule_ModuleTypeSetValue(key, bkm_rbchain_type, c);
+            bkm_rb_set_value(key, BKM_RBCHAIN, c);
     } else if (!c) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");

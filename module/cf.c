@@ -135,7 +135,7 @@ static bk_filter *create(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleSt
                                             : "ERR Insufficient memory to create filter");
         return NULL;
     }
-    RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);
+    bkm_rb_set_value(key, BKM_RBCUCKOO, c);
     /* replicas and the AOF make it with this server's numbers, whatever
      * their own cf-* settings say */
     char cap[24], b[12], it[12], exp[12];
@@ -265,7 +265,9 @@ static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int n
         return REDISMODULE_OK;
     }
     char err[300];
+    const long long before = bkm_held_before(key);
     const int rc = add_one(ctx, c, argv[2], nx, err, sizeof err);
+    bkm_held_after(key, before);
     changed |= rc == 1;
     if (rc == 0 || rc == 1)
         bkm_reply_bool(ctx, rc);
@@ -357,6 +359,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         return REDISMODULE_OK;
     }
     char err[300];
+    const long long before = bkm_held_before(key);
     RedisModule_ReplyWithArray(ctx, argc - first);
     for (int i = first; i < argc; i++) {
         const int rc = add_one(ctx, c, argv[i], nx, err, sizeof err);
@@ -365,6 +368,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
             skipped[i - first] = 1;
         reply_insert(ctx, rc, nx);
     }
+    bkm_held_after(key, before);
     if (changed) {
         bkm_value *v = keyed_of(key);
         if (v)
@@ -472,7 +476,9 @@ int bkm_cmd_cf_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, missing, missing);
     if (!c)
         return REDISMODULE_OK;
+    const long long before = bkm_held_before(key);
     bk_compact(c);
+    bkm_held_after(key, before);
     RedisModule_ReplyWithSimpleString(ctx, "OK");
     finish_write(ctx, key, argv[1], 1, "cf.compact");
     return REDISMODULE_OK;
@@ -616,7 +622,7 @@ int bkm_cmd_cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         if (rc != BK_OK)
             err = "Couldn't create filter!";
         else
-            RedisModule_ModuleTypeSetValue(key, bkm_rbcuckoo_type, c);
+            bkm_rb_set_value(key, BKM_RBCUCKOO, c);
     } else if (!c) {
         err = "ERR not found";
     } else if (bk_chunked_load(c, p, data.p, data.n) != BK_OK) {

@@ -40,6 +40,12 @@ static const RedisModuleCommandInfoVersion version1 = {1, sizeof(RedisModuleComm
         .name = (n), .type = T(PURE_TOKEN), .key_spec_index = -1, .token = (tok),                  \
         .flags = REDISMODULE_CMD_ARG_OPTIONAL                                                      \
     }
+/* one of the arguments subs, optional */
+#define CHOICE(n, subs)                                                                            \
+    {                                                                                              \
+        .name = (n), .type = T(ONEOF), .key_spec_index = -1,                                       \
+        .flags = REDISMODULE_CMD_ARG_OPTIONAL, .subargs = (subs)                                   \
+    }
 /* ITEMS item [item ...] */
 #define ITEMS                                                                                      \
     {                                                                                              \
@@ -82,15 +88,8 @@ static RedisModuleCommandArg
         {OPT("expansion", INTEGER, "EXPANSION"),
          {.name = "nonscaling", .type = T(PURE_TOKEN), .key_spec_index = -1, .token = "NONSCALING"},
          END},
-    bf_reserve[] = {KEY("key"),
-                    ARG("error_rate", DOUBLE),
-                    ARG("capacity", INTEGER),
-                    {.name = "scaling",
-                     .type = T(ONEOF),
-                     .key_spec_index = -1,
-                     .flags = REDISMODULE_CMD_ARG_OPTIONAL,
-                     .subargs = bf_scaling},
-                    END},
+    bf_reserve[] = {KEY("key"), ARG("error_rate", DOUBLE), ARG("capacity", INTEGER),
+                    CHOICE("scaling", bf_scaling), END},
     bf_insert[] = {KEY("key"),
                    OPT("capacity", INTEGER, "CAPACITY"),
                    OPT("error", DOUBLE, "ERROR"),
@@ -102,13 +101,7 @@ static RedisModuleCommandArg
     bf_fields[] = {WORD("capacity", "CAPACITY"),   WORD("size", "SIZE"),
                    WORD("filters", "FILTERS"),     WORD("items", "ITEMS"),
                    WORD("expansion", "EXPANSION"), END},
-    bf_info[] = {KEY("key"),
-                 {.name = "single_value",
-                  .type = T(ONEOF),
-                  .key_spec_index = -1,
-                  .flags = REDISMODULE_CMD_ARG_OPTIONAL,
-                  .subargs = bf_fields},
-                 END},
+    bf_info[] = {KEY("key"), CHOICE("single_value", bf_fields), END},
     cf_reserve[] = {KEY("key"),
                     ARG("capacity", INTEGER),
                     OPT("bucketsize", INTEGER, "BUCKETSIZE"),

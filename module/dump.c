@@ -236,14 +236,17 @@ int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         const int rc = bkm_image(v->f, &v->dump, &v->dump_len);
         if (rc != BK_OK) {
             v->dump_id = 0;
+            bkm_value_dirty(v);
             return bkm_reply_code(ctx, rc);
         }
         v->dump_writes = v->writes;
     }
+    bkm_value_dirty(v); /* the snapshot is counted while it is held */
     RedisModule_ReplyWithArray(ctx, 2);
     if (off >= v->dump_len) {
         bkm_free(v->dump);
         v->dump = NULL;
+        bkm_value_dirty(v);
         RedisModule_ReplyWithLongLong(ctx, 0);
         return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
     }

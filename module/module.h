@@ -56,6 +56,9 @@ typedef struct bkm_value {
     uint64_t capacity;             /* its configuration's capacity */
     struct bkm_value *prev, *next; /* window filters: the sweep's list (sweep.c) */
     int tracked;
+    size_t counted;                  /* its bytes as INFO counts them (held.c) */
+    struct bkm_value *dprev, *dnext; /* changed since INFO counted it: held.c's list */
+    int dirty;
 } bkm_value;
 
 /* The module's settings (module arguments; args.h). */
@@ -66,6 +69,19 @@ extern RedisModuleType *bkm_type;
 bkm_value *bkm_value_new(bk_filter *f);
 void bkm_value_free(void *value);
 /* Forget any dump snapshot, and date v: call after every change. */
+/* What MEMORY USAGE says of v: its filter's bytes, and its dump snapshot's. */
+size_t bkm_value_usage(const bkm_value *v);
+/* The bytes the server's allocator gives for a request of n (its size
+ * classes), and those of a filter's arrays and structure (held.c). */
+size_t bkm_alloc_class(uint64_t n);
+size_t bkm_filter_usage(const bk_filter *f);
+/* INFO's count of v brought up to date with what it holds now; v changed,
+ * to be counted again when INFO is read (held.c: a library call made at
+ * once would replace the error text a reply is about to give); v going. */
+void bkm_value_recount(bkm_value *v);
+void bkm_value_dirty(bkm_value *v);
+void bkm_value_uncount(bkm_value *v);
+
 static inline void bkm_value_changed(bkm_value *v)
 {
     v->writes++; /* any dump snapshot is no longer the filter's */
@@ -75,6 +91,7 @@ static inline void bkm_value_changed(bkm_value *v)
         RedisModule_Free(v->dump);
         v->dump = NULL;
     }
+    bkm_value_dirty(v);
 }
 /* The time v's state is at, for its RDB payload: the clock's time at its
  * last change (BK.AT's when a replica or a replay made it), or the saved

@@ -16,20 +16,27 @@
 #include "module.h"
 #include "rb.h"
 
+/* INFO bloomkit: every setting under its config name ("-" as "_"), the
+ * unfinished BF.LOADCHUNK loads, and what each value type holds. */
 static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
 {
-    (void)for_crash_report;
     RedisModule_InfoAddSection(ctx, "settings");
-    RedisModule_InfoAddFieldULongLong(ctx, "max_bytes", bkm_conf.max_bytes);
-    RedisModule_InfoAddFieldULongLong(ctx, "initial_size", bkm_conf.capacity);
-    RedisModule_InfoAddFieldULongLong(ctx, "expansion", bkm_conf.expansion);
-    RedisModule_InfoAddFieldULongLong(ctx, "sweep_ms", bkm_conf.sweep_ms);
-    RedisModule_InfoAddFieldULongLong(ctx, "loads_max_bytes", bkm_conf.loads_max_bytes);
-    RedisModule_InfoAddFieldULongLong(ctx, "load_timeout_ms", bkm_conf.load_timeout_ms);
-    RedisModule_InfoAddFieldULongLong(ctx, "cf_max_expansions", bkm_conf.cf_max_expansions);
-    RedisModule_InfoAddFieldULongLong(ctx, "new_keys_redisbloom",
-                                      (unsigned long long)bkm_conf.new_keys_redisbloom);
+    for (size_t i = 0; i < bkm_setting_count; i++) {
+        char field[40];
+        size_t n = 0;
+        for (const char *p = bkm_setting_rows[i].name; *p && n < sizeof field - 1; p++)
+            field[n++] = *p == '-' ? '_' : *p;
+        field[n] = '\0';
+        const bkm_setting_kind kind = bkm_setting_rows[i].kind;
+        if (kind == BKM_SET_COUNT || kind == BKM_SET_BYTES)
+            RedisModule_InfoAddFieldULongLong(ctx, field,
+                                              (unsigned long long)bkm_setting_number(&bkm_conf, i));
+        else
+            RedisModule_InfoAddFieldCString(ctx, field, bkm_setting_text(&bkm_conf, i));
+    }
     bkm_loads_info(ctx);
+    RedisModule_InfoAddSection(ctx, "held");
+    bkm_held_info(ctx, for_crash_report);
 }
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);

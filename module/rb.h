@@ -46,6 +46,19 @@ bkm_kind bkm_bf_kind_of(RedisModuleKey *key);
 /* The bytes of a RedisBloom value v of kind BKM_RBCHAIN or BKM_RBCUCKOO, and
  * its items. */
 void bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *items);
+/* What MEMORY USAGE says of it (held.c). */
+size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v);
+/* Set an empty key open to write to RedisBloom's value f of kind (which it
+ * then owns), counted in INFO. */
+void bkm_rb_set_value(RedisModuleKey *key, bkm_kind kind, bk_filter *f);
+
+/* INFO bloomkit's per-type figures (held.c): add to the keys and bytes of
+ * values of kind; an RedisBloom value's bytes before a write to the open
+ * key (-1 for a key of another kind), then count the change the write made. */
+void bkm_held_add(bkm_kind kind, long long keys, long long bytes);
+long long bkm_held_before(RedisModuleKey *key);
+void bkm_held_after(RedisModuleKey *key, long long before);
+void bkm_held_info(RedisModuleInfoCtx *ctx, int for_crash_report);
 
 /* 1 when the client speaks RESP3. */
 int bkm_resp3(RedisModuleCtx *ctx);

@@ -33,6 +33,14 @@ bkm_kind bkm_kind_of(RedisModuleKey *key)
                                     : BKM_OTHER;
 }
 
+/* A value the server now holds (loaded, copied), counted in INFO. */
+static void *counted(bkm_kind kind, bk_filter *f)
+{
+    if (f)
+        bkm_held_add(kind, 1, (long long)bkm_rb_usage(kind, f));
+    return f;
+}
+
 bkm_kind bkm_bf_kind_of(RedisModuleKey *key)
 {
     const bkm_kind k = bkm_kind_of(key);
@@ -246,7 +254,7 @@ static void *chain_load(RedisModuleIO *io, int encver)
         c = NULL;
     }
     free_links(links, got);
-    return c;
+    return counted(BKM_RBCHAIN, c);
 }
 
 static void chain_save(RedisModuleIO *io, void *value)
@@ -319,9 +327,14 @@ void bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *i
 
 static size_t chain_usage(const void *value)
 {
-    bk_rbchain_info in;
-    bk_rbchain_info_of(value, &in);
-    return (size_t)(64 + in.links * sizeof(bk_rbchain_link) + in.bytes);
+    return bkm_rb_usage(BKM_RBCHAIN, value);
+}
+
+void bkm_rb_set_value(RedisModuleKey *key, bkm_kind kind, bk_filter *f)
+{
+    RedisModule_ModuleTypeSetValue(key, kind == BKM_RBCHAIN ? bkm_rbchain_type : bkm_rbcuckoo_type,
+                                   f);
+    bkm_held_add(kind, 1, (long long)bkm_rb_usage(kind, f));
 }
 
 static void *chain_copy(RedisModuleString *from, RedisModuleString *to, const void *value)
@@ -340,11 +353,12 @@ static void *chain_copy(RedisModuleString *from, RedisModuleString *to, const vo
     if (bk_filter_rbchain_from(&in, links, in.links, 0, 0, &copy) != BK_OK)
         copy = NULL; /* COPY then fails, the source unchanged */
     RedisModule_Free(links);
-    return copy;
+    return counted(BKM_RBCHAIN, copy);
 }
 
-static void value_free(void *value)
+static void chain_free(void *value)
 {
+    bkm_held_add(BKM_RBCHAIN, -1, -(long long)bkm_rb_usage(BKM_RBCHAIN, value));
     bk_free(value);
 }
 
@@ -420,7 +434,7 @@ static void *cuckoo_load(RedisModuleIO *io, int encver)
         bk_free(c);
         return refuse(io, "MBbloomCF", why);
     }
-    return c;
+    return counted(BKM_RBCUCKOO, c);
 }
 
 static void cuckoo_save(RedisModuleIO *io, void *value)
@@ -451,9 +465,13 @@ static void cuckoo_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *val
 
 static size_t cuckoo_usage(const void *value)
 {
-    bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(value, &in);
-    return (size_t)(64 + in.filters * 16 + in.bytes);
+    return bkm_rb_usage(BKM_RBCUCKOO, value);
+}
+
+static void cuckoo_free(void *value)
+{
+    bkm_held_add(BKM_RBCUCKOO, -1, -(long long)bkm_rb_usage(BKM_RBCUCKOO, value));
+    bk_free(value);
 }
 
 static void *cuckoo_copy(RedisModuleString *from, RedisModuleString *to, const void *value)
@@ -480,7 +498,7 @@ static void *cuckoo_copy(RedisModuleString *from, RedisModuleString *to, const v
             memcpy(to_slots, from_slots, (size_t)(nb * in.bucket_size));
         }
     RedisModule_Free(counts);
-    return copy;
+    return counted(BKM_RBCUCKOO, copy);
 }
 
 int bkm_register_rb_types(RedisModuleCtx *ctx)
@@ -492,7 +510,7 @@ int bkm_register_rb_types(RedisModuleCtx *ctx)
     chain.rdb_save = chain_save;
     chain.aof_rewrite = chain_rewrite;
     chain.mem_usage = chain_usage;
-    chain.free = value_free;
+    chain.free = chain_free;
     chain.copy = chain_copy;
     cuckoo = chain;
     cuckoo.rdb_load = cuckoo_load;
@@ -500,6 +518,7 @@ int bkm_register_rb_types(RedisModuleCtx *ctx)
     cuckoo.aof_rewrite = cuckoo_rewrite;
     cuckoo.mem_usage = cuckoo_usage;
     cuckoo.copy = cuckoo_copy;
+    cuckoo.free = cuckoo_free;
     bkm_rbchain_type = RedisModule_CreateDataType(ctx, "MBbloom--", BKM_RB_ENCVER, &chain);
     bkm_rbcuckoo_type = RedisModule_CreateDataType(ctx, "MBbloomCF", BKM_RB_ENCVER, &cuckoo);
     return bkm_rbchain_type && bkm_rbcuckoo_type ? REDISMODULE_OK : REDISMODULE_ERR;

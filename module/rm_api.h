@@ -279,6 +279,7 @@ typedef struct RedisModuleTypeMethods {
     X(int, InfoAddSection, (RedisModuleInfoCtx * ctx, const char *name))                           \
     X(int, InfoAddFieldULongLong,                                                                  \
       (RedisModuleInfoCtx * ctx, const char *field, unsigned long long value))                     \
+    X(int, InfoAddFieldCString, (RedisModuleInfoCtx * ctx, const char *field, const char *value))  \
     X(int, RegisterNumericConfig,                                                                  \
       (RedisModuleCtx * ctx, const char *name, long long default_val, unsigned int flags,          \
        long long min, long long max, RedisModuleConfigGetNumericFunc getfn,                        \

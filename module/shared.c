@@ -83,6 +83,8 @@ bkm_value *bkm_value_new(bk_filter *f)
      * too, or on a value no command can reach any more) */
     bk_set_single_writer(f, 1);
     bkm_sweep_track(v);
+    bkm_held_add(BKM_BLOOMKIT, 1, 0);
+    bkm_value_recount(v);
     return v;
 }
 
@@ -91,11 +93,18 @@ int64_t bkm_value_time(const bkm_value *v)
     return v->at;
 }
 
+size_t bkm_value_usage(const bkm_value *v)
+{
+    return bkm_alloc_class(sizeof *v) + bkm_filter_usage(v->f) +
+           (v->dump ? bkm_alloc_class(v->dump_len) : 0);
+}
+
 void bkm_value_free(void *value)
 {
     bkm_value *v = value;
     if (!v)
         return;
+    bkm_value_uncount(v);
     bkm_sweep_untrack(v);
     bk_free(v->f);
     if (v->dump)

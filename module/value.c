@@ -108,11 +108,7 @@ static void aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
 
 static size_t mem_usage(const void *value)
 {
-    const bkm_value *v = value;
-    uint64_t size = 0;
-    if (bk_save_size(v->f, &size) != BK_OK)
-        size = 0;
-    return sizeof *v + (size_t)size + (v->dump ? v->dump_len : 0);
+    return bkm_value_usage(value);
 }
 
 static void *copy(RedisModuleString *from, RedisModuleString *to, const void *value)

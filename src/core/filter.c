@@ -108,6 +108,7 @@ int bk_filter_new(size_t size, size_t lock, const bk_filter_ops *ops, const bk_c
         return BK_ESYS;
     }
     bk_filter_base_init(f, ops, cfg, a);
+    f->state_size = size;
     const bk_variant_desc *d = bk_variant_for(cfg->variant);
     if (cfg->hash == BK_HASH_MURMUR && d && d->murmur)
         f->hkey.murmur = (uint8_t)d->murmur(cfg); /* the digest's form is the variant's */

@@ -161,6 +161,10 @@ typedef struct bk_filter_ops {
      * store re-reads its counts). BK_OK or an error; NULL when views are
      * always current. */
     int (*refresh)(const bk_filter *f);
+    /* Optional: the bytes of f's structures besides its slices' arrays
+     * (bk_filter_stats.state_bytes) when it holds more than its own struct
+     * (a window's chains). NULL: f->state_size. */
+    uint64_t (*state_bytes)(const bk_filter *f);
     /* -- speed: NULL, or a table of hooks that change no answer */
     const bk_filter_perf *perf;
 } bk_filter_ops;
@@ -193,7 +197,14 @@ struct bk_filter {
                                     * struct (bk_write_locked, bk_read_locked), or NULL */
     /* window: the last re-dating (bk_filter_stats.redated_from_ms, _to_ms) */
     _Atomic int64_t redate_from_ms, redate_to_ms;
+    size_t state_size; /* the bytes bk_filter_new allocated for the variant's struct */
 };
+
+/* f's bk_filter_stats.state_bytes. */
+static inline uint64_t bk_state_bytes(const bk_filter *f)
+{
+    return f->ops->state_bytes ? f->ops->state_bytes(f) : f->state_size;
+}
 
 /* A key is (NULL, 0) or (non-NULL, any length). */
 static inline int bk_key_valid(const void *key, size_t len)

@@ -111,6 +111,7 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     st->est_fpr = mean_rate(&c, EST);
     st->model_fpr = mean_rate(&c, MODEL);
     st->rate_bound = mean_rate(&c, SIZED);
+    st->state_bytes = bk_state_bytes(f);
     st->bits_per_key = st->keys ? 8.0 * (double)st->bytes / (double)st->keys : 0.0;
     copy_sized(out, size, st, sizeof *st);
     return BK_OK;

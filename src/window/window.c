@@ -354,6 +354,18 @@ static uint32_t win_slice_count(const bk_filter *f)
     return n;
 }
 
+/* Its own struct and every generation's chain's. */
+static uint64_t win_state_bytes(const bk_filter *f)
+{
+    const bk_window *w = (const bk_window *)f;
+    uint64_t n = f->state_size;
+    pthread_rwlock_rdlock(lock_of(f));
+    for (uint32_t i = 0; i < w->n; i++)
+        n += bk_state_bytes(w->gens[i].chain);
+    pthread_rwlock_unlock(lock_of(f));
+    return n;
+}
+
 /* Slice i counted over the generations, oldest first, each naming its
  * generation. (If an add moved on to a new span since the count was taken,
  * a view past the end is empty.) */
@@ -555,7 +567,8 @@ static const bk_filter_perf window_perf = {
 static const bk_filter_ops window_ops = {
     BK_MEMORY_OPS, .add = win_add, .contains = win_contains, .clear = win_clear,
     .merge = win_merge, .destroy = win_destroy, .slice_count = win_slice_count,
-    .slice_view = win_slice_view, .expire = win_expire, .perf = &window_perf,
+    .slice_view = win_slice_view, .expire = win_expire, .state_bytes = win_state_bytes,
+    .perf = &window_perf,
 };
 /* clang-format on */
 

@@ -116,13 +116,7 @@ class ConfigTest(ModuleTest):
             self.assertEqual(self.get(r, name), value, name)
 
     def test_replicas_make_what_the_master_made(self):
-        m = self.server("master", module_args=["NEW_KEYS", "redisbloom"])
-        rep = self.server("replica", args=["--replicaof", "127.0.0.1", str(m.port)])
-        rm, rr = m.client(), rep.client()
-        for _ in range(200):
-            if rr.info("replication").get("master_link_status") == "up":
-                break
-            time.sleep(0.05)
+        rm, rr = self.replicated(module_args=["NEW_KEYS", "redisbloom"])
         for name, value in (("bf-initial-size", "900"), ("bf-error-rate", "0.0001"),
                             ("cf-initial-size", "4096"), ("cf-bucket-size", "3"),
                             ("cf-max-iterations", "40")):

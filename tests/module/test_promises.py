@@ -433,13 +433,7 @@ class WindowReplicationTest(ModuleTest):
     being new (found by fuzz_module_payload's save-and-reload property)."""
 
     def test_renewals_and_rotations_reach_the_replica(self):
-        m = self.server("master")
-        rep = self.server("replica", args=["--replicaof", "127.0.0.1", str(m.port)])
-        rm, rr = m.client(), rep.client()
-        for _ in range(200):
-            if rr.info("replication").get("master_link_status") == "up":
-                break
-            time.sleep(0.05)
+        rm, rr = self.replicated()
         rm.execute_command("BK.CREATE", "w", "variant=window", "window=2s", "generations=4",
                            "refresh=1", "capacity=1000")
         rm.execute_command("BK.ADD", "w", "k")

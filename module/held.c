@@ -1,0 +1,170 @@
+/*
+ * held.c - what INFO bloomkit says each value type holds: keys and bytes
+ * (the bytes MEMORY USAGE reports, key names aside), kept as values are
+ * made, change and go, so that INFO costs the same however many keys there
+ * are. A bloomkit value remembers what it was counted at (bkm_value_recount);
+ * a RedisBloom value is counted when it is made or loaded, by the change a
+ * write makes (bkm_held_before / _after), and when it is freed.
+ *
+ * The bytes are what the server's allocator hands out for the value's
+ * arrays, not what they ask for: its size classes round a 1 MiB + 72 bytes
+ * request up to 1.25 MiB. MEMORY USAGE and INFO model jemalloc's classes
+ * (Redis's and Valkey's default allocator, Debian's build too), so they stay
+ * near what used_memory grows by. A bloomkit filter's array is its payload
+ * plus the library's alignment (BK_BLOCK_BYTES and a pointer); a RedisBloom
+ * value's arrays are allocated as they are (its own constructors').
+ */
+#include <stdio.h>
+
+#include "module.h"
+#include "rb.h"
+
+static struct {
+    long long keys, bytes;
+} held[3]; /* BKM_BLOOMKIT, BKM_RBCHAIN, BKM_RBCUCKOO */
+
+/* the types' names (TYPE answers them) in lower case, without the dashes */
+static const char *const names[3] = {"bloomkit0", "mbbloom", "mbbloomcf"};
+
+/* A RedisBloom structure's own state besides its arrays: the library's
+ * bk_filter and the variant's fields, a few hundred bytes. */
+#define RB_STRUCT 512
+
+size_t bkm_alloc_class(uint64_t n)
+{
+    if (n <= 128)
+        return (size_t)((n + 15) & ~(uint64_t)15);
+    unsigned lg = 63;
+    while (!((n - 1) >> lg & 1))
+        lg--; /* 2^lg < n <= 2^(lg + 1): four classes in that doubling */
+    const uint64_t step = (uint64_t)1 << (lg - 2);
+    return (size_t)((n + step - 1) & ~(step - 1));
+}
+
+static size_t array_class(uint64_t bytes)
+{
+    return bkm_alloc_class(bytes + BK_BLOCK_BYTES + sizeof(void *));
+}
+
+size_t bkm_filter_usage(const bk_filter *f)
+{
+    bk_filter_stats st;
+    if (bk_stats(f, &st) != BK_OK)
+        return 0;
+    size_t total = bkm_alloc_class(st.state_bytes);
+    for (uint32_t i = 0; i < st.slices; i++) {
+        bk_slice_stats s;
+        if (bk_slice_info(f, i, &s, sizeof s) == BK_OK)
+            total += array_class(s.bytes);
+    }
+    return total;
+}
+
+size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v)
+{
+    size_t total = RB_STRUCT;
+    if (kind == BKM_RBCHAIN) {
+        bk_rbchain_info in;
+        bk_rbchain_info_of(v, &in);
+        total += bkm_alloc_class((uint64_t)in.links * sizeof(bk_rbchain_link));
+        for (uint32_t i = 0; i < in.links; i++) {
+            bk_rbchain_link l;
+            if (bk_rbchain_link_of(v, i, &l) == BK_OK)
+                total += bkm_alloc_class(l.bytes);
+        }
+        return total;
+    }
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(v, &in);
+    for (uint32_t i = 0; i < in.filters; i++) {
+        uint8_t *slots;
+        uint64_t buckets;
+        bk_rbcuckoo_slots(v, i, &slots, &buckets);
+        total += bkm_alloc_class(buckets * in.bucket_size) + 16;
+    }
+    return total;
+}
+
+void bkm_held_add(bkm_kind kind, long long keys, long long bytes)
+{
+    if (kind < BKM_BLOOMKIT || kind > BKM_RBCUCKOO)
+        return;
+    held[kind - BKM_BLOOMKIT].keys += keys;
+    held[kind - BKM_BLOOMKIT].bytes += bytes;
+}
+
+/* bloomkit values changed since INFO last counted them */
+static bkm_value *dirty;
+
+void bkm_value_recount(bkm_value *v)
+{
+    const size_t now = bkm_value_usage(v);
+    bkm_held_add(BKM_BLOOMKIT, 0, (long long)now - (long long)v->counted);
+    v->counted = now;
+}
+
+void bkm_value_dirty(bkm_value *v)
+{
+    if (v->dirty)
+        return;
+    v->dirty = 1;
+    v->dprev = NULL;
+    v->dnext = dirty;
+    if (dirty)
+        dirty->dprev = v;
+    dirty = v;
+}
+
+static void clean(bkm_value *v)
+{
+    if (!v->dirty)
+        return;
+    if (v->dprev)
+        v->dprev->dnext = v->dnext;
+    else
+        dirty = v->dnext;
+    if (v->dnext)
+        v->dnext->dprev = v->dprev;
+    v->dirty = 0;
+    v->dprev = v->dnext = NULL;
+}
+
+void bkm_value_uncount(bkm_value *v)
+{
+    clean(v);
+    bkm_held_add(BKM_BLOOMKIT, -1, -(long long)v->counted);
+}
+
+long long bkm_held_before(RedisModuleKey *key)
+{
+    const bkm_kind k = bkm_kind_of(key);
+    if (k != BKM_RBCHAIN && k != BKM_RBCUCKOO)
+        return -1;
+    return (long long)bkm_rb_usage(k, RedisModule_ModuleTypeGetValue(key));
+}
+
+void bkm_held_after(RedisModuleKey *key, long long before)
+{
+    const bkm_kind k = bkm_kind_of(key);
+    if (before >= 0 && (k == BKM_RBCHAIN || k == BKM_RBCUCKOO))
+        bkm_held_add(k, 0,
+                     (long long)bkm_rb_usage(k, RedisModule_ModuleTypeGetValue(key)) - before);
+}
+
+void bkm_held_info(RedisModuleInfoCtx *ctx, int for_crash_report)
+{
+    while (dirty && !for_crash_report) { /* what changed since the last INFO: each counted once */
+        bkm_value *v = dirty;
+        clean(v);
+        bkm_value_recount(v);
+    }
+    for (int i = 0; i < 3; i++) {
+        char field[32];
+        snprintf(field, sizeof field, "%s_keys", names[i]);
+        RedisModule_InfoAddFieldULongLong(
+            ctx, field, (unsigned long long)(held[i].keys > 0 ? held[i].keys : 0));
+        snprintf(field, sizeof field, "%s_bytes", names[i]);
+        RedisModule_InfoAddFieldULongLong(
+            ctx, field, (unsigned long long)(held[i].bytes > 0 ? held[i].bytes : 0));
+    }
+}

@@ -1,0 +1,102 @@
+"""What an operator reads of the module's memory: MEMORY USAGE of a key of
+every variant and type against what the server's used_memory grew by for
+it, and INFO bloomkit's keys and bytes per value type, kept exact through
+growth, compaction, dump snapshots, copies, deletes and FLUSHALL. Run by
+`make check-module`."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_module import VARIANTS, ModuleTest, items  # noqa: E402
+
+COPIES = 8  # keys of each kind: used_memory's noise spread over them
+
+# every variant bigger (0.1 .. 3 MB a key), so a key's bytes dwarf its name's
+BIG = {name: cfg.replace("capacity=5000", "capacity=400000")
+       .replace("capacity=500 ", "capacity=40000 ").replace("bits=65536", "bits=4000000")
+       for name, cfg in VARIANTS.items()}
+
+
+def held(r):
+    """INFO bloomkit's held section: {type: (keys, bytes)}."""
+    info = r.info("bloomkit")
+    return {t: (info["bloomkit_%s_keys" % t], info["bloomkit_%s_bytes" % t])
+            for t in ("bloomkit0", "mbbloom", "mbbloomcf")}
+
+
+class MemoryTest(ModuleTest):
+    def assertNear(self, reported, grown, what):
+        self.assertLessEqual(abs(reported - grown), 0.10 * grown,
+                             "%s: MEMORY USAGE %d, used_memory grew %d" % (what, reported, grown))
+
+    def measure(self, r, what, make):
+        """make(name) COPIES keys; MEMORY USAGE of them against used_memory's growth."""
+        used = r.info("memory")["used_memory"]
+        names = ["%s-%d" % (what, i) for i in range(COPIES)]
+        for n in names:
+            make(n)
+        grown = r.info("memory")["used_memory"] - used
+        reported = sum(r.memory_usage(n, samples=0) for n in names)
+        self.assertNear(reported, grown, what)
+
+    def test_memory_usage_is_what_the_server_holds(self):
+        r = self.server(module_args=["NEW_KEYS", "redisbloom"]).client()
+        for name, cfg in BIG.items():
+            def make(key, cfg=cfg):
+                r.execute_command("BK.CREATE", key, *cfg.split())
+                r.execute_command("BK.ADD", key, *items(key, 3000))
+            self.measure(r, name, make)
+        self.measure(r, "MBbloom--", lambda k: (r.bf().create(k, 0.001, 300000),
+                                                r.bf().madd(k, *items(k, 3000))))
+        self.measure(r, "MBbloomCF", lambda k: (r.cf().create(k, 500000),
+                                                r.cf().insert(k, items(k, 3000))))
+
+    def test_info_counts_every_type_exactly(self):
+        s = self.server(module_args=["NEW_KEYS", "redisbloom"])
+        r = s.client()
+        self.assertEqual(held(r), {t: (0, 0) for t in ("bloomkit0", "mbbloom", "mbbloomcf")})
+        r.execute_command("BK.CREATE", "w", *VARIANTS["window"].split())
+        r.execute_command("BK.CREATE", "s", *VARIANTS["scalable"].split())
+        r.bf().create("b", 0.01, 100)
+        r.cf().create("c", 1000)
+        for i in range(4):  # growth: new slices, links, sub-filters
+            r.execute_command("BK.ADD", "s", *items("s%d" % i, 500))
+            r.bf().madd("b", *items("b%d" % i, 200))
+            r.cf().insert("c", items("c%d" % i, 800))
+        r.execute_command("BF.SCANDUMP", "s", 0)  # a snapshot held, counted
+        r.cf().delete("c", "c0-1")
+        r.execute_command("CF.COMPACT", "c")
+        r.copy("b", "b2")
+        r.copy("c", "c2")
+        r.copy("s", "s2")
+        h = held(r)
+        self.assertEqual({t: k for t, (k, _) in h.items()},
+                         {"bloomkit0": 3, "mbbloom": 2, "mbbloomcf": 2})
+        total = sum(r.memory_usage(k, samples=0) for k in ("w", "s", "s2", "b", "b2", "c", "c2"))
+        counted = sum(b for _, b in h.values())
+        self.assertLessEqual(counted, total)  # MEMORY USAGE adds the key's own bytes
+        self.assertGreaterEqual(counted, total - 7 * 200)
+        s.restart()  # loaded from nothing (no save): nothing held
+        r = s.client()
+        self.assertEqual(held(r), {t: (0, 0) for t in ("bloomkit0", "mbbloom", "mbbloomcf")})
+
+    def test_info_after_restart_delete_and_flush(self):
+        s = self.server(args=["--save", "900 1"], module_args=["NEW_KEYS", "redisbloom"])
+        r = s.client()
+        r.execute_command("BK.CREATE", "k", *VARIANTS["counting"].split())
+        r.bf().madd("b", *items("b", 1000))
+        r.cf().insert("c", items("c", 3000))
+        before = held(r)
+        r.save()
+        s.restart()
+        r = s.client()
+        self.assertEqual(held(r), before)  # loaded from the RDB: counted as made
+        r.delete("b")
+        self.assertEqual(held(r)["mbbloom"], (0, 0))
+        r.flushall()
+        self.assertEqual(held(r), {t: (0, 0) for t in ("bloomkit0", "mbbloom", "mbbloomcf")})
+
+
+if __name__ == "__main__":
+    unittest.main()
