@@ -93,6 +93,12 @@ void bkm_held_add(bkm_kind kind, long long keys, long long bytes)
     held[kind - BKM_BLOOMKIT].bytes += bytes;
 }
 
+size_t bkm_value_usage(const bkm_value *v)
+{
+    return bkm_alloc_class(sizeof *v) + bkm_filter_usage(v->f) +
+           (v->dump ? bkm_alloc_class(v->dump_len) : 0);
+}
+
 /* bloomkit values changed since INFO last counted them */
 static bkm_value *dirty;
 
@@ -135,9 +141,18 @@ void bkm_value_uncount(bkm_value *v)
     bkm_held_add(BKM_BLOOMKIT, -1, -(long long)v->counted);
 }
 
+/* The kind of an open key holding one of RedisBloom's types, else BKM_OTHER. */
+static bkm_kind rb_kind(RedisModuleKey *key)
+{
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_MODULE)
+        return BKM_OTHER;
+    const RedisModuleType *t = RedisModule_ModuleTypeGetType(key);
+    return t == bkm_rbchain_type ? BKM_RBCHAIN : t == bkm_rbcuckoo_type ? BKM_RBCUCKOO : BKM_OTHER;
+}
+
 long long bkm_held_before(RedisModuleKey *key)
 {
-    const bkm_kind k = bkm_kind_of(key);
+    const bkm_kind k = rb_kind(key);
     if (k != BKM_RBCHAIN && k != BKM_RBCUCKOO)
         return -1;
     return (long long)bkm_rb_usage(k, RedisModule_ModuleTypeGetValue(key));
@@ -145,7 +160,7 @@ long long bkm_held_before(RedisModuleKey *key)
 
 void bkm_held_after(RedisModuleKey *key, long long before)
 {
-    const bkm_kind k = bkm_kind_of(key);
+    const bkm_kind k = rb_kind(key);
     if (before >= 0 && (k == BKM_RBCHAIN || k == BKM_RBCUCKOO))
         bkm_held_add(k, 0,
                      (long long)bkm_rb_usage(k, RedisModule_ModuleTypeGetValue(key)) - before);

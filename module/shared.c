@@ -93,12 +93,6 @@ int64_t bkm_value_time(const bkm_value *v)
     return v->at;
 }
 
-size_t bkm_value_usage(const bkm_value *v)
-{
-    return bkm_alloc_class(sizeof *v) + bkm_filter_usage(v->f) +
-           (v->dump ? bkm_alloc_class(v->dump_len) : 0);
-}
-
 void bkm_value_free(void *value)
 {
     bkm_value *v = value;

@@ -109,8 +109,8 @@ static void sized_free(void *opaque, void *q)
  * (the Redis module's MEMORY USAGE) add the two. */
 START_TEST(stats_count_what_a_filter_holds)
 {
-    static const char *const variants[] = {"standard", "counting", "scalable", "window",
-                                           "cuckoo",   "expandable", "rbchain", "rbcuckoo"};
+    static const char *const variants[] = {"standard", "counting",   "scalable", "window",
+                                           "cuckoo",   "expandable", "rbchain",  "rbcuckoo"};
     const char *variant = variants[_i];
     const bk_allocator sized = {sized_alloc, sized_free, NULL};
     ck_assert_int_eq(bk_set_allocator(&sized), BK_OK);
@@ -118,7 +118,7 @@ START_TEST(stats_count_what_a_filter_holds)
     char cfg[128];
     snprintf(cfg, sizeof cfg, "variant=%s capacity=%s fpr=0.01", variant,
              strcmp(variant, "scalable") == 0 || strcmp(variant, "window") == 0 ? "2000"
-                                                                                  : "100000");
+                                                                                : "100000");
     bk_filter *f = tu_filter(cfg);
     tu_add_keys(f, "h", 0, 20000); /* scalable and window grow slices */
     bk_filter_stats st;
