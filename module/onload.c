@@ -25,7 +25,7 @@ static void info(RedisModuleInfoCtx *ctx, int for_crash_report)
         char field[40];
         size_t n = 0;
         for (const char *p = bkm_setting_rows[i].name; *p && n < sizeof field - 1; p++)
-            field[n++] = *p == '-' ? '_' : *p;
+            field[n++] = (char)(*p == '-' ? '_' : *p);
         field[n] = '\0';
         const bkm_setting_kind kind = bkm_setting_rows[i].kind;
         if (kind == BKM_SET_COUNT || kind == BKM_SET_BYTES)
