@@ -71,6 +71,19 @@ static const RedisModuleCommandInfoVersion version1 = {1, sizeof(RedisModuleComm
         }                                                                                          \
     }
 
+/* BK.MERGE: dest (read and written, as PFMERGE's), then every source (read) */
+static RedisModuleCommandKeySpec merge_specs[] = {{.flags = K(RW) | K(ACCESS) | K(INSERT),
+                                                   .begin_search_type = REDISMODULE_KSPEC_BS_INDEX,
+                                                   .bs.index.pos = 1,
+                                                   .find_keys_type = REDISMODULE_KSPEC_FK_RANGE,
+                                                   .fk.range = {0, 1, 0}},
+                                                  {.flags = K(RO) | K(ACCESS),
+                                                   .begin_search_type = REDISMODULE_KSPEC_BS_INDEX,
+                                                   .bs.index.pos = 2,
+                                                   .find_keys_type = REDISMODULE_KSPEC_FK_RANGE,
+                                                   .fk.range = {-1, 1, 0}},
+                                                  {0}};
+
 static RedisModuleCommandKeySpec add_spec[] = SPEC(K(RW) | K(INSERT), 1),
                                  read_spec[] = SPEC(K(RO) | K(ACCESS), 1),
                                  meta_spec[] = SPEC(K(RO), 1),
@@ -82,6 +95,12 @@ static RedisModuleCommandArg
     key_only[] = {KEY("key"), END},
     key_item[] = {KEY("key"), ARG("item", STRING), END},
     key_items[] = {KEY("key"), MANY("item", STRING), END},
+    merge_args[] = {KEY("destkey"),
+                    {.name = "sourcekey",
+                     .type = T(KEY),
+                     .key_spec_index = 1,
+                     .flags = REDISMODULE_CMD_ARG_MULTIPLE},
+                    END},
     dump_args[] = {KEY("key"), ARG("iterator", INTEGER), END},
     load_args[] = {KEY("key"), ARG("iterator", INTEGER), ARG("data", STRING), END},
     bf_scaling[] =
@@ -197,6 +216,9 @@ static const struct {
     DOC("BK.INFO", "0.1.0", 2, "Returns a bloomkit filter's figures", "O(1)", meta_spec, key_only),
     DOC("BK.SWEEP", "0.1.0", 1, "Frees the expired generations of every window filter",
         "O(w), w the number of window filters", NULL, NULL),
+    DOC("BK.MERGE", "0.1.0", -3,
+        "Makes a filter the union of itself and others (a copy of the first when missing)",
+        "O(m), m the filters' bytes", merge_specs, merge_args),
     DOC("BK.AT", "0.1.0", -3,
         "Replays a write at the master's time (replication and the AOF send it, not clients)",
         "that of the command it carries", at_spec, bk_at),

@@ -50,6 +50,7 @@ static const struct {
     {"BK.EXISTS", bkm_cmd_bk_exists, "readonly", 1, 1, 1, "array of 1/0"},
     {"BK.INFO", bkm_cmd_bk_info, "readonly", 1, 1, 1, "map of bk_stats' figures"},
     {"BK.SWEEP", bkm_cmd_bk_sweep, "write", 0, 0, 0, "filters that freed memory"},
+    {"BK.MERGE", bkm_cmd_bk_merge, "write deny-oom", 1, -1, 1, "OK"},
     {"BK.AT", bkm_cmd_bk_at, "write", 3, 3, 1, "the replayed command's"},
 };
 

@@ -46,6 +46,8 @@ int bkm_cmd_bk_remove(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_cmd_bk_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int bkm_cmd_bk_at(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+/* merge.c: BK.MERGE */
+int bkm_cmd_bk_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 /* sweep.c: BK.SWEEP */
 int bkm_cmd_bk_sweep(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 

@@ -257,9 +257,8 @@ int bkm_cmd_bf_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithStringBuffer(ctx, (const char *)v->dump + off, n);
 }
 
-/* The whole image to replicas and the AOF, in chunks. */
-static void replicate_image(RedisModuleCtx *ctx, RedisModuleString *name, const uint8_t *buf,
-                            size_t len)
+void bkm_replicate_image(RedisModuleCtx *ctx, RedisModuleString *name, const uint8_t *buf,
+                         size_t len)
 {
     for (size_t off = 0; off < len;) {
         const size_t n = len - off < BKM_CHUNK ? len - off : BKM_CHUNK;
@@ -289,7 +288,7 @@ static int finish(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *n
     if (!v)
         return RedisModule_ReplyWithError(ctx, "ERR out of memory");
     RedisModule_ModuleTypeSetValue(key, bkm_type, v);
-    replicate_image(ctx, name, buf, len);
+    bkm_replicate_image(ctx, name, buf, len);
     RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.loadchunk", name);
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
