@@ -14,6 +14,7 @@
  * plus the library's alignment (BK_BLOCK_BYTES and a pointer); a RedisBloom
  * value's arrays are allocated as they are (its own constructors').
  */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "module.h"
@@ -111,33 +112,12 @@ void bkm_value_recount(bkm_value *v)
 
 void bkm_value_dirty(bkm_value *v)
 {
-    if (v->dirty)
-        return;
-    v->dirty = 1;
-    v->dprev = NULL;
-    v->dnext = dirty;
-    if (dirty)
-        dirty->dprev = v;
-    dirty = v;
-}
-
-static void clean(bkm_value *v)
-{
-    if (!v->dirty)
-        return;
-    if (v->dprev)
-        v->dprev->dnext = v->dnext;
-    else
-        dirty = v->dnext;
-    if (v->dnext)
-        v->dnext->dprev = v->dprev;
-    v->dirty = 0;
-    v->dprev = v->dnext = NULL;
+    bkm_list_add(&dirty, v, offsetof(bkm_value, changed));
 }
 
 void bkm_value_uncount(bkm_value *v)
 {
-    clean(v);
+    bkm_list_remove(&dirty, v, offsetof(bkm_value, changed));
     bkm_held_add(BKM_BLOOMKIT, -1, -(long long)v->counted);
 }
 
@@ -170,7 +150,7 @@ void bkm_held_info(RedisModuleInfoCtx *ctx, int for_crash_report)
 {
     while (dirty && !for_crash_report) { /* what changed since the last INFO: each counted once */
         bkm_value *v = dirty;
-        clean(v);
+        bkm_list_remove(&dirty, v, offsetof(bkm_value, changed));
         bkm_value_recount(v);
     }
     for (int i = 0; i < 3; i++) {

@@ -39,6 +39,13 @@
 #define BKM_TYPENAME          "bloomkit0" /* 9 characters, as the type API requires */
 #define BKM_ENCVER            1
 
+struct bkm_value;
+/* A value's place in one of the module's lists (links.c). */
+typedef struct bkm_link {
+    struct bkm_value *prev, *next;
+    int in; /* on the list */
+} bkm_link;
+
 typedef struct bkm_value {
     bk_filter *f;
     uint64_t writes; /* bumped by every change: dates the dump snapshot */
@@ -53,17 +60,20 @@ typedef struct bkm_value {
     int counts; /* every add changes it (a multiset: counting, cuckoo; a window's time) */
     int capped; /* a standard filter: BF.* refuses new items past its capacity */
     int cuckoo; /* a keyed CF.* key (variant rbcuckoo): BF.* treat it as RedisBloom's cuckoo */
-    uint64_t capacity;             /* its configuration's capacity */
-    struct bkm_value *prev, *next; /* window filters: the sweep's list (sweep.c) */
-    int tracked;
-    size_t counted;                  /* its bytes as INFO counts them (held.c) */
-    struct bkm_value *dprev, *dnext; /* changed since INFO counted it: held.c's list */
-    int dirty;
+    uint64_t capacity; /* its configuration's capacity */
+    bkm_link swept;    /* window filters: the sweep's list (sweep.c) */
+    size_t counted;    /* its bytes as INFO counts them (held.c) */
+    bkm_link changed;  /* changed since INFO counted it: held.c's list */
 } bkm_value;
 
 /* The module's settings (module arguments; args.h). */
 extern bkm_settings bkm_conf;
 extern RedisModuleType *bkm_type;
+
+/* Put v on the list at *head / take it off (no-ops when it already is /
+ * is not), its bkm_link at offset `at` (offsetof) in bkm_value. O(1). */
+void bkm_list_add(bkm_value **head, bkm_value *v, size_t at);
+void bkm_list_remove(bkm_value **head, bkm_value *v, size_t at);
 
 /* A new value owning f (NULL when out of memory: f is then freed). */
 bkm_value *bkm_value_new(bk_filter *f);

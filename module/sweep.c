@@ -35,27 +35,16 @@ void bkm_sweep_track(bkm_value *v)
     if (bk_get_config(v->f, &cfg) != BK_OK || cfg.variant != BK_VARIANT_WINDOW)
         return;
     pthread_mutex_lock(&lock);
-    v->prev = NULL;
-    v->next = head;
-    if (head)
-        head->prev = v;
-    head = v;
-    v->tracked = 1;
+    bkm_list_add(&head, v, offsetof(bkm_value, swept));
     pthread_mutex_unlock(&lock);
 }
 
 void bkm_sweep_untrack(bkm_value *v)
 {
-    if (!v->tracked)
+    if (!v->swept.in)
         return;
     pthread_mutex_lock(&lock);
-    if (v->prev)
-        v->prev->next = v->next;
-    else
-        head = v->next;
-    if (v->next)
-        v->next->prev = v->prev;
-    v->tracked = 0;
+    bkm_list_remove(&head, v, offsetof(bkm_value, swept));
     pthread_mutex_unlock(&lock);
 }
 
@@ -64,7 +53,7 @@ static long long sweep(void)
 {
     long long freed = 0;
     pthread_mutex_lock(&lock);
-    for (bkm_value *v = head; v; v = v->next)
+    for (bkm_value *v = head; v; v = v->swept.next)
         if (bk_expire(v->f) == 1) {
             bkm_value_changed(v);
             freed++;
