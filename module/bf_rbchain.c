@@ -176,7 +176,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         changed = 1;
     }
     char err[300];
-    const long long before = bkm_held_before(key);
+    const long long before = bkm_held_before(key, 0);
     int stop = argc; /* the first item not applied, when one was refused for memory */
     if (!array) {
         const int rc = add_one(ctx, c, argv[first], err, sizeof err);
@@ -206,7 +206,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         }
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "bf.add", argv[1]);
     }
-    bkm_held_after(key, before);
+    bkm_held_after(key, before, 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }

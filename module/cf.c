@@ -265,9 +265,9 @@ static int cf_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int n
         return REDISMODULE_OK;
     }
     char err[300];
-    const long long before = bkm_held_before(key);
+    const long long before = bkm_held_before(key, 0);
     const int rc = add_one(ctx, c, argv[2], nx, err, sizeof err);
-    bkm_held_after(key, before);
+    bkm_held_after(key, before, 0);
     changed |= rc == 1;
     if (rc == 0 || rc == 1)
         bkm_reply_bool(ctx, rc);
@@ -359,7 +359,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
         return REDISMODULE_OK;
     }
     char err[300];
-    const long long before = bkm_held_before(key);
+    const long long before = bkm_held_before(key, 0);
     RedisModule_ReplyWithArray(ctx, argc - first);
     for (int i = first; i < argc; i++) {
         const int rc = add_one(ctx, c, argv[i], nx, err, sizeof err);
@@ -368,7 +368,7 @@ static int cf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, in
             skipped[i - first] = 1;
         reply_insert(ctx, rc, nx);
     }
-    bkm_held_after(key, before);
+    bkm_held_after(key, before, 0);
     if (changed) {
         bkm_value *v = keyed_of(key);
         if (v)
@@ -476,9 +476,9 @@ int bkm_cmd_cf_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, missing, missing);
     if (!c)
         return REDISMODULE_OK;
-    const long long before = bkm_held_before(key);
+    const long long before = bkm_held_before(key, 1);
     bk_compact(c);
-    bkm_held_after(key, before);
+    bkm_held_after(key, before, 1);
     RedisModule_ReplyWithSimpleString(ctx, "OK");
     finish_write(ctx, key, argv[1], 1, "cf.compact");
     return REDISMODULE_OK;

@@ -28,6 +28,15 @@ static int set_text(size_t i, const char *p, size_t n, RedisModuleString **err)
 {
     char why[300];
     const bkm_arg v = {p, n};
+    const char *now = bkm_setting_text(&bkm_conf, i);
+    if (bkm_setting_rows[i].immutable && !(strlen(now) == n && memcmp(now, p, n) == 0)) {
+        /* the module's name, chosen before any config is read: a config
+         * file's line cannot change it */
+        snprintf(why, sizeof why, "fixed when the module loads, by its argument %s",
+                 bkm_setting_rows[i].arg);
+        *err = RedisModule_CreateString(NULL, why, strlen(why));
+        return REDISMODULE_ERR;
+    }
     if (bkm_setting_set(&bkm_conf, i, v, why, sizeof why) == 0)
         return REDISMODULE_OK;
     *err = RedisModule_CreateString(NULL, why, strlen(why));

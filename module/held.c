@@ -13,7 +13,13 @@
  * near what used_memory grows by. A bloomkit filter's array is its payload
  * plus the library's alignment (BK_BLOCK_BYTES and a pointer); a RedisBloom
  * value's arrays are allocated as they are (its own constructors').
+ *
+ * A value can be freed on another thread (FLUSHALL ASYNC frees a whole
+ * database in the server's background thread): the sums are atomic and the
+ * list of changed values has a lock.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,7 +27,7 @@
 #include "rb.h"
 
 static struct {
-    long long keys, bytes;
+    _Atomic long long keys, bytes;
 } held[3]; /* BKM_BLOOMKIT, BKM_RBCHAIN, BKM_RBCUCKOO */
 
 /* the types' names (TYPE answers them) in lower case, without the dashes */
@@ -61,14 +67,16 @@ size_t bkm_filter_usage(const bk_filter *f)
     return total;
 }
 
-size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v)
+/* The bytes of the arrays from .. n - 1 of RedisBloom value v (a chain's
+ * links, a cuckoo filter's sub-filters); *n their count. */
+static size_t rb_arrays(bkm_kind kind, const bk_filter *v, uint32_t from, uint32_t *n)
 {
-    size_t total = RB_STRUCT;
+    size_t total = 0;
     if (kind == BKM_RBCHAIN) {
         bk_rbchain_info in;
         bk_rbchain_info_of(v, &in);
-        total += bkm_alloc_class((uint64_t)in.links * sizeof(bk_rbchain_link));
-        for (uint32_t i = 0; i < in.links; i++) {
+        *n = in.links;
+        for (uint32_t i = from; i < in.links; i++) {
             bk_rbchain_link l;
             if (bk_rbchain_link_of(v, i, &l) == BK_OK)
                 total += bkm_alloc_class(l.bytes);
@@ -77,21 +85,49 @@ size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v)
     }
     bk_rbcuckoo_info in;
     bk_rbcuckoo_info_of(v, &in);
-    for (uint32_t i = 0; i < in.filters; i++) {
+    *n = in.filters;
+    for (uint32_t i = from; i < in.filters; i++) {
         uint8_t *slots;
         uint64_t buckets;
         bk_rbcuckoo_slots(v, i, &slots, &buckets);
-        total += bkm_alloc_class(buckets * in.bucket_size) + 16;
+        total += bkm_alloc_class(buckets * in.bucket_size);
     }
     return total;
+}
+
+/* The bytes of its table of n arrays. */
+static size_t rb_table(bkm_kind kind, uint32_t n)
+{
+    return kind == BKM_RBCHAIN ? bkm_alloc_class((uint64_t)n * sizeof(bk_rbchain_link))
+                               : (size_t)n * 16;
+}
+
+/* Its number of arrays (O(1)). */
+static uint32_t rb_count(bkm_kind kind, const bk_filter *v)
+{
+    if (kind == BKM_RBCHAIN) {
+        bk_rbchain_info in;
+        bk_rbchain_info_of(v, &in);
+        return in.links;
+    }
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(v, &in);
+    return in.filters;
+}
+
+size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v)
+{
+    uint32_t n;
+    const size_t arrays = rb_arrays(kind, v, 0, &n);
+    return RB_STRUCT + rb_table(kind, n) + arrays;
 }
 
 void bkm_held_add(bkm_kind kind, long long keys, long long bytes)
 {
     if (kind < BKM_BLOOMKIT || kind > BKM_RBCUCKOO)
         return;
-    held[kind - BKM_BLOOMKIT].keys += keys;
-    held[kind - BKM_BLOOMKIT].bytes += bytes;
+    atomic_fetch_add_explicit(&held[kind - BKM_BLOOMKIT].keys, keys, memory_order_relaxed);
+    atomic_fetch_add_explicit(&held[kind - BKM_BLOOMKIT].bytes, bytes, memory_order_relaxed);
 }
 
 size_t bkm_value_usage(const bkm_value *v)
@@ -102,6 +138,7 @@ size_t bkm_value_usage(const bkm_value *v)
 
 /* bloomkit values changed since INFO last counted them */
 static bkm_value *dirty;
+static pthread_mutex_t dirty_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void bkm_value_recount(bkm_value *v)
 {
@@ -112,13 +149,18 @@ void bkm_value_recount(bkm_value *v)
 
 void bkm_value_dirty(bkm_value *v)
 {
+    pthread_mutex_lock(&dirty_lock);
     bkm_list_add(&dirty, v, offsetof(bkm_value, changed));
+    pthread_mutex_unlock(&dirty_lock);
 }
 
 void bkm_value_uncount(bkm_value *v)
 {
+    pthread_mutex_lock(&dirty_lock); /* after INFO's recount of it, if one runs */
     bkm_list_remove(&dirty, v, offsetof(bkm_value, changed));
-    bkm_held_add(BKM_BLOOMKIT, -1, -(long long)v->counted);
+    const long long counted = (long long)v->counted;
+    pthread_mutex_unlock(&dirty_lock);
+    bkm_held_add(BKM_BLOOMKIT, -1, -counted);
 }
 
 /* The kind of an open key holding one of RedisBloom's types, else BKM_OTHER. */
@@ -130,36 +172,52 @@ static bkm_kind rb_kind(RedisModuleKey *key)
     return t == bkm_rbchain_type ? BKM_RBCHAIN : t == bkm_rbcuckoo_type ? BKM_RBCUCKOO : BKM_OTHER;
 }
 
-long long bkm_held_before(RedisModuleKey *key)
+long long bkm_held_before(RedisModuleKey *key, int all)
 {
     const bkm_kind k = rb_kind(key);
     if (k != BKM_RBCHAIN && k != BKM_RBCUCKOO)
         return -1;
-    return (long long)bkm_rb_usage(k, RedisModule_ModuleTypeGetValue(key));
+    const bk_filter *v = RedisModule_ModuleTypeGetValue(key);
+    return all ? (long long)bkm_rb_usage(k, v) : (long long)rb_count(k, v);
 }
 
-void bkm_held_after(RedisModuleKey *key, long long before)
+void bkm_held_after(RedisModuleKey *key, long long before, int all)
 {
     const bkm_kind k = rb_kind(key);
-    if (before >= 0 && (k == BKM_RBCHAIN || k == BKM_RBCUCKOO))
-        bkm_held_add(k, 0,
-                     (long long)bkm_rb_usage(k, RedisModule_ModuleTypeGetValue(key)) - before);
+    if (before < 0 || (k != BKM_RBCHAIN && k != BKM_RBCUCKOO))
+        return;
+    const bk_filter *v = RedisModule_ModuleTypeGetValue(key);
+    if (all) {
+        bkm_held_add(k, 0, (long long)bkm_rb_usage(k, v) - before);
+        return;
+    }
+    /* adds only append arrays: count the new ones (none: nothing to do) */
+    const uint32_t was = (uint32_t)before;
+    if (rb_count(k, v) == was)
+        return;
+    uint32_t n;
+    const size_t added = rb_arrays(k, v, was, &n);
+    bkm_held_add(k, 0, (long long)(added + rb_table(k, n)) - (long long)rb_table(k, was));
 }
 
 void bkm_held_info(RedisModuleInfoCtx *ctx, int for_crash_report)
 {
-    while (dirty && !for_crash_report) { /* what changed since the last INFO: each counted once */
-        bkm_value *v = dirty;
-        bkm_list_remove(&dirty, v, offsetof(bkm_value, changed));
-        bkm_value_recount(v);
+    if (!for_crash_report) { /* what changed since the last INFO: each counted once */
+        pthread_mutex_lock(&dirty_lock);
+        while (dirty) {
+            bkm_value *v = dirty;
+            bkm_list_remove(&dirty, v, offsetof(bkm_value, changed));
+            bkm_value_recount(v);
+        }
+        pthread_mutex_unlock(&dirty_lock);
     }
     for (int i = 0; i < 3; i++) {
         char field[32];
+        const long long keys = atomic_load_explicit(&held[i].keys, memory_order_relaxed),
+                        bytes = atomic_load_explicit(&held[i].bytes, memory_order_relaxed);
         snprintf(field, sizeof field, "%s_keys", names[i]);
-        RedisModule_InfoAddFieldULongLong(
-            ctx, field, (unsigned long long)(held[i].keys > 0 ? held[i].keys : 0));
+        RedisModule_InfoAddFieldULongLong(ctx, field, (unsigned long long)(keys > 0 ? keys : 0));
         snprintf(field, sizeof field, "%s_bytes", names[i]);
-        RedisModule_InfoAddFieldULongLong(
-            ctx, field, (unsigned long long)(held[i].bytes > 0 ? held[i].bytes : 0));
+        RedisModule_InfoAddFieldULongLong(ctx, field, (unsigned long long)(bytes > 0 ? bytes : 0));
     }
 }

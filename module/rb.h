@@ -53,11 +53,14 @@ size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v);
 void bkm_rb_set_value(RedisModuleKey *key, bkm_kind kind, bk_filter *f);
 
 /* INFO bloomkit's per-type figures (held.c): add to the keys and bytes of
- * values of kind; an RedisBloom value's bytes before a write to the open
- * key (-1 for a key of another kind), then count the change the write made. */
+ * values of kind. Around a write to an open key holding a RedisBloom value
+ * (-1 before for a key of another kind): what it holds before, then count
+ * the change. all 0 for adds, which only append arrays (O(1) unless one
+ * was added); 1 for a write that may drop arrays (CF.COMPACT), which
+ * counts them all before and after. */
 void bkm_held_add(bkm_kind kind, long long keys, long long bytes);
-long long bkm_held_before(RedisModuleKey *key);
-void bkm_held_after(RedisModuleKey *key, long long before);
+long long bkm_held_before(RedisModuleKey *key, int all);
+void bkm_held_after(RedisModuleKey *key, long long before, int all);
 void bkm_held_info(RedisModuleInfoCtx *ctx, int for_crash_report);
 
 /* 1 when the client speaks RESP3. */

@@ -115,6 +115,14 @@ class ConfigTest(ModuleTest):
                             ("bf-error-rate", "0.002")):  # the load-time argument still holds
             self.assertEqual(self.get(r, name), value, name)
 
+    def test_a_config_file_cannot_rename_the_module(self):
+        conf = os.path.join(self.tmp, "redis.conf")
+        with open(conf, "w") as f:
+            f.write("loadmodule %s\nbloomkit.module-name bf\n" % os.path.abspath(MODULE))
+        with self.assertRaises(RuntimeError) as cm:
+            self.server(conf=conf)
+        self.assertIn("fixed when the module loads, by its argument MODULE_NAME", str(cm.exception))
+
     def test_replicas_make_what_the_master_made(self):
         rm, rr = self.replicated(module_args=["NEW_KEYS", "redisbloom"])
         for name, value in (("bf-initial-size", "900"), ("bf-error-rate", "0.0001"),
