@@ -814,6 +814,22 @@ BK_API int bk_get_setting(const bk_filter *f, const char *key, char *buf, size_t
  * in Redis: pull it first). Not concurrent with writers of a or b. */
 BK_API int bk_equal(const bk_filter *a, const bk_filter *b);
 
+/* One move of bk_defrag: block (as f's allocator gave it) copied into a new
+ * block of that allocator and freed, the new block returned; or NULL to
+ * leave it where it is, unchanged. Redis's RedisModule_DefragAlloc is one. */
+typedef void *(*bk_move_fn)(void *block, void *arg);
+
+/* Offer array i of f (its arrays numbered as bk_slice_info numbers them)
+ * to move, so that a host compacting its heap (Redis's active defrag) can
+ * relocate it: the array's new place is f's from then on, its contents and
+ * every answer unchanged. Arrays a file mapping holds stay. Offer i = 0,
+ * 1, ... until BK_ERANGE, across calls if the host must pause. Returns
+ * BK_OK (offered: moved or left), BK_ERANGE (i past the last array: all
+ * were offered), BK_EINVAL (f or move NULL), BK_ENOTSUP (a filter in
+ * Redis, whose arrays are not here), BK_EREADONLY. Not concurrent with any
+ * other use of f. */
+BK_API int bk_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg);
+
 /* Union: dst |= src. Both must be the same variant with the same hash and key
  * and the same shape (bits and probes; for scalable the same slices; for
  * window the same generations). standard ORs bits, counting adds counters

@@ -9,10 +9,11 @@
  * The bytes are what the server's allocator hands out for the value's
  * arrays, not what they ask for: its size classes round a 1 MiB + 72 bytes
  * request up to 1.25 MiB. MEMORY USAGE and INFO model jemalloc's classes
- * (Redis's and Valkey's default allocator, Debian's build too), so they stay
- * near what used_memory grows by. A bloomkit filter's array is its payload
- * plus the library's alignment (BK_BLOCK_BYTES and a pointer); a RedisBloom
- * value's arrays are allocated as they are (its own constructors').
+ * (Redis's and Valkey's default allocator, Debian's build too) when the
+ * server's allocator has them (asked at load: one that hands out what is
+ * asked is counted so), so they stay near what used_memory grows by. A bloomkit filter's array is
+ * its payload plus the library's alignment (BK_BLOCK_BYTES and a pointer); a RedisBloom value's
+ * arrays are allocated as they are (its own constructors').
  *
  * A value can be freed on another thread (FLUSHALL ASYNC frees a whole
  * database in the server's background thread): the sums are atomic and the
@@ -37,9 +38,25 @@ static const char *const names[3] = {"bloomkit0", "mbbloom", "mbbloomcf"};
  * bk_filter and the variant's fields, a few hundred bytes. */
 #define RB_STRUCT 512
 
+/* 1 when the server's allocator has jemalloc's size classes, asked once at
+ * load (bkm_alloc_probe); 0: it hands out about what is asked (glibc's
+ * malloc, or a sanitizer's that a test preloads), rounded to 16 bytes. */
+static int classes = 1;
+
+void bkm_alloc_probe(void)
+{
+    /* 40 KiB + 1: jemalloc's next class is 48 KiB, an exact allocator's
+     * block a few bytes more than asked */
+    void *p = RedisModule_TryAlloc(40961);
+    if (p) {
+        classes = RedisModule_MallocSize(p) >= 49152;
+        RedisModule_Free(p);
+    }
+}
+
 size_t bkm_alloc_class(uint64_t n)
 {
-    if (n <= 128)
+    if (n <= 128 || !classes)
         return (size_t)((n + 15) & ~(uint64_t)15);
     unsigned lg = 63;
     while (!((n - 1) >> lg & 1))

@@ -84,6 +84,9 @@ size_t bkm_value_usage(const bkm_value *v);
 /* The bytes the server's allocator gives for a request of n (its size
  * classes), and those of a filter's arrays and structure (held.c). */
 size_t bkm_alloc_class(uint64_t n);
+/* Ask the server's allocator, once at load, whether it rounds to size
+ * classes (held.c). */
+void bkm_alloc_probe(void);
 size_t bkm_filter_usage(const bk_filter *f);
 /* INFO's count of v brought up to date with what it holds now; v changed,
  * to be counted again when INFO is read (held.c: a library call made at
@@ -238,6 +241,13 @@ void bkm_sweep_start(RedisModuleCtx *ctx);
 int bkm_allocator_init(void);
 /* The module's data type (value.c). */
 int bkm_register_type(RedisModuleCtx *ctx);
+/* Active defrag (defrag.c): the type methods defrag and free_effort of
+ * bloomkit's type and RedisBloom's two. */
+int bkm_defrag_value(RedisModuleDefragCtx *ctx, RedisModuleString *key, void **value);
+int bkm_defrag_rb(RedisModuleDefragCtx *ctx, RedisModuleString *key, void **value);
+size_t bkm_value_effort(RedisModuleString *key, const void *value);
+size_t bkm_rbchain_effort(RedisModuleString *key, const void *value);
+size_t bkm_rbcuckoo_effort(RedisModuleString *key, const void *value);
 /* Every setting as a server config, then the config file's values for
  * them (configs.c). */
 int bkm_register_configs(RedisModuleCtx *ctx);

@@ -75,6 +75,7 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
     }
     if (bkm_allocator_init() != REDISMODULE_OK)
         return REDISMODULE_ERR;
+    bkm_alloc_probe();
     /* 0 until a command sets it: a master from its own clock, a replica only from
      * the master's times (a replica must never read ahead of its master) */
     bkm_clock_init(0);

@@ -512,6 +512,8 @@ int bkm_register_rb_types(RedisModuleCtx *ctx)
     chain.mem_usage = chain_usage;
     chain.free = chain_free;
     chain.copy = chain_copy;
+    chain.free_effort = bkm_rbchain_effort;
+    chain.defrag = bkm_defrag_rb;
     cuckoo = chain;
     cuckoo.rdb_load = cuckoo_load;
     cuckoo.rdb_save = cuckoo_save;
@@ -519,6 +521,7 @@ int bkm_register_rb_types(RedisModuleCtx *ctx)
     cuckoo.mem_usage = cuckoo_usage;
     cuckoo.copy = cuckoo_copy;
     cuckoo.free = cuckoo_free;
+    cuckoo.free_effort = bkm_rbcuckoo_effort;
     bkm_rbchain_type = RedisModule_CreateDataType(ctx, "MBbloom--", BKM_RB_ENCVER, &chain);
     bkm_rbcuckoo_type = RedisModule_CreateDataType(ctx, "MBbloomCF", BKM_RB_ENCVER, &cuckoo);
     return bkm_rbchain_type && bkm_rbcuckoo_type ? REDISMODULE_OK : REDISMODULE_ERR;

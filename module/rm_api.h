@@ -29,6 +29,7 @@ typedef struct RedisModuleDigest RedisModuleDigest;
 typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
 typedef struct RedisModuleServerInfoData RedisModuleServerInfoData;
 typedef struct RedisModuleCommand RedisModuleCommand;
+typedef struct RedisModuleDefragCtx RedisModuleDefragCtx;
 typedef uint64_t RedisModuleTimerID;
 
 /* A server event to subscribe to (RedisModuleEvent_FlushDB is {2, 1}). */
@@ -78,6 +79,9 @@ typedef size_t (*RedisModuleTypeFreeEffortFunc)(RedisModuleString *key, const vo
 typedef void *(*RedisModuleTypeCopyFunc)(RedisModuleString *fromkey, RedisModuleString *tokey,
                                          const void *value);
 typedef void (*RedisModuleTimerProc)(RedisModuleCtx *ctx, void *data);
+/* Active defrag of one value: 0 done, 1 more to do (its cursor set). */
+typedef int (*RedisModuleTypeDefragFunc)(RedisModuleDefragCtx *ctx, RedisModuleString *key,
+                                         void **value);
 typedef void (*RedisModuleInfoFunc)(RedisModuleInfoCtx *ctx, int for_crash_report);
 
 /* Command docs and key specs (Redis 7.0 on: RedisModule_SetCommandInfo),
@@ -210,7 +214,7 @@ typedef struct RedisModuleTypeMethods {
     RedisModuleTypeFreeEffortFunc free_effort;
     void *unlink; /* unused: NULL */
     RedisModuleTypeCopyFunc copy;
-    void *defrag; /* unused: NULL */
+    RedisModuleTypeDefragFunc defrag;
 } RedisModuleTypeMethods;
 
 /* Every API function used: X(return type, short name, parameters). */
@@ -218,6 +222,7 @@ typedef struct RedisModuleTypeMethods {
     X(void *, TryAlloc, (size_t bytes))                                                            \
     X(void *, Calloc, (size_t nmemb, size_t size))                                                 \
     X(void, Free, (void *ptr))                                                                     \
+    X(size_t, MallocSize, (void *ptr))                                                             \
     X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char *name, int ver, int apiver))       \
     X(int, IsModuleNameBusy, (const char *name))                                                   \
     X(int, CreateCommand,                                                                          \
@@ -295,6 +300,10 @@ typedef struct RedisModuleTypeMethods {
        RedisModuleConfigApplyFunc applyfn, void *privdata))                                        \
     X(int, LoadConfigs, (RedisModuleCtx * ctx))                                                    \
     X(RedisModuleCommand *, GetCommand, (RedisModuleCtx * ctx, const char *name))                  \
+    X(void *, DefragAlloc, (RedisModuleDefragCtx * ctx, void *ptr))                                \
+    X(int, DefragShouldStop, (RedisModuleDefragCtx * ctx))                                         \
+    X(int, DefragCursorSet, (RedisModuleDefragCtx * ctx, unsigned long cursor))                    \
+    X(int, DefragCursorGet, (RedisModuleDefragCtx * ctx, unsigned long *cursor))                   \
     X(int, SetCommandInfo, (RedisModuleCommand * command, const RedisModuleCommandInfo *info))
 
 /* Functions of newer servers, NULL where the server lacks them: what they

@@ -98,8 +98,11 @@ void bkm_value_free(void *value)
     bkm_value *v = value;
     if (!v)
         return;
-    bkm_value_uncount(v);
+    /* off the sweep's list first: a sweep running on the main thread while
+     * this free runs on the background one (FLUSHALL ASYNC) marks what it
+     * sweeps changed, which would put v back on INFO's list */
     bkm_sweep_untrack(v);
+    bkm_value_uncount(v);
     bk_free(v->f);
     if (v->dump)
         RedisModule_Free(v->dump);

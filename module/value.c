@@ -138,6 +138,8 @@ int bkm_register_type(RedisModuleCtx *ctx)
     tm.mem_usage = mem_usage;
     tm.free = bkm_value_free;
     tm.copy = copy;
+    tm.free_effort = bkm_value_effort;
+    tm.defrag = bkm_defrag_value;
     bkm_type = RedisModule_CreateDataType(ctx, BKM_TYPENAME, BKM_ENCVER, &tm);
     return bkm_type ? REDISMODULE_OK : REDISMODULE_ERR;
 }

@@ -375,6 +375,16 @@ static int call_set_grow_check(void)
 {
     return bk_set_grow_check(g_std, NULL, NULL);
 }
+static void *no_move(void *block, void *arg)
+{
+    (void)arg;
+    (void)block;
+    return NULL;
+}
+static int call_defrag(void)
+{
+    return bk_defrag(g_std, 1, no_move, NULL); /* one array: 0 */
+}
 static int call_rbchain_new(void)
 {
     bk_filter *f;
@@ -463,6 +473,7 @@ static const struct row {
     {"bk_count", call_count, "count"},
     {"bk_compact", call_compact, "compact"},
     {"bk_set_grow_check", call_set_grow_check, "set_grow_check"},
+    {"bk_defrag", call_defrag, "no array 1"},
     {"bk_filter_rbchain_new", call_rbchain_new, "capacity"},
     {"bk_filter_rbchain_from", call_rbchain_from, "rbchain_from"},
     {"bk_rbchain_info_of", call_rbchain_info_of, "not rbchain"},

@@ -221,6 +221,29 @@ void bk_payload_discard(const bk_allocator *a, void *p, size_t size, size_t from
         madvise((uint8_t *)p + from, upto - from, MADV_DONTNEED); /* advice: failure keeps them */
 }
 
+void *bk_own_move(const bk_allocator *a, void *p, size_t size, int own, bk_move_fn move, void *arg)
+{
+    if (!p || own == BK_OWN_NONE || (own == BK_OWN_PAYLOAD && uses_mapping(a, size)))
+        return p;
+    if (own == BK_OWN_MEM) {
+        void *moved = move(p, arg);
+        return moved ? moved : p;
+    }
+    /* bk_mem_calloc_aligned's block: the allocator's pointer just below p */
+    uint8_t *raw;
+    memcpy(&raw, (uint8_t *)p - sizeof(void *), sizeof raw);
+    const size_t at = (size_t)((uint8_t *)p - raw);
+    uint8_t *block = move(raw, arg);
+    if (!block)
+        return p;
+    uint8_t *q = (uint8_t *)(((uintptr_t)(block + sizeof(void *)) + BK_BLOCK_BYTES - 1) &
+                             ~(uintptr_t)(BK_BLOCK_BYTES - 1));
+    if ((size_t)(q - block) != at) /* the new block sits otherwise on its cache line */
+        memmove(q, block + at, size);
+    memcpy(q - sizeof(void *), &block, sizeof block);
+    return q;
+}
+
 void bk_own_free(const bk_allocator *a, void *p, size_t size, int own)
 {
     if (own == BK_OWN_MEM)

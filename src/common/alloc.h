@@ -63,6 +63,11 @@ void bk_payload_discard(const bk_allocator *a, void *p, size_t size, size_t from
 #define BK_OWN_MEM     0
 #define BK_OWN_PAYLOAD 1
 #define BK_OWN_NONE    2
+/* Offer array p (size bytes, owned as own says) to move (bk_defrag): a
+ * BK_OWN_MEM block moves as it is; a payload's block moves and the payload
+ * is put back on its 64-byte boundary inside it; BK_OWN_NONE and mapped
+ * payloads stay. The array's address from now on (p when it stayed). */
+void *bk_own_move(const bk_allocator *a, void *p, size_t size, int own, bk_move_fn move, void *arg);
 /* Free p of size bytes as own says. */
 void bk_own_free(const bk_allocator *a, void *p, size_t size, int own);
 

@@ -165,6 +165,10 @@ typedef struct bk_filter_ops {
      * (bk_filter_stats.state_bytes) when it holds more than its own struct
      * (a window's chains). NULL: f->state_size. */
     uint64_t (*state_bytes)(const bk_filter *f);
+    /* Offer slice i's array (i < slice_count) to move (bk_defrag), under
+     * f's write lock: bk_own_move on the pointer that holds it. NULL: a
+     * store whose arrays are elsewhere. */
+    void (*defrag)(bk_filter *f, uint32_t i, bk_move_fn move, void *arg);
     /* -- speed: NULL, or a table of hooks that change no answer */
     const bk_filter_perf *perf;
 } bk_filter_ops;

@@ -1,8 +1,9 @@
 /*
  * optional.c - the calls only some variants answer (bk_count, bk_compact,
- * bk_set_grow_check, RedisBloom's chunked dump): each reaches its
- * descriptor's optional slot (filter_impl.h) under the filter's lock, and
- * answers BK_ENOTSUP for a variant without it, in this one place.
+ * bk_set_grow_check, RedisBloom's chunked dump, bk_defrag): each reaches
+ * its descriptor's (or store's) optional slot (filter_impl.h) under the
+ * filter's lock, and answers BK_ENOTSUP for one without it, in this one
+ * place.
  */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t */
 
@@ -66,6 +67,23 @@ int bk_compact(bk_filter *f)
     if (rc != BK_OK || (rc = having(f, d->compact != NULL, 1, "compact")) != BK_OK)
         return rc;
     return leave(f, d->compact(f), "compact");
+}
+
+int bk_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    const bk_variant_desc *d = NULL;
+    int rc = enter(f, move != NULL, "defrag", &d);
+    if (rc != BK_OK)
+        return rc;
+    /* counted before the lock: a window's count takes it (no other use of f
+     * runs meanwhile) */
+    const uint32_t n = f->ops->defrag ? f->ops->slice_count(f) : 0;
+    if ((rc = having(f, f->ops->defrag != NULL, 1, "defrag")) != BK_OK)
+        return rc;
+    if (i >= n)
+        return leave(f, bk_fail(BK_ERANGE, "defrag: no array %u", i), "defrag");
+    f->ops->defrag(f, i, move, arg);
+    return leave(f, BK_OK, "defrag");
 }
 
 int bk_set_grow_check(bk_filter *f, bk_grow_check_fn check, void *arg)

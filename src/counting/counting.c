@@ -185,6 +185,14 @@ static void cnt_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     *out = ((const bk_counting *)f)->v;
 }
 
+static void cnt_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    (void)i;
+    bk_counting *c = (bk_counting *)f;
+    c->v.data = bk_own_move(&f->alloc, c->v.data, (size_t)c->v.nbytes,
+                            c->borrowed ? BK_OWN_NONE : BK_OWN_PAYLOAD, move, arg);
+}
+
 /* Counter-wise saturating sum: the same counters as adding both key
  * multisets into one filter (a sum >= 15 is what 15 sticky increments give). */
 static int merge_unlocked(bk_filter *dst, const bk_filter *src)
@@ -234,7 +242,7 @@ static const bk_filter_perf counting_perf = {
 static const bk_filter_ops counting_ops = {
     BK_MEMORY_OPS, .add = cnt_add, .contains = cnt_contains, .remove = cnt_remove,
     .clear = cnt_clear, .merge = cnt_merge, .destroy = cnt_destroy, .slice_count = bk_one_slice,
-    .slice_view = cnt_slice_view, .perf = &counting_perf,
+    .slice_view = cnt_slice_view, .defrag = cnt_defrag, .perf = &counting_perf,
 };
 /* clang-format on */
 

@@ -263,6 +263,14 @@ static void ck_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     *out = ((const bk_cuckoo *)f)->v;
 }
 
+static void ck_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    (void)i;
+    bk_cuckoo *c = (bk_cuckoo *)f;
+    c->v.data = bk_own_move(&f->alloc, c->v.data, (size_t)c->v.nbytes,
+                            c->borrowed ? BK_OWN_NONE : BK_OWN_PAYLOAD, move, arg);
+}
+
 /* The operations grouped by role. merge and intersect are NULL: the union
  * of two tables is not a table of the union (each key would have to be
  * inserted again, which may fail), and a minimum of fingerprints is no
@@ -274,7 +282,7 @@ static const bk_filter_perf cuckoo_perf = {
 static const bk_filter_ops cuckoo_ops = {
     BK_MEMORY_OPS, .add = ck_add, .contains = ck_contains, .remove = ck_remove, .clear = ck_clear,
     .destroy = ck_destroy, .slice_count = bk_one_slice, .slice_view = ck_slice_view,
-    .perf = &cuckoo_perf,
+    .defrag = ck_defrag, .perf = &cuckoo_perf,
 };
 /* clang-format on */
 

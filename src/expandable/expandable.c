@@ -301,6 +301,14 @@ static void xp_destroy(bk_filter *f)
     bk_filter_free_array(f, e->t.data, e->t.nbytes, e->borrowed);
 }
 
+static void xp_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    (void)i;
+    bk_expandable *e = (bk_expandable *)f;
+    e->t.data = bk_own_move(&f->alloc, e->t.data, (size_t)e->t.nbytes,
+                            e->borrowed ? BK_OWN_NONE : BK_OWN_PAYLOAD, move, arg);
+}
+
 static void xp_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     (void)i;
@@ -329,7 +337,7 @@ static const bk_filter_perf expandable_perf = {
 static const bk_filter_ops expandable_ops = {
     BK_MEMORY_OPS, .add = op_add, .contains = op_contains, .clear = op_clear,
     .destroy = xp_destroy, .slice_count = bk_one_slice, .slice_view = xp_slice_view,
-    .perf = &expandable_perf,
+    .defrag = xp_defrag, .perf = &expandable_perf,
 };
 /* clang-format on */
 

@@ -95,6 +95,13 @@ static uint32_t rbc_slice_count(const bk_filter *f)
     return chain_of(f)->n;
 }
 
+static void rbc_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    bk_rbchain *c = chain_of(f);
+    bk_rbchain_link *l = &c->links[i];
+    l->data = bk_own_move(&c->alloc, l->data, (size_t)l->bytes, c->own[i], move, arg);
+}
+
 static void rbc_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     const bk_rbchain_link *l = &chain_of(f)->links[i];
@@ -116,6 +123,7 @@ static void rbc_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 static const bk_filter_ops rbchain_ops = {
     BK_MEMORY_OPS, .add = rbc_add, .contains = rbc_contains, .clear = rbc_clear,
     .destroy = rbc_destroy, .slice_count = rbc_slice_count, .slice_view = rbc_slice_view,
+    .defrag = rbc_defrag,
 };
 /* clang-format on */
 

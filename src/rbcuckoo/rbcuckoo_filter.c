@@ -149,6 +149,13 @@ static double rate_at(unsigned b, double load)
     return -expm1(2.0 * b * load * log1p(-1.0 / 255.0));
 }
 
+static void rcf_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    bk_rbcuckoo *c = cuckoo_of(f);
+    rc_sub *s = &c->subs[i];
+    s->slots = bk_own_move(&c->alloc, s->slots, (size_t)(s->n * c->bucket_size), s->own, move, arg);
+}
+
 static void rcf_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 {
     const bk_rbcuckoo *c = cuckoo_of(f);
@@ -172,7 +179,7 @@ static void rcf_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
 static const bk_filter_ops rbcuckoo_ops = {
     BK_MEMORY_OPS, .add = rcf_add, .contains = rcf_contains, .remove = rcf_remove,
     .clear = rcf_clear, .destroy = rcf_destroy, .slice_count = rcf_slice_count,
-    .slice_view = rcf_slice_view,
+    .slice_view = rcf_slice_view, .defrag = rcf_defrag,
 };
 /* clang-format on */
 

@@ -374,6 +374,11 @@ static void scl_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     bk_std_slice_view(((const bk_scalable *)f)->slices[i], out);
 }
 
+static void scl_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    bk_std_slice_move(((bk_scalable *)f)->slices[i], &f->alloc, move, arg);
+}
+
 /* Slice by slice, only when both chains have the same number of slices of the
  * same shapes (then they were built from one config and grew alike). */
 static int scl_merge(bk_filter *dst, const bk_filter *src)
@@ -401,7 +406,7 @@ static const bk_filter_perf scalable_perf = {
 static const bk_filter_ops scalable_ops = {
     BK_MEMORY_OPS, .add = scl_add, .contains = scl_contains, .clear = scl_clear,
     .merge = scl_merge, .destroy = scl_destroy, .slice_count = scl_slice_count,
-    .slice_view = scl_slice_view, .perf = &scalable_perf,
+    .slice_view = scl_slice_view, .defrag = scl_defrag, .perf = &scalable_perf,
 };
 /* clang-format on */
 

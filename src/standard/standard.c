@@ -91,6 +91,12 @@ int bk_std_slice_combine(bk_std_slice *dst, const bk_std_slice *src, int op)
     return BK_OK;
 }
 
+void bk_std_slice_move(bk_std_slice *s, const bk_allocator *a, bk_move_fn move, void *arg)
+{
+    s->bits = bk_own_move(a, (void *)s->bits, (size_t)s->shape.nbytes,
+                          s->borrowed ? BK_OWN_NONE : BK_OWN_PAYLOAD, move, arg);
+}
+
 void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a)
 {
     if (!s->borrowed)
@@ -510,6 +516,12 @@ static void std_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     bk_std_slice_view(&((const bk_standard *)f)->slice, out);
 }
 
+static void std_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    (void)i;
+    bk_std_slice_move(&((bk_standard *)f)->slice, &f->alloc, move, arg);
+}
+
 static void std_prefetch(const bk_filter *f, const bk_hash *hs, size_t n, int all)
 {
     bk_std_slice_prefetch(&((const bk_standard *)f)->slice, hs, n, all);
@@ -563,7 +575,8 @@ static const bk_filter_perf standard_perf = {
 static const bk_filter_ops standard_ops = {
     BK_MEMORY_OPS, .add = std_add, .contains = std_contains, .clear = std_clear,
     .merge = std_merge, .intersect = std_intersect, .destroy = std_destroy,
-    .slice_count = bk_one_slice, .slice_view = std_slice_view, .perf = &standard_perf,
+    .slice_count = bk_one_slice, .slice_view = std_slice_view, .defrag = std_defrag,
+    .perf = &standard_perf,
 };
 /* clang-format on */
 

@@ -40,6 +40,8 @@ int bk_std_slice_init(bk_std_slice *s, const bk_config *cfg, const bk_allocator 
  * capacity, fpr, nbytes; its counts and data are ignored). Same errors. */
 int bk_std_slice_init_shape(bk_std_slice *s, const bk_slice_view *shape, const bk_allocator *a);
 void bk_std_slice_release(bk_std_slice *s, const bk_allocator *a);
+/* Offer s's bits to move (bk_defrag; borrowed bits stay). */
+void bk_std_slice_move(bk_std_slice *s, const bk_allocator *a, bk_move_fn move, void *arg);
 
 /* 1 if the key was new: some probed bit was clear and every clear one was
  * set by this call (so of several threads adding one key at once, at most one

@@ -388,6 +388,22 @@ static void win_slice_view(const bk_filter *f, uint32_t i, bk_slice_view *out)
     pthread_rwlock_unlock(lock_of(f));
 }
 
+/* Slice i counted over the generations, as win_slice_view counts it; under
+ * the window's write lock (bk_defrag), so without taking it. */
+static void win_defrag(bk_filter *f, uint32_t i, bk_move_fn move, void *arg)
+{
+    const bk_window *w = (const bk_window *)f;
+    for (uint32_t g = 0; g < w->n; g++) {
+        bk_filter *c = w->gens[g].chain;
+        const uint32_t n = c->ops->slice_count(c);
+        if (i < n) {
+            c->ops->defrag(c, i, move, arg);
+            return;
+        }
+        i -= n;
+    }
+}
+
 /* Generation by generation, when both hold the same generations of the same
  * shapes (the union of two filters that saw the same spans). */
 static int win_merge(bk_filter *dst, const bk_filter *src)
@@ -568,7 +584,7 @@ static const bk_filter_ops window_ops = {
     BK_MEMORY_OPS, .add = win_add, .contains = win_contains, .clear = win_clear,
     .merge = win_merge, .destroy = win_destroy, .slice_count = win_slice_count,
     .slice_view = win_slice_view, .expire = win_expire, .state_bytes = win_state_bytes,
-    .perf = &window_perf,
+    .defrag = win_defrag, .perf = &window_perf,
 };
 /* clang-format on */
 

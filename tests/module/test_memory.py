@@ -106,6 +106,25 @@ class MemoryTest(ModuleTest):
             self.assertLess(time.time(), deadline, "FLUSHALL ASYNC left %s" % held(r))
             time.sleep(0.05)
 
+    def test_large_values_are_freed_in_the_background(self):
+        """A value's free effort is its size in pages: UNLINK frees one of
+        more than 64 pages on the server's background thread (as the server
+        does its own large values), and INFO's sums follow."""
+        r = self.server(module_args=["NEW_KEYS", "redisbloom"]).client()
+        r.execute_command("BK.CREATE", "big", "variant=window", "window=1h", "capacity=2000000")
+        r.execute_command("BK.ADD", "big", *items("big", 1000))
+        r.bf().create("rb", 0.001, 1000000)
+        r.cf().create("rc", 2000000)
+        r.execute_command("BK.CREATE", "small", "variant=standard", "capacity=100")
+        before = r.info("memory")["lazyfreed_objects"]
+        r.unlink("big", "rb", "rc", "small")
+        deadline = time.time() + 30  # a wait for a condition, bounded
+        while held(r) != {t: (0, 0) for t in ("bloomkit0", "mbbloom", "mbbloomcf")}:
+            self.assertLess(time.time(), deadline, "UNLINK left %s" % held(r))
+            time.sleep(0.05)
+        self.assertEqual(r.info("memory")["lazyfreed_objects"] - before, 3)  # not "small"
+        self.assertEqual(r.ping(), True)
+
 
 if __name__ == "__main__":
     unittest.main()
