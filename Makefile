@@ -350,7 +350,7 @@ bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash \
   $(BUILD)/bench/bench_window $(MODULE) $(REF_MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls python
 	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_filter --smoke --path-row >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
 	$(BUILD)/bench/bench_window --smoke >/dev/null && \
-	REF_MODULE=$(REF_MODULE) sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
+	GROWN_SIZES=20000 REF_MODULE=$(REF_MODULE) sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/bench_python.py $(BUILD)/bench/gen_urls 2000 --reps 1 >/dev/null && \
 	echo "bench-smoke: bench_filter, bench_hash, bench_window, bench_module and bench_python ran"
 ifeq ($(HIREDIS),1)
@@ -389,7 +389,7 @@ $(BUILD)/bench/bench_redis: bench/bench_redis.c bench/bench_keys.h tests/redis_s
 
 bench-redis: $(BUILD)/bench/bench_redis $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls
 	$(BUILD)/bench/bench_redis -n $(BENCH_REDIS_KEYS)
-	sh bench/bench_module.sh $(MODULE) 1000000 16
+	GROWN_SIZES=2000000 sh bench/bench_module.sh $(MODULE) 1000000 16
 	sh bench/bench_module_dedup.sh $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls 1000000
 
 # What not knowing the count costs (issue 48): bloomkit dedup of generated

@@ -68,6 +68,15 @@ BK_API int bk_redis_open(const char *url, const bk_config *cfg, bk_filter **out)
  * bk_redis_open. */
 BK_API int bk_redis_open_existing(const char *url, bk_filter **out);
 
+/* Open the filter NAME at url as it is when it exists (its configuration
+ * adopted, none of cfg's values compared: a caller's defaults must not
+ * refuse the filter an earlier version of it made), else create it from
+ * cfg (not NULL), the first creator winning. A server without bloomkit's
+ * module keeps no expandable filter (its Lua mode keeps chains): there an
+ * expandable cfg is made as the chain that stands for it, cfg under
+ * bk_config_preset("chain"). Errors as bk_redis_open. Thread-safe. */
+BK_API int bk_redis_open_default(const char *url, const bk_config *cfg, bk_filter **out);
+
 /* Like bk_redis_open, with a config text (NULL: none): a new filter is
  * created with the text over the defaults; an existing one must agree with
  * the values the text states (others are adopted). Errors go into err too
@@ -114,8 +123,10 @@ typedef struct bk_redis_import_stats {
  * duplicate filter, which keeps one member per request, to a bloomkit
  * filter without fetching again what it fetched (docs/redis.md,
  * "Importing"). The filter is created with config_text (NULL: none) over
- * `variant=scalable fpr=0.0001 input=scrapy-redis` and a capacity of the
- * set's size (at least 1000000), or an existing one is used (it must agree
+ * bk_config_preset("crawler") (the expandable filter at 0.0001),
+ * input=scrapy-redis and a capacity of the set's size (at least 1000000),
+ * as bk_redis_open_default makes it (a chain on a server without bloomkit's
+ * module), or an existing one is used (it must agree
  * with what config_text states). Under input=scrapy-redis (the default) each
  * member must be a request fingerprint, 40 hexadecimal digits, and is added
  * as its 20 bytes, as bloomkit's Scrapy filter adds the fingerprints it

@@ -45,10 +45,16 @@ BK_API const char *bk_config_key(unsigned i, char *range, size_t rangelen, const
 BK_API int bk_config_key_applies(bk_variant v, const char *key);
 
 /* The config text of a named set of defaults (static; NULL for an unknown
- * name). "crawler": a crawler's seen-URL filter, a scalable chain at 1 in
- * 10,000 (the command's dedup, bk_redis_import_set and the Scrapy filter
- * start from it). Written once, in the key table (src/core/config.c), for
- * every program that makes such a filter. Thread-safe. */
+ * name). "crawler": a crawler's seen-URL filter when nobody knows how many
+ * URLs will come, the expandable filter at 1 in 10,000 (the command's
+ * dedup, bk_redis_import_set and the Scrapy filter start from it).
+ * "chain": what turns a configuration into the scalable chain that stands
+ * for it where a chain is wanted or is all there is (a Redis server
+ * without bloomkit's module; dedup with a count, a layout or a growth
+ * given): variant=scalable, tightening 0.85 (planned for growth: each
+ * slice gets 0.85 of the last's rate), the blocked layout. Written once,
+ * in the key table (src/core/config.c), for every program that makes such
+ * a filter. Thread-safe. */
 BK_API const char *bk_config_preset(const char *name);
 
 /* A configuration built in layers, as a program gathers one: config text

@@ -170,6 +170,7 @@ int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_
         if ((rc = expansion(args[exp + 1], o, &reserve_texts, err, errlen)) != BKM_ARGS_OK)
             return rc;
     }
+    o->reserved = 1;
     return BKM_ARGS_OK;
 }
 
@@ -220,11 +221,32 @@ int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_b
     return BKM_ARGS_ARITY; /* no ITEMS */
 }
 
+/* The variant of a filter BF.* makes with o, over base (bkm_bf_config). */
+static bk_variant variant_for(const bk_config *base, const bkm_bf_opts *o)
+{
+    if (o->nonscaling)
+        return BK_VARIANT_STANDARD;
+    if (base->variant == BK_VARIANT_SCALABLE || base->variant == BK_VARIANT_EXPANDABLE)
+        return base->variant; /* bf-config names it */
+    if (o->reserved)
+        return BK_VARIANT_SCALABLE;
+    bk_config grown = *base;
+    return bk_config_set(&grown, "variant", "expandable", NULL, 0) == BK_OK &&
+                   bk_config_validate(&grown, NULL, 0) == BK_OK
+               ? BK_VARIANT_EXPANDABLE
+               : BK_VARIANT_SCALABLE; /* bf-config states a key only chains take */
+}
+
 int bkm_bf_config(const bkm_settings *s, const bkm_bf_opts *o, bk_config *cfg, char *err,
                   size_t errlen)
 {
     *cfg = s->bf_base;
-    cfg->variant = o->nonscaling ? BK_VARIANT_STANDARD : BK_VARIANT_SCALABLE;
+    char why[200];
+    const bk_variant v = variant_for(cfg, o);
+    /* keys still at the base variant's defaults take the new one's */
+    if (v != cfg->variant &&
+        bk_config_set(cfg, "variant", bk_variant_name(v), why, sizeof why) != BK_OK)
+        return snprintf(err, errlen, "ERR bad argument: %s", why), -1;
     cfg->bits = 0;
     cfg->hashes = 0;
     /* The numbers as parsed, checked once against the key table: a value
@@ -236,7 +258,6 @@ int bkm_bf_config(const bkm_settings *s, const bkm_bf_opts *o, bk_config *cfg, c
         cfg->max_bytes = 0;
     else
         cfg->growth = (double)o->expansion;
-    char why[200];
     if (bk_config_validate(cfg, why, sizeof why) != BK_OK)
         return snprintf(err, errlen, "ERR bad argument: %s", why), -1;
     return 0;

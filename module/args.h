@@ -98,6 +98,7 @@ typedef struct bkm_bf_opts {
     int has_expansion;
     int nocreate;
     int nonscaling;
+    int reserved; /* BF.RESERVE: a count is known */
     size_t items; /* BF.INSERT: index in args of the first item */
 } bkm_bf_opts;
 
@@ -122,9 +123,15 @@ int bkm_parse_reserve(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_
 int bkm_parse_insert(const bkm_settings *s, const bkm_arg *args, size_t n, bkm_bf_opts *o,
                      char *err, size_t errlen);
 
-/* The config of a filter BF.* creates with o: s->bf_base, then variant
- * (standard when nonscaling, else scalable), capacity, fpr and growth. 0, or
- * -1 with the reply in err ("ERR bad argument: growth: ..."). */
+/* The config of a filter BF.* creates with o: s->bf_base, then variant,
+ * capacity, fpr and growth. The variant: standard when nonscaling; a
+ * scalable chain for BF.RESERVE (a count known: its first slice is a Bloom
+ * array of RedisBloom's size); else, for a key BF.ADD, BF.MADD or
+ * BF.INSERT makes, the expandable filter (one table that doubles: a lookup
+ * costs one home however large it grows), unless bf-config names a
+ * growing variant or states a key only chains take (layout: a scalable
+ * chain, as asked). 0, or -1 with the reply in err ("ERR bad argument:
+ * growth: ..."). */
 int bkm_bf_config(const bkm_settings *s, const bkm_bf_opts *o, bk_config *cfg, char *err,
                   size_t errlen);
 

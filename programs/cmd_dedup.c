@@ -34,9 +34,10 @@ static const char usage[] =
     "the first time it is seen, in input order. Default filter: fpr=0.0001, in memory;\n"
     "when no count is known (no --capacity, no capacity= in --config, no --config-file,\n"
     "no regular files as INPUTs, which make capacity = the records they hold, when more)\n"
-    "variant=expandable capacity=1000000 (one table that doubles), else, and with\n"
-    "--redis, --variant, --layout or --growth, variant=scalable layout=blocked\n"
-    "capacity=1000000 (tightening=0.85 when no count is known).\n"
+    "variant=expandable capacity=1000000 (one table that doubles; with --redis, when\n"
+    "the server has bloomkit's module), else, and with --variant, --layout or\n"
+    "--growth, variant=scalable layout=blocked capacity=1000000 (tightening=0.85\n"
+    "when no count is known).\n"
     "--state FILE keeps the filter across runs: loaded if FILE exists (its parameters\n"
     "win), created otherwise, saved atomically at the end, every N records with\n"
     "--checkpoint N, and on SIGINT/SIGTERM/SIGHUP. --redis URL deduplicates against a\n"
@@ -369,57 +370,46 @@ static int new_config(const cli_opts *o, bk_config *cfg, int sized)
         count_known |= n > 0;
     }
     /* No count known (a pipe, a crawler's stream) and no filter asked for:
-     * the expandable filter, one table that doubles, so a new key costs one
-     * lookup however far the count goes, where a chain probes every slice
-     * (docs/performance.md, "Not knowing the count"). Not for --redis: a
-     * shared filter in Redis is a chain (src/redis keeps chains). */
-    if (!count_known && !o->redis && !states(o, "variant") && !states(o, "layout") &&
-        !states(o, "growth") && !cli_key(o, "window")) {
-        cfg->variant = BK_VARIANT_EXPANDABLE;
-        cfg->tightening = 0.85;
+     * the preset's expandable filter, one table that doubles, so a new key
+     * costs one lookup however far the count goes, where a chain probes
+     * every slice (docs/performance.md, "Not knowing the count"); through
+     * Redis too, where the module keeps it (bk_redis_open_default makes
+     * the chain on a server without it). */
+    if (!count_known && !states(o, "variant") && !states(o, "layout") && !states(o, "growth") &&
+        !cli_key(o, "window"))
         return cli_apply_config(o, cfg);
-    }
-    /* A chain with no count known plans for growth that may reach 10^9:
-     * each slice gets 0.85 of the last's rate, not 0.5, so the later
-     * slices, which hold most keys, spend about 0.34 bits a key more each
-     * instead of 1.44 (Almeida et al. advise 0.8-0.9 for large growth).
-     * With a count (--capacity, a config, files) the first slice should
-     * hold it and keeps half the rate, as 0.5 gives it. */
-    if (!count_known)
-        cfg->tightening = 0.85;
-    /* One cache line per key and slice: dedup is a throughput job, and the
-     * blocked layout makes it ~1.4x faster for ~15% more memory
-     * (docs/performance.md). --layout classic gives the other trade. */
-    cfg->layout = BK_LAYOUT_BLOCKED;
+    /* Else a chain (the preset's: one cache line per key and slice, as
+     * dedup is a throughput job and the blocked layout makes it ~1.4x
+     * faster for ~15% more memory, docs/performance.md; --layout classic
+     * gives the other trade). With no count known it plans for growth
+     * that may reach 10^9: each slice gets 0.85 of the last's rate, not
+     * 0.5, so the later slices, which hold most keys, spend about 0.34
+     * bits a key more each instead of 1.44 (Almeida et al. advise 0.8-0.9
+     * for large growth). With a count (--capacity, a config, files) the
+     * first slice should hold it and keeps half the rate, as 0.5 gives it. */
+    if (bk_config_parse_over(cfg, bk_config_preset("chain"), NULL, 0) != BK_OK ||
+        (count_known && bk_config_set(cfg, "tightening", "0.5", NULL, 0) != BK_OK))
+        return cli_fail(o, EXIT_USAGE, "the chain preset does not parse"); /* cannot happen */
     return cli_apply_config(o, cfg);
 }
 
 /* The shared filter at --redis: adopted if it exists, else created from the
- * config. Two processes creating one name at once: the loser adopts. */
+ * config (bk_redis_open_default: two processes creating one name at once,
+ * the loser adopts). */
 static int open_redis(const cli_opts *o, bk_filter **f)
 {
     if (o->state)
         return cli_fail(o, EXIT_USAGE,
                         "--redis and --state exclude each other (a shared filter is kept by "
                         "the server)");
-    for (int attempt = 0; attempt < 2; attempt++) {
-        int rc = bk_redis_open_existing(o->redis, f);
-        if (rc == BK_OK) {
-            cli_say_redated(o, *f, "--redis");
-            return keep_if_agreeing(o, f, "--redis");
-        }
-        if (rc != BK_ENOTFOUND)
-            return cli_lib_fail(o, rc, "--redis");
-        bk_config cfg;
-        if ((rc = new_config(o, &cfg, 0)) != 0)
-            return rc;
-        rc = bk_redis_open(o->redis, &cfg, f);
-        if (rc == BK_OK)
-            return 0;
-        if (rc != BK_EINCOMPAT)
-            return cli_lib_fail(o, rc, "--redis");
-    }
-    return cli_fail(o, EXIT_IO, "--redis: the filter kept changing while it was opened");
+    bk_config cfg;
+    int rc = new_config(o, &cfg, 0);
+    if (rc != 0)
+        return rc;
+    if ((rc = bk_redis_open_default(o->redis, &cfg, f)) != BK_OK)
+        return cli_lib_fail(o, rc, "--redis");
+    cli_say_redated(o, *f, "--redis");
+    return keep_if_agreeing(o, f, "--redis");
 }
 
 /* The filter: loaded from --state if it exists, else new from the config.

@@ -17,11 +17,12 @@ static const char import_usage[] =
     "by the URL: a crawl moves from scrapy-redis's duplicate filter, whose set holds\n"
     "one request fingerprint (40 hex digits) per request, to bloomkit's, which then\n"
     "tells the crawl's requests as seen. A new filter is made of the options over\n"
-    "variant=scalable fpr=0.0001 input=scrapy-redis and a capacity of the set's\n"
-    "size; an existing one is used as it is. When KEY is the URL's name (in place),\n"
-    "the set is first renamed to KEY:imported (or {KEY}:imported), kept, and a\n"
-    "second run resumes from it. --input raw adds members as they are. Stop the\n"
-    "set's writers first.\n";
+    "variant=expandable fpr=0.0001 input=scrapy-redis and a capacity of the set's\n"
+    "size (on a server without bloomkit's module, the chain that stands for it:\n"
+    "variant=scalable tightening=0.85 layout=blocked); an existing one is used as\n"
+    "it is. When KEY is the URL's name (in place), the set is first renamed to\n"
+    "KEY:imported (or {KEY}:imported), kept, and a second run resumes from it.\n"
+    "--input raw adds members as they are. Stop the set's writers first.\n";
 
 const cli_spec cmd_import_spec =
     CLI_SPEC("import", import_usage,

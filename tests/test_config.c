@@ -284,16 +284,21 @@ START_TEST(registry_is_the_variant_list)
 }
 END_TEST
 
-/* A preset is a valid text (the crawler's: a chain at 1 in 10,000); an
- * unknown name has none. */
+/* A preset is a valid text (the crawler's: the expandable filter at 1 in
+ * 10,000; the chain's, laid over it, the scalable chain planned for
+ * growth, keeping its rate and capacity); an unknown name has none. */
 START_TEST(presets_are_valid_texts)
 {
     const char *text = bk_config_preset("crawler");
     ck_assert_ptr_nonnull(text);
     bk_config c;
     ck_assert_int_eq(bk_config_parse(&c, text, NULL, 0), BK_OK);
-    ck_assert_int_eq(c.variant, BK_VARIANT_SCALABLE);
+    ck_assert_int_eq(c.variant, BK_VARIANT_EXPANDABLE);
     ck_assert(c.fpr == 0.0001);
+    ck_assert_int_eq(bk_config_parse_over(&c, bk_config_preset("chain"), NULL, 0), BK_OK);
+    ck_assert_int_eq(c.variant, BK_VARIANT_SCALABLE);
+    ck_assert_int_eq(c.layout, BK_LAYOUT_BLOCKED);
+    ck_assert(c.fpr == 0.0001 && c.capacity == 1000000 && c.tightening == 0.85);
     ck_assert_ptr_null(bk_config_preset("nope"));
     ck_assert_ptr_null(bk_config_preset(NULL));
 }

@@ -327,6 +327,11 @@ static int call_redis_open_existing(void)
     bk_filter *g;
     return bk_redis_open_existing("not-a-url", &g);
 }
+static int call_redis_open_default(void)
+{
+    bk_filter *g;
+    return bk_redis_open_default("redis://127.0.0.1:1/x", NULL, &g);
+}
 static int call_redis_open_config(void)
 {
     bk_filter *g;
@@ -534,6 +539,7 @@ static const struct row {
     {"bk_close", call_close, "replaced"},
     {"bk_redis_open", call_redis_open, REDIS_SAYS("redis")},
     {"bk_redis_open_existing", call_redis_open_existing, REDIS_SAYS("redis://")},
+    {"bk_redis_open_default", call_redis_open_default, REDIS_SAYS("no config")},
     {"bk_redis_open_config", call_redis_open_config, REDIS_SAYS("fpr")},
     {"bk_redis_push", call_redis_push, REDIS_SAYS("push")},
     {"bk_redis_pull", call_redis_pull, REDIS_SAYS("pull")},

@@ -75,7 +75,8 @@ typedef struct key_desc {
 static const struct {
     const char *name, *text;
 } presets[] = {
-    {"crawler", "variant=scalable capacity=1000000 fpr=0.0001"},
+    {"crawler", "variant=expandable capacity=1000000 fpr=0.0001"},
+    {"chain", "variant=scalable tightening=0.85 layout=blocked"},
 };
 
 /* Where a key's value lives: a field of bk_config that 0.1.0 had, or for a

@@ -10,13 +10,21 @@
  * tightening): doubling keeps the table's rate (qtable.h), so only adds
  * raise it. Generation g is the table of q0 + g quotient bits (q0 from the
  * capacity: 2^q0 homes hold it at load XP_LOAD_MAX); it takes at most
- * XP_LOAD_MAX * 2^q adds before it doubles, each of fingerprint length
+ * XP_LOAD_MAX * 2^q adds before it doubles (the first table the capacity,
+ * no more: what `capacity` says of every variant, and what BF.INFO's
+ * Capacity says of a new key), each of fingerprint length
  *   F(g) = ceil(log2(XP_LOAD_MAX / p_g)),   p_g = fpr (1 - r) r^g,
  * so it adds at most p_g to the rate, and all generations together less
  * than fpr. Fingerprints thus get log2(1/r) bits longer each doubling (r
  * = tightening, 0.85 by default: 0.23 bits), the field holds the newest
  * ones (r = F(g) + 1 bits with the marker), and older entries, one bit
  * shorter a doubling, fit in it.
+ *
+ * Growth: a table that needs room doubles d times in one go, d the
+ * doublings that reach the configuration's growth (2: once; 3 or 4: twice;
+ * up to 16: four times), as a chain's next slice holds `growth` times the
+ * last; the schedule above is per doubling, so a skipped generation only
+ * leaves its share of the rate unused.
  *
  * Invariants:
  *  - An add of a key the table may hold changes nothing (0); otherwise
@@ -84,10 +92,13 @@ static unsigned field_bits(const bk_config *cfg, unsigned q0, unsigned q)
     return f < 1 ? 2u : f >= XP_FIELD_MAX ? XP_FIELD_MAX + 1 : (unsigned)f + 1;
 }
 
-/* The adds a table of q quotient bits takes before it doubles. */
-static uint64_t table_capacity(unsigned q)
+/* The entries e's table takes before it grows: the capacity for the first
+ * (its homes hold that much at load XP_LOAD_MAX or under), three quarters
+ * of the homes for every later one. */
+static uint64_t table_capacity(const bk_expandable *e)
 {
-    return (UINT64_C(1) << q >> 2) * XP_LOAD_QUARTERS; /* exact, and no float on an add's path */
+    const uint64_t most = (UINT64_C(1) << e->t.q >> 2) * XP_LOAD_QUARTERS; /* exact, no float */
+    return e->t.q == e->q0 && e->base.cfg.capacity < most ? e->base.cfg.capacity : most;
 }
 
 /* Table t's shape for q quotient bits and at least `slots` slots: r, w,
@@ -142,8 +153,17 @@ static void release(void *ctx, uint64_t upto)
     r->done = upto;
 }
 
-/* Double the table: BK_OK, or an error with the filter as it was. */
-static int grow(bk_expandable *e)
+/* The doublings of one growth: the least d with 2^d >= growth (1 .. 4). */
+static unsigned doublings_of(const bk_config *cfg)
+{
+    unsigned d = 1;
+    while (d < 4 && ldexp(1.0, (int)d) < cfg->growth)
+        d++;
+    return d;
+}
+
+/* Double the table once: BK_OK, or an error with the filter as it was. */
+static int double_once(bk_expandable *e)
 {
     const bk_filter *f = &e->base;
     xp_table n;
@@ -167,16 +187,41 @@ static int grow(bk_expandable *e)
     return BK_OK;
 }
 
+/* One growth: doublings_of(cfg) doublings. A growth whose last table would
+ * pass max_bytes is refused before the first (BK_EFULL, nothing changed);
+ * a doubling that fails after one succeeded (BK_ENOMEM) leaves the filter
+ * grown that far, every key in it. */
+static int grow(bk_expandable *e)
+{
+    const bk_filter *f = &e->base;
+    const unsigned d = doublings_of(&f->cfg);
+    if (d > 1 && f->cfg.max_bytes) {
+        xp_table last;
+        memset(&last, 0, sizeof last);
+        const unsigned q = e->t.q + d;
+        /* its homes and slack at least: what it spills only adds to it */
+        if (shape(&f->cfg, e->q0, q, (UINT64_C(1) << q) + xp_slack(q), &last) == BK_OK &&
+            last.nbytes > f->cfg.max_bytes)
+            return bk_full_error(last.nbytes, f->cfg.max_bytes, e->t.nbytes, 0);
+    }
+    for (unsigned i = 0; i < d; i++) {
+        const int rc = double_once(e);
+        if (rc != BK_OK)
+            return rc;
+    }
+    return BK_OK;
+}
+
 static int add_unlocked(bk_filter *f, const bk_hash *h)
 {
     bk_expandable *e = (bk_expandable *)f;
     xp_table *t = &e->t;
-    /* a table too full, or whose last runs reach its end, doubles first
-     * (twice at most: a doubling halves the load and the runs) */
+    /* a table too full, or whose last runs reach its end, grows first
+     * (twice at most: a growth at least halves the load and the runs) */
     for (int doublings = 0;; doublings++) {
         const uint64_t x = xp_home(t, h), probe = xp_probe(t, h);
         int rc;
-        if (t->entries < table_capacity(t->q))
+        if (t->entries < table_capacity(e))
             rc = xp_add(t, x, probe, probe | 1); /* every bit it has, and the marker */
         else
             rc = xp_lookup(t, x, probe) ? XP_PRESENT : XP_NO_ROOM;
@@ -185,7 +230,7 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
         if (rc == XP_ADDED)
             break;
         if (doublings == 2)
-            return bk_fail(BK_EFULL, "expandable: no room for a key after two doublings");
+            return bk_fail(BK_EFULL, "expandable: no room for a key after two growths");
         if ((rc = grow(e)) != BK_OK)
             return rc;
     }
@@ -465,9 +510,18 @@ static void bk_expandable_estimate(const bk_config *cfg, const bk_slice_view *v,
     out->sized = v->fpr;
 }
 
+/* What it holds before it grows (table_capacity). */
+static uint64_t expandable_capacity(const bk_filter *f, uint64_t slices_sum)
+{
+    (void)slices_sum;
+    const bk_expandable *e = (const bk_expandable *)f;
+    return table_capacity(e);
+}
+
 /* The configuration keys it takes (src/core/config.c has what each means). */
 static const bk_variant_key expandable_keys[] = {
     {"fpr", NULL, NULL},
+    {"growth", NULL, "each growth multiplies the homes by this, rounded up to a power of two"},
     {"tightening", "0.85", "each doubling's adds"},
     {"max_bytes", NULL, NULL},
     {NULL, NULL, NULL},
@@ -477,6 +531,7 @@ const bk_variant_desc bk_expandable_desc = {
     BK_DESC_NAMED(EXPANDABLE, expandable,
                   "expandable (grows by doubling one table: one lookup whatever its size)"),
     .estimate = bk_expandable_estimate,
+    .capacity = expandable_capacity,
     .max_slices = 1,
     .own_words = 1,
     .grows = 1,

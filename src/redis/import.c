@@ -251,7 +251,7 @@ static int create(importer *im, const char *url, const char *text)
         bk_config_parse_over(&cfg, defaults, NULL, 0) != BK_OK ||
         (text && bk_config_parse_over(&cfg, text, err, sizeof err) != BK_OK))
         return bk_fail(BK_ECONFIG, "import: %s", text ? err : "bad defaults");
-    return bk_redis_open(url, &cfg, &im->f);
+    return bk_redis_open_default(url, &cfg, &im->f);
 }
 
 static int rename_set(importer *im, const char *set_key)

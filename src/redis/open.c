@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bloomkit_redis.h"
+#include "bloomkit_tools.h"
 #include "../common/alloc.h"
 #include "../core/config.h"
 #include "../common/error.h"
@@ -122,6 +123,27 @@ int bk_redis_open_existing(const char *url, bk_filter **out)
     bk_call_begin();
     return bk_done(open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, out),
                    "redis_open_existing");
+}
+
+int bk_redis_open_default(const char *url, const bk_config *cfg, bk_filter **out)
+{
+    bk_call_begin();
+    if (!cfg)
+        return bk_done(bk_fail(BK_EINVAL, "redis open: no config"), "redis_open_default");
+    for (int attempt = 0; attempt < 2; attempt++) { /* a creator in between: adopt its filter */
+        int rc = open_impl(url, NULL, NULL, 0, BK_ROPEN_EXISTING, NULL, 0, out);
+        if (rc != BK_ENOTFOUND)
+            return bk_done(rc, "redis_open_default");
+        bk_config c = *cfg;
+        rc = open_impl(url, &c, NULL, 1, 0, NULL, 0, out);
+        if (rc == BK_ENOTSUP && c.variant == BK_VARIANT_EXPANDABLE &&
+            bk_config_parse_over(&c, bk_config_preset("chain"), NULL, 0) == BK_OK)
+            rc = open_impl(url, &c, NULL, 1, 0, NULL, 0, out); /* the Lua mode's chain */
+        if (rc != BK_EINCOMPAT)
+            return bk_done(rc, "redis_open_default");
+    }
+    return bk_done(bk_fail(BK_EIO, "redis open: the filter kept changing while it was opened"),
+                   "redis_open_default");
 }
 
 int bk_redis_open_config(const char *url, const char *config_text, char *err, size_t errlen,

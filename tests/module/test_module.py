@@ -184,7 +184,7 @@ class BFTest(ModuleTest):
         self.assertEqual((info.capacity, info.expansionRate), (100, 2))
         cfg = dict(zip(*[iter(r.execute_command("BK.INFO", "d"))] * 2))
         self.assertEqual(cfg[b"target_fpr"], b"0.01")
-        self.assertEqual(cfg[b"variant"], b"scalable")
+        self.assertEqual(cfg[b"variant"], b"expandable")  # one table that grows (test_growth)
 
     def test_module_arguments_set_defaults(self):
         r = self.server(module_args=["ERROR_RATE", "0.001", "INITIAL_SIZE", "500",
@@ -757,7 +757,9 @@ class CommandTest(ModuleTest):
                 info = r.execute_command("BF.INFO", name, "FILTERS")
                 self.assertEqual(info, [1], name)
                 bits = dict(zip(*[iter(r.execute_command("BK.INFO", name))] * 2))[b"bits"]
-                self.assertLess(r.memory_usage(name), int(bits) / 8 * 1.1 + 4096, name)
+                # its array in the allocator's size class (at most a quarter
+                # more: jemalloc's) and the filter's structures
+                self.assertLess(r.memory_usage(name), int(bits) / 8 * 1.25 + 4096, name)
         # CF.RESERVE and CF.INSERT CAPACITY: N items, each inserted (CF.ADD
         # takes duplicates too), one sub-filter, MEMORY USAGE its slots
         for bucket in (2, 3, 4):

@@ -224,8 +224,10 @@ class BloomFilter(_native.Filter):
         to the shared filter at `url`: a crawl moves from scrapy-redis's
         duplicate filter to bloomkit's without fetching again what it
         fetched (docs/python.md, "Moving a scrapy-redis crawl over"). A new
-        filter is made of `config` over ``variant=scalable fpr=0.0001
-        input=scrapy-redis`` and a capacity of the set's size; an existing
+        filter is made of `config` over ``variant=expandable fpr=0.0001
+        input=scrapy-redis`` (on a server without bloomkit's module, the
+        scalable chain that stands for it) and a capacity of the set's
+        size; an existing
         one is used as it is. Under ``input=scrapy-redis`` each member must
         be a request fingerprint (40 hex digits; ServerError otherwise, and
         nothing is written); ``input=raw`` adds members as they are. When

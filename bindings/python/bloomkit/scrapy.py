@@ -12,7 +12,11 @@ bloomkit's own:
 
 ``BLOOMKIT_CONFIG``
     Config text of the filter made for a new crawl (default
-    ``variant=scalable capacity=1000000 fpr=0.0001``: it grows with the crawl).
+    ``variant=expandable capacity=1000000 fpr=0.0001``: one table that grows
+    with the crawl, a lookup costing one read however large it gets; through
+    Redis, on a server without bloomkit's module, the scalable chain that
+    stands for it). Without it, a crawl's existing state file or shared
+    filter is taken as it is, whatever an earlier version made it.
 ``BLOOMKIT_STATE``
     A filter file: loaded when it exists (a BLOOMKIT_CONFIG that states other
     values is an error naming the first one), saved (atomically) when the
@@ -181,7 +185,11 @@ class BloomDupeFilter(BaseDupeFilter):
         file_lock = None
         if plan.redis_url:
             _refuse_recipe_bitmaps(plan)
-            bloom = BloomFilter.redis(plan.redis_url, plan.config)
+            if plan.config_stated:
+                bloom = BloomFilter.redis(plan.redis_url, plan.config)
+            else:  # the default: any filter already there (an earlier crawl's) as it is
+                bloom = BloomFilter._opened(
+                    BloomFilter._redis(plan.redis_url, plan.config, True), plan.redis_url)
         else:
             if plan.state:
                 # the state's writer lock, for the whole crawl: a second crawl

@@ -240,16 +240,24 @@ static PyObject *filter_open_path(PyObject *cls, PyObject *args)
 }
 
 #ifndef BKPY_NO_REDIS
+/* _redis(url, text, as_default=False): bk_redis_open_config, or with
+ * as_default bk_redis_open_default of text over the defaults (an existing
+ * filter adopted as it is). */
 static PyObject *filter_redis(PyObject *cls, PyObject *args)
 {
     const char *url, *text;
-    if (!PyArg_ParseTuple(args, "sz:_redis", &url, &text))
+    int as_default = 0;
+    if (!PyArg_ParseTuple(args, "sz|p:_redis", &url, &text, &as_default))
         return NULL;
     char err[512] = "";
     bk_filter *f = NULL;
-    int rc;
+    bk_config cfg;
+    int rc = BK_OK;
+    if (as_default && bk_config_parse(&cfg, text ? text : "", err, sizeof err) != BK_OK)
+        return bkpy_error(BK_ECONFIG, "redis", err);
     Py_BEGIN_ALLOW_THREADS
-    rc = bk_redis_open_config(url, text, err, sizeof err, &f);
+    rc = as_default ? bk_redis_open_default(url, &cfg, &f)
+                    : bk_redis_open_config(url, text, err, sizeof err, &f);
     Py_END_ALLOW_THREADS
     if (rc != BK_OK)
         return err[0] ? bkpy_error(rc, "redis", err) : bkpy_error_detail(rc, "redis");

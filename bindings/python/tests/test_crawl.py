@@ -162,9 +162,46 @@ class DupeFilterSettingsTest(unittest.TestCase):
     def test_without_jobdir_or_state_the_filter_is_in_memory(self):
         f = self.make()
         self.assertIsNone(f.state)
-        self.assertEqual(f.bloom.stats()["variant"], "scalable")
+        self.assertEqual(f.bloom.stats()["variant"], "expandable")  # the default: one table
         f.close("finished")
         self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_state_of_the_earlier_default_loads_and_answers_as_before(self):
+        from scrapy import Request
+
+        import bloomkit
+
+        # what an earlier version saved for a crawl with the default (a chain)
+        f = self.make()
+        fp = f.request_fingerprint(Request("http://a.example/1"))
+        f.close("finished")
+        state = os.path.join(self.dir, "old.bkf")
+        old = bloomkit.BloomFilter("variant=scalable capacity=1000000 fpr=0.0001")
+        old.add(fp)
+        old.save(state)
+        old.close()
+        g = self.make(BLOOMKIT_STATE=state)
+        self.assertEqual(g.bloom.stats()["variant"], "scalable")  # taken as it is
+        self.assertTrue(g.request_seen(Request("http://a.example/1")))
+        self.assertFalse(g.request_seen(Request("http://a.example/2")))
+        g.close("finished")
+
+    @unittest.skipUnless(have_redis(), "no redis-server, or a binding built without hiredis")
+    def test_the_default_through_redis_without_the_module_is_a_chain(self):
+        import bloomkit
+
+        redis = RedisServer(self.dir)
+        try:
+            f = self.make(BLOOMKIT_REDIS=redis.url("crawl"))
+            self.assertEqual(f.bloom.stats()["variant"], "scalable")  # the Lua mode's
+            f.close("finished")
+            # an earlier crawl's shared filter (any configuration) is taken as it is
+            bloomkit.BloomFilter.redis(redis.url("older"), "variant=standard capacity=5000")
+            g = self.make(BLOOMKIT_REDIS=redis.url("older"))
+            self.assertEqual(g.bloom.stats()["variant"], "standard")
+            g.close("finished")
+        finally:
+            redis.stop()
 
 
 if __name__ == "__main__":
