@@ -75,8 +75,12 @@ const char *cli_utc_time(int64_t ms, int iso, char *buf, size_t n)
 
 void cli_say_redated(const cli_opts *o, const bk_filter *f, const char *where)
 {
+    /* only a window keeps time (and bk_stats of another variant may read
+     * every slot: an expandable file checks them whole then) */
+    bk_config cfg;
     bk_filter_stats st;
-    if (bk_stats(f, &st) != BK_OK || !st.redated_from_ms)
+    if (bk_get_config(f, &cfg) != BK_OK || cfg.variant != BK_VARIANT_WINDOW ||
+        bk_stats(f, &st) != BK_OK || !st.redated_from_ms)
         return;
     char from[48], to[48];
     const double days = (double)(st.redated_from_ms - st.redated_to_ms) / 86400000.0;

@@ -68,6 +68,11 @@ typedef struct bk_expandable {
     unsigned q0;   /* the first table's quotient bits */
     uint64_t keys; /* adds that were new */
     int borrowed;  /* t.data belongs to a file mapping */
+    /* A table read from outside, not yet checked whole: the blocks checked
+     * (xp_check_at), and t's entries and lengths are what its file said
+     * and the adds since; NULL once it is known sound (checked whole, or
+     * built here). */
+    _Atomic uint64_t *checked;
     pthread_rwlock_t lock;
 } bk_expandable;
 
@@ -187,6 +192,27 @@ static int double_once(bk_expandable *e)
     return BK_OK;
 }
 
+/* Check e's table whole when it came from outside and is not yet: its
+ * counts are then its own (entries, lengths, ones), and no block needs a
+ * check again. BK_OK, or BK_ECORRUPT with the filter as it was. Under the
+ * write lock. */
+static int check_whole(bk_expandable *e)
+{
+    if (!e->checked)
+        return BK_OK;
+    xp_table t = e->t;
+    int rc = xp_check(&t);
+    if (rc == BK_OK && e->keys > t.entries)
+        rc = bk_fail(BK_ECORRUPT, "expandable: %llu keys in %llu entries",
+                     (unsigned long long)e->keys, (unsigned long long)t.entries);
+    if (rc != BK_OK)
+        return rc;
+    e->t = t;
+    bk_mem_free(&e->base.alloc, (void *)e->checked);
+    e->checked = NULL;
+    return BK_OK;
+}
+
 /* One growth: doublings_of(cfg) doublings. A growth whose last table would
  * pass max_bytes is refused before the first (BK_EFULL, nothing changed);
  * a doubling that fails after one succeeded (BK_ENOMEM) leaves the filter
@@ -195,6 +221,9 @@ static int grow(bk_expandable *e)
 {
     const bk_filter *f = &e->base;
     const unsigned d = doublings_of(&f->cfg);
+    const int checked = check_whole(e); /* a doubling reads every slot */
+    if (checked != BK_OK)
+        return checked;
     if (d > 1 && f->cfg.max_bytes) {
         xp_table last;
         memset(&last, 0, sizeof last);
@@ -220,7 +249,9 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
      * (twice at most: a growth at least halves the load and the runs) */
     for (int doublings = 0;; doublings++) {
         const uint64_t x = xp_home(t, h), probe = xp_probe(t, h);
-        int rc;
+        int rc = e->checked ? xp_check_at(t, e->checked, x) : BK_OK;
+        if (rc != BK_OK)
+            return rc;
         if (t->entries < table_capacity(e))
             rc = xp_add(t, x, probe, probe | 1); /* every bit it has, and the marker */
         else
@@ -241,7 +272,9 @@ static int add_unlocked(bk_filter *f, const bk_hash *h)
 static int contains_unlocked(const bk_filter *f, const bk_hash *h)
 {
     const bk_expandable *e = (const bk_expandable *)f;
-    return xp_lookup(&e->t, xp_home(&e->t, h), xp_probe(&e->t, h));
+    const uint64_t x = xp_home(&e->t, h);
+    const int rc = e->checked ? xp_check_at(&e->t, e->checked, x) : BK_OK;
+    return rc != BK_OK ? rc : xp_lookup(&e->t, x, xp_probe(&e->t, h));
 }
 
 static int clear_unlocked(bk_filter *f, const bk_hash *unused)
@@ -251,6 +284,8 @@ static int clear_unlocked(bk_filter *f, const bk_hash *unused)
     memset(e->t.data, 0, (size_t)e->t.nbytes);
     e->t.entries = e->t.ones = e->keys = 0;
     memset(e->t.by_len, 0, sizeof e->t.by_len);
+    bk_mem_free(&f->alloc, (void *)e->checked); /* an empty table is sound */
+    e->checked = NULL;
     return BK_OK;
 }
 
@@ -340,9 +375,21 @@ static int xp_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, in
     return apply_batch((bk_expandable *)(uintptr_t)f, hs, n, results, 0);
 }
 
+/* bk_stats' figures (the rate from every entry's length, the entries) of a
+ * table read from outside: its whole check, once. */
+static int xp_refresh(const bk_filter *f)
+{
+    bk_expandable *e = (bk_expandable *)(uintptr_t)f;
+    pthread_rwlock_wrlock(&e->lock);
+    const int rc = check_whole(e);
+    pthread_rwlock_unlock(&e->lock);
+    return rc;
+}
+
 static void xp_destroy(bk_filter *f)
 {
     bk_expandable *e = (bk_expandable *)f;
+    bk_mem_free(&f->alloc, (void *)e->checked);
     bk_filter_free_array(f, e->t.data, e->t.nbytes, e->borrowed);
 }
 
@@ -382,6 +429,7 @@ static const bk_filter_perf expandable_perf = {
 static const bk_filter_ops expandable_ops = {
     BK_MEMORY_OPS, .add = op_add, .contains = op_contains, .clear = op_clear,
     .destroy = xp_destroy, .slice_count = bk_one_slice, .slice_view = xp_slice_view,
+    .refresh = xp_refresh,
     .defrag = xp_defrag, .perf = &expandable_perf,
 };
 /* clang-format on */
@@ -439,8 +487,14 @@ static int bk_expandable_create(const bk_config *cfg, const bk_allocator *a, bk_
 }
 
 /* Over a table a file holds: its quotient bits at least the first table's,
- * its bytes whole words holding at least its homes, every slot consistent
- * (xp_check), and no more keys than entries. */
+ * its bytes whole words holding at least its homes, nothing past its last
+ * slot. Its slots are checked lazily (`checked`): a block before a lookup
+ * or add first reads it, the whole table before a doubling or bk_stats
+ * (which also checks no more keys than entries), so opening costs what
+ * opening any file of its size costs, and no answer comes from a slot not
+ * checked. Until then its entries are its keys (when it next grows: the
+ * adds of its generation), its set bits the file's (the census checked
+ * them). */
 static int bk_expandable_adopt(const bk_config *cfg, const bk_allocator *a,
                                const bk_slice_view *slices, uint32_t n, int borrowed,
                                bk_filter **out)
@@ -464,12 +518,19 @@ static int bk_expandable_adopt(const bk_config *cfg, const bk_allocator *a,
     if (t.slots < UINT64_C(1) << t.q)
         return bk_fail(BK_ECORRUPT, "expandable: %llu slots for 2^%u homes",
                        (unsigned long long)t.slots, t.q);
-    if ((rc = xp_check(&t)) != BK_OK)
+    if ((rc = xp_check_tail(&t)) != BK_OK)
         return rc;
-    if (v->keys > t.entries)
-        return bk_fail(BK_ECORRUPT, "expandable: %llu keys in %llu entries",
-                       (unsigned long long)v->keys, (unsigned long long)t.entries);
-    return make(cfg, a, &t, v->keys, borrowed, out);
+    t.entries = v->keys;
+    t.ones = v->set_bits;
+    _Atomic uint64_t *checked = bk_mem_calloc(a, (size_t)((xp_blocks(&t) + 63) / 64), 8);
+    if (!checked)
+        return BK_ENOMEM;
+    if ((rc = make(cfg, a, &t, v->keys, borrowed, out)) != BK_OK) {
+        bk_mem_free(a, (void *)checked);
+        return rc;
+    }
+    ((bk_expandable *)*out)->checked = checked;
+    return BK_OK;
 }
 
 static bk_cells expandable_cells(const bk_config *cfg)

@@ -379,18 +379,23 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
 
 /* --- checking a table from outside -------------------------------------- */
 
-int xp_check(xp_table *t)
+/* Check slots from .. to-1, from a cluster's start (slot from - 1 empty, or
+ * from 0) to one's end (slot `to` empty, or the table's end): each slot's
+ * bits consistent, each run where its quotient says, and as many runs as
+ * occupied homes. With `count`, t's entries and lengths are counted too.
+ * BK_OK or BK_ECORRUPT (detail set). */
+static int check_range(xp_table *t, uint64_t from, uint64_t to, int count)
 {
     const uint64_t homes = UINT64_C(1) << t->q;
-    t->entries = 0;
-    memset(t->by_len, 0, sizeof t->by_len);
-    uint64_t runs = 0, occupied = 0, x = 0;
-    for (uint64_t i = 0; i < t->slots; i++) {
+    uint64_t runs = 0, occupied = 0, x = from, prev = 0;
+    for (uint64_t i = from; i < to; i++) {
         const uint64_t v = get(t, i), f = field_of(v);
         if ((v & XP_OCC) && i >= homes)
             return bk_fail(BK_ECORRUPT, "expandable: slot %llu is past the homes but occupied",
                            (unsigned long long)i);
         occupied += v & XP_OCC;
+        const int first = i == from || !field_of(prev);
+        prev = v;
         if (!f) {
             if (v & (XP_CONT | XP_SHIFT))
                 return bk_fail(BK_ECORRUPT, "expandable: empty slot %llu has run bits",
@@ -400,7 +405,6 @@ int xp_check(xp_table *t)
                                (unsigned long long)i);
             continue;
         }
-        const int first = i == 0 || !field_of(get(t, i - 1));
         if (first && (v & (XP_SHIFT | XP_CONT)))
             return bk_fail(BK_ECORRUPT, "expandable: slot %llu starts a cluster but is shifted",
                            (unsigned long long)i);
@@ -410,19 +414,69 @@ int xp_check(xp_table *t)
         if (!(v & XP_CONT)) {
             runs++;
             x = quotient_at(t, i, v, x);
-            if (x >= homes || x > i || ((v & XP_SHIFT) && x == i) || !(get(t, x) & XP_OCC))
+            if (x >= homes || x > i || x < from || ((v & XP_SHIFT) && x == i) ||
+                !(get(t, x) & XP_OCC))
                 return bk_fail(BK_ECORRUPT, "expandable: the run at slot %llu has no home",
                                (unsigned long long)i);
         }
-        t->entries++;
-        t->by_len[length_of(t, f)]++;
+        if (count) {
+            t->entries++;
+            t->by_len[length_of(t, f)]++;
+        }
     }
     if (runs != occupied)
         return bk_fail(BK_ECORRUPT, "expandable: %llu runs for %llu occupied homes",
                        (unsigned long long)runs, (unsigned long long)occupied);
+    return BK_OK;
+}
+
+int xp_check_tail(const xp_table *t)
+{
     for (uint64_t bit = t->slots * t->w; bit < t->nbytes * 8; bit++) /* past the last slot */
         if (t->data[bit / 8] >> (bit % 8) & 1)
             return bk_fail(BK_ECORRUPT, "expandable: bits set past the last slot");
-    t->ones = bk_popcount(t->data, (size_t)t->nbytes);
     return BK_OK;
+}
+
+int xp_check(xp_table *t)
+{
+    t->entries = 0;
+    memset(t->by_len, 0, sizeof t->by_len);
+    int rc = check_range(t, 0, t->slots, 1);
+    if (rc == BK_OK)
+        rc = xp_check_tail(t);
+    if (rc == BK_OK)
+        t->ones = bk_popcount(t->data, (size_t)t->nbytes);
+    return rc;
+}
+
+/* The slots a block check covers: a run's walk back and forward stays in
+ * its cluster, and a cluster is checked whole from the block where it
+ * starts or the block its start's cluster covers. */
+#define XP_CHECK_BLOCK ((uint64_t)4096)
+
+uint64_t xp_blocks(const xp_table *t)
+{
+    return (t->slots + XP_CHECK_BLOCK - 1) / XP_CHECK_BLOCK;
+}
+
+int xp_check_at(const xp_table *t, _Atomic uint64_t *checked, uint64_t x)
+{
+    const uint64_t b = x / XP_CHECK_BLOCK, bit = UINT64_C(1) << (b % 64);
+    if (atomic_load_explicit(&checked[b / 64], memory_order_acquire) & bit)
+        return BK_OK;
+    /* from the start of the cluster that holds the block's first slot to
+     * the end of the one that holds its last */
+    uint64_t from = b * XP_CHECK_BLOCK, to = from + XP_CHECK_BLOCK;
+    while (from > 0 && field_of(get(t, from - 1)))
+        from--;
+    if (to > t->slots)
+        to = t->slots;
+    while (to < t->slots && field_of(get(t, to)))
+        to++;
+    /* reads only: t is shared with other lookups */
+    const int rc = check_range((xp_table *)(uintptr_t)t, from, to, 0);
+    if (rc == BK_OK)
+        atomic_fetch_or_explicit(&checked[b / 64], bit, memory_order_release);
+    return rc;
 }

@@ -35,6 +35,7 @@
 #ifndef BK_EXPANDABLE_QTABLE_H
 #define BK_EXPANDABLE_QTABLE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../core/filter_impl.h"
@@ -129,9 +130,21 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
                void *ctx);
 
 /* Check a table read from outside: every slot's bits consistent (runs
- * where their quotients say, fields within r bits, nothing past the
- * last slot), and count its entries, ones and load into t. BK_OK or
- * BK_ECORRUPT (detail set). */
+ * where their quotients say, fields within r bits, nothing past the last
+ * slot), and count its entries, ones and load into t. BK_OK or
+ * BK_ECORRUPT (detail set). long: one pass over the table. */
 int xp_check(xp_table *t);
+
+/* Of xp_check, only that no bit is set past the last slot (O(1)). */
+int xp_check_tail(const xp_table *t);
+
+/* A table read from outside is checked lazily, a block of slots at a time,
+ * before a lookup or add first reads it: the blocks of t (bits of the
+ * `checked` map, one a block, in words of 64), and the check of the block
+ * holding home x (every cluster that covers one of its slots, whole): BK_OK
+ * at once when its bit is set, else the check, which sets it, or
+ * BK_ECORRUPT. Reads t only; concurrent callers may check one block twice. */
+uint64_t xp_blocks(const xp_table *t);
+int xp_check_at(const xp_table *t, _Atomic uint64_t *checked, uint64_t x);
 
 #endif

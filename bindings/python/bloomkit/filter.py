@@ -146,7 +146,11 @@ class BloomFilter(_native.Filter):
     def _opened(cls, obj: "BloomFilter", where: str) -> "BloomFilter":
         """A filter read from elsewhere (a file, bytes, a server): a window
         whose generations lay in this clock's future was re-dated on the way
-        in, which a RuntimeWarning says (docs/windows.md)."""
+        in, which a RuntimeWarning says (docs/windows.md). Only a window
+        keeps time: another variant's figures are not read (an expandable
+        file's would check every slot)."""
+        if "variant=window" not in obj.config.split():
+            return obj
         st = obj.stats()
         moved, to = int(st["redated_from_ms"]), int(st["redated_to_ms"])
         if moved:
