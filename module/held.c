@@ -122,14 +122,8 @@ static size_t rb_table(bkm_kind kind, uint32_t n)
 /* Its number of arrays (O(1)). */
 static uint32_t rb_count(bkm_kind kind, const bk_filter *v)
 {
-    if (kind == BKM_RBCHAIN) {
-        bk_rbchain_info in;
-        bk_rbchain_info_of(v, &in);
-        return in.links;
-    }
-    bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(v, &in);
-    return in.filters;
+    uint64_t bytes, items;
+    return bkm_rb_size(kind, v, &bytes, &items);
 }
 
 size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v)
@@ -166,6 +160,11 @@ void bkm_value_recount(bkm_value *v)
 
 void bkm_value_dirty(bkm_value *v)
 {
+    /* listed already: nothing to take the lock for (only the main thread
+     * lists a value, and the background thread unlists only values no key
+     * holds any more, which no write reaches) */
+    if (v->changed.in)
+        return;
     pthread_mutex_lock(&dirty_lock);
     bkm_list_add(&dirty, v, offsetof(bkm_value, changed));
     pthread_mutex_unlock(&dirty_lock);

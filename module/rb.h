@@ -43,9 +43,10 @@ bkm_kind bkm_kind_named(RedisModuleCtx *ctx, RedisModuleString *name);
  * answer WRONGTYPE, lookups 0). */
 bkm_kind bkm_bf_kind_of(RedisModuleKey *key);
 
-/* The bytes of a RedisBloom value v of kind BKM_RBCHAIN or BKM_RBCUCKOO, and
- * its items. */
-void bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *items);
+/* The bytes of a RedisBloom value v of kind BKM_RBCHAIN or BKM_RBCUCKOO and
+ * its items; returns its arrays (a chain's links, a cuckoo filter's
+ * sub-filters). */
+uint32_t bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *items);
 /* What MEMORY USAGE says of it (held.c). */
 size_t bkm_rb_usage(bkm_kind kind, const bk_filter *v);
 /* Set an empty key open to write to RedisBloom's value f of kind (which it

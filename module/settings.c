@@ -255,8 +255,15 @@ int bkm_setting_set(bkm_settings *s, size_t i, bkm_arg v, char *err, size_t errl
 long long bkm_setting_number(const bkm_settings *s, size_t i)
 {
     const bkm_setting *row = &bkm_setting_rows[i];
-    bkm_settings *m = (bkm_settings *)(uintptr_t)s; /* read only */
-    return row->kind == BKM_SET_CHOICE ? *choice_of(m, row) : (long long)*count_of(m, row);
+    const char *at = (const char *)s + row->offset;
+    if (row->kind == BKM_SET_CHOICE) {
+        int choice;
+        memcpy(&choice, at, sizeof choice);
+        return choice;
+    }
+    uint64_t count;
+    memcpy(&count, at, sizeof count);
+    return (long long)count;
 }
 
 const char *bkm_setting_text(const bkm_settings *s, size_t i)
