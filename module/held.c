@@ -84,6 +84,22 @@ size_t bkm_filter_usage(const bk_filter *f)
     return total;
 }
 
+uint32_t bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *items)
+{
+    if (kind == BKM_RBCHAIN) {
+        bk_rbchain_info in;
+        bk_rbchain_info_of(v, &in);
+        *bytes = in.bytes;
+        *items = in.size;
+        return in.links;
+    }
+    bk_rbcuckoo_info in;
+    bk_rbcuckoo_info_of(v, &in);
+    *bytes = in.bytes;
+    *items = in.items;
+    return in.filters;
+}
+
 /* The bytes of the arrays from .. n - 1 of RedisBloom value v (a chain's
  * links, a cuckoo filter's sub-filters); *n their count. */
 static size_t rb_arrays(bkm_kind kind, const bk_filter *v, uint32_t from, uint32_t *n)

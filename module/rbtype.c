@@ -310,22 +310,6 @@ static void chain_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *valu
     rewrite(aof, key, value, "BF.LOADCHUNK");
 }
 
-uint32_t bkm_rb_size(bkm_kind kind, const bk_filter *v, uint64_t *bytes, uint64_t *items)
-{
-    if (kind == BKM_RBCHAIN) {
-        bk_rbchain_info in;
-        bk_rbchain_info_of(v, &in);
-        *bytes = in.bytes;
-        *items = in.size;
-        return in.links;
-    }
-    bk_rbcuckoo_info in;
-    bk_rbcuckoo_info_of(v, &in);
-    *bytes = in.bytes;
-    *items = in.items;
-    return in.filters;
-}
-
 static size_t chain_usage(const void *value)
 {
     return bkm_rb_usage(BKM_RBCHAIN, value);

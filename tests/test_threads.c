@@ -90,6 +90,31 @@ static void stress(const char *cfg)
     bk_free(f);
 }
 
+/* An expandable file's table, checked lazily (a block before a lookup or
+ * add first reads it, whole before it doubles), read and written by every
+ * thread at once from the moment it is loaded: the threads check blocks
+ * side by side, the doubling checks the rest, and no key is missed. */
+START_TEST(an_expandable_file_is_checked_under_threads)
+{
+    bk_filter *f = tu_holding("variant=expandable capacity=20000 fpr=0.001", "pre", 0, PRELOADED);
+    uint64_t size = 0;
+    ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
+    uint8_t *buf = malloc((size_t)size);
+    ck_assert_ptr_nonnull(buf);
+    size_t len = 0;
+    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, &len), BK_OK);
+    bk_free(f);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
+    free(buf);
+    run_threads(g, writer);
+    bk_filter_stats st;
+    ck_assert_int_eq(bk_stats(g, &st), BK_OK);
+    ck_assert_uint_ge(st.keys, (PRELOADED + WRITERS * PER_WRITER) * 98 / 100);
+    bk_free(g);
+}
+END_TEST
+
 /* counting: writers add their own keys and remove them again while readers
  * check keys added before; a removal must never disturb another key (no
  * false negative), none may fail, and at the end only the preloaded keys
@@ -523,6 +548,7 @@ Suite *threads_suite(void)
     Suite *s = tu_suite("threads", "stress", &tc);
     tcase_add_test(tc, every_variant_concurrent_add_contains);
     tcase_add_test(tc, growing_variants_grow_under_threads);
+    tcase_add_test(tc, an_expandable_file_is_checked_under_threads);
     tcase_add_test(tc, every_removing_variant_concurrent_remove);
     tcase_add_test(tc, add_is_exact_under_races);
     tcase_add_test(tc, window_adds_race_the_clock);
