@@ -91,16 +91,8 @@ START_TEST(entries_with_no_bit_left_go_to_both_halves)
     ck_assert_int_eq(bk_stats(f, &st), BK_OK);
     ck_assert_double_lt(st.est_fpr, 0.5);
     ck_assert_uint_lt(fp, 10000);
-    uint64_t size = 0;
-    ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
-    uint8_t *buf = malloc((size_t)size);
-    ck_assert_ptr_nonnull(buf);
-    size_t len = 0;
-    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, &len), BK_OK);
-    bk_filter *g = NULL;
-    ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
+    bk_filter *g = tu_reloaded(f);
     ck_assert_int_eq(tu_same_filter(f, g), 1);
-    free(buf);
     tu_free_all(f, g);
 }
 END_TEST

@@ -250,6 +250,21 @@ static inline bk_filter *tu_holding(const char *text, const char *family, uint64
     return f;
 }
 
+/* A new filter read back from f's image (bk_save_buffer, bk_load_buffer). */
+static inline bk_filter *tu_reloaded(const bk_filter *f)
+{
+    uint64_t size = 0;
+    ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
+    uint8_t *buf = malloc((size_t)size);
+    ck_assert_ptr_nonnull(buf);
+    size_t len = 0;
+    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, &len), BK_OK);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
+    free(buf);
+    return g;
+}
+
 /* How many of keys from .. to-1 of a family f reports present. */
 static inline uint64_t tu_count_present(const bk_filter *f, const char *family, uint64_t from,
                                         uint64_t to)
