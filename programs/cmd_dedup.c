@@ -378,6 +378,16 @@ static int new_config(const cli_opts *o, bk_config *cfg, int sized)
     if (!count_known && !states(o, "variant") && !states(o, "layout") && !states(o, "growth") &&
         !cli_key(o, "window"))
         return cli_apply_config(o, cfg);
+    /* A variant asked for that has no layout (expandable with a count,
+     * RedisBloom's): the command line over the preset, as it is. */
+    if (states(o, "variant")) {
+        bk_config asked = *cfg;
+        const int rc = cli_apply_config(o, &asked);
+        if (rc != 0 || !bk_config_key_applies(asked.variant, "layout")) {
+            *cfg = asked;
+            return rc;
+        }
+    }
     /* Else a chain (the preset's: one cache line per key and slice, as
      * dedup is a throughput job and the blocked layout makes it ~1.4x
      * faster for ~15% more memory, docs/performance.md; --layout classic

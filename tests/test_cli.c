@@ -438,9 +438,22 @@ START_TEST(dedup_sizes_its_chain_from_regular_files)
         ck_assert_double_eq(cfg.fpr, 0.0001);
         bk_free(f);
     }
+    /* the expandable filter asked for with a count: made so (it has no
+     * layout: the chain's blocked one is not laid over it) */
+    run_result r = RUN(NULL, "dedup", "--quiet", "--state", in_dir("asked.bkf"), "--variant",
+                       "expandable", "--capacity", "5000", "/dev/null");
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    done(&r);
+    bk_filter *asked;
+    ck_assert_int_eq(bk_load(in_dir("asked.bkf"), &asked), BK_OK);
+    bk_config got;
+    bk_get_config(asked, &got);
+    ck_assert_int_eq(got.variant, BK_VARIANT_EXPANDABLE);
+    ck_assert_uint_eq(got.capacity, 5000);
+    bk_free(asked);
     /* a state file a chain made keeps being one: the saved filter's
      * parameters win over the new default */
-    run_result r = RUN(NULL, "dedup", "--quiet", "--state", in_dir("chain.bkf"), "/dev/null");
+    r = RUN(NULL, "dedup", "--quiet", "--state", in_dir("chain.bkf"), "/dev/null");
     ck_assert_msg(r.code == 0, "%s", r.err);
     done(&r);
     bk_filter *f;

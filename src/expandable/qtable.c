@@ -476,7 +476,13 @@ int xp_check_at(const xp_table *t, _Atomic uint64_t *checked, uint64_t x)
         to++;
     /* reads only: t is shared with other lookups */
     const int rc = check_range((xp_table *)(uintptr_t)t, from, to, 0);
-    if (rc == BK_OK)
-        atomic_fetch_or_explicit(&checked[b / 64], bit, memory_order_release);
-    return rc;
+    if (rc != BK_OK)
+        return rc;
+    atomic_fetch_or_explicit(&checked[b / 64], bit, memory_order_release);
+    /* and every block inside the clusters checked (a long cluster is
+     * checked once, not once for each block it spans) */
+    for (uint64_t c = (from + XP_CHECK_BLOCK - 1) / XP_CHECK_BLOCK; (c + 1) * XP_CHECK_BLOCK <= to;
+         c++)
+        atomic_fetch_or_explicit(&checked[c / 64], UINT64_C(1) << (c % 64), memory_order_release);
+    return BK_OK;
 }
