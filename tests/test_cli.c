@@ -373,6 +373,17 @@ END_TEST
 
 /* A chain for regular files starts at the records they hold (one slice
  * probed a key, not a chain grown to them); a capacity given wins. */
+/* The configuration of the filter file at path. */
+static bk_config saved_config(const char *path)
+{
+    bk_filter *f;
+    ck_assert_int_eq(bk_load(path, &f), BK_OK);
+    bk_config cfg;
+    ck_assert_int_eq(bk_get_config(f, &cfg), BK_OK);
+    bk_free(f);
+    return cfg;
+}
+
 START_TEST(dedup_sizes_its_chain_from_regular_files)
 {
     enum { LINES = 1100000 }; /* past the default capacity of 10^6 */
@@ -428,15 +439,11 @@ START_TEST(dedup_sizes_its_chain_from_regular_files)
                 : RUN(NULL, "dedup", "--quiet", "--state", in_dir(piped[c].file), "/dev/null");
         ck_assert_msg(r.code == 0, "%s", r.err);
         done(&r);
-        bk_filter *f;
-        ck_assert_int_eq(bk_load(in_dir(piped[c].file), &f), BK_OK);
-        bk_config cfg;
-        bk_get_config(f, &cfg);
+        const bk_config cfg = saved_config(in_dir(piped[c].file));
         ck_assert_int_eq(cfg.variant, piped[c].variant);
         ck_assert_double_eq(cfg.tightening, 0.85);
         ck_assert_uint_eq(cfg.capacity, 1000000);
         ck_assert_double_eq(cfg.fpr, 0.0001);
-        bk_free(f);
     }
     /* the expandable filter asked for with a count: made so (it has no
      * layout: the chain's blocked one is not laid over it) */
@@ -444,24 +451,15 @@ START_TEST(dedup_sizes_its_chain_from_regular_files)
                        "expandable", "--capacity", "5000", "/dev/null");
     ck_assert_msg(r.code == 0, "%s", r.err);
     done(&r);
-    bk_filter *asked;
-    ck_assert_int_eq(bk_load(in_dir("asked.bkf"), &asked), BK_OK);
-    bk_config got;
-    bk_get_config(asked, &got);
-    ck_assert_int_eq(got.variant, BK_VARIANT_EXPANDABLE);
-    ck_assert_uint_eq(got.capacity, 5000);
-    bk_free(asked);
+    const bk_config asked = saved_config(in_dir("asked.bkf"));
+    ck_assert_int_eq(asked.variant, BK_VARIANT_EXPANDABLE);
+    ck_assert_uint_eq(asked.capacity, 5000);
     /* a state file a chain made keeps being one: the saved filter's
      * parameters win over the new default */
     r = RUN(NULL, "dedup", "--quiet", "--state", in_dir("chain.bkf"), "/dev/null");
     ck_assert_msg(r.code == 0, "%s", r.err);
     done(&r);
-    bk_filter *f;
-    ck_assert_int_eq(bk_load(in_dir("chain.bkf"), &f), BK_OK);
-    bk_config cfg;
-    bk_get_config(f, &cfg);
-    ck_assert_int_eq(cfg.variant, BK_VARIANT_SCALABLE);
-    bk_free(f);
+    ck_assert_int_eq(saved_config(in_dir("chain.bkf")).variant, BK_VARIANT_SCALABLE);
 }
 END_TEST
 
