@@ -13,6 +13,7 @@
 
 #include "common/alloc.h"
 #include "common/bits.h"
+#include "expandable/qtable.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -32,6 +33,63 @@ static uint64_t ones_of(const bk_filter *f)
     const bk_slice_view v = view_of(f);
     return bk_popcount(v.data, (size_t)v.nbytes);
 }
+
+/* A table of entries of every kind doubled, through the table's own
+ * calls (src/expandable/qtable.h): random homes near full load, one home
+ * holding a run longer than a doubling holds while it reads a run (its
+ * upper half's entries are read again), a stretch of consecutive homes
+ * making one long cluster, and fingerprints of 0 to 2 bits (a 0-bit one
+ * goes to both halves). The doubled table checks sound, holds one entry
+ * more for each 0-bit one, and answers every key added. */
+START_TEST(a_doubling_moves_clusters_of_every_length)
+{
+    uint64_t state = tu_seed("doubling") ^ UINT64_C(0x646f75626c65);
+    xp_table t;
+    memset(&t, 0, sizeof t);
+    t.q = 12;
+    t.r = 14;
+    t.w = t.r + XP_META;
+    t.slots = (UINT64_C(1) << t.q) + xp_slack(t.q);
+    t.nbytes = xp_bytes(t.slots, t.w);
+    t.data = calloc(1, (size_t)t.nbytes);
+    ck_assert_ptr_nonnull(t.data);
+    enum { N = 3000 };
+    static bk_hash keys[N];
+    for (unsigned i = 0; i < N; i++) {
+        bk_hash h = {tu_next(&state), tu_next(&state)};
+        if (i < 300) /* one run of 300 at home 77 */
+            h.h1 = (h.h1 >> t.q) | UINT64_C(77) << (64 - t.q);
+        else if (i < 700) /* 400 over homes 2000 .. 2199: a cluster of about 400 */
+            h.h1 = (h.h1 >> t.q) | (2000 + (uint64_t)i % 200) << (64 - t.q);
+        const unsigned len = i >= 700 && i % 97 == 0 ? i % 3 : t.r - 1; /* a few short ones */
+        const uint64_t probe = xp_probe(&t, &h);
+        const uint64_t field = (probe >> (t.r - len) << (t.r - len)) | UINT64_C(1)
+                                                                           << (t.r - 1 - len);
+        ck_assert_int_ne(xp_add(&t, xp_home(&t, &h), probe, field), XP_NO_ROOM);
+        keys[i] = h;
+    }
+    xp_table to;
+    memset(&to, 0, sizeof to);
+    to.q = t.q + 1;
+    to.r = t.r + 1;
+    to.w = to.r + XP_META;
+    to.nbytes = xp_bytes(xp_double_slots(&t), to.w);
+    to.slots = xp_slots_in(to.nbytes, to.w);
+    to.data = calloc(1, (size_t)to.nbytes);
+    ck_assert_ptr_nonnull(to.data);
+    xp_double(&t, &to, NULL, NULL);
+    ck_assert_uint_eq(to.entries, t.entries + t.by_len[0]);
+    ck_assert_uint_gt(t.by_len[0], 0);
+    xp_table checked = to;
+    ck_assert_int_eq(xp_check(&checked), BK_OK);
+    ck_assert_uint_eq(checked.entries, to.entries);
+    ck_assert_uint_eq(checked.ones, to.ones);
+    for (unsigned i = 0; i < N; i++)
+        ck_assert_int_eq(xp_lookup(&to, xp_home(&to, &keys[i]), xp_probe(&to, &keys[i])), 1);
+    free(t.data);
+    free(to.data);
+}
+END_TEST
 
 /* From 100 keys to 200,000 (eleven doublings): every key added is present,
  * the table stays one array whose memory about doubles, and the rate measured on
@@ -338,6 +396,7 @@ Suite *expandable_suite(void)
     Suite *s = tu_suite("expandable", "expandable", &tc);
     tcase_add_test(tc, grows_by_doubling_and_keeps_every_key_under_its_rate);
     tcase_add_test(tc, entries_with_no_bit_left_go_to_both_halves);
+    tcase_add_test(tc, a_doubling_moves_clusters_of_every_length);
     tcase_add_test(tc, files_and_mappings_take_the_grown_table);
     tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);
     tcase_add_test(tc, a_batch_stopped_by_max_bytes_answers_every_key);

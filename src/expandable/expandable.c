@@ -380,6 +380,11 @@ static int xp_contains_batch(const bk_filter *f, const bk_hash *hs, size_t n, in
 static int xp_refresh(const bk_filter *f)
 {
     bk_expandable *e = (bk_expandable *)(uintptr_t)f;
+    pthread_rwlock_rdlock(&e->lock);
+    const int sound = !e->checked; /* most often: no write lock needed */
+    pthread_rwlock_unlock(&e->lock);
+    if (sound)
+        return BK_OK;
     pthread_rwlock_wrlock(&e->lock);
     const int rc = check_whole(e);
     pthread_rwlock_unlock(&e->lock);
