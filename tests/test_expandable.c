@@ -57,7 +57,7 @@ START_TEST(a_doubling_moves_clusters_of_every_length)
     static bk_hash keys[N];
     for (unsigned i = 0; i < N; i++) {
         bk_hash h = {tu_next(&state), tu_next(&state)};
-        if (i < 300) /* one run of 300 at home 77 */
+        if (i < 300) /* one run of about 300 at home 77 */
             h.h1 = (h.h1 >> t.q) | UINT64_C(77) << (64 - t.q);
         else if (i < 700) /* 400 over homes 2000 .. 2199: a cluster of about 400 */
             h.h1 = (h.h1 >> t.q) | (2000 + (uint64_t)i % 200) << (64 - t.q);
