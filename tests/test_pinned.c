@@ -147,6 +147,34 @@ START_TEST(filters_have_exactly_the_pinned_m_and_k)
 }
 END_TEST
 
+/* k far over m: most of a key's probes repeat bits it set itself. The first
+ * add is still "new" (a repeat found set is the key's own doing, not another
+ * writer's) and counted once; the second is "present". Each add also stays
+ * quick (an add of k = 2048 over 1024 bits had walked the probes from the
+ * start for every repeat: a fuzzed file of that shape timed out, the input in
+ * tests/fuzz/regress/load). */
+START_TEST(a_key_whose_probes_repeat_bits_is_new_once)
+{
+    const char *texts[] = {"bits=1024 hashes=2048 capacity=1", "bits=64 hashes=2048 capacity=1",
+                           "layout=blocked bits=512 hashes=2048 capacity=1",
+                           "variant=counting bits=1024 hashes=2048 capacity=1"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        bk_filter *f = expect_shape(texts[i],
+                                    strstr(texts[i], "bits=64 ")    ? 64
+                                    : strstr(texts[i], "bits=512 ") ? 512
+                                                                    : 1024,
+                                    2048);
+        ck_assert_msg(bk_add(f, "first", 5) == 1, "%s: first add not new", texts[i]);
+        bk_filter_stats st;
+        ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+        ck_assert_msg(st.keys == 1, "%s: %llu keys", texts[i], (unsigned long long)st.keys);
+        ck_assert_int_eq(bk_add(f, "first", 5), 0);
+        ck_assert_int_eq(bk_contains(f, "first", 5), 1);
+        bk_free(f);
+    }
+}
+END_TEST
+
 /* Saved and loaded (file and buffer), a pinned filter keeps its pins, keys
  * and shape, and bk_get_config says bits and hashes again. */
 START_TEST(pins_survive_save_and_load)
@@ -259,6 +287,7 @@ Suite *pinned_suite(void)
     tcase_add_test(tc, config_reads_pins_and_refuses_contradictions);
     tcase_add_test(tc, format_and_diff_carry_the_pins);
     tcase_add_test(tc, filters_have_exactly_the_pinned_m_and_k);
+    tcase_add_test(tc, a_key_whose_probes_repeat_bits_is_new_once);
     tcase_add_test(tc, pins_survive_save_and_load);
     tcase_add_test(tc, plan_capacity_is_the_calculators_third_question);
     return s;
