@@ -34,6 +34,22 @@ static uint64_t ones_of(const bk_filter *f)
     return bk_popcount(v.data, (size_t)v.nbytes);
 }
 
+/* An empty table of 2^q homes, r-bit fields and at least `slots` slots in
+ * whole words, shaped as the filter shapes its own (calloc'd data). */
+static xp_table empty_table(unsigned q, unsigned r, uint64_t slots)
+{
+    xp_table t;
+    memset(&t, 0, sizeof t);
+    t.q = q;
+    t.r = r;
+    t.w = r + XP_META;
+    t.nbytes = xp_bytes(slots, t.w);
+    t.slots = xp_slots_in(t.nbytes, t.w);
+    t.data = calloc(1, (size_t)t.nbytes);
+    ck_assert_ptr_nonnull(t.data);
+    return t;
+}
+
 /* A table of entries of every kind doubled, through the table's own
  * calls (src/expandable/qtable.h): random homes near full load, one home
  * holding a run longer than a doubling holds while it reads a run (its
@@ -44,15 +60,7 @@ static uint64_t ones_of(const bk_filter *f)
 START_TEST(a_doubling_moves_clusters_of_every_length)
 {
     uint64_t state = tu_seed("doubling") ^ UINT64_C(0x646f75626c65);
-    xp_table t;
-    memset(&t, 0, sizeof t);
-    t.q = 12;
-    t.r = 14;
-    t.w = t.r + XP_META;
-    t.slots = (UINT64_C(1) << t.q) + xp_slack(t.q);
-    t.nbytes = xp_bytes(t.slots, t.w);
-    t.data = calloc(1, (size_t)t.nbytes);
-    ck_assert_ptr_nonnull(t.data);
+    xp_table t = empty_table(12, 14, (UINT64_C(1) << 12) + xp_slack(12));
     enum { N = 3000 };
     static bk_hash keys[N];
     for (unsigned i = 0; i < N; i++) {
@@ -68,15 +76,7 @@ START_TEST(a_doubling_moves_clusters_of_every_length)
         ck_assert_int_ne(xp_add(&t, xp_home(&t, &h), probe, field), XP_NO_ROOM);
         keys[i] = h;
     }
-    xp_table to;
-    memset(&to, 0, sizeof to);
-    to.q = t.q + 1;
-    to.r = t.r + 1;
-    to.w = to.r + XP_META;
-    to.nbytes = xp_bytes(xp_double_slots(&t), to.w);
-    to.slots = xp_slots_in(to.nbytes, to.w);
-    to.data = calloc(1, (size_t)to.nbytes);
-    ck_assert_ptr_nonnull(to.data);
+    xp_table to = empty_table(t.q + 1, t.r + 1, xp_double_slots(&t));
     xp_double(&t, &to, NULL, NULL);
     ck_assert_uint_eq(to.entries, t.entries + t.by_len[0]);
     ck_assert_uint_gt(t.by_len[0], 0);
