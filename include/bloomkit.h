@@ -756,6 +756,21 @@ typedef struct bk_slice_stats {
  * out of range). Same thread-safety as bk_stats. */
 BK_API int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size);
 
+/* bk_stats_sized and bk_slice_info from what f holds at hand: no cell is
+ * read and nothing checked, so the call costs the same on a filter just
+ * loaded as on one in use (bk_stats first checks a loaded expandable
+ * table whole: docs/performance.md). The figures of the shape and the
+ * counts kept (variant, hash, capacity, bits, bytes, keys, slices, k, fpr,
+ * rate_bound, bits_per_key, state_bytes, redated_*; a slice's bits, bytes,
+ * k, capacity, fpr, keys, span_*) are bk_stats' own; the figures read from
+ * the cells (set_bits, fill, est_cardinality, est_fpr, model_fpr,
+ * saturated; a slice's set_bits, fill, est_fpr) are 0. What a host's
+ * memory accounting and a count of keys need. Errors: as bk_stats and
+ * bk_slice_info, and BK_ENOTSUP for a filter in Redis (its figures are
+ * the server's: bk_stats asks it). Same thread-safety as bk_stats. */
+BK_API int bk_stats_held(const bk_filter *f, bk_filter_stats *st, size_t size);
+BK_API int bk_slice_held(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size);
+
 /* The figures every surface reports of a filter (the command's info and info
  * --json, the module's BK.INFO, Python's stats(), docs/figures.md) come from
  * one table, in its order, under its names: a new figure is one row. */

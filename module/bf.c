@@ -218,7 +218,7 @@ int bkm_cmd_bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (to != 0)
         return to < 0 ? REDISMODULE_OK : bkm_bf_rbchain_info(ctx, argv, argc);
     bkm_figures f;
-    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &f);
+    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], 1, &f);
     if (!key)
         return REDISMODULE_OK;
     const long long values[] = {(long long)f.st.capacity, (long long)value_size(f.v),
@@ -243,7 +243,7 @@ int bkm_cmd_bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bk_filter_stats st;
     int rc = BK_OK;
     if (v)
-        rc = bk_stats(v->f, &st);
+        rc = bk_stats_held(v->f, &st, sizeof st);
     RedisModule_CloseKey(key);
     if (rc != BK_OK)
         return bkm_reply_code(ctx, rc);

@@ -186,7 +186,7 @@ int bkm_cmd_bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (kind == BKM_RBCHAIN || kind == BKM_RBCUCKOO)
         return rb_info(ctx, argv[1], kind);
     bkm_figures f;
-    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], &f);
+    RedisModuleKey *key = bkm_open_figures(ctx, argv[1], 0, &f);
     if (!key)
         return REDISMODULE_OK;
     char text[2048];

@@ -72,13 +72,13 @@ static size_t array_class(uint64_t bytes)
 
 size_t bkm_filter_usage(const bk_filter *f)
 {
-    bk_filter_stats st;
-    if (bk_stats(f, &st) != BK_OK)
+    bk_filter_stats st; /* held: a loaded table is not checked for it */
+    if (bk_stats_held(f, &st, sizeof st) != BK_OK)
         return 0;
     size_t total = bkm_alloc_class(st.state_bytes);
     for (uint32_t i = 0; i < st.slices; i++) {
         bk_slice_stats s;
-        if (bk_slice_info(f, i, &s, sizeof s) == BK_OK)
+        if (bk_slice_held(f, i, &s, sizeof s) == BK_OK)
             total += array_class(s.bytes);
     }
     return total;

@@ -31,7 +31,7 @@ static int keys_of(bkm_value *v)
 {
     if (!v->keys_known) {
         bk_filter_stats st;
-        const int rc = bk_stats(v->f, &st);
+        const int rc = bk_stats_held(v->f, &st, sizeof st);
         if (rc != BK_OK)
             return rc;
         v->keys = st.keys;

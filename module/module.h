@@ -144,9 +144,11 @@ typedef struct bkm_figures {
     bk_config cfg;
 } bkm_figures;
 /* bkm_open_existing to read, at the command's time (bkm_time_begin), with
- * the filter's figures in *out: NULL after replying (not found, WRONGTYPE,
- * an error of bk_stats), else the key to close. */
-RedisModuleKey *bkm_open_figures(RedisModuleCtx *ctx, RedisModuleString *name, bkm_figures *out);
+ * the filter's figures in *out (held: those at hand, bk_stats_held, which
+ * never check a loaded table whole): NULL after replying (not found,
+ * WRONGTYPE, an error of bk_stats), else the key to close. */
+RedisModuleKey *bkm_open_figures(RedisModuleCtx *ctx, RedisModuleString *name, int held,
+                                 bkm_figures *out);
 /* bkm_open for a command that makes a filter: NULL after replying
  * (WRONGTYPE, "ERR item exists"), else the empty key to close. */
 RedisModuleKey *bkm_open_empty(RedisModuleCtx *ctx, RedisModuleString *name);

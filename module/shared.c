@@ -161,13 +161,15 @@ RedisModuleKey *bkm_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, 
     return key;
 }
 
-RedisModuleKey *bkm_open_figures(RedisModuleCtx *ctx, RedisModuleString *name, bkm_figures *out)
+RedisModuleKey *bkm_open_figures(RedisModuleCtx *ctx, RedisModuleString *name, int held,
+                                 bkm_figures *out)
 {
     bkm_time_begin(ctx);
     RedisModuleKey *key = bkm_open_existing(ctx, name, REDISMODULE_READ, &out->v);
     if (!key)
         return NULL;
-    int rc = bk_stats(out->v->f, &out->st);
+    int rc =
+        held ? bk_stats_held(out->v->f, &out->st, sizeof out->st) : bk_stats(out->v->f, &out->st);
     if (rc != BK_OK || (rc = bk_get_config(out->v->f, &out->cfg)) != BK_OK) {
         RedisModule_CloseKey(key);
         bkm_reply_code(ctx, rc);

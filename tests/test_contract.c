@@ -5,6 +5,7 @@
  * and the add/contains contract.
  */
 #include <math.h>
+#include <string.h>
 
 #include "common/alloc.h"
 #include "core/filter_impl.h"
@@ -112,6 +113,44 @@ START_TEST(add_contract_all_variants)
 }
 END_TEST
 
+/* bk_stats_held and bk_slice_held give bk_stats' and bk_slice_info's
+ * figures of the shape and the counts kept, and 0 for those read from the
+ * cells, on every variant, a chain grown to several slices included. */
+START_TEST(held_figures_are_the_stats_own_all_variants)
+{
+    for (unsigned v = 0; v < tu_nvariants(); v++) {
+        const uint64_t keys = 3000;
+        bk_filter *f = tu_filterf("variant=%s capacity=%llu fpr=0.01", tu_variant(v),
+                                  (unsigned long long)tu_capacity_for(v, 500, keys));
+        tu_add_keys(f, "h", 0, keys);
+        bk_filter_stats st, held;
+        memset(&held, 0xa5, sizeof held);
+        ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+        ck_assert_int_eq(bk_stats_held(f, &held, sizeof held), BK_OK);
+        ck_assert_uint_gt(held.keys, 0);
+        ck_assert_uint_gt(st.set_bits, 0);
+        /* bk_stats' own, with the figures read from the cells 0 (both
+         * structs copied whole from a zeroed one: padding included) */
+        st.set_bits = st.saturated = 0;
+        st.fill = st.est_cardinality = st.est_fpr = st.model_fpr = 0.0;
+        ck_assert_msg(memcmp(&st, &held, sizeof st) == 0, "%s: held figures differ", tu_variant(v));
+        for (uint32_t i = 0; i < st.slices; i++) {
+            bk_slice_stats s, h;
+            memset(&h, 0xa5, sizeof h);
+            ck_assert_int_eq(bk_slice_info(f, i, &s, sizeof s), BK_OK);
+            ck_assert_int_eq(bk_slice_held(f, i, &h, sizeof h), BK_OK);
+            s.set_bits = 0;
+            s.fill = s.est_fpr = 0.0;
+            ck_assert_msg(memcmp(&s, &h, sizeof s) == 0, "%s: slice %u's held figures differ",
+                          tu_variant(v), (unsigned)i);
+        }
+        bk_slice_stats h;
+        ck_assert_int_eq(bk_slice_held(f, st.slices, &h, sizeof h), BK_EINVAL);
+        bk_free(f);
+    }
+}
+END_TEST
+
 /* hash=siphash13 and hash=xxh3 make working filters with their own digests:
  * no false negative, the rate within its bound. */
 START_TEST(other_hashes_make_working_filters)
@@ -168,6 +207,7 @@ Suite *contract_suite(void)
     tcase_add_loop_test(tc, false_positive_rate_within_bound, 0, 2 * (int)tu_nvariants());
     tcase_add_test(tc, overfilled_standard_follows_theory_scalable_holds);
     tcase_add_test(tc, add_contract_all_variants);
+    tcase_add_test(tc, held_figures_are_the_stats_own_all_variants);
     tcase_add_test(tc, tables_of_unknown_versions_are_refused);
     tcase_add_loop_test(tc, other_hashes_make_working_filters, 0, 2 * (int)tu_nvariants());
     return s;

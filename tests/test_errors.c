@@ -124,6 +124,15 @@ static int call_slice_info(void)
     bk_slice_stats st;
     return bk_slice_info(g_std, 99, &st, sizeof st);
 }
+static int call_stats_held(void)
+{
+    return bk_stats_held(g_std, NULL, 0);
+}
+static int call_slice_held(void)
+{
+    bk_slice_stats st;
+    return bk_slice_held(g_std, 99, &st, sizeof st);
+}
 static int call_figure_at(void)
 {
     bk_filter_stats st;
@@ -501,6 +510,8 @@ static const struct row {
     {"bk_stats", call_stats, "stats"},
     {"bk_stats_sized", call_stats_sized, "stats"},
     {"bk_slice_info", call_slice_info, "slice 99"},
+    {"bk_stats_held", call_stats_held, "stats_held"},
+    {"bk_slice_held", call_slice_held, "slice 99"},
     {"bk_figure_at", call_figure_at, "figure_at"},
     {"bk_copy", call_copy, "copy"},
     {"bk_get_config", call_get_config, "get_config"},

@@ -182,6 +182,70 @@ START_TEST(files_and_mappings_take_the_grown_table)
 }
 END_TEST
 
+/* f's image, malloc'd (bk_save_buffer), its length in *len. */
+static uint8_t *image_of(const bk_filter *f, size_t *len)
+{
+    uint64_t size = 0;
+    ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
+    uint8_t *buf = malloc((size_t)size);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, len), BK_OK);
+    return buf;
+}
+
+static void assert_same_image(const bk_filter *a, const uint8_t *img, size_t len, const char *what)
+{
+    size_t n = 0;
+    uint8_t *mine = image_of(a, &n);
+    ck_assert_msg(n == len && memcmp(mine, img, len) == 0, "%s: the images differ", what);
+    free(mine);
+}
+
+/* A table read back and not yet checked saves the bytes of the table it
+ * was, and after the same adds the bytes of a table that took them all
+ * (a replica's or a reloaded server's image equal to the master's): the
+ * image's own word (the rate from every entry's length) is counted before
+ * it is written, by bk_save_buffer, bk_save and a mapping's bk_sync. */
+START_TEST(a_table_read_back_saves_the_bytes_of_one_built)
+{
+    char *dir = tu_tmpdir(), *path = tu_path(dir, "x.bkf");
+    bk_filter *f = tu_holding("variant=expandable capacity=1000 fpr=0.001", "a", 0, 2500);
+    size_t len = 0;
+    uint8_t *img = image_of(f, &len);
+    bk_filter *g = NULL;
+    ck_assert_int_eq(bk_load_buffer(img, len, &g), BK_OK);
+    assert_same_image(g, img, len, "read back"); /* which checked it whole */
+    bk_free(g);
+    ck_assert_int_eq(bk_load_buffer(img, len, &g), BK_OK); /* unchecked again */
+    free(img);
+    const uint64_t bytes = view_of(f).nbytes;
+    tu_add_keys(f, "b", 0, 100);
+    tu_add_keys(g, "b", 0, 100);
+    ck_assert_uint_eq(view_of(f).nbytes, bytes); /* no doubling: no whole check */
+    img = image_of(f, &len);
+    assert_same_image(g, img, len, "after the same adds");
+    ck_assert_int_eq(bk_save(g, path), BK_OK);
+    size_t flen = 0;
+    uint8_t *file = tu_read_file(path, &flen);
+    ck_assert(flen == len && memcmp(file, img, len) == 0);
+    free(file);
+    bk_filter *m = NULL; /* mapped, unchecked, given adds, synced */
+    ck_assert_int_eq(bk_open_mmap(path, BK_MAP_WRITE, &m), BK_OK);
+    tu_add_keys(f, "c", 0, 100);
+    tu_add_keys(m, "c", 0, 100);
+    ck_assert_int_eq(bk_sync(m), BK_OK);
+    free(img);
+    img = image_of(f, &len);
+    file = tu_read_file(path, &flen);
+    ck_assert_msg(flen == len && memcmp(file, img, len) == 0, "synced: the images differ");
+    free(file);
+    free(img);
+    tu_free_all(f, g, m);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 /* A doubling past max_bytes is refused with BK_EFULL and changes nothing:
  * the same table, every key still there, lookups and adds of present keys
  * as before. */
@@ -347,7 +411,8 @@ END_TEST
 /* Opening checks nothing slot by slot: in a table of 64 blocks with one
  * broken cluster in the middle, lookups elsewhere answer (every held key
  * present), those that read the broken block are refused, bk_stats and a
- * doubling refuse the table, and the error names the slot. */
+ * doubling refuse the table, and the error names the slot; the figures at
+ * hand (bk_stats_held) read no cell and answer. */
 START_TEST(a_broken_block_refuses_only_what_reads_it)
 {
     const uint64_t n = 150000, homes = (uint64_t)1 << 18, slack = 1024;
@@ -382,7 +447,17 @@ START_TEST(a_broken_block_refuses_only_what_reads_it)
     ck_assert_uint_eq(a.no, 0);
     ck_assert_uint_gt(a.refused, 0);
     ck_assert_uint_lt(a.refused, n / 16);
-    bk_filter_stats st;
+    /* the figures at hand read no cell: the keys and bytes, no refusal */
+    bk_filter_stats st, held;
+    ck_assert_int_eq(bk_stats(f, &st), BK_OK);
+    ck_assert_int_eq(bk_stats_held(g, &held, sizeof held), BK_OK);
+    ck_assert_uint_eq(held.keys, st.keys);
+    ck_assert_uint_eq(held.bytes, st.bytes);
+    /* and its state the bitmap of blocks checked: 65 blocks of 4,096 slots */
+    ck_assert_uint_eq(held.state_bytes, st.state_bytes + 2 * 8);
+    bk_slice_stats sl;
+    ck_assert_int_eq(bk_slice_held(g, 0, &sl, sizeof sl), BK_OK);
+    ck_assert_uint_eq(sl.bytes, st.bytes);
     ck_assert_int_eq(bk_stats(g, &st), BK_ECORRUPT);
     ck_assert_ptr_nonnull(strstr(bk_last_error(), "slot"));
     free(buf);
@@ -398,6 +473,7 @@ Suite *expandable_suite(void)
     tcase_add_test(tc, entries_with_no_bit_left_go_to_both_halves);
     tcase_add_test(tc, a_doubling_moves_clusters_of_every_length);
     tcase_add_test(tc, files_and_mappings_take_the_grown_table);
+    tcase_add_test(tc, a_table_read_back_saves_the_bytes_of_one_built);
     tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);
     tcase_add_test(tc, a_batch_stopped_by_max_bytes_answers_every_key);
     tcase_add_test(tc, a_crafted_table_is_refused_before_a_wrong_answer);

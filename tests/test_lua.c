@@ -307,6 +307,8 @@ START_TEST(each_variant_matches_a_local_filter_byte_for_byte)
     ck_assert_int_eq(bk_save(rem, scratch("never.bkf", 0, never, sizeof never)), BK_ENOTSUP);
     ck_assert_int_eq(bk_merge(loc, rem), BK_ENOTSUP);
     ck_assert_int_eq(bk_merge(rem, loc), BK_ENOTSUP);
+    bk_filter_stats held; /* its figures are the server's */
+    ck_assert_int_eq(bk_stats_held(rem, &held, sizeof held), BK_ENOTSUP);
     /* pulled back, the bytes are the local filter's */
     ck_assert_int_eq(bk_redis_pull(url, &pulled), BK_OK);
     assert_same_saved(loc, pulled);

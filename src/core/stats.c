@@ -1,8 +1,8 @@
 /*
- * stats.c - a filter's figures (bk_stats, bk_slice_info): sums over its
- * slice views, and each slice's estimates by its variant's own model (the
- * descriptor's estimate), so no Bloom formula is applied to a variant that is
- * not a Bloom filter.
+ * stats.c - a filter's figures (bk_stats, bk_slice_info; the _held pair:
+ * those at hand, no cell read): sums over its slice views, and each slice's
+ * estimates by its variant's own model (the descriptor's estimate), so no
+ * Bloom formula is applied to a variant that is not a Bloom filter.
  */
 #include <math.h>
 #include <string.h>
@@ -12,14 +12,17 @@
 #include "filter_impl.h"
 #include "../common/sizing.h"
 
-/* The first steps of both calls (what: "stats", ...): their checks, and
- * bringing a remote store's views up to date. */
-static int begin(const bk_filter *f, const void *out, size_t size, const char *what)
+/* The first steps of the calls (what: "stats", ...): their checks, and,
+ * unless held (the figures at hand only), bringing the views up to date (a
+ * remote store's read, a loaded table's whole check). */
+static int begin(const bk_filter *f, const void *out, size_t size, int held, const char *what)
 {
     bk_call_begin();
     if (!f || !out || size == 0)
         return bk_fail(BK_EINVAL, "%s: no filter, no result pointer or a size of 0", what);
-    return f->ops->refresh ? bk_done(f->ops->refresh(f), what) : BK_OK;
+    if (held && !bk_cells_in_memory(f))
+        return bk_fail(BK_ENOTSUP, "%s: a filter in Redis has its figures there (bk_stats)", what);
+    return f->ops->refresh && !held ? bk_done(f->ops->refresh(f), what) : BK_OK;
 }
 
 /* Copy the known prefix of a stats struct into the caller's, of its own
@@ -29,11 +32,6 @@ static void copy_sized(void *out, size_t size, const void *st, size_t have)
     memcpy(out, st, size < have ? size : have);
     if (size > have)
         memset((char *)out + have, 0, size - have);
-}
-
-int bk_stats(const bk_filter *f, bk_filter_stats *st)
-{
-    return bk_stats_sized(f, st, sizeof *st);
 }
 
 /* The three compound rates a filter reports (estimated from the fill,
@@ -63,10 +61,11 @@ static double mean_rate(const compound *c, int r)
 }
 
 /* Every figure comes from the slice views: sums over slices, the newest
- * slice's k, and the compound rates (struct compound). */
-int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
+ * slice's k, and the compound rates (struct compound); held: those read
+ * from the cells 0. */
+static int stats(const bk_filter *f, bk_filter_stats *out, size_t size, int held)
 {
-    const int rc = begin(f, out, size, "stats");
+    const int rc = begin(f, out, size, held, held ? "stats_held" : "stats");
     if (rc != BK_OK)
         return rc;
     const bk_variant_desc *d = bk_variant_for(f->cfg.variant);
@@ -113,18 +112,23 @@ int bk_stats_sized(const bk_filter *f, bk_filter_stats *out, size_t size)
     st->rate_bound = mean_rate(&c, SIZED);
     st->state_bytes = bk_state_bytes(f);
     st->bits_per_key = st->keys ? 8.0 * (double)st->bytes / (double)st->keys : 0.0;
+    if (held) {
+        st->set_bits = st->saturated = 0;
+        st->fill = st->est_cardinality = st->est_fpr = st->model_fpr = 0.0;
+    }
     copy_sized(out, size, st, sizeof *st);
     return BK_OK;
 }
 
-int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size)
+static int slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size, int held)
 {
-    const int rc = begin(f, out, size, "slice_info");
+    const char *what = held ? "slice_held" : "slice_info";
+    const int rc = begin(f, out, size, held, what);
     if (rc != BK_OK)
         return rc;
     const uint32_t n = f->ops->slice_count(f);
     if (i >= n)
-        return bk_fail(BK_EINVAL, "slice_info: no slice %u: the filter has %u", (unsigned)i,
+        return bk_fail(BK_EINVAL, "%s: no slice %u: the filter has %u", what, (unsigned)i,
                        (unsigned)n);
     bk_slice_view v;
     f->ops->slice_view(f, i, &v);
@@ -138,11 +142,38 @@ int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t si
     st.capacity = v.capacity;
     st.fpr = e.sized;
     st.keys = v.keys;
-    st.set_bits = v.set_bits;
-    st.fill = (double)v.set_bits / (double)v.m;
-    st.est_fpr = e.rate;
+    if (!held) {
+        st.set_bits = v.set_bits;
+        st.fill = (double)v.set_bits / (double)v.m;
+        st.est_fpr = e.rate;
+    }
     st.span_start_ms = v.gen * v.span;
     st.span_end_ms = v.span ? (v.gen + 1) * v.span : 0;
     copy_sized(out, size, &st, sizeof st);
     return BK_OK;
+}
+
+int bk_stats(const bk_filter *f, bk_filter_stats *st)
+{
+    return stats(f, st, sizeof *st, 0);
+}
+
+int bk_stats_sized(const bk_filter *f, bk_filter_stats *st, size_t size)
+{
+    return stats(f, st, size, 0);
+}
+
+int bk_stats_held(const bk_filter *f, bk_filter_stats *st, size_t size)
+{
+    return stats(f, st, size, 1);
+}
+
+int bk_slice_info(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size)
+{
+    return slice_info(f, i, out, size, 0);
+}
+
+int bk_slice_held(const bk_filter *f, uint32_t i, bk_slice_stats *out, size_t size)
+{
+    return slice_info(f, i, out, size, 1);
 }

@@ -53,6 +53,12 @@ int bk_filter_in_memory(const bk_filter *f)
     return bk_cells_in_memory(f);
 }
 
+void bk_filter_settle(const bk_filter *f)
+{
+    if (f->ops->refresh && bk_cells_in_memory(f) && f->ops->refresh(f) != BK_OK)
+        bk_detail_clear(); /* not this save's error */
+}
+
 void bk_filter_attach(bk_filter *f, bk_mapping *map, const bk_backing_ops *ops, int writable)
 {
     f->mapping = map;

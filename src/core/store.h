@@ -96,6 +96,12 @@ void bk_filter_slice(const bk_filter *f, uint32_t i, bk_slice_view *out);
 const bk_config *bk_filter_config(const bk_filter *f);
 bk_allocator bk_filter_allocator(const bk_filter *f);
 int bk_filter_in_memory(const bk_filter *f);
+/* Bring the views of f (cells in memory) up to date before they are
+ * written: its variant's refresh (a loaded expandable table's whole check,
+ * which counts the figures its image carries). A check that fails leaves
+ * them as they are, so the image holds the table as it was read (refused
+ * again where it is broken), and a save never fails for it. */
+void bk_filter_settle(const bk_filter *f);
 
 /* What owns a mapping, attached with it: sync writes a writable mapped
  * filter back (bk_close, and bk_free best effort); release unmaps and frees

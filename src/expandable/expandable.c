@@ -192,6 +192,12 @@ static int double_once(bk_expandable *e)
     return BK_OK;
 }
 
+/* The 64-bit words of the bitmap of t's blocks checked (`checked`). */
+static uint64_t checked_words(const xp_table *t)
+{
+    return (xp_blocks(t) + 63) / 64;
+}
+
 /* Check e's table whole when it came from outside and is not yet: its
  * counts are then its own (entries, lengths, ones), and no block needs a
  * check again. BK_OK, or BK_ECORRUPT with the filter as it was. Under the
@@ -391,6 +397,17 @@ static int xp_refresh(const bk_filter *f)
     return rc;
 }
 
+/* Its struct, and while its table is not yet checked whole the bitmap of
+ * the blocks checked. */
+static uint64_t xp_state_bytes(const bk_filter *f)
+{
+    bk_expandable *e = (bk_expandable *)(uintptr_t)f;
+    pthread_rwlock_rdlock(&e->lock);
+    const uint64_t words = e->checked ? checked_words(&e->t) : 0;
+    pthread_rwlock_unlock(&e->lock);
+    return f->state_size + words * 8;
+}
+
 static void xp_destroy(bk_filter *f)
 {
     bk_expandable *e = (bk_expandable *)f;
@@ -434,7 +451,7 @@ static const bk_filter_perf expandable_perf = {
 static const bk_filter_ops expandable_ops = {
     BK_MEMORY_OPS, .add = op_add, .contains = op_contains, .clear = op_clear,
     .destroy = xp_destroy, .slice_count = bk_one_slice, .slice_view = xp_slice_view,
-    .refresh = xp_refresh,
+    .refresh = xp_refresh, .state_bytes = xp_state_bytes,
     .defrag = xp_defrag, .perf = &expandable_perf,
 };
 /* clang-format on */
@@ -527,7 +544,7 @@ static int bk_expandable_adopt(const bk_config *cfg, const bk_allocator *a,
         return rc;
     t.entries = v->keys;
     t.ones = v->set_bits;
-    _Atomic uint64_t *checked = bk_mem_calloc(a, (size_t)((xp_blocks(&t) + 63) / 64), 8);
+    _Atomic uint64_t *checked = bk_mem_calloc(a, (size_t)checked_words(&t), 8);
     if (!checked)
         return BK_ENOMEM;
     if ((rc = make(cfg, a, &t, v->keys, borrowed, out)) != BK_OK) {

@@ -46,6 +46,7 @@ static int emit_slice(bk_file_header *h, bk_payload_sum *ps, uint64_t *pos, uint
     BK_ASSERT(set <= v->m && sat <= set && bk_payload_sum_stray(ps) == 0);
     h->slices[i].set_bits = set;
     h->slices[i].saturated = sat;
+    h->slices[i].gen = v->gen; /* the variant's own word, settled */
     *pos = h->offsets[i] + v->nbytes;
     return BK_OK;
 }
@@ -56,6 +57,7 @@ int bk_emit_payloads(const bk_filter *f, bk_file_header *h, uint8_t *bounce, bk_
     bk_payload_sum *ps = bk_payload_sum_new(a);
     if (!ps)
         return BK_ENOMEM;
+    bk_filter_settle(f); /* the figures the views carry, counted */
     uint64_t pos = h->header_size;
     int rc = BK_OK;
     for (uint32_t i = 0; rc == BK_OK && i < h->nslices; i++) {

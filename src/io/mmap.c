@@ -184,6 +184,7 @@ static int sync_in_place(bk_filter *f, bk_mapping *map)
         return bk_fail(rc, "sync %s: its header changed under the mapping: %s", map->path,
                        bk_last_error());
     uint8_t *data[BK_FILE_MAX_SLICES];
+    bk_filter_settle(f);
     for (uint32_t i = 0; i < h.nslices; i++) {
         bk_slice_view v;
         bk_filter_slice(f, i, &v);
