@@ -192,12 +192,6 @@ static int double_once(bk_expandable *e)
     return BK_OK;
 }
 
-/* The 64-bit words of the bitmap of t's blocks checked (`checked`). */
-static uint64_t checked_words(const xp_table *t)
-{
-    return (xp_blocks(t) + 63) / 64;
-}
-
 /* Check e's table whole when it came from outside and is not yet: its
  * counts are then its own (entries, lengths, ones), and no block needs a
  * check again. BK_OK, or BK_ECORRUPT with the filter as it was. Under the
@@ -397,13 +391,13 @@ static int xp_refresh(const bk_filter *f)
     return rc;
 }
 
-/* Its struct, and while its table is not yet checked whole the bitmap of
- * the blocks checked. */
+/* Its struct, and while its table is not yet checked whole the map of the
+ * blocks checked. */
 static uint64_t xp_state_bytes(const bk_filter *f)
 {
     bk_expandable *e = (bk_expandable *)(uintptr_t)f;
     pthread_rwlock_rdlock(&e->lock);
-    const uint64_t words = e->checked ? checked_words(&e->t) : 0;
+    const uint64_t words = e->checked ? xp_map_words(&e->t) : 0;
     pthread_rwlock_unlock(&e->lock);
     return f->state_size + words * 8;
 }
@@ -544,7 +538,7 @@ static int bk_expandable_adopt(const bk_config *cfg, const bk_allocator *a,
         return rc;
     t.entries = v->keys;
     t.ones = v->set_bits;
-    _Atomic uint64_t *checked = bk_mem_calloc(a, (size_t)checked_words(&t), 8);
+    _Atomic uint64_t *checked = bk_mem_calloc(a, (size_t)xp_map_words(&t), 8);
     if (!checked)
         return BK_ENOMEM;
     if ((rc = make(cfg, a, &t, v->keys, borrowed, out)) != BK_OK) {

@@ -460,11 +460,21 @@ uint64_t xp_blocks(const xp_table *t)
     return (t->slots + XP_CHECK_BLOCK - 1) / XP_CHECK_BLOCK;
 }
 
+uint64_t xp_map_words(const xp_table *t)
+{
+    return 2 * ((xp_blocks(t) + 63) / 64);
+}
+
 int xp_check_at(const xp_table *t, _Atomic uint64_t *checked, uint64_t x)
 {
     const uint64_t b = x / XP_CHECK_BLOCK, bit = UINT64_C(1) << (b % 64);
+    _Atomic uint64_t *broken = checked + xp_map_words(t) / 2;
     if (atomic_load_explicit(&checked[b / 64], memory_order_acquire) & bit)
         return BK_OK;
+    if (atomic_load_explicit(&broken[b / 64], memory_order_acquire) & bit)
+        return bk_fail(BK_ECORRUPT, "expandable: slots %llu to %llu failed their check",
+                       (unsigned long long)(b * XP_CHECK_BLOCK),
+                       (unsigned long long)((b + 1) * XP_CHECK_BLOCK - 1));
     /* from the start of the cluster that holds the block's first slot to
      * the end of the one that holds its last */
     uint64_t from = b * XP_CHECK_BLOCK, to = from + XP_CHECK_BLOCK;
@@ -476,8 +486,10 @@ int xp_check_at(const xp_table *t, _Atomic uint64_t *checked, uint64_t x)
         to++;
     /* reads only: t is shared with other lookups */
     const int rc = check_range((xp_table *)(uintptr_t)t, from, to, 0);
-    if (rc != BK_OK)
+    if (rc != BK_OK) {
+        atomic_fetch_or_explicit(&broken[b / 64], bit, memory_order_release);
         return rc;
+    }
     atomic_fetch_or_explicit(&checked[b / 64], bit, memory_order_release);
     /* and every block inside the clusters checked (a long cluster is
      * checked once, not once for each block it spans) */

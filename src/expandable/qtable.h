@@ -139,12 +139,16 @@ int xp_check(xp_table *t);
 int xp_check_tail(const xp_table *t);
 
 /* A table read from outside is checked lazily, a block of slots at a time,
- * before a lookup or add first reads it: the blocks of t (bits of the
- * `checked` map, one a block, in words of 64), and the check of the block
- * holding home x (every cluster that covers one of its slots, whole): BK_OK
- * at once when its bit is set, else the check, which sets it, or
- * BK_ECORRUPT. Reads t only; concurrent callers may check one block twice. */
+ * before a lookup or add first reads it: the blocks of t; the words of its
+ * `checked` map (xp_map_words: a bit a block checked sound, in words of
+ * 64, then as many words, a bit a block found broken); and the check of
+ * the block holding home x (every cluster that covers one of its slots,
+ * whole): BK_OK at once when its sound bit is set, BK_ECORRUPT at once
+ * when its broken bit is (a crafted cluster is walked once, not once a
+ * lookup), else the check, which sets one of them. Reads t only;
+ * concurrent callers may check one block twice. */
 uint64_t xp_blocks(const xp_table *t);
+uint64_t xp_map_words(const xp_table *t);
 int xp_check_at(const xp_table *t, _Atomic uint64_t *checked, uint64_t x);
 
 #endif
