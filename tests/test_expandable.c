@@ -397,6 +397,16 @@ START_TEST(a_crafted_table_is_refused_before_a_wrong_answer)
     printf("[expandable flips] 2000 single-bit flips: %llu refused, %llu consistent\n",
            (unsigned long long)refused, (unsigned long long)kept);
     ck_assert_uint_gt(refused, 0);
+    /* more keys than slots, refused at open (a count no figure may give):
+     * the table borrowed, nothing taken */
+    bk_slice_view kv = view_of(f);
+    kv.keys = kv.m;
+    g = NULL;
+    ck_assert_int_eq(
+        bk_variant_for(BK_VARIANT_EXPANDABLE)->adopt(&f->cfg, &f->alloc, &kv, 1, 1, &g),
+        BK_ECORRUPT);
+    ck_assert_ptr_nonnull(strstr(bk_last_error(), "keys in"));
+    ck_assert_ptr_null(g);
     /* a trailing bit past the last slot */
     memcpy(buf, v.data, (size_t)v.nbytes);
     buf[v.nbytes - 1] |= 0x80;

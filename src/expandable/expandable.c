@@ -536,6 +536,9 @@ static int bk_expandable_adopt(const bk_config *cfg, const bk_allocator *a,
                        (unsigned long long)t.slots, t.q);
     if ((rc = xp_check_tail(&t)) != BK_OK)
         return rc;
+    if (v->keys > t.slots) /* each key new to it took an entry, one a slot */
+        return bk_fail(BK_ECORRUPT, "expandable: %llu keys in %llu slots",
+                       (unsigned long long)v->keys, (unsigned long long)t.slots);
     t.entries = v->keys;
     t.ones = v->set_bits;
     _Atomic uint64_t *checked = bk_mem_calloc(a, (size_t)xp_map_words(&t), 8);
