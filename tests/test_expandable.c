@@ -182,21 +182,10 @@ START_TEST(files_and_mappings_take_the_grown_table)
 }
 END_TEST
 
-/* f's image, malloc'd (bk_save_buffer), its length in *len. */
-static uint8_t *image_of(const bk_filter *f, size_t *len)
-{
-    uint64_t size = 0;
-    ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
-    uint8_t *buf = malloc((size_t)size);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, len), BK_OK);
-    return buf;
-}
-
 static void assert_same_image(const bk_filter *a, const uint8_t *img, size_t len, const char *what)
 {
     size_t n = 0;
-    uint8_t *mine = image_of(a, &n);
+    uint8_t *mine = tu_image(a, &n);
     ck_assert_msg(n == len && memcmp(mine, img, len) == 0, "%s: the images differ", what);
     free(mine);
 }
@@ -211,7 +200,7 @@ START_TEST(a_table_read_back_saves_the_bytes_of_one_built)
     char *dir = tu_tmpdir(), *path = tu_path(dir, "x.bkf");
     bk_filter *f = tu_holding("variant=expandable capacity=1000 fpr=0.001", "a", 0, 2500);
     size_t len = 0;
-    uint8_t *img = image_of(f, &len);
+    uint8_t *img = tu_image(f, &len);
     bk_filter *g = NULL;
     ck_assert_int_eq(bk_load_buffer(img, len, &g), BK_OK);
     assert_same_image(g, img, len, "read back"); /* which checked it whole */
@@ -222,7 +211,7 @@ START_TEST(a_table_read_back_saves_the_bytes_of_one_built)
     tu_add_keys(f, "b", 0, 100);
     tu_add_keys(g, "b", 0, 100);
     ck_assert_uint_eq(view_of(f).nbytes, bytes); /* no doubling: no whole check */
-    img = image_of(f, &len);
+    img = tu_image(f, &len);
     assert_same_image(g, img, len, "after the same adds");
     ck_assert_int_eq(bk_save(g, path), BK_OK);
     size_t flen = 0;
@@ -235,7 +224,7 @@ START_TEST(a_table_read_back_saves_the_bytes_of_one_built)
     tu_add_keys(m, "c", 0, 100);
     ck_assert_int_eq(bk_sync(m), BK_OK);
     free(img);
-    img = image_of(f, &len);
+    img = tu_image(f, &len);
     file = tu_read_file(path, &flen);
     ck_assert_msg(flen == len && memcmp(file, img, len) == 0, "synced: the images differ");
     free(file);

@@ -250,15 +250,22 @@ static inline bk_filter *tu_holding(const char *text, const char *family, uint64
     return f;
 }
 
-/* A new filter read back from f's image (bk_save_buffer, bk_load_buffer). */
-static inline bk_filter *tu_reloaded(const bk_filter *f)
+/* f's image (bk_save_buffer), malloc'd; its length in *len. */
+static inline uint8_t *tu_image(const bk_filter *f, size_t *len)
 {
     uint64_t size = 0;
     ck_assert_int_eq(bk_save_size(f, &size), BK_OK);
     uint8_t *buf = malloc((size_t)size);
     ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, len), BK_OK);
+    return buf;
+}
+
+/* A new filter read back from f's image (bk_save_buffer, bk_load_buffer). */
+static inline bk_filter *tu_reloaded(const bk_filter *f)
+{
     size_t len = 0;
-    ck_assert_int_eq(bk_save_buffer(f, buf, (size_t)size, &len), BK_OK);
+    uint8_t *buf = tu_image(f, &len);
     bk_filter *g = NULL;
     ck_assert_int_eq(bk_load_buffer(buf, len, &g), BK_OK);
     free(buf);
