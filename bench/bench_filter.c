@@ -15,11 +15,12 @@
  *   --variant  only that variant's rows; --table-only: no huge-page or thread
  *            sections (for n = 10^8: make bench BENCH_KEYS=100000000
  *            BENCH_ARGS="--variant standard --table-only")
- *   --path-row  three lines: the blocked standard filter's batch figures on the
+ *   --path-row  four lines: the blocked standard filter's batch figures on the
  *            multi-key hash path BLOOMKIT_SIMD names, against the scalar hash;
  *            then that path's hash alone and the reference loop with it (no
  *            library around the hash), what bounds the first line; then the
- *            loop's memory traffic alone (same addresses, no hashing)
+ *            loop's memory traffic alone (same addresses, no hashing); then
+ *            the classic layout's batch and its memory traffic alone
  *   --sweep  ns per operation for n = 10^4 .. sweep-max (default 10^8), one
  *            line per n and peer, to FILE (bench/plot.gp draws it)
  *
@@ -390,12 +391,15 @@ static inline uint64_t *ref_line(uint64_t *mem, size_t lines, uint64_t h1)
     return mem + (size_t)(((ref_u128)h1 * lines) >> 64) * 8;
 }
 
+/* The multiplier of bloomkit's probe generator (MMIX's LCG). */
+#define REF_LCG_MUL UINT64_C(6364136223846793005)
+
 /* The next probe of a key's line (bloomkit's blocked probes: the top 9
  * bits of an LCG on the second hash word) as word << 6 | bit. */
 static inline unsigned ref_probe(uint64_t *x)
 {
     const unsigned bit = (unsigned)(*x >> 55);
-    *x = *x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    *x = *x * REF_LCG_MUL + UINT64_C(1442695040888963407);
     return (bit & ~63u) | ((bit & 63) ^ 7);
 }
 
@@ -499,6 +503,30 @@ static double ref_loop_many(const keyset *ks, uint64_t *mem, size_t lines, unsig
     return (now_ns() - t) / (double)ks->n;
 }
 
+/* Every key of ks hashed beforehand by this path's multi-key SipHash-2-4
+ * (the floor's key): n digests, malloc'd, for the memory-alone loops. */
+static uint64_t (*digests_of(const keyset *ks))[2]
+{
+    const bk_sipkey key = bk_sipkey_from_bytes(floor_key);
+    uint64_t(*h)[2] = malloc(ks->n * sizeof *h);
+    const void **kp = malloc(ks->n * sizeof *kp);
+    size_t *kl = malloc(ks->n * sizeof *kl);
+    if (!h || !kp || !kl) {
+        fprintf(stderr, "bench: no memory for the digests\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < ks->n; i++) {
+        kp[i] = key_at(ks, i);
+        kl[i] = key_len(ks, i);
+    }
+    for (size_t at = 0; at < ks->n; at += BATCH_KEYS)
+        bk_sip_128_many(&key, 2, kp + at, kl + at,
+                        ks->n - at < BATCH_KEYS ? ks->n - at : BATCH_KEYS, h + at);
+    free(kp);
+    free(kl);
+    return h;
+}
+
 /* The memory traffic of the reference loop alone: the same addresses and
  * bit work, on digests made beforehand (this path's multi-key SipHash),
  * nothing hashed while timed. Its four figures (modes as measure_ref's),
@@ -508,23 +536,9 @@ static void measure_memory(const workload *w, uint64_t *mem, size_t lines, doubl
 {
     const unsigned k = (unsigned)lround(-log2(w->p));
     static const int modes[NOPS + 1] = {REF_ADD_PLAIN, REF_ADD_LOCKED, REF_PRESENT, REF_ABSENT};
-    const bk_sipkey key = bk_sipkey_from_bytes(floor_key);
     for (int m = 0; m <= NOPS; m++) {
         const keyset *ks = m < 2 ? &w->in : m == 2 ? &w->present : &w->absent;
-        uint64_t(*h)[2] = malloc(ks->n * sizeof *h);
-        const void **kp = malloc(ks->n * sizeof *kp);
-        size_t *kl = malloc(ks->n * sizeof *kl);
-        if (!h || !kp || !kl) {
-            fprintf(stderr, "bench: no memory for the digests\n");
-            exit(1);
-        }
-        for (size_t i = 0; i < ks->n; i++) {
-            kp[i] = key_at(ks, i);
-            kl[i] = key_len(ks, i);
-        }
-        for (size_t at = 0; at < ks->n; at += BATCH_KEYS)
-            bk_sip_128_many(&key, 2, kp + at, kl + at,
-                            ks->n - at < BATCH_KEYS ? ks->n - at : BATCH_KEYS, h + at);
+        uint64_t(*h)[2] = digests_of(ks);
         if (m < 2)
             memset(mem, 0, lines * 64);
         size_t found = 0;
@@ -539,8 +553,6 @@ static void measure_memory(const workload *w, uint64_t *mem, size_t lines, doubl
         out[m] = (now_ns() - t) / (double)ks->n;
         floor_sink = found;
         free(h);
-        free(kp);
-        free(kl);
     }
 }
 
@@ -681,6 +693,80 @@ static void print_floors(const floors *fl, run bk[][NMODES], const char *only)
 
 /* ------------------------------------------------- multi-key hash paths */
 
+/* The classic layout's memory traffic alone: each key's k bits anywhere in
+ * a classic filter's m bits, at bloomkit's classic probes (x_0 = h1,
+ * x_{i+1} = a x_i + (h2 | 1), bit reduce(x_i, m), byte bit / 8), on digests
+ * made beforehand, no hashing and no library code. A group of keys' lines
+ * is prefetched (all k, or the first CLASSIC_FIRST for absent keys, which
+ * mostly stop there) while the group before it is applied, about CLASSIC_LINES lines in
+ * flight; adds store plainly, lookups stop at the first clear bit. out:
+ * add, lookup present, absent, ns a key. The least a classic batch pays
+ * beyond its hash: k misses a key. */
+#define CLASSIC_LINES 24
+#define CLASSIC_FIRST 2
+static uint64_t classic_probe(uint64_t *x, uint64_t step, uint64_t m)
+{
+    const uint64_t v = *x;
+    *x = v * REF_LCG_MUL + step;
+    return (uint64_t)(((ref_u128)v * m) >> 64);
+}
+
+static void classic_prefetch(const uint8_t *bits, uint64_t m, const uint64_t h[2], unsigned lines)
+{
+    uint64_t x = h[0];
+    for (unsigned q = 0; q < lines; q++)
+        __builtin_prefetch(&bits[classic_probe(&x, h[1] | 1, m) / 8], 1, 0);
+}
+
+static int classic_key(uint8_t *bits, uint64_t m, const uint64_t h[2], unsigned k, int add)
+{
+    uint64_t x = h[0];
+    int fresh = 0;
+    for (unsigned q = 0; q < k; q++) {
+        const uint64_t bit = classic_probe(&x, h[1] | 1, m);
+        const uint8_t mask = (uint8_t)(0x80u >> (bit & 7)), old = bits[bit / 8];
+        if (!add && !(old & mask))
+            return 0;
+        fresh |= !(old & mask);
+        bits[bit / 8] = (uint8_t)(old | mask);
+    }
+    return add ? fresh : 1;
+}
+
+static void measure_classic_memory(const workload *w, double out[NOPS])
+{
+    const unsigned k = (unsigned)lround(-log2(w->p));
+    const uint64_t m = (uint64_t)classic_bits(w);
+    uint8_t *bits = (uint8_t *)floor_alloc(m / 8 + 64);
+    if (!bits) {
+        fprintf(stderr, "bench: out of memory for the classic memory loop\n");
+        exit(1);
+    }
+    memset(bits, 0, m / 8 + 64);
+    for (int op = 0; op < NOPS; op++) {
+        const keyset *ks = op == OP_ADD ? &w->in : op == OP_PRESENT ? &w->present : &w->absent;
+        uint64_t(*h)[2] = digests_of(ks);
+        const unsigned lines = op == OP_ABSENT ? CLASSIC_FIRST : k;
+        const size_t group = CLASSIC_LINES / lines ? CLASSIC_LINES / lines : 1;
+        size_t found = 0;
+        const double t = now_ns();
+        for (size_t i = 0; i < ks->n && i < group; i++)
+            classic_prefetch(bits, m, h[i], lines);
+        for (size_t at = 0; at < ks->n; at += group) {
+            for (size_t i = at + group; i < ks->n && i < at + 2 * group; i++)
+                classic_prefetch(bits, m, h[i], lines);
+            for (size_t i = at; i < ks->n && i < at + group; i++)
+                found += (size_t)classic_key(bits, m, h[i], k, op == OP_ADD);
+        }
+        out[op] = (now_ns() - t) / (double)ks->n;
+        if (op == OP_PRESENT && found != ks->n)
+            fprintf(stderr, "bench: the classic memory loop lost a key\n");
+        floor_sink = found;
+        free(h);
+    }
+    free(bits);
+}
+
 /* One line for the path this process takes (BLOOMKIT_SIMD; the Makefile runs
  * --path-row once per path): a blocked standard filter's batch add and
  * lookups (SipHash-2-4) as ns and as multiples of the scalar hash alone (one
@@ -722,6 +808,17 @@ static int print_path_row(const workload *w, const char *asked)
            "%.2fx / %.2fx, %.2fx, %.2fx the scalar hash\n",
            path, only[0], only[1], only[2], only[3], (many + only[0]) / hash,
            (many + only[1]) / hash, (many + only[2]) / hash, (many + only[3]) / hash);
+    /* the classic layout: k lines a key, whose misses alone pass the target */
+    const run c = run_bloomkit("variant=standard layout=classic hash=siphash24", w, BATCH);
+    double cm[NOPS];
+    measure_classic_memory(w, cm);
+    printf("path %-7s classic standard batch: add %.1f ns = %.2fx (target <= 0.9x), lookup "
+           "present %.1f = %.2fx, absent %.1f = %.2fx (target <= 0.6x) the scalar hash; its "
+           "memory traffic alone (same addresses, k lines a key, digests made beforehand): add "
+           "%.1f = %.2fx, lookup present %.1f = %.2fx, absent %.1f = %.2fx\n",
+           path, c.ns[OP_ADD], c.ns[OP_ADD] / hash, c.ns[OP_PRESENT], c.ns[OP_PRESENT] / hash,
+           c.ns[OP_ABSENT], c.ns[OP_ABSENT] / hash, cm[OP_ADD], cm[OP_ADD] / hash, cm[OP_PRESENT],
+           cm[OP_PRESENT] / hash, cm[OP_ABSENT], cm[OP_ABSENT] / hash);
     return 0;
 }
 
