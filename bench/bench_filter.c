@@ -814,7 +814,8 @@ static int print_path_row(const workload *w, const char *asked)
     measure_classic_memory(w, cm);
     printf("path %-7s classic standard batch: add %.1f ns = %.2fx (target <= 0.9x), lookup "
            "present %.1f = %.2fx, absent %.1f = %.2fx (target <= 0.6x) the scalar hash; its "
-           "memory traffic alone (same addresses, k lines a key, digests made beforehand): add "
+           "memory traffic alone (its probes over as many bits, k lines a key, digests made "
+           "beforehand): add "
            "%.1f = %.2fx, lookup present %.1f = %.2fx, absent %.1f = %.2fx\n",
            path, c.ns[OP_ADD], c.ns[OP_ADD] / hash, c.ns[OP_PRESENT], c.ns[OP_PRESENT] / hash,
            c.ns[OP_ABSENT], c.ns[OP_ABSENT] / hash, cm[OP_ADD], cm[OP_ADD] / hash, cm[OP_PRESENT],
