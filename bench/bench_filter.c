@@ -391,6 +391,12 @@ static inline uint64_t *ref_line(uint64_t *mem, size_t lines, uint64_t h1)
     return mem + (size_t)(((ref_u128)h1 * lines) >> 64) * 8;
 }
 
+/* The loops' k for rate p: about bloomkit's (blocked and classic). */
+static unsigned ref_k(const workload *w)
+{
+    return (unsigned)lround(-log2(w->p));
+}
+
 /* The multiplier of bloomkit's probe generator (MMIX's LCG). */
 #define REF_LCG_MUL UINT64_C(6364136223846793005)
 
@@ -534,7 +540,7 @@ static uint64_t (*digests_of(const keyset *ks))[2]
  * at the least. */
 static void measure_memory(const workload *w, uint64_t *mem, size_t lines, double out[NOPS + 1])
 {
-    const unsigned k = (unsigned)lround(-log2(w->p));
+    const unsigned k = ref_k(w);
     static const int modes[NOPS + 1] = {REF_ADD_PLAIN, REF_ADD_LOCKED, REF_PRESENT, REF_ABSENT};
     for (int m = 0; m <= NOPS; m++) {
         const keyset *ks = m < 2 ? &w->in : m == 2 ? &w->present : &w->absent;
@@ -562,7 +568,7 @@ static void measure_memory(const workload *w, uint64_t *mem, size_t lines, doubl
 static void measure_ref(const workload *w, uint64_t *mem, size_t lines, int xxh3, int sodium,
                         int many, double out[NOPS + 1])
 {
-    const unsigned k = (unsigned)lround(-log2(w->p)); /* about bloomkit's blocked k */
+    const unsigned k = ref_k(w);
     static const int modes[NOPS + 1] = {REF_ADD_PLAIN, REF_ADD_LOCKED, REF_PRESENT, REF_ABSENT};
     for (int i = 0; i <= NOPS; i++) {
         const keyset *ks = i < 2 ? &w->in : i == 2 ? &w->present : &w->absent;
@@ -698,8 +704,9 @@ static void print_floors(const floors *fl, run bk[][NMODES], const char *only)
  * x_{i+1} = a x_i + (h2 | 1), bit reduce(x_i, m), byte bit / 8), on digests
  * made beforehand, no hashing and no library code. A group of keys' lines
  * is prefetched (all k, or the first CLASSIC_FIRST for absent keys, which
- * mostly stop there) while the group before it is applied, about CLASSIC_LINES lines in
- * flight; adds store plainly, lookups stop at the first clear bit. out:
+ * mostly stop there) while the group before it is applied, about
+ * CLASSIC_LINES lines in flight; adds store plainly, lookups only read and
+ * stop at the first clear bit. out:
  * add, lookup present, absent, ns a key. The least a classic batch pays
  * beyond its hash: k misses a key. */
 #define CLASSIC_LINES 24
@@ -725,17 +732,19 @@ static int classic_key(uint8_t *bits, uint64_t m, const uint64_t h[2], unsigned 
     for (unsigned q = 0; q < k; q++) {
         const uint64_t bit = classic_probe(&x, h[1] | 1, m);
         const uint8_t mask = (uint8_t)(0x80u >> (bit & 7)), old = bits[bit / 8];
-        if (!add && !(old & mask))
-            return 0;
-        fresh |= !(old & mask);
-        bits[bit / 8] = (uint8_t)(old | mask);
+        if (!(old & mask)) {
+            if (!add)
+                return 0;
+            fresh = 1;
+            bits[bit / 8] = (uint8_t)(old | mask);
+        }
     }
     return add ? fresh : 1;
 }
 
 static void measure_classic_memory(const workload *w, double out[NOPS])
 {
-    const unsigned k = (unsigned)lround(-log2(w->p));
+    const unsigned k = ref_k(w);
     const uint64_t m = (uint64_t)classic_bits(w);
     uint8_t *bits = (uint8_t *)floor_alloc(m / 8 + 64);
     if (!bits) {
