@@ -91,6 +91,65 @@ START_TEST(a_doubling_moves_clusters_of_every_length)
 }
 END_TEST
 
+/* The one-pass check (xp_check) and the slot-by-slot walk that names the
+ * broken slot (xp_explain) give one verdict on every table: a table of
+ * long runs, a long cluster, short fingerprints and random homes near
+ * full load, checked untouched (sound, its entries and lengths what its
+ * adds counted), then with one to three bits flipped, most of them run
+ * bits of nearby slots (where the run rules are), some anywhere in the
+ * slots. Both verdicts occur. */
+START_TEST(the_one_pass_check_agrees_with_the_walk)
+{
+    uint64_t state = tu_seed("check agrees") ^ UINT64_C(0x636865636b);
+    xp_table t = empty_table(10, 9, (UINT64_C(1) << 10) + xp_slack(10));
+    for (unsigned i = 0; i < 760; i++) {
+        bk_hash h = {tu_next(&state), tu_next(&state)};
+        if (i < 40) /* one run of about 40 at home 77 */
+            h.h1 = (h.h1 >> t.q) | UINT64_C(77) << (64 - t.q);
+        else if (i < 140) /* 100 over homes 500 .. 549: one long cluster */
+            h.h1 = (h.h1 >> t.q) | (500 + (uint64_t)i % 50) << (64 - t.q);
+        const unsigned len = i % 13 == 0 ? i % 3 : t.r - 1; /* a few short ones */
+        const uint64_t probe = xp_probe(&t, &h);
+        const uint64_t field = (probe >> (t.r - len) << (t.r - len)) | UINT64_C(1)
+                                                                           << (t.r - 1 - len);
+        ck_assert_int_ne(xp_add(&t, xp_home(&t, &h), probe, field), XP_NO_ROOM);
+    }
+    xp_table c = t;
+    ck_assert_int_eq(xp_check(&c), BK_OK);
+    ck_assert_uint_eq(c.entries, t.entries);
+    for (unsigned len = 0; len < XP_FIELD_MAX; len++)
+        ck_assert_uint_eq(c.by_len[len], t.by_len[len]);
+    uint8_t *buf = malloc((size_t)t.nbytes);
+    ck_assert_ptr_nonnull(buf);
+    uint64_t sound = 0, broken = 0;
+    for (int round = 0; round < 20000; round++) {
+        memcpy(buf, t.data, (size_t)t.nbytes);
+        const uint64_t near = tu_next(&state) % t.slots;
+        const int flips = 1 + (int)(tu_next(&state) % 3);
+        for (int k = 0; k < flips; k++) {
+            const uint64_t r = tu_next(&state);
+            uint64_t bit = (near + r % 8) % t.slots * t.w + (r >> 8) % XP_META;
+            if (r % 4 == 0) /* anywhere in the slots */
+                bit = (r >> 16) % (t.slots * t.w);
+            buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        }
+        c = t;
+        c.data = buf;
+        const int fast = xp_check(&c), walk = xp_explain(&c, 0, c.slots);
+        ck_assert_msg((fast == BK_OK) == (walk == BK_OK), "round %d: check %d, walk %d", round,
+                      fast, walk);
+        sound += fast == BK_OK;
+        broken += fast != BK_OK;
+    }
+    printf("[expandable check] 20000 crafted tables: %llu sound, %llu broken\n",
+           (unsigned long long)sound, (unsigned long long)broken);
+    ck_assert_uint_gt(sound, 1000);
+    ck_assert_uint_gt(broken, 1000);
+    free(buf);
+    free(t.data);
+}
+END_TEST
+
 /* From 100 keys to 200,000 (eleven doublings): every key added is present,
  * the table stays one array whose memory about doubles, and the rate measured on
  * absent keys is under fpr and within five standard deviations of the
@@ -481,6 +540,7 @@ Suite *expandable_suite(void)
     tcase_add_test(tc, grows_by_doubling_and_keeps_every_key_under_its_rate);
     tcase_add_test(tc, entries_with_no_bit_left_go_to_both_halves);
     tcase_add_test(tc, a_doubling_moves_clusters_of_every_length);
+    tcase_add_test(tc, the_one_pass_check_agrees_with_the_walk);
     tcase_add_test(tc, files_and_mappings_take_the_grown_table);
     tcase_add_test(tc, a_table_read_back_saves_the_bytes_of_one_built);
     tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);

@@ -379,12 +379,7 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
 
 /* --- checking a table from outside -------------------------------------- */
 
-/* Check slots from .. to-1, from a cluster's start (slot from - 1 empty, or
- * from 0) to one's end (slot `to` empty, or the table's end): each slot's
- * bits consistent, each run where its quotient says, and as many runs as
- * occupied homes. With `count`, t's entries and lengths are counted too.
- * BK_OK or BK_ECORRUPT (detail set). */
-static int check_range(xp_table *t, uint64_t from, uint64_t to, int count)
+int xp_explain(const xp_table *t, uint64_t from, uint64_t to)
 {
     const uint64_t homes = UINT64_C(1) << t->q;
     uint64_t runs = 0, occupied = 0, x = from, prev = 0;
@@ -419,15 +414,102 @@ static int check_range(xp_table *t, uint64_t from, uint64_t to, int count)
                 return bk_fail(BK_ECORRUPT, "expandable: the run at slot %llu has no home",
                                (unsigned long long)i);
         }
-        if (count) {
-            t->entries++;
-            t->by_len[length_of(t, f)]++;
-        }
     }
     if (runs != occupied)
         return bk_fail(BK_ECORRUPT, "expandable: %llu runs for %llu occupied homes",
                        (unsigned long long)runs, (unsigned long long)occupied);
     return BK_OK;
+}
+
+/* A slot's state for the one-pass check: its three run bits (XP_OCC,
+ * XP_CONT, XP_SHIFT), 8 when its field is not empty, 16 when the slot
+ * before it (in the range) is not; and what each state asks of a sound
+ * table: XP_BAD when its bits break a rule alone (an empty slot with run
+ * bits, a cluster's first shifted or a continuation, an entry at home
+ * that is not its run's first), XP_NO_WAIT when no home may be waiting
+ * for its run there (an empty slot, an unshifted run's first), XP_WAIT
+ * when one must be (a shifted run's first: its home is before it). */
+#define XP_BAD        1u
+#define XP_NO_WAIT    2u
+#define XP_WAIT       4u
+#define XP_S_OCC(i)   ((i)&1u)
+#define XP_S_CONT(i)  ((i) >> 1 & 1u)
+#define XP_S_SHIFT(i) ((i) >> 2 & 1u)
+#define XP_S_FULL(i)  ((i) >> 3 & 1u)
+#define XP_S_PREV(i)  ((i) >> 4 & 1u)
+#define XP_S_START(i) (XP_S_FULL(i) & !XP_S_CONT(i))
+#define XP_RULE(i)                                                                                 \
+    ((((!XP_S_FULL(i) & (((i)&7u) != 0)) |                                                         \
+       (XP_S_FULL(i) & !XP_S_PREV(i) & (XP_S_CONT(i) | XP_S_SHIFT(i))) |                           \
+       (XP_S_FULL(i) & !XP_S_SHIFT(i) & (XP_S_CONT(i) | !XP_S_OCC(i))))                            \
+          ? XP_BAD                                                                                 \
+          : 0u) |                                                                                  \
+     ((!XP_S_FULL(i) | (XP_S_START(i) & !XP_S_SHIFT(i))) ? XP_NO_WAIT : 0u) |                      \
+     ((XP_S_START(i) & XP_S_SHIFT(i)) ? XP_WAIT : 0u))
+#define XP_RULE4(i)   XP_RULE(i), XP_RULE((i) + 1), XP_RULE((i) + 2), XP_RULE((i) + 3)
+#define XP_RULE16(i)  XP_RULE4(i), XP_RULE4((i) + 4), XP_RULE4((i) + 8), XP_RULE4((i) + 12)
+#define XP_DELTA(i)   ((int8_t)(XP_S_OCC(i) - XP_S_START(i))) /* homes waiting, after it */
+#define XP_DELTA4(i)  XP_DELTA(i), XP_DELTA((i) + 1), XP_DELTA((i) + 2), XP_DELTA((i) + 3)
+#define XP_DELTA16(i) XP_DELTA4(i), XP_DELTA4((i) + 4), XP_DELTA4((i) + 8), XP_DELTA4((i) + 12)
+
+static const uint8_t xp_rules[32] = {XP_RULE16(0), XP_RULE16(16)};
+static const int8_t xp_deltas[32] = {XP_DELTA16(0), XP_DELTA16(16)};
+
+/* Check slots from .. to-1 as xp_explain does, in one pass with no branch
+ * a slot (xp_explain's rules mispredict several times a slot: 7 ns a slot,
+ * 0.93 s for a 352 MB table's first bk_stats). A run's home is matched by
+ * count, not found by a walk: in a cluster the j-th run belongs to the
+ * j-th occupied home, so with `wait` the occupied homes before a slot less
+ * the runs that start before it, each state's XP_NO_WAIT or XP_WAIT says
+ * what wait must be, and the cluster's end (an empty slot, or the range's)
+ * finds every home's run met. The same verdict as xp_explain, which is
+ * asked for the detail when a rule fails. With `count`, t's entries and
+ * lengths are counted too (only when sound). BK_OK or BK_ECORRUPT (detail
+ * set). */
+__attribute__((always_inline)) static inline int check_pass(xp_table *t, uint64_t from, uint64_t to,
+                                                            int count)
+{
+    const uint64_t homes = UINT64_C(1) << t->q, mask = (UINT64_C(1) << t->w) - 1;
+    const uint64_t top = UINT64_C(1) << (t->r - 1); /* an empty slot's length: 0 */
+    /* lengths counted four ways, by slot: entries of one length next to
+     * each other do not wait on each other's stores */
+    uint64_t hist[4][XP_FIELD_MAX];
+    if (count)
+        memset(hist, 0, sizeof hist);
+    uint64_t bad = 0, wait = 0, prev = 0, entries = 0;
+    for (uint64_t i = from, at = from * t->w; i < to; i++, at += t->w) {
+        const uint64_t v = bits_at(t, at) & mask, f = field_of(v), full = f != 0;
+        const unsigned state = (unsigned)(v & 7) | (unsigned)full << 3 | (unsigned)prev << 4;
+        /* wait = 0: a slot that asks for a home waiting breaks its rule */
+        bad |= xp_rules[state] & (XP_BAD | XP_NO_WAIT << (wait == 0));
+        wait += (uint64_t)(int64_t)xp_deltas[state];
+        prev = full;
+        if (count) {
+            entries += full;
+            hist[i & 3][length_of(t, f | top)] += full;
+        }
+    }
+    bad |= wait != 0;
+    for (uint64_t i = from > homes ? from : homes; i < to; i++) /* the slack: no home */
+        bad |= get(t, i) & XP_OCC;
+    if (bad) {
+        const int rc = xp_explain(t, from, to);
+        return rc != BK_OK ? rc
+                           : bk_fail(BK_ECORRUPT, "expandable: slots %llu to %llu break a run rule",
+                                     (unsigned long long)from, (unsigned long long)to);
+    }
+    if (count) {
+        t->entries += entries;
+        for (unsigned len = 0; len < XP_FIELD_MAX; len++)
+            t->by_len[len] += hist[0][len] + hist[1][len] + hist[2][len] + hist[3][len];
+    }
+    return BK_OK;
+}
+
+/* check_pass, made twice: with the counts and without (a block's check) */
+static int check_range(xp_table *t, uint64_t from, uint64_t to, int count)
+{
+    return count ? check_pass(t, from, to, 1) : check_pass(t, from, to, 0);
 }
 
 int xp_check_tail(const xp_table *t)

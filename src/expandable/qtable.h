@@ -138,6 +138,14 @@ int xp_check(xp_table *t);
 /* Of xp_check, only that no bit is set past the last slot (O(1)). */
 int xp_check_tail(const xp_table *t);
 
+/* The check of slots from .. to-1 (from a cluster's start to one's end)
+ * slot by slot, each run's home found by walking the occupied bits: what
+ * xp_check and xp_check_at fall back on to name the slot and the rule
+ * once their one-pass check finds a rule broken (the same verdict, one
+ * mispredicted branch after another: several times slower). BK_OK or
+ * BK_ECORRUPT (detail set). Reads t only. */
+int xp_explain(const xp_table *t, uint64_t from, uint64_t to);
+
 /* A table read from outside is checked lazily, a block of slots at a time,
  * before a lookup or add first reads it: the blocks of t; the words of its
  * `checked` map (xp_map_words: a bit a block checked sound, in words of
