@@ -50,6 +50,16 @@ static xp_table empty_table(unsigned q, unsigned r, uint64_t slots)
     return t;
 }
 
+/* Put key h's entry in t with a fingerprint of its first len bits (as a
+ * doubling leaves an older entry), through the table's own add. */
+static void add_entry(xp_table *t, const bk_hash *h, unsigned len)
+{
+    const uint64_t probe = xp_probe(t, h);
+    const uint64_t field = (probe >> (t->r - len) << (t->r - len)) | UINT64_C(1)
+                                                                         << (t->r - 1 - len);
+    ck_assert_int_ne(xp_add(t, xp_home(t, h), probe, field), XP_NO_ROOM);
+}
+
 /* A table of entries of every kind doubled, through the table's own
  * calls (src/expandable/qtable.h): random homes near full load, one home
  * holding a run longer than a doubling holds while it reads a run (its
@@ -69,11 +79,7 @@ START_TEST(a_doubling_moves_clusters_of_every_length)
             h.h1 = (h.h1 >> t.q) | UINT64_C(77) << (64 - t.q);
         else if (i < 700) /* 400 over homes 2000 .. 2199: a cluster of about 400 */
             h.h1 = (h.h1 >> t.q) | (2000 + (uint64_t)i % 200) << (64 - t.q);
-        const unsigned len = i >= 700 && i % 97 == 0 ? i % 3 : t.r - 1; /* a few short ones */
-        const uint64_t probe = xp_probe(&t, &h);
-        const uint64_t field = (probe >> (t.r - len) << (t.r - len)) | UINT64_C(1)
-                                                                           << (t.r - 1 - len);
-        ck_assert_int_ne(xp_add(&t, xp_home(&t, &h), probe, field), XP_NO_ROOM);
+        add_entry(&t, &h, i >= 700 && i % 97 == 0 ? i % 3 : t.r - 1); /* a few short ones */
         keys[i] = h;
     }
     xp_table to = empty_table(t.q + 1, t.r + 1, xp_double_slots(&t));
@@ -108,11 +114,7 @@ START_TEST(the_one_pass_check_agrees_with_the_walk)
             h.h1 = (h.h1 >> t.q) | UINT64_C(77) << (64 - t.q);
         else if (i < 140) /* 100 over homes 500 .. 549: one long cluster */
             h.h1 = (h.h1 >> t.q) | (500 + (uint64_t)i % 50) << (64 - t.q);
-        const unsigned len = i % 13 == 0 ? i % 3 : t.r - 1; /* a few short ones */
-        const uint64_t probe = xp_probe(&t, &h);
-        const uint64_t field = (probe >> (t.r - len) << (t.r - len)) | UINT64_C(1)
-                                                                           << (t.r - 1 - len);
-        ck_assert_int_ne(xp_add(&t, xp_home(&t, &h), probe, field), XP_NO_ROOM);
+        add_entry(&t, &h, i % 13 == 0 ? i % 3 : t.r - 1); /* a few short ones */
     }
     xp_table c = t;
     ck_assert_int_eq(xp_check(&c), BK_OK);
