@@ -103,7 +103,7 @@ MODULE_SRCS := $(wildcard module/*.c)
 MODULE_OBJS := $(MODULE_SRCS:%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/bloomkit-redis-module.so
 
-.PHONY: man check-fast check-readme check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-smoke bench-plot plots bench-cli bench-redis bench-module bench-scale demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
+.PHONY: man check-fast check-readme check-python-asan bench-python python module install-module check-module check-module-asan deb check-deb check-pip dist distcheck all lib cli install-cli check-python check-valgrind check-clang check-clang-tests check-clang-asan check-clang-tsan fuzz run-fuzz-replay bench bench-table bench-smoke bench-plot plots bench-cli bench-redis bench-module bench-scale demo examples run-examples golden check check-asan check-tsan run-tests check-exports check-install \
         install install-lib install-headers install-pc uninstall clean format lint check-flags
 
 all: lib cli module python
@@ -332,6 +332,15 @@ $(BUILD)/bench/bench_window: bench/bench_window.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< $(STATIC_LIB) $(LDLIBS)
 
+$(BUILD)/bench/bench_table: bench/bench_table.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Isrc -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+# The expandable filter's slot table against the rank-and-select one (issue 60).
+BENCH_TABLE_KEYS ?= 30000000
+bench-table: $(BUILD)/bench/bench_table
+	$(BUILD)/bench/bench_table -n $(BENCH_TABLE_KEYS)
+
 # Filter operations against Debian's libbloom, same keys, same run (BENCH_KEYS=...),
 # then SipHash against libsodium's. bench-smoke: the same programs on small
 # inputs, a few seconds, nothing asserted (run by `make check`, so they never rot).
@@ -347,12 +356,12 @@ bench: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash $(BUILD)/bench/benc
 # (bench_redis and bench_module_dedup reach Redis through hiredis: only with it)
 bench-smoke: $(BUILD)/bench/bench_filter $(BUILD)/bench/bench_hash \
   $(if $(filter 1,$(HIREDIS)),$(BUILD)/bench/bench_redis) \
-  $(BUILD)/bench/bench_window $(MODULE) $(REF_MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls python
+  $(BUILD)/bench/bench_window $(BUILD)/bench/bench_table $(MODULE) $(REF_MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls python
 	@$(BUILD)/bench/bench_filter --smoke >/dev/null && $(BUILD)/bench/bench_filter --smoke --path-row >/dev/null && $(BUILD)/bench/bench_hash --smoke >/dev/null && \
-	$(BUILD)/bench/bench_window --smoke >/dev/null && \
+	$(BUILD)/bench/bench_window --smoke >/dev/null && $(BUILD)/bench/bench_table --smoke >/dev/null && \
 	GROWN_SIZES=20000 REF_MODULE=$(REF_MODULE) sh bench/bench_module.sh $(MODULE) 20000 16 >/dev/null && \
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/bench_python.py $(BUILD)/bench/gen_urls 2000 --reps 1 >/dev/null && \
-	echo "bench-smoke: bench_filter, bench_hash, bench_window, bench_module and bench_python ran"
+	echo "bench-smoke: bench_filter, bench_hash, bench_window, bench_table, bench_module and bench_python ran"
 ifeq ($(HIREDIS),1)
 	@$(BUILD)/bench/bench_redis --smoke >/dev/null && \
 	sh bench/bench_module_dedup.sh $(MODULE) $(CLI_BIN) $(BUILD)/bench/gen_urls 20000 >/dev/null 2>&1 && \

@@ -14,6 +14,7 @@
 #include "common/alloc.h"
 #include "common/bits.h"
 #include "expandable/qtable.h"
+#include "expandable/rqtable.h"
 #include "suites.h"
 #include "testutil.h"
 
@@ -94,6 +95,112 @@ START_TEST(a_doubling_moves_clusters_of_every_length)
         ck_assert_int_eq(xp_lookup(&to, xp_home(&to, &keys[i]), xp_probe(&to, &keys[i])), 1);
     free(t.data);
     free(to.data);
+}
+END_TEST
+
+/* An empty rank-and-select table of 2^q homes, r-bit fields and `spare`
+ * blocks after them (calloc'd data). */
+static rq_table empty_rq(unsigned q, unsigned r, uint64_t blocks)
+{
+    rq_table t;
+    memset(&t, 0, sizeof t);
+    t.q = q;
+    t.r = r;
+    t.blocks = blocks;
+    t.slots = blocks * 64;
+    t.nbytes = rq_bytes(blocks, r);
+    t.data = calloc(1, (size_t)t.nbytes);
+    ck_assert_ptr_nonnull(t.data);
+    return t;
+}
+
+/* The `bits` bits (<= 57) at bit `at` of p, read little-endian as the
+ * tables' layouts say (qtable.h, rqtable.h). */
+static uint64_t bits_of(const uint8_t *p, uint64_t at, unsigned bits)
+{
+    return bk_le_get(p + at / 8, 8) >> (at % 8) & ((UINT64_C(1) << bits) - 1);
+}
+
+/* Both tables hold the same entries in the same places (both put runs in
+ * their homes' order, each as far left as it can go, a run's entries in
+ * the order they came): slot by slot the same field, a home occupied in
+ * both or neither, a run end where the slot table's next slot does not go
+ * on with the run; the same answer for `n` keys drawn from `state` and
+ * for every key in keys[0 .. added); the same counts. */
+static void tables_agree(const xp_table *a, const rq_table *b, const bk_hash *keys, unsigned added,
+                         uint64_t *state, unsigned n)
+{
+    ck_assert_uint_eq(a->entries, b->entries);
+    ck_assert_int_eq(memcmp(a->by_len, b->by_len, sizeof a->by_len), 0);
+    for (uint64_t s = 0; s < b->slots; s++) {
+        const uint8_t *blk = b->data + (s / 64) * rq_block_bytes(b->r);
+        const uint64_t f = bits_of(blk + RQ_HEAD, s % 64 * b->r, b->r);
+        const uint64_t v = s < a->slots ? bits_of(a->data, s * a->w, a->w) : 0;
+        const uint64_t next = s + 1 < a->slots ? bits_of(a->data, (s + 1) * a->w, a->w) : 0;
+        ck_assert_uint_eq(f, v >> XP_META);
+        ck_assert_uint_eq(bits_of(blk, s % 64, 1), v & XP_OCC);
+        ck_assert_uint_eq(bits_of(blk + 8, s % 64, 1), f && !(next & XP_CONT));
+    }
+    for (unsigned i = 0; i < added + n; i++) {
+        const bk_hash h = i < added ? keys[i] : (bk_hash){tu_next(state), tu_next(state)};
+        const uint64_t x = xp_home(a, &h), probe = xp_probe(a, &h);
+        const int want = xp_lookup(a, x, probe);
+        ck_assert_int_eq(rq_lookup(b, x, probe), want);
+        if (i < added)
+            ck_assert_int_eq(want, 1);
+    }
+}
+
+/* The rank-and-select table (rqtable.h) answers as the slot table does,
+ * add by add and lookup by lookup, through two doublings: random homes up
+ * to 0.95 load, one home's run of about 300, a cluster over 300
+ * consecutive homes across blocks, fingerprints of 0 to 2 bits (a 0-bit
+ * one goes to both halves), and keys added twice. */
+START_TEST(the_rank_select_table_answers_as_the_slot_table)
+{
+    uint64_t state = tu_seed("rank-select") ^ UINT64_C(0x72616e6b);
+    const unsigned q = 10, r = 12;
+    xp_table a = empty_table(q, r, (UINT64_C(1) << q) + 1024);
+    rq_table b = empty_rq(q, r, ((UINT64_C(1) << q) + 1024) / 64);
+    enum { N = 3 * 1024 };
+    static bk_hash keys[N];
+    unsigned added = 0;
+    for (int round = 0; round < 3; round++) {
+        const uint64_t homes = UINT64_C(1) << a.q, until = homes * 95 / 100;
+        for (unsigned i = 0; a.entries < until && added < N; i++) {
+            bk_hash h = {tu_next(&state), tu_next(&state)};
+            if (i < 300 && round == 0) /* one run of about 300 at home 77 */
+                h.h1 = (h.h1 >> a.q) | UINT64_C(77) << (64 - a.q);
+            else if (i < 600 && round == 0) /* homes 500 .. 799: one long cluster */
+                h.h1 = (h.h1 >> a.q) | (200 + (uint64_t)i) << (64 - a.q);
+            else if (i % 50 == 7 && added > 0) /* a key added before */
+                h = keys[tu_next(&state) % added];
+            const uint64_t x = xp_home(&a, &h), probe = xp_probe(&a, &h);
+            const unsigned len = i >= 600 && i % 97 == 0 ? i % 3 : a.r - 1; /* a few short ones */
+            const uint64_t f = (probe >> (a.r - len) << (a.r - len)) | UINT64_C(1)
+                                                                           << (a.r - 1 - len);
+            const int want = xp_add(&a, x, probe, f);
+            ck_assert_int_ne(want, XP_NO_ROOM);
+            ck_assert_int_eq(rq_add(&b, x, probe, f), want);
+            if (want == XP_ADDED)
+                keys[added++] = h;
+        }
+        tables_agree(&a, &b, keys, added, &state, 4000);
+        if (round == 2)
+            break;
+        xp_table a2 = empty_table(a.q + 1, a.r + 1, xp_double_slots(&a) + 1024);
+        xp_double(&a, &a2, NULL, NULL);
+        rq_table b2 = empty_rq(b.q + 1, b.r + 1, rq_double_blocks(&b) + 16);
+        rq_double(&b, &b2);
+        tables_agree(&a2, &b2, keys, added, &state, 4000);
+        free(a.data);
+        free(b.data);
+        a = a2;
+        b = b2;
+    }
+    ck_assert_uint_gt(added, 2000);
+    free(a.data);
+    free(b.data);
 }
 END_TEST
 
@@ -543,6 +650,7 @@ Suite *expandable_suite(void)
     tcase_add_test(tc, entries_with_no_bit_left_go_to_both_halves);
     tcase_add_test(tc, a_doubling_moves_clusters_of_every_length);
     tcase_add_test(tc, the_one_pass_check_agrees_with_the_walk);
+    tcase_add_test(tc, the_rank_select_table_answers_as_the_slot_table);
     tcase_add_test(tc, files_and_mappings_take_the_grown_table);
     tcase_add_test(tc, a_table_read_back_saves_the_bytes_of_one_built);
     tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);

@@ -11,6 +11,7 @@
 #include "../common/alloc.h"
 #include "../common/bits.h"
 #include "../common/error.h"
+#include "qwords.h"
 
 uint64_t xp_slack(unsigned q)
 {
@@ -20,31 +21,12 @@ uint64_t xp_slack(unsigned q)
 
 /* --- slots -------------------------------------------------------------- */
 
-/* The 8 bytes at p as a little-endian number, and back. */
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static void store64(uint8_t *p, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, sizeof v);
-}
-
 /* The bits of the payload from bit `bit` on, the first slot's low bits
  * lowest: what a walk tests its metadata bits in (a slot's position
  * moving by w a step, not multiplied out each time). */
 static uint64_t bits_at(const xp_table *t, uint64_t bit)
 {
-    return load64(t->data + (bit >> 3)) >> (bit & 7);
+    return xp_load64(t->data + (bit >> 3)) >> (bit & 7);
 }
 
 /* Slot i. */
@@ -53,23 +35,14 @@ static uint64_t get(const xp_table *t, uint64_t i)
     return bits_at(t, i * t->w) & ((UINT64_C(1) << t->w) - 1);
 }
 
-/* Set bits of v (no popcnt instruction is assumed: the SWAR count). */
-static uint64_t ones(uint64_t v)
-{
-    v -= (v >> 1) & UINT64_C(0x5555555555555555);
-    v = (v & UINT64_C(0x3333333333333333)) + ((v >> 2) & UINT64_C(0x3333333333333333));
-    v = (v + (v >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-    return (v * UINT64_C(0x0101010101010101)) >> 56;
-}
-
 static void put(xp_table *t, uint64_t i, uint64_t v)
 {
     const uint64_t bit = i * t->w;
     uint8_t *p = t->data + (bit >> 3);
     const unsigned sh = (unsigned)(bit & 7);
-    const uint64_t mask = ((UINT64_C(1) << t->w) - 1) << sh, word = load64(p);
-    t->ones += ones(v) - ones(word & mask);
-    store64(p, (word & ~mask) | v << sh);
+    const uint64_t mask = ((UINT64_C(1) << t->w) - 1) << sh, word = xp_load64(p);
+    t->ones += xp_ones(v) - xp_ones(word & mask);
+    xp_store64(p, (word & ~mask) | v << sh);
 }
 
 /* Slot i = v, its set bits counted by the caller. */
@@ -79,7 +52,7 @@ static void set_slot(xp_table *t, uint64_t i, uint64_t v)
     uint8_t *p = t->data + (bit >> 3);
     const unsigned sh = (unsigned)(bit & 7);
     const uint64_t mask = ((UINT64_C(1) << t->w) - 1) << sh;
-    store64(p, (load64(p) & ~mask) | v << sh);
+    xp_store64(p, (xp_load64(p) & ~mask) | v << sh);
 }
 
 /* OR v into slot i (a doubling's writes: into zeroed memory), through the
@@ -91,10 +64,10 @@ static void or_slot(xp_table *t, uint64_t i, uint64_t v)
     const uint64_t bit = i * t->w;
     uint8_t *p = t->data + (bit >> 6) * 8;
     const unsigned sh = (unsigned)(bit & 63);
-    store64(p, load64(p) | v << sh);
+    xp_store64(p, xp_load64(p) | v << sh);
     /* the bits past the first word, none when it holds the slot (the
      * padding word is there when it is the last) */
-    store64(p + 8, load64(p + 8) | (v >> 1) >> (63 - sh));
+    xp_store64(p + 8, xp_load64(p + 8) | (v >> 1) >> (63 - sh));
 }
 
 static uint64_t field_of(uint64_t v)
@@ -106,12 +79,6 @@ static uint64_t field_of(uint64_t v)
 static unsigned length_of(const xp_table *t, uint64_t field)
 {
     return t->r - 1 - (unsigned)__builtin_ctzll(field);
-}
-
-/* A lookup's probe field matches an entry's field on the entry's bits. */
-static int matches(uint64_t field, uint64_t probe)
-{
-    return ((field ^ probe) >> __builtin_ctzll(field) >> 1) == 0;
 }
 
 /* The slot where the run of quotient x starts, or would start were x
@@ -152,7 +119,7 @@ int xp_lookup(const xp_table *t, uint64_t x, uint64_t probe)
         return 0;
     uint64_t s = run_start(t, x);
     do {
-        if (matches(field_of(get(t, s)), probe))
+        if (xp_matches(field_of(get(t, s)), probe))
             return 1;
     } while (++s < t->slots && (get(t, s) & XP_CONT));
     return 0;
@@ -196,7 +163,7 @@ int xp_add(xp_table *t, uint64_t x, uint64_t probe, uint64_t field)
         uint64_t pos = run_start(t, x);
         if (had) { /* look through x's run; a new entry goes at its end */
             do
-                if (matches(field_of(get(t, pos)), probe))
+                if (xp_matches(field_of(get(t, pos)), probe))
                     return XP_PRESENT;
             while (++pos < t->slots && (get(t, pos) & XP_CONT));
         }
@@ -208,7 +175,7 @@ int xp_add(xp_table *t, uint64_t x, uint64_t probe, uint64_t field)
         const uint64_t old = get(t, pos);
         if (e > pos)
             t->ones +=
-                ones(old & ~(uint64_t)(XP_OCC | XP_SHIFT)) + (e - pos) - shift_right(t, pos, e);
+                xp_ones(old & ~(uint64_t)(XP_OCC | XP_SHIFT)) + (e - pos) - shift_right(t, pos, e);
         put(t, pos, field << XP_META | (had ? XP_CONT : 0) | XP_SHIFT | (old & XP_OCC));
         put(t, x, get(t, x) | XP_OCC);
     }
@@ -271,19 +238,6 @@ typedef struct run_buf {
     uint64_t lo[XP_RUN_BUF], hi[XP_RUN_BUF];
 } run_buf;
 
-/* The field f of t (r bits) with its first fingerprint bit gone, widened
- * to r2 bits; *bit that bit, and *none 1 when f has no bit left (it goes
- * to both halves, unchanged). No branch: which half an entry goes to is a
- * coin toss the processor cannot predict. */
-static uint64_t split(const xp_table *t, uint64_t f, unsigned r2, unsigned *bit, unsigned *none)
-{
-    const uint64_t top = UINT64_C(1) << (t->r - 1);
-    *none = f == top;
-    *bit = (f & top) != 0; /* 1 too when none */
-    const uint64_t g = *none ? f : (f << 1) & ((top << 1) - 1);
-    return g << (r2 - t->r);
-}
-
 /* Append the n entries of arr (fields of to's width) to quotient x. */
 static void append_all(appender *a, uint64_t x, const uint64_t *arr, uint64_t n)
 {
@@ -302,7 +256,7 @@ static void end_run(const xp_table *t, run_buf *b, uint64_t e, appender *a, unsi
     }
     for (uint64_t i = b->start; i < e; i++) {
         unsigned bit, none;
-        const uint64_t f = split(t, field_of(get(t, i)), r2, &bit, &none);
+        const uint64_t f = xp_split(t->r, field_of(get(t, i)), r2, &bit, &none);
         if (bit)
             append(a, 2 * b->x + 1, f);
     }
@@ -355,7 +309,7 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
             }
         }
         unsigned bit, none;
-        const uint64_t g = split(t, f, r2, &bit, &none);
+        const uint64_t g = xp_split(t->r, f, r2, &bit, &none);
         b.lo[b.nlo] = g; /* kept when it goes to the lower half */
         b.nlo += (bit ^ 1u) | none;
         if (b.nlo == XP_RUN_BUF) { /* the lower half's entries come first: out now */

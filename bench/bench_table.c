@@ -1,0 +1,262 @@
+/*
+ * bench_table.c - the expandable filter's two tables side by side (issue
+ * 60: "measure before choosing"): the slot table it uses (three run bits a
+ * slot, a run found by walking slots; src/expandable/qtable.h) and the
+ * rank-and-select table (a run found by counting bits;
+ * src/expandable/rqtable.h), each grown from 2^16 homes to N keys by
+ * doubling whenever it reaches its load limit, the same keys in the same
+ * order, prefetched as the filter's batches prefetch them (a group of 16
+ * keys' lines two groups ahead). For each: ns an add (doublings included),
+ * ns an absent lookup, the doublings' share, and the table's bits a key at
+ * the end and at its emptiest (just after a doubling). The slot table at
+ * its limit (3/4), the rank-and-select one at 3/4, 0.9 and 0.95.
+ *
+ *   bench_table [-n N] [-r FIELD_BITS] [--smoke]
+ *
+ * Internal headers: this program measures the tables, not the library's
+ * public calls (bench_filter and `make bench-scale` do that).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/alloc.h"
+#include "expandable/qtable.h"
+#include "expandable/rqtable.h"
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The i-th key's digest (splitmix64 of i and of ~i): the same keys for
+ * every table. */
+static uint64_t mix(uint64_t z)
+{
+    z += UINT64_C(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static bk_hash key(uint64_t i)
+{
+    return (bk_hash){mix(i), mix(~i)};
+}
+
+/* One table of either kind, what the loop below asks of it. */
+typedef struct table {
+    int rank; /* 1: rq, 0: xp */
+    xp_table x;
+    rq_table r;
+} table;
+
+static bk_allocator alloc;
+
+static void *zeroed(uint64_t n)
+{
+    void *p = bk_payload_alloc(&alloc, (size_t)n); /* the filter's own: huge pages, zeroed */
+    if (!p) {
+        fprintf(stderr, "bench_table: no memory for %llu bytes\n", (unsigned long long)n);
+        exit(1);
+    }
+    return p;
+}
+
+static void make(table *t, int rank, unsigned q, unsigned r)
+{
+    memset(t, 0, sizeof *t);
+    t->rank = rank;
+    if (rank) {
+        t->r.q = q;
+        t->r.r = r;
+        t->r.blocks = ((UINT64_C(1) << q) + xp_slack(q) + 63) / 64;
+        t->r.slots = t->r.blocks * 64;
+        t->r.nbytes = rq_bytes(t->r.blocks, r);
+        t->r.data = zeroed(t->r.nbytes);
+    } else {
+        t->x.q = q;
+        t->x.r = r;
+        t->x.w = r + XP_META;
+        t->x.nbytes = xp_bytes((UINT64_C(1) << q) + xp_slack(q), t->x.w);
+        t->x.slots = xp_slots_in(t->x.nbytes, t->x.w);
+        t->x.data = zeroed(t->x.nbytes);
+    }
+}
+
+static void grow(table *t)
+{
+    if (t->rank) {
+        rq_table n = t->r;
+        n.q++;
+        n.blocks = rq_double_blocks(&t->r);
+        n.slots = n.blocks * 64;
+        n.nbytes = rq_bytes(n.blocks, n.r);
+        n.data = zeroed(n.nbytes);
+        rq_double(&t->r, &n);
+        bk_payload_free(&alloc, t->r.data, (size_t)t->r.nbytes);
+        t->r = n;
+    } else {
+        xp_table n = t->x;
+        n.q++;
+        n.nbytes = xp_bytes(xp_double_slots(&t->x), n.w);
+        n.slots = xp_slots_in(n.nbytes, n.w);
+        n.data = zeroed(n.nbytes);
+        xp_double(&t->x, &n, NULL, NULL);
+        bk_payload_free(&alloc, t->x.data, (size_t)t->x.nbytes);
+        t->x = n;
+    }
+}
+
+static uint64_t entries(const table *t)
+{
+    return t->rank ? t->r.entries : t->x.entries;
+}
+
+static unsigned qbits(const table *t)
+{
+    return t->rank ? t->r.q : t->x.q;
+}
+
+static uint64_t nbytes(const table *t)
+{
+    return t->rank ? t->r.nbytes : t->x.nbytes;
+}
+
+/* The lines a key's add reads first: its home's slot and the one before
+ * (the slot table), its block's counts and its home's field (rank and
+ * select). */
+static void prefetch(const table *t, const bk_hash *h)
+{
+    const uint64_t x = h->h1 >> (64 - qbits(t));
+    if (t->rank) {
+        const uint8_t *b = t->r.data + (x >> 6) * rq_block_bytes(t->r.r);
+        __builtin_prefetch(b, 1, 3);
+        __builtin_prefetch(b + RQ_HEAD + (x & 63) * t->r.r / 8, 1, 3);
+    } else {
+        const uint8_t *p = t->x.data + (x * t->x.w >> 3);
+        __builtin_prefetch(p > t->x.data + 8 ? p - 8 : p, 1, 3);
+        __builtin_prefetch(p + 7, 1, 3);
+    }
+}
+
+static int add(table *t, const bk_hash *h)
+{
+    const unsigned q = qbits(t);
+    const uint64_t x = h->h1 >> (64 - q);
+    if (t->rank) {
+        const uint64_t probe = xp_bits(h, q, t->r.r - 1) << 1;
+        return rq_add(&t->r, x, probe, probe | 1);
+    }
+    const uint64_t probe = xp_probe(&t->x, h);
+    return xp_add(&t->x, x, probe, probe | 1);
+}
+
+static int lookup(const table *t, const bk_hash *h)
+{
+    const unsigned q = qbits(t);
+    const uint64_t x = h->h1 >> (64 - q);
+    if (t->rank)
+        return rq_lookup(&t->r, x, xp_bits(h, q, t->r.r - 1) << 1);
+    return xp_lookup(&t->x, x, xp_probe(&t->x, h));
+}
+
+#define GROUP 16
+#define AHEAD 2
+
+/* Keys from..to-1 through `op` (adds, growing at `load`; or lookups),
+ * prefetched a group at a time. Returns the seconds spent doubling. */
+static double run(table *t, uint64_t from, uint64_t to, double load, int adds)
+{
+    double doubling = 0;
+    bk_hash hs[GROUP * (AHEAD + 1)];
+    for (uint64_t at = from; at < to; at += GROUP) {
+        for (uint64_t i = at; i < to && i < at + GROUP * (AHEAD + 1); i++)
+            hs[(i - from) % (GROUP * (AHEAD + 1))] = key(i);
+        for (uint64_t i = at + GROUP * AHEAD; i < to && i < at + GROUP * (AHEAD + 1); i++)
+            prefetch(t, &hs[(i - from) % (GROUP * (AHEAD + 1))]);
+        for (uint64_t i = at; i < to && i < at + GROUP; i++) {
+            const bk_hash *h = &hs[(i - from) % (GROUP * (AHEAD + 1))];
+            if (!adds) {
+                (void)lookup(t, h);
+                continue;
+            }
+            if ((double)entries(t) >= load * (double)(UINT64_C(1) << qbits(t))) {
+                const double s = seconds();
+                grow(t);
+                doubling += seconds() - s;
+            }
+            if (add(t, h) == XP_NO_ROOM) {
+                const double s = seconds();
+                grow(t);
+                doubling += seconds() - s;
+                (void)add(t, h);
+            }
+        }
+    }
+    return doubling;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t n = 30000000;
+    unsigned r = 18;
+    alloc = bk_current_allocator();
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            r = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--smoke"))
+            n = 200000;
+        else {
+            fprintf(stderr, "usage: bench_table [-n N] [-r FIELD_BITS] [--smoke]\n");
+            return 2;
+        }
+    }
+    if (n < 1000 || r < 4 || r > 40) {
+        fprintf(stderr, "bench_table: -n at least 1000, -r 4 .. 40\n");
+        return 2;
+    }
+    static const struct {
+        int rank;
+        double load;
+        const char *name;
+    } runs[] = {{0, 0.75, "slot table, load 3/4"},
+                {1, 0.75, "rank-select, load 3/4"},
+                {1, 0.90, "rank-select, load 0.9"},
+                {1, 0.95, "rank-select, load 0.95"}};
+    printf("bench_table: %llu keys from 2^16 homes, %u-bit fields, doubling at the load limit\n",
+           (unsigned long long)n, r);
+    printf("  %-24s %10s %10s %10s %12s %12s\n", "table", "add ns", "of which", "absent ns",
+           "bits/key", "emptiest");
+    printf("  %-24s %10s %10s %10s %12s %12s\n", "", "", "doubling", "", "(end)", "(after dbl)");
+    double first_add = 0;
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        table t;
+        make(&t, runs[k].rank, 16, r);
+        const double s = seconds();
+        const double dbl = run(&t, 0, n, runs[k].load, 1);
+        const double add_ns = (seconds() - s) * 1e9 / (double)n;
+        const double l = seconds();
+        run(&t, n, 2 * n, 0, 0);
+        const double look_ns = (seconds() - l) * 1e9 / (double)n;
+        const double bits = (double)nbytes(&t) * 8 / (double)entries(&t);
+        /* just after a doubling the same table holds load/2 of its homes */
+        const double emptiest =
+            bits * (double)entries(&t) / (runs[k].load / 2 * (double)(UINT64_C(1) << qbits(&t)));
+        printf("  %-24s %10.1f %10.1f %10.1f %12.1f %12.1f\n", runs[k].name, add_ns,
+               dbl * 1e9 / (double)n, look_ns, bits, emptiest);
+        if (k == 0)
+            first_add = add_ns;
+        else
+            printf("  %-24s add %.2fx the slot table's\n", "", add_ns / first_add);
+        bk_payload_free(&alloc, t.rank ? (void *)t.r.data : (void *)t.x.data, (size_t)nbytes(&t));
+    }
+    return 0;
+}

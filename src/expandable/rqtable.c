@@ -1,0 +1,249 @@
+/*
+ * rqtable.c - the rank-and-select table: blocks, finding a run by rank
+ * and select, lookup, insert and doubling. Layout and invariants:
+ * rqtable.h.
+ */
+#include "rqtable.h"
+
+#include <string.h>
+
+#include "qwords.h"
+
+/* --- blocks -------------------------------------------------------------- */
+
+static uint8_t *block_at(const rq_table *t, uint64_t b)
+{
+    return t->data + b * rq_block_bytes(t->r);
+}
+
+static uint64_t occ_word(const rq_table *t, uint64_t b)
+{
+    return xp_load64(block_at(t, b));
+}
+
+static uint64_t end_word(const rq_table *t, uint64_t b)
+{
+    return xp_load64(block_at(t, b) + 8);
+}
+
+static uint64_t offset_of(const rq_table *t, uint64_t b)
+{
+    const uint8_t *p = block_at(t, b) + 16;
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+}
+
+static void set_offset(rq_table *t, uint64_t b, uint64_t v)
+{
+    uint8_t *p = block_at(t, b) + 16;
+    for (unsigned i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Bit i of slot s's block's word at byte `at` (0: occupied, 8: runend). */
+static int bit_of(const rq_table *t, unsigned at, uint64_t s)
+{
+    return (int)(xp_load64(block_at(t, s >> 6) + at) >> (s & 63) & 1);
+}
+
+static void set_bit_to(rq_table *t, unsigned at, uint64_t s, int v)
+{
+    uint8_t *p = block_at(t, s >> 6) + at;
+    const uint64_t m = UINT64_C(1) << (s & 63);
+    xp_store64(p, v ? xp_load64(p) | m : xp_load64(p) & ~m);
+}
+
+/* The field of slot s, and slot s's field = v. */
+static uint64_t field(const rq_table *t, uint64_t s)
+{
+    const uint64_t bit = (s & 63) * t->r;
+    const uint8_t *p = block_at(t, s >> 6) + RQ_HEAD + (bit >> 3);
+    return xp_load64(p) >> (bit & 7) & ((UINT64_C(1) << t->r) - 1);
+}
+
+static void set_field(rq_table *t, uint64_t s, uint64_t v)
+{
+    const uint64_t bit = (s & 63) * t->r;
+    uint8_t *p = block_at(t, s >> 6) + RQ_HEAD + (bit >> 3);
+    const uint64_t mask = ((UINT64_C(1) << t->r) - 1) << (bit & 7);
+    xp_store64(p, (xp_load64(p) & ~mask) | v << (bit & 7));
+}
+
+/* The position of the (k+1)-th set bit of w (k < its set bits): each
+ * byte's count, their running sums in one multiply, the byte holding it
+ * found by comparing all eight sums with k at once, then that byte's bits. */
+static unsigned select64(uint64_t w, uint64_t k)
+{
+    const uint64_t l8 = UINT64_C(0x0101010101010101), h8 = UINT64_C(0x8080808080808080);
+    uint64_t s = w - ((w >> 1) & UINT64_C(0x5555555555555555));
+    s = (s & UINT64_C(0x3333333333333333)) + ((s >> 2) & UINT64_C(0x3333333333333333));
+    s = ((s + (s >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f)) * l8; /* byte i: bits of bytes 0 .. i */
+    const unsigned at = (unsigned)xp_ones((((k * l8) | h8) - s) & h8) * 8;
+    uint64_t rest = k - ((s << 8) >> at & 0xff), byte = w >> at & 0xff;
+    for (; rest; rest--)
+        byte &= byte - 1;
+    return at + (unsigned)__builtin_ctzll(byte);
+}
+
+/* The first slot after the runs of homes up to x: the slot after x's run
+ * when x is occupied, else where its run would start (x, or the slot after
+ * the runs before it). t->slots when the run ends are not where a sound
+ * table has them. */
+static uint64_t run_end(const rq_table *t, uint64_t x)
+{
+    const uint64_t b = x >> 6;
+    uint64_t k = xp_ones(occ_word(t, b) & (~UINT64_C(0) >> (63 - (x & 63))));
+    const uint64_t from = (b << 6) + offset_of(t, b);
+    if (k == 0)
+        return from > x ? from : x;
+    uint64_t c = from >> 6;
+    if (c >= t->blocks)
+        return t->slots;
+    uint64_t w = end_word(t, c) & (~UINT64_C(0) << (from & 63));
+    for (uint64_t n; (n = xp_ones(w)) < k;) {
+        k -= n;
+        if (++c >= t->blocks)
+            return t->slots;
+        w = end_word(t, c);
+    }
+    const uint64_t end = (c << 6) + select64(w, k - 1) + 1;
+    return end > x ? end : x; /* x's own run, when x is occupied, ends at x or after */
+}
+
+/* Whether an entry of x's run (ending before slot e) matches probe; 0
+ * when e says the run has no slot (not so in a sound table). */
+static int run_matches(const rq_table *t, uint64_t x, uint64_t e, uint64_t probe)
+{
+    if (e <= x)
+        return 0;
+    for (uint64_t s = e - 1;; s--) {
+        if (xp_matches(field(t, s), probe))
+            return 1;
+        if (s == x || bit_of(t, 8, s - 1))
+            return 0;
+    }
+}
+
+int rq_lookup(const rq_table *t, uint64_t x, uint64_t probe)
+{
+    if (!bit_of(t, 0, x))
+        return 0;
+    const uint64_t e = run_end(t, x);
+    return e < t->slots && run_matches(t, x, e, probe);
+}
+
+/* --- insert ------------------------------------------------------------- */
+
+/* Move the fields and run ends of slots pos .. e-1 one slot right (slot e
+ * empty); slot pos keeps its own. */
+static void shift_right(rq_table *t, uint64_t pos, uint64_t e)
+{
+    for (uint64_t s = e; s > pos; s--) {
+        set_field(t, s, field(t, s - 1));
+        set_bit_to(t, 8, s, bit_of(t, 8, s - 1));
+    }
+}
+
+int rq_add(rq_table *t, uint64_t x, uint64_t probe, uint64_t f)
+{
+    const int had = bit_of(t, 0, x);
+    const uint64_t pos = run_end(t, x);
+    if (pos >= t->slots)
+        return XP_NO_ROOM;
+    if (had && run_matches(t, x, pos, probe))
+        return XP_PRESENT;
+    uint64_t e = pos;
+    while (e < t->slots && field(t, e))
+        e++;
+    if (e >= t->slots)
+        return XP_NO_ROOM;
+    /* the blocks from x's next to e's: their first slots now hold one
+     * more entry of a home before them */
+    for (uint64_t b = (x >> 6) + 1; b <= e >> 6; b++)
+        if (offset_of(t, b) >= UINT32_MAX)
+            return XP_NO_ROOM;
+    for (uint64_t b = (x >> 6) + 1; b <= e >> 6; b++)
+        set_offset(t, b, offset_of(t, b) + 1);
+    shift_right(t, pos, e);
+    set_field(t, pos, f);
+    set_bit_to(t, 8, pos, 1);
+    if (had) /* x's run went on to pos - 1 */
+        set_bit_to(t, 8, pos - 1, 0);
+    set_bit_to(t, 0, x, 1);
+    t->entries++;
+    t->by_len[t->r - 1 - (unsigned)__builtin_ctzll(f)]++;
+    return XP_ADDED;
+}
+
+/* --- doubling ------------------------------------------------------------ */
+
+uint64_t rq_double_blocks(const rq_table *t)
+{
+    uint64_t last = t->slots;
+    while (last > 0 && !field(t, last - 1))
+        last--;
+    const uint64_t homes = UINT64_C(2) << t->q;
+    const uint64_t spill = 2 * last + 1 + t->by_len[0] + 1;
+    const uint64_t slots = spill > homes + 64 ? spill : homes + 64;
+    return (slots + 63) / 64;
+}
+
+/* A doubling's writer: entries come in order of their new homes and go as
+ * far left as the ones before them allow. */
+typedef struct rq_appender {
+    rq_table *t;
+    uint64_t next;   /* the first slot after the last entry */
+    uint64_t last_x; /* the last entry's home (UINT64_MAX: none yet) */
+} rq_appender;
+
+static void rq_append(rq_appender *a, uint64_t x, uint64_t f)
+{
+    rq_table *t = a->t;
+    const uint64_t pos = x > a->next ? x : a->next;
+    set_field(t, pos, f);
+    if (x == a->last_x)
+        set_bit_to(t, 8, pos - 1, 0);
+    else
+        set_bit_to(t, 0, x, 1);
+    set_bit_to(t, 8, pos, 1);
+    for (uint64_t b = (x >> 6) + 1; b <= pos >> 6; b++) /* their first slots, up to pos */
+        set_offset(t, b, pos + 1 - (b << 6));
+    a->last_x = x;
+    a->next = pos + 1;
+}
+
+/* The entries of x's run (slots from .. to-1) for one half (bit): to 2x +
+ * bit, in their order. */
+static void append_half(rq_appender *a, const rq_table *t, uint64_t x, uint64_t from, uint64_t to,
+                        unsigned half)
+{
+    for (uint64_t s = from; s < to; s++) {
+        unsigned bit, none;
+        const uint64_t g = xp_split(t->r, field(t, s), a->t->r, &bit, &none);
+        if (bit == half || none)
+            rq_append(a, 2 * x + half, g);
+    }
+}
+
+void rq_double(const rq_table *t, rq_table *to)
+{
+    rq_appender a = {to, 0, UINT64_MAX};
+    uint64_t free_from = 0; /* the first slot after the last run */
+    const uint64_t homes_blocks = (UINT64_C(1) << t->q) >> 6;
+    for (uint64_t b = 0; b < homes_blocks; b++) {
+        for (uint64_t w = occ_word(t, b); w; w &= w - 1) {
+            const uint64_t x = (b << 6) + (unsigned)__builtin_ctzll(w);
+            const uint64_t start = x > free_from ? x : free_from;
+            uint64_t end = start;
+            while (end + 1 < t->slots && !bit_of(t, 8, end))
+                end++;
+            append_half(&a, t, x, start, end + 1, 0);
+            append_half(&a, t, x, start, end + 1, 1);
+            free_from = end + 1;
+        }
+    }
+    memset(to->by_len, 0, sizeof to->by_len);
+    to->by_len[0] = 2 * t->by_len[0];
+    for (unsigned len = 1; len < XP_FIELD_MAX; len++)
+        to->by_len[len - 1] += t->by_len[len];
+    to->entries = t->entries + t->by_len[0];
+}
