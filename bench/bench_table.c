@@ -128,19 +128,26 @@ static uint64_t nbytes(const table *t)
     return t->rank ? t->r.nbytes : t->x.nbytes;
 }
 
-/* The lines a key's add reads first: its home's slot and the one before
- * (the slot table), its block's counts and its home's field (rank and
- * select). */
+/* The lines a key's add reads first: the slot table's home and the 8
+ * slots before it, where the walk back to its cluster's start goes (as the
+ * filter's batches load them); the rank-and-select table's block words and
+ * the next block's (a run pushed past its block ends in the next), and its
+ * home's field and the fields after it. */
 static void prefetch(const table *t, const bk_hash *h)
 {
     const uint64_t x = h->h1 >> (64 - qbits(t));
     if (t->rank) {
-        const uint8_t *b = t->r.data + (x >> 6) * rq_block_bytes(t->r.r);
+        const uint64_t bb = rq_block_bytes(t->r.r);
+        const uint8_t *b = t->r.data + (x >> 6) * bb, *f = b + RQ_HEAD + (x & 63) * t->r.r / 8;
         __builtin_prefetch(b, 1, 3);
-        __builtin_prefetch(b + RQ_HEAD + (x & 63) * t->r.r / 8, 1, 3);
+        __builtin_prefetch(b + bb, 1, 3);
+        __builtin_prefetch(f, 1, 3);
+        __builtin_prefetch(f + 64, 1, 3);
     } else {
+        const uint64_t back = x < 8 ? x : 8;
         const uint8_t *p = t->x.data + (x * t->x.w >> 3);
-        __builtin_prefetch(p > t->x.data + 8 ? p - 8 : p, 1, 3);
+        __builtin_prefetch(t->x.data + ((x - back) * t->x.w >> 3), 1, 3);
+        __builtin_prefetch(p, 1, 3);
         __builtin_prefetch(p + 7, 1, 3);
     }
 }
@@ -166,37 +173,48 @@ static int lookup(const table *t, const bk_hash *h)
     return xp_lookup(&t->x, x, xp_probe(&t->x, h));
 }
 
+/* As the filter's batches go (src/expandable/expandable.c, apply_batch):
+ * CHUNK keys' digests made first, then applied GROUP at a time, the lines
+ * of the group AHEAD groups on loaded before this one is applied. */
+#define CHUNK 512
 #define GROUP 16
 #define AHEAD 2
 
-/* Keys from..to-1 through `op` (adds, growing at `load`; or lookups),
- * prefetched a group at a time. Returns the seconds spent doubling. */
+/* One key through `adds` (an add, the table grown at `load` and when it
+ * has no room) or a lookup; the seconds a growth took added to *doubling. */
+static void apply(table *t, const bk_hash *h, double load, int adds, double *doubling)
+{
+    if (!adds) {
+        (void)lookup(t, h);
+        return;
+    }
+    for (int tries = 0; tries < 3; tries++) {
+        if ((double)entries(t) < load * (double)(UINT64_C(1) << qbits(t)) &&
+            add(t, h) != XP_NO_ROOM)
+            return;
+        const double s = seconds();
+        grow(t);
+        *doubling += seconds() - s;
+    }
+}
+
+/* Keys from .. to-1 added (growing at `load`) or looked up. Returns the
+ * seconds spent doubling. */
 static double run(table *t, uint64_t from, uint64_t to, double load, int adds)
 {
     double doubling = 0;
-    bk_hash hs[GROUP * (AHEAD + 1)];
-    for (uint64_t at = from; at < to; at += GROUP) {
-        for (uint64_t i = at; i < to && i < at + GROUP * (AHEAD + 1); i++)
-            hs[(i - from) % (GROUP * (AHEAD + 1))] = key(i);
-        for (uint64_t i = at + GROUP * AHEAD; i < to && i < at + GROUP * (AHEAD + 1); i++)
-            prefetch(t, &hs[(i - from) % (GROUP * (AHEAD + 1))]);
-        for (uint64_t i = at; i < to && i < at + GROUP; i++) {
-            const bk_hash *h = &hs[(i - from) % (GROUP * (AHEAD + 1))];
-            if (!adds) {
-                (void)lookup(t, h);
-                continue;
-            }
-            if ((double)entries(t) >= load * (double)(UINT64_C(1) << qbits(t))) {
-                const double s = seconds();
-                grow(t);
-                doubling += seconds() - s;
-            }
-            if (add(t, h) == XP_NO_ROOM) {
-                const double s = seconds();
-                grow(t);
-                doubling += seconds() - s;
-                (void)add(t, h);
-            }
+    bk_hash hs[CHUNK];
+    for (uint64_t c = from; c < to; c += CHUNK) {
+        const size_t n = to - c < CHUNK ? (size_t)(to - c) : CHUNK;
+        for (size_t i = 0; i < n; i++)
+            hs[i] = key(c + i);
+        for (size_t i = 0; i < n && i < GROUP * AHEAD; i++)
+            prefetch(t, &hs[i]);
+        for (size_t at = 0; at < n; at += GROUP) {
+            for (size_t i = at + GROUP * AHEAD; i < n && i < at + GROUP * (AHEAD + 1); i++)
+                prefetch(t, &hs[i]);
+            for (size_t i = at; i < n && i < at + GROUP; i++)
+                apply(t, &hs[i], load, adds, &doubling);
         }
     }
     return doubling;
