@@ -133,14 +133,71 @@ int rq_lookup(const rq_table *t, uint64_t x, uint64_t probe)
 
 /* --- insert ------------------------------------------------------------- */
 
+/* The n bits (n <= 56) at bit `at` of p, and those bits = v. */
+static uint64_t get_bits(const uint8_t *p, uint64_t at, unsigned n)
+{
+    return xp_load64(p + (at >> 3)) >> (at & 7) & ((UINT64_C(1) << n) - 1);
+}
+
+static void put_bits(uint8_t *p, uint64_t at, unsigned n, uint64_t v)
+{
+    uint8_t *q = p + (at >> 3);
+    const unsigned sh = (unsigned)(at & 7);
+    const uint64_t mask = ((UINT64_C(1) << n) - 1) << sh;
+    xp_store64(q, (xp_load64(q) & ~mask) | v << sh);
+}
+
+/* Bits from .. to-1 of p moved `by` bits up, 56 at a time from the top
+ * (each read before any write reaches it); the bits below from + by keep
+ * their old values. */
+static void move_bits_up(uint8_t *p, uint64_t from, uint64_t to, unsigned by)
+{
+    for (uint64_t hi = to; hi > from;) {
+        const unsigned n = hi - from > 56 ? 56u : (unsigned)(hi - from);
+        hi -= n;
+        put_bits(p, hi + by, n, get_bits(p, hi, n));
+    }
+}
+
 /* Move the fields and run ends of slots pos .. e-1 one slot right (slot e
- * empty); slot pos keeps its own. */
+ * empty; slot pos keeps its own): block by block from e's down, a block's
+ * fields as one string of bits and its run ends as one word, its first
+ * slot taking the last of the block before. */
 static void shift_right(rq_table *t, uint64_t pos, uint64_t e)
 {
-    for (uint64_t s = e; s > pos; s--) {
-        set_field(t, s, field(t, s - 1));
-        set_bit_to(t, 8, s, bit_of(t, 8, s - 1));
+    const unsigned r = t->r;
+    for (uint64_t c = e >> 6; e > pos; c--) {
+        uint8_t *blk = block_at(t, c);
+        const uint64_t base = c << 6;
+        /* the slots of this block that take their neighbour's: lo .. hi */
+        const unsigned lo = pos + 1 >= base ? (unsigned)(pos + 1 - base) : 0;
+        const unsigned hi = e - base < 64 ? (unsigned)(e - base) : 63;
+        if (hi > 0)
+            move_bits_up(blk + RQ_HEAD, (uint64_t)(lo > 0 ? lo - 1 : 0) * r, (uint64_t)hi * r, r);
+        const uint64_t ends = xp_load64(blk + 8);
+        uint64_t moved = ends << 1;
+        if (lo == 0) { /* slot 0 takes the last slot of the block before */
+            const uint8_t *prev = block_at(t, c - 1);
+            put_bits(blk + RQ_HEAD, 0, r, get_bits(prev + RQ_HEAD, 63 * (uint64_t)r, r));
+            moved |= xp_load64(prev + 8) >> 63;
+        }
+        const uint64_t mask = (~UINT64_C(0) >> (63 - hi)) & (~UINT64_C(0) << lo);
+        xp_store64(blk + 8, (ends & ~mask) | (moved & mask));
+        if (pos + 1 >= base)
+            break;
     }
+}
+
+/* The first empty slot from s on, or t->slots. */
+static uint64_t first_empty(const rq_table *t, uint64_t s)
+{
+    for (; s < t->slots; s = (s | 63) + 1) {
+        const uint8_t *f = block_at(t, s >> 6) + RQ_HEAD;
+        for (uint64_t j = s & 63; j < 64; j++)
+            if (!get_bits(f, j * t->r, t->r))
+                return (s & ~UINT64_C(63)) + j;
+    }
+    return t->slots;
 }
 
 int rq_add(rq_table *t, uint64_t x, uint64_t probe, uint64_t f)
@@ -151,9 +208,7 @@ int rq_add(rq_table *t, uint64_t x, uint64_t probe, uint64_t f)
         return XP_NO_ROOM;
     if (had && run_matches(t, x, pos, probe))
         return XP_PRESENT;
-    uint64_t e = pos;
-    while (e < t->slots && field(t, e))
-        e++;
+    const uint64_t e = first_empty(t, pos);
     if (e >= t->slots)
         return XP_NO_ROOM;
     /* the blocks from x's next to e's: their first slots now hold one
