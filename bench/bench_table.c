@@ -75,8 +75,8 @@ static void make(table *t, int rank, unsigned q, unsigned r)
     if (rank) {
         t->r.q = q;
         t->r.r = r;
-        t->r.blocks = ((UINT64_C(1) << q) + xp_slack(q) + 63) / 64;
-        t->r.slots = t->r.blocks * 64;
+        t->r.blocks = ((UINT64_C(1) << q) + xp_slack(q) + RQ_MASK) / RQ_SLOTS;
+        t->r.slots = t->r.blocks * RQ_SLOTS;
         t->r.nbytes = rq_bytes(t->r.blocks, r);
         t->r.data = zeroed(t->r.nbytes);
     } else {
@@ -95,7 +95,7 @@ static void grow(table *t)
         rq_table n = t->r;
         n.q++;
         n.blocks = rq_double_blocks(&t->r);
-        n.slots = n.blocks * 64;
+        n.slots = n.blocks * RQ_SLOTS;
         n.nbytes = rq_bytes(n.blocks, n.r);
         n.data = zeroed(n.nbytes);
         rq_double(&t->r, &n);
@@ -138,7 +138,8 @@ static void prefetch(const table *t, const bk_hash *h)
     const uint64_t x = h->h1 >> (64 - qbits(t));
     if (t->rank) {
         const uint64_t bb = rq_block_bytes(t->r.r);
-        const uint8_t *b = t->r.data + (x >> 6) * bb, *f = b + RQ_HEAD + (x & 63) * t->r.r / 8;
+        const uint8_t *b = t->r.data + (x >> RQ_SHIFT) * bb,
+                      *f = b + RQ_HEAD + (x & RQ_MASK) * t->r.r / 8;
         __builtin_prefetch(b, 1, 3);
         __builtin_prefetch(b + bb, 1, 3);
         __builtin_prefetch(f, 1, 3);

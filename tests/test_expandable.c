@@ -107,7 +107,7 @@ static rq_table empty_rq(unsigned q, unsigned r, uint64_t blocks)
     t.q = q;
     t.r = r;
     t.blocks = blocks;
-    t.slots = blocks * 64;
+    t.slots = blocks * RQ_SLOTS;
     t.nbytes = rq_bytes(blocks, r);
     t.data = calloc(1, (size_t)t.nbytes);
     ck_assert_ptr_nonnull(t.data);
@@ -133,13 +133,13 @@ static void tables_agree(const xp_table *a, const rq_table *b, const bk_hash *ke
     ck_assert_uint_eq(a->entries, b->entries);
     ck_assert_int_eq(memcmp(a->by_len, b->by_len, sizeof a->by_len), 0);
     for (uint64_t s = 0; s < b->slots; s++) {
-        const uint8_t *blk = b->data + (s / 64) * rq_block_bytes(b->r);
-        const uint64_t f = bits_of(blk + RQ_HEAD, s % 64 * b->r, b->r);
+        const uint8_t *blk = b->data + (s / RQ_SLOTS) * rq_block_bytes(b->r);
+        const uint64_t f = bits_of(blk + RQ_HEAD, s % RQ_SLOTS * b->r, b->r);
         const uint64_t v = s < a->slots ? bits_of(a->data, s * a->w, a->w) : 0;
         const uint64_t next = s + 1 < a->slots ? bits_of(a->data, (s + 1) * a->w, a->w) : 0;
         ck_assert_uint_eq(f, v >> XP_META);
-        ck_assert_uint_eq(bits_of(blk, s % 64, 1), v & XP_OCC);
-        ck_assert_uint_eq(bits_of(blk + 8, s % 64, 1), f && !(next & XP_CONT));
+        ck_assert_uint_eq(bits_of(blk, s % RQ_SLOTS, 1), v & XP_OCC);
+        ck_assert_uint_eq(bits_of(blk + RQ_END, s % RQ_SLOTS, 1), f && !(next & XP_CONT));
     }
     for (unsigned i = 0; i < added + n; i++) {
         const bk_hash h = i < added ? keys[i] : (bk_hash){tu_next(state), tu_next(state)};
@@ -161,7 +161,7 @@ START_TEST(the_rank_select_table_answers_as_the_slot_table)
     uint64_t state = tu_seed("rank-select") ^ UINT64_C(0x72616e6b);
     const unsigned q = 10, r = 12;
     xp_table a = empty_table(q, r, (UINT64_C(1) << q) + 1024);
-    rq_table b = empty_rq(q, r, ((UINT64_C(1) << q) + 1024) / 64);
+    rq_table b = empty_rq(q, r, ((UINT64_C(1) << q) + 1024) / RQ_SLOTS);
     enum { N = 3 * 1024 };
     static bk_hash keys[N];
     unsigned added = 0;

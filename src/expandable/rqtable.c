@@ -9,6 +9,9 @@
 
 #include "qwords.h"
 
+_Static_assert(RQ_SLOTS == 16 || RQ_SLOTS == 32 || RQ_SLOTS == 64,
+               "RQ_SLOTS: 16, 32 or 64 (RQ_SHIFT knows no other)");
+
 /* --- blocks -------------------------------------------------------------- */
 
 static uint8_t *block_at(const rq_table *t, uint64_t b)
@@ -18,52 +21,53 @@ static uint8_t *block_at(const rq_table *t, uint64_t b)
 
 static uint64_t occ_word(const rq_table *t, uint64_t b)
 {
-    return xp_load64(block_at(t, b));
+    return xp_load64(block_at(t, b)) & RQ_WORD;
 }
 
 static uint64_t end_word(const rq_table *t, uint64_t b)
 {
-    return xp_load64(block_at(t, b) + 8);
+    return xp_load64(block_at(t, b) + RQ_END) & RQ_WORD;
 }
 
 static uint64_t offset_of(const rq_table *t, uint64_t b)
 {
-    const uint8_t *p = block_at(t, b) + 16;
+    const uint8_t *p = block_at(t, b) + RQ_OFF;
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
 }
 
 static void set_offset(rq_table *t, uint64_t b, uint64_t v)
 {
-    uint8_t *p = block_at(t, b) + 16;
+    uint8_t *p = block_at(t, b) + RQ_OFF;
     for (unsigned i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Bit i of slot s's block's word at byte `at` (0: occupied, 8: runend). */
+/* Slot s's bit of its block's word at byte `at` (0: occupied, RQ_END:
+ * runend). */
 static int bit_of(const rq_table *t, unsigned at, uint64_t s)
 {
-    return (int)(xp_load64(block_at(t, s >> 6) + at) >> (s & 63) & 1);
+    return (int)(xp_load64(block_at(t, s >> RQ_SHIFT) + at) >> (s & RQ_MASK) & 1);
 }
 
 static void set_bit_to(rq_table *t, unsigned at, uint64_t s, int v)
 {
-    uint8_t *p = block_at(t, s >> 6) + at;
-    const uint64_t m = UINT64_C(1) << (s & 63);
+    uint8_t *p = block_at(t, s >> RQ_SHIFT) + at;
+    const uint64_t m = UINT64_C(1) << (s & RQ_MASK);
     xp_store64(p, v ? xp_load64(p) | m : xp_load64(p) & ~m);
 }
 
 /* The field of slot s, and slot s's field = v. */
 static uint64_t field(const rq_table *t, uint64_t s)
 {
-    const uint64_t bit = (s & 63) * t->r;
-    const uint8_t *p = block_at(t, s >> 6) + RQ_HEAD + (bit >> 3);
+    const uint64_t bit = (s & RQ_MASK) * t->r;
+    const uint8_t *p = block_at(t, s >> RQ_SHIFT) + RQ_HEAD + (bit >> 3);
     return xp_load64(p) >> (bit & 7) & ((UINT64_C(1) << t->r) - 1);
 }
 
 static void set_field(rq_table *t, uint64_t s, uint64_t v)
 {
-    const uint64_t bit = (s & 63) * t->r;
-    uint8_t *p = block_at(t, s >> 6) + RQ_HEAD + (bit >> 3);
+    const uint64_t bit = (s & RQ_MASK) * t->r;
+    uint8_t *p = block_at(t, s >> RQ_SHIFT) + RQ_HEAD + (bit >> 3);
     const uint64_t mask = ((UINT64_C(1) << t->r) - 1) << (bit & 7);
     xp_store64(p, (xp_load64(p) & ~mask) | v << (bit & 7));
 }
@@ -90,22 +94,22 @@ static unsigned select64(uint64_t w, uint64_t k)
  * table has them. */
 static uint64_t run_end(const rq_table *t, uint64_t x)
 {
-    const uint64_t b = x >> 6;
-    uint64_t k = xp_ones(occ_word(t, b) & (~UINT64_C(0) >> (63 - (x & 63))));
-    const uint64_t from = (b << 6) + offset_of(t, b);
+    const uint64_t b = x >> RQ_SHIFT;
+    uint64_t k = xp_ones(occ_word(t, b) & (~UINT64_C(0) >> (63 - (x & RQ_MASK))));
+    const uint64_t from = (b << RQ_SHIFT) + offset_of(t, b);
     if (k == 0)
         return from > x ? from : x;
-    uint64_t c = from >> 6;
+    uint64_t c = from >> RQ_SHIFT;
     if (c >= t->blocks)
         return t->slots;
-    uint64_t w = end_word(t, c) & (~UINT64_C(0) << (from & 63));
+    uint64_t w = end_word(t, c) & (~UINT64_C(0) << (from & RQ_MASK));
     for (uint64_t n; (n = xp_ones(w)) < k;) {
         k -= n;
         if (++c >= t->blocks)
             return t->slots;
         w = end_word(t, c);
     }
-    const uint64_t end = (c << 6) + select64(w, k - 1) + 1;
+    const uint64_t end = (c << RQ_SHIFT) + select64(w, k - 1) + 1;
     return end > x ? end : x; /* x's own run, when x is occupied, ends at x or after */
 }
 
@@ -118,7 +122,7 @@ static int run_matches(const rq_table *t, uint64_t x, uint64_t e, uint64_t probe
     for (uint64_t s = e - 1;; s--) {
         if (xp_matches(field(t, s), probe))
             return 1;
-        if (s == x || bit_of(t, 8, s - 1))
+        if (s == x || bit_of(t, RQ_END, s - 1))
             return 0;
     }
 }
@@ -166,23 +170,23 @@ static void move_bits_up(uint8_t *p, uint64_t from, uint64_t to, unsigned by)
 static void shift_right(rq_table *t, uint64_t pos, uint64_t e)
 {
     const unsigned r = t->r;
-    for (uint64_t c = e >> 6; e > pos; c--) {
+    for (uint64_t c = e >> RQ_SHIFT; e > pos; c--) {
         uint8_t *blk = block_at(t, c);
-        const uint64_t base = c << 6;
+        const uint64_t base = c << RQ_SHIFT;
         /* the slots of this block that take their neighbour's: lo .. hi */
         const unsigned lo = pos + 1 >= base ? (unsigned)(pos + 1 - base) : 0;
-        const unsigned hi = e - base < 64 ? (unsigned)(e - base) : 63;
+        const unsigned hi = e - base < RQ_SLOTS ? (unsigned)(e - base) : RQ_SLOTS - 1;
+        /* the run ends first: the 8 bytes stored with them may reach the
+         * first fields (blocks under 64 slots), read before these move */
+        const uint8_t *prev = lo == 0 ? block_at(t, c - 1) : NULL;
+        const uint64_t ends = xp_load64(blk + RQ_END);
+        const uint64_t moved = ends << 1 | (prev ? xp_load64(prev + RQ_END) >> RQ_MASK & 1 : 0);
+        const uint64_t mask = (~UINT64_C(0) >> (63 - hi)) & (~UINT64_C(0) << lo);
+        xp_store64(blk + RQ_END, (ends & ~mask) | (moved & mask));
         if (hi > 0)
             move_bits_up(blk + RQ_HEAD, (uint64_t)(lo > 0 ? lo - 1 : 0) * r, (uint64_t)hi * r, r);
-        const uint64_t ends = xp_load64(blk + 8);
-        uint64_t moved = ends << 1;
-        if (lo == 0) { /* slot 0 takes the last slot of the block before */
-            const uint8_t *prev = block_at(t, c - 1);
-            put_bits(blk + RQ_HEAD, 0, r, get_bits(prev + RQ_HEAD, 63 * (uint64_t)r, r));
-            moved |= xp_load64(prev + 8) >> 63;
-        }
-        const uint64_t mask = (~UINT64_C(0) >> (63 - hi)) & (~UINT64_C(0) << lo);
-        xp_store64(blk + 8, (ends & ~mask) | (moved & mask));
+        if (prev) /* slot 0 takes the last slot of the block before */
+            put_bits(blk + RQ_HEAD, 0, r, get_bits(prev + RQ_HEAD, RQ_MASK * r, r));
         if (pos + 1 >= base)
             break;
     }
@@ -191,11 +195,11 @@ static void shift_right(rq_table *t, uint64_t pos, uint64_t e)
 /* The first empty slot from s on, or t->slots. */
 static uint64_t first_empty(const rq_table *t, uint64_t s)
 {
-    for (; s < t->slots; s = (s | 63) + 1) {
-        const uint8_t *f = block_at(t, s >> 6) + RQ_HEAD;
-        for (uint64_t j = s & 63; j < 64; j++)
+    for (; s < t->slots; s = (s | RQ_MASK) + 1) {
+        const uint8_t *f = block_at(t, s >> RQ_SHIFT) + RQ_HEAD;
+        for (uint64_t j = s & RQ_MASK; j < RQ_SLOTS; j++)
             if (!get_bits(f, j * t->r, t->r))
-                return (s & ~UINT64_C(63)) + j;
+                return (s & ~RQ_MASK) + j;
     }
     return t->slots;
 }
@@ -213,16 +217,16 @@ int rq_add(rq_table *t, uint64_t x, uint64_t probe, uint64_t f)
         return XP_NO_ROOM;
     /* the blocks from x's next to e's: their first slots now hold one
      * more entry of a home before them */
-    for (uint64_t b = (x >> 6) + 1; b <= e >> 6; b++)
+    for (uint64_t b = (x >> RQ_SHIFT) + 1; b <= e >> RQ_SHIFT; b++)
         if (offset_of(t, b) >= UINT32_MAX)
             return XP_NO_ROOM;
-    for (uint64_t b = (x >> 6) + 1; b <= e >> 6; b++)
+    for (uint64_t b = (x >> RQ_SHIFT) + 1; b <= e >> RQ_SHIFT; b++)
         set_offset(t, b, offset_of(t, b) + 1);
     shift_right(t, pos, e);
     set_field(t, pos, f);
-    set_bit_to(t, 8, pos, 1);
+    set_bit_to(t, RQ_END, pos, 1);
     if (had) /* x's run went on to pos - 1 */
-        set_bit_to(t, 8, pos - 1, 0);
+        set_bit_to(t, RQ_END, pos - 1, 0);
     set_bit_to(t, 0, x, 1);
     t->entries++;
     t->by_len[t->r - 1 - (unsigned)__builtin_ctzll(f)]++;
@@ -238,8 +242,8 @@ uint64_t rq_double_blocks(const rq_table *t)
         last--;
     const uint64_t homes = UINT64_C(2) << t->q;
     const uint64_t spill = 2 * last + 1 + t->by_len[0] + 1;
-    const uint64_t slots = spill > homes + 64 ? spill : homes + 64;
-    return (slots + 63) / 64;
+    const uint64_t slots = spill > homes + RQ_SLOTS ? spill : homes + RQ_SLOTS;
+    return (slots + RQ_MASK) >> RQ_SHIFT;
 }
 
 /* A doubling's writer: entries come in order of their new homes and go as
@@ -256,12 +260,13 @@ static void rq_append(rq_appender *a, uint64_t x, uint64_t f)
     const uint64_t pos = x > a->next ? x : a->next;
     set_field(t, pos, f);
     if (x == a->last_x)
-        set_bit_to(t, 8, pos - 1, 0);
+        set_bit_to(t, RQ_END, pos - 1, 0);
     else
         set_bit_to(t, 0, x, 1);
-    set_bit_to(t, 8, pos, 1);
-    for (uint64_t b = (x >> 6) + 1; b <= pos >> 6; b++) /* their first slots, up to pos */
-        set_offset(t, b, pos + 1 - (b << 6));
+    set_bit_to(t, RQ_END, pos, 1);
+    for (uint64_t b = (x >> RQ_SHIFT) + 1; b <= pos >> RQ_SHIFT;
+         b++) /* their first slots, up to pos */
+        set_offset(t, b, pos + 1 - (b << RQ_SHIFT));
     a->last_x = x;
     a->next = pos + 1;
 }
@@ -283,13 +288,13 @@ void rq_double(const rq_table *t, rq_table *to)
 {
     rq_appender a = {to, 0, UINT64_MAX};
     uint64_t free_from = 0; /* the first slot after the last run */
-    const uint64_t homes_blocks = (UINT64_C(1) << t->q) >> 6;
+    const uint64_t homes_blocks = (UINT64_C(1) << t->q) >> RQ_SHIFT;
     for (uint64_t b = 0; b < homes_blocks; b++) {
         for (uint64_t w = occ_word(t, b); w; w &= w - 1) {
-            const uint64_t x = (b << 6) + (unsigned)__builtin_ctzll(w);
+            const uint64_t x = (b << RQ_SHIFT) + (unsigned)__builtin_ctzll(w);
             const uint64_t start = x > free_from ? x : free_from;
             uint64_t end = start;
-            while (end + 1 < t->slots && !bit_of(t, 8, end))
+            while (end + 1 < t->slots && !bit_of(t, RQ_END, end))
                 end++;
             append_half(&a, t, x, start, end + 1, 0);
             append_half(&a, t, x, start, end + 1, 1);
