@@ -98,8 +98,8 @@ START_TEST(a_doubling_moves_clusters_of_every_length)
 }
 END_TEST
 
-/* An empty rank-and-select table of 2^q homes, r-bit fields and `spare`
- * blocks after them (calloc'd data). */
+/* An empty rank-and-select table of 2^q homes, r-bit fields and `blocks`
+ * blocks in all (calloc'd data). */
 static rq_table empty_rq(unsigned q, unsigned r, uint64_t blocks)
 {
     rq_table t;
@@ -201,6 +201,50 @@ START_TEST(the_rank_select_table_answers_as_the_slot_table)
     ck_assert_uint_gt(added, 2000);
     free(a.data);
     free(b.data);
+}
+END_TEST
+
+/* A rank-and-select table with one block past its homes takes the last
+ * home's run to the table's end and no further: the next new key of that
+ * home answers XP_NO_ROOM and changes no byte; the home before it, still
+ * free, takes a key in place; every key added is found, and added again
+ * is present (a run that ends at the last slot is a run, not an error). */
+START_TEST(the_rank_select_table_refuses_past_its_end)
+{
+    uint64_t state = tu_seed("rank-select-end") ^ UINT64_C(0x656e64);
+    const unsigned q = 6, r = 10;
+    const uint64_t last = (UINT64_C(1) << q) - 1;
+    rq_table t = empty_rq(q, r, (last + 1) / RQ_SLOTS + 1);
+    uint64_t probes[RQ_SLOTS + 2];
+    unsigned n = 0;
+    for (int rc = XP_ADDED; rc != XP_NO_ROOM;) {
+        const uint64_t probe = (tu_next(&state) >> (64 - r)) & ~UINT64_C(1);
+        rc = rq_add(&t, last, probe, probe | 1);
+        if (rc == XP_ADDED)
+            probes[n++] = probe;
+        ck_assert_uint_le(n, RQ_SLOTS + 1);
+    }
+    ck_assert_uint_eq(n, t.slots - last); /* slots last .. the end */
+    uint8_t *copy = malloc((size_t)t.nbytes);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, t.data, (size_t)t.nbytes);
+    uint64_t fresh = 0;
+    for (int i = 0; i < 64 && !fresh; i++) { /* a probe of no entry */
+        const uint64_t p = (tu_next(&state) >> (64 - r)) & ~UINT64_C(1);
+        fresh = rq_lookup(&t, last, p) ? 0 : p;
+    }
+    ck_assert_uint_ne(fresh, 0);
+    ck_assert_int_eq(rq_add(&t, last, fresh, fresh | 1), XP_NO_ROOM);
+    ck_assert_uint_eq(t.entries, n);
+    ck_assert_int_eq(memcmp(copy, t.data, (size_t)t.nbytes), 0);
+    ck_assert_int_eq(rq_add(&t, last - 1, fresh, fresh | 1), XP_ADDED);
+    ck_assert_int_eq(rq_lookup(&t, last - 1, fresh), 1);
+    for (unsigned i = 0; i < n; i++)
+        ck_assert_int_eq(rq_lookup(&t, last, probes[i]), 1);
+    /* a key of the run that ends at the last slot is there, not refused */
+    ck_assert_int_eq(rq_add(&t, last, probes[n - 1], probes[n - 1] | 1), XP_PRESENT);
+    free(copy);
+    free(t.data);
 }
 END_TEST
 
@@ -651,6 +695,7 @@ Suite *expandable_suite(void)
     tcase_add_test(tc, a_doubling_moves_clusters_of_every_length);
     tcase_add_test(tc, the_one_pass_check_agrees_with_the_walk);
     tcase_add_test(tc, the_rank_select_table_answers_as_the_slot_table);
+    tcase_add_test(tc, the_rank_select_table_refuses_past_its_end);
     tcase_add_test(tc, files_and_mappings_take_the_grown_table);
     tcase_add_test(tc, a_table_read_back_saves_the_bytes_of_one_built);
     tcase_add_test(tc, max_bytes_refuses_a_doubling_and_changes_nothing);

@@ -88,10 +88,14 @@ static unsigned select64(uint64_t w, uint64_t k)
     return at + (unsigned)__builtin_ctzll(byte);
 }
 
+/* run_end's answer when the run ends are not where a sound table has them
+ * (a slot past every slot, t->slots included: a run may end at the last). */
+#define RQ_BROKEN UINT64_MAX
+
 /* The first slot after the runs of homes up to x: the slot after x's run
- * when x is occupied, else where its run would start (x, or the slot after
- * the runs before it). t->slots when the run ends are not where a sound
- * table has them. */
+ * when x is occupied (t->slots when it ends at the last slot), else where
+ * its run would start (x, or the slot after the runs before it); or
+ * RQ_BROKEN. */
 static uint64_t run_end(const rq_table *t, uint64_t x)
 {
     const uint64_t b = x >> RQ_SHIFT;
@@ -101,12 +105,12 @@ static uint64_t run_end(const rq_table *t, uint64_t x)
         return from > x ? from : x;
     uint64_t c = from >> RQ_SHIFT;
     if (c >= t->blocks)
-        return t->slots;
+        return RQ_BROKEN;
     uint64_t w = end_word(t, c) & (~UINT64_C(0) << (from & RQ_MASK));
     for (uint64_t n; (n = xp_ones(w)) < k;) {
         k -= n;
         if (++c >= t->blocks)
-            return t->slots;
+            return RQ_BROKEN;
         w = end_word(t, c);
     }
     const uint64_t end = (c << RQ_SHIFT) + select64(w, k - 1) + 1;
@@ -132,7 +136,7 @@ int rq_lookup(const rq_table *t, uint64_t x, uint64_t probe)
     if (!bit_of(t, 0, x))
         return 0;
     const uint64_t e = run_end(t, x);
-    return e < t->slots && run_matches(t, x, e, probe);
+    return e != RQ_BROKEN && run_matches(t, x, e, probe);
 }
 
 /* --- insert ------------------------------------------------------------- */
@@ -208,10 +212,12 @@ int rq_add(rq_table *t, uint64_t x, uint64_t probe, uint64_t f)
 {
     const int had = bit_of(t, 0, x);
     const uint64_t pos = run_end(t, x);
-    if (pos >= t->slots)
+    if (pos == RQ_BROKEN)
         return XP_NO_ROOM;
     if (had && run_matches(t, x, pos, probe))
         return XP_PRESENT;
+    if (pos >= t->slots) /* x's run ends at the last slot */
+        return XP_NO_ROOM;
     const uint64_t e = first_empty(t, pos);
     if (e >= t->slots)
         return XP_NO_ROOM;
@@ -264,8 +270,9 @@ static void rq_append(rq_appender *a, uint64_t x, uint64_t f)
     else
         set_bit_to(t, 0, x, 1);
     set_bit_to(t, RQ_END, pos, 1);
-    for (uint64_t b = (x >> RQ_SHIFT) + 1; b <= pos >> RQ_SHIFT;
-         b++) /* their first slots, up to pos */
+    /* the blocks after x's, up to pos's: their first slots, up to pos, hold
+     * x's run */
+    for (uint64_t b = (x >> RQ_SHIFT) + 1; b <= pos >> RQ_SHIFT; b++)
         set_offset(t, b, pos + 1 - (b << RQ_SHIFT));
     a->last_x = x;
     a->next = pos + 1;

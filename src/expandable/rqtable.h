@@ -25,9 +25,11 @@
  * long the cluster. The table has 2^q homes and whole blocks of slack
  * after them for the last runs' spill, then 8 bytes of padding (zero), so
  * any field is read with one 8-byte load. The block size trades memory (3
- * bits a slot of counts at 32, 2.5 at 64) against the lines a lookup
- * reads (a block's counts and its home's field: at 64 slots usually two
- * lines, at 32 often one); bench_table measures each (docs/performance.md).
+ * bits a slot of counts at 32, 2.5 at 64, 4 at 16) against the lines a
+ * lookup reads (a block's counts and its home's field: 164 bytes apart at
+ * most at 64 slots and r = 18, 84 at 32); bench_table measures each
+ * (docs/performance.md). A doubling writes offsets it takes to be under
+ * 2^32 (a cluster of 2^32 slots), as every add keeps them.
  *
  * Internal, not yet the filter's table: its measurement against qtable.h's
  * (bench/bench_table.c) decides (docs/design.md, "expandable").
@@ -78,13 +80,15 @@ static inline uint64_t rq_bytes(uint64_t blocks, unsigned r)
 int rq_lookup(const rq_table *t, uint64_t x, uint64_t probe);
 
 /* Add a key of home x, probe field `probe` and field `field` (not 0: it
- * ends in the marker): XP_PRESENT
- * when an entry of x matches it (nothing changed), XP_ADDED, or XP_NO_ROOM
- * when no slot is free before the table's end (nothing changed). The same
- * answers as xp_add on a table of the same entries. */
+ * ends in the marker): XP_PRESENT when an entry of x matches it (nothing
+ * changed), XP_ADDED, or XP_NO_ROOM when no slot is free before the
+ * table's end or an offset would pass 2^32 - 1 (nothing changed). The
+ * same answers as xp_add on a table of the same entries. */
 int rq_add(rq_table *t, uint64_t x, uint64_t probe, uint64_t field);
 
-/* The blocks a doubled t needs: the same bound as xp_double_slots. */
+/* The blocks a doubled t needs: xp_double_slots' bound (an entry at slot
+ * p lands at 2p + 1 or before, plus one for each entry with no bit left)
+ * and one block past the homes at least. */
 uint64_t rq_double_blocks(const rq_table *t);
 
 /* Fill `to` (q = t->q + 1, r >= t->r, blocks from rq_double_blocks, data
