@@ -268,7 +268,7 @@ uint64_t xp_double_slots(const xp_table *t)
     while (last > 0 && !field_of(get(t, last - 1)))
         last--;
     const uint64_t homes = UINT64_C(2) << t->q, slack = xp_slack(t->q + 1);
-    const uint64_t spill = 2 * last + 1 + t->by_len[0] + 1;
+    const uint64_t spill = xp_spill(last, t->by_len[0]);
     return spill > homes + slack ? spill : homes + slack;
 }
 
@@ -322,12 +322,7 @@ void xp_double(const xp_table *t, xp_table *to, void (*release)(void *ctx, uint6
     }
     if (in_run)
         end_run(t, &b, t->slots, &a, r2);
-    /* every entry one bit shorter, and those with none left twice */
-    memset(to->by_len, 0, sizeof to->by_len);
-    to->by_len[0] = 2 * t->by_len[0];
-    for (unsigned len = 1; len < XP_FIELD_MAX; len++)
-        to->by_len[len - 1] += t->by_len[len];
-    to->entries = t->entries + t->by_len[0];
+    xp_doubled_counts(t->by_len, t->entries, XP_FIELD_MAX, to->by_len, &to->entries);
     to->ones = bk_popcount(to->data, (size_t)to->nbytes); /* the machine's popcount */
 }
 

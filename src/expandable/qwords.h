@@ -1,8 +1,8 @@
 /*
  * qwords.h - what both of the expandable filter's tables (qtable.h,
  * rqtable.h) read and write their bits with (internal to src/expandable):
- * little-endian 8-byte loads and stores at any byte, a set-bit count, and
- * a doubling's split of a field.
+ * little-endian 8-byte loads and stores at any byte, a set-bit count, a
+ * doubling's split of a field, its spill bound and its counts.
  */
 #ifndef BK_EXPANDABLE_QWORDS_H
 #define BK_EXPANDABLE_QWORDS_H
@@ -56,6 +56,28 @@ static inline uint64_t xp_split(unsigned r, uint64_t f, unsigned r2, unsigned *b
 static inline int xp_matches(uint64_t field, uint64_t probe)
 {
     return ((field ^ probe) >> __builtin_ctzll(field) >> 1) == 0;
+}
+
+/* The slots a doubled table needs for the spill past its homes, its last
+ * non-empty slot at last - 1 and zero_len entries with no bit left: an
+ * entry at slot p lands at 2p + 1 or before, plus one for each entry with
+ * no bit left (it goes to both halves). */
+static inline uint64_t xp_spill(uint64_t last, uint64_t zero_len)
+{
+    return 2 * last + 1 + zero_len + 1;
+}
+
+/* A doubled table's counts from the old one's (by_len: entries by
+ * fingerprint length, n lengths): every entry one bit shorter, and those
+ * with none left twice. */
+static inline void xp_doubled_counts(const uint64_t *by_len, uint64_t entries, unsigned n,
+                                     uint64_t *to_by_len, uint64_t *to_entries)
+{
+    memset(to_by_len, 0, n * sizeof *to_by_len);
+    to_by_len[0] = 2 * by_len[0];
+    for (unsigned len = 1; len < n; len++)
+        to_by_len[len - 1] += by_len[len];
+    *to_entries = entries + by_len[0];
 }
 
 #endif

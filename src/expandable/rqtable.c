@@ -5,8 +5,6 @@
  */
 #include "rqtable.h"
 
-#include <string.h>
-
 #include "qwords.h"
 
 _Static_assert(RQ_SLOTS == 16 || RQ_SLOTS == 32 || RQ_SLOTS == 64,
@@ -56,20 +54,29 @@ static void set_bit_to(rq_table *t, unsigned at, uint64_t s, int v)
     xp_store64(p, v ? xp_load64(p) | m : xp_load64(p) & ~m);
 }
 
+/* The n bits (n <= 56) at bit `at` of p, and those bits = v. */
+static uint64_t get_bits(const uint8_t *p, uint64_t at, unsigned n)
+{
+    return xp_load64(p + (at >> 3)) >> (at & 7) & ((UINT64_C(1) << n) - 1);
+}
+
+static void put_bits(uint8_t *p, uint64_t at, unsigned n, uint64_t v)
+{
+    uint8_t *q = p + (at >> 3);
+    const unsigned sh = (unsigned)(at & 7);
+    const uint64_t mask = ((UINT64_C(1) << n) - 1) << sh;
+    xp_store64(q, (xp_load64(q) & ~mask) | v << sh);
+}
+
 /* The field of slot s, and slot s's field = v. */
 static uint64_t field(const rq_table *t, uint64_t s)
 {
-    const uint64_t bit = (s & RQ_MASK) * t->r;
-    const uint8_t *p = block_at(t, s >> RQ_SHIFT) + RQ_HEAD + (bit >> 3);
-    return xp_load64(p) >> (bit & 7) & ((UINT64_C(1) << t->r) - 1);
+    return get_bits(block_at(t, s >> RQ_SHIFT) + RQ_HEAD, (s & RQ_MASK) * t->r, t->r);
 }
 
 static void set_field(rq_table *t, uint64_t s, uint64_t v)
 {
-    const uint64_t bit = (s & RQ_MASK) * t->r;
-    uint8_t *p = block_at(t, s >> RQ_SHIFT) + RQ_HEAD + (bit >> 3);
-    const uint64_t mask = ((UINT64_C(1) << t->r) - 1) << (bit & 7);
-    xp_store64(p, (xp_load64(p) & ~mask) | v << (bit & 7));
+    put_bits(block_at(t, s >> RQ_SHIFT) + RQ_HEAD, (s & RQ_MASK) * t->r, t->r, v);
 }
 
 /* The position of the (k+1)-th set bit of w (k < its set bits): each
@@ -140,20 +147,6 @@ int rq_lookup(const rq_table *t, uint64_t x, uint64_t probe)
 }
 
 /* --- insert ------------------------------------------------------------- */
-
-/* The n bits (n <= 56) at bit `at` of p, and those bits = v. */
-static uint64_t get_bits(const uint8_t *p, uint64_t at, unsigned n)
-{
-    return xp_load64(p + (at >> 3)) >> (at & 7) & ((UINT64_C(1) << n) - 1);
-}
-
-static void put_bits(uint8_t *p, uint64_t at, unsigned n, uint64_t v)
-{
-    uint8_t *q = p + (at >> 3);
-    const unsigned sh = (unsigned)(at & 7);
-    const uint64_t mask = ((UINT64_C(1) << n) - 1) << sh;
-    xp_store64(q, (xp_load64(q) & ~mask) | v << sh);
-}
 
 /* Bits from .. to-1 of p moved `by` bits up, 56 at a time from the top
  * (each read before any write reaches it); the bits below from + by keep
@@ -247,7 +240,7 @@ uint64_t rq_double_blocks(const rq_table *t)
     while (last > 0 && !field(t, last - 1))
         last--;
     const uint64_t homes = UINT64_C(2) << t->q;
-    const uint64_t spill = 2 * last + 1 + t->by_len[0] + 1;
+    const uint64_t spill = xp_spill(last, t->by_len[0]);
     const uint64_t slots = spill > homes + RQ_SLOTS ? spill : homes + RQ_SLOTS;
     return (slots + RQ_MASK) >> RQ_SHIFT;
 }
@@ -308,9 +301,5 @@ void rq_double(const rq_table *t, rq_table *to)
             free_from = end + 1;
         }
     }
-    memset(to->by_len, 0, sizeof to->by_len);
-    to->by_len[0] = 2 * t->by_len[0];
-    for (unsigned len = 1; len < XP_FIELD_MAX; len++)
-        to->by_len[len - 1] += t->by_len[len];
-    to->entries = t->entries + t->by_len[0];
+    xp_doubled_counts(t->by_len, t->entries, XP_FIELD_MAX, to->by_len, &to->entries);
 }
