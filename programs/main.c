@@ -4,9 +4,12 @@
  * (commands, flags, exit codes) is in docs/bloomkit.1.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bloomkit_tools.h"
 #include "cli.h"
 
 #define COMMAND_ROW(name, summary) {#name, &cmd_##name##_spec, cmd_##name, summary},
@@ -28,8 +31,42 @@ static int usage(FILE *to, int code)
     return code;
 }
 
+/* BLOOMKIT_NOW: the time every window filter of this run takes as now, in
+ * milliseconds since the Unix epoch (replays and tests: a run at a time of
+ * its own choosing, whatever the machine's speed); unset, the system's. */
+static int64_t fixed_now_ms;
+
+static int64_t fixed_clock(void *ctx)
+{
+    return *(const int64_t *)ctx;
+}
+
+static int set_clock_from_env(void)
+{
+    const char *t = getenv("BLOOMKIT_NOW");
+    if (!t)
+        return EXIT_OK;
+    const int64_t limit = INT64_C(1) << 61; /* the window's own edge */
+    int64_t v = 0;
+    const char *p = t;
+    for (; *p >= '0' && *p <= '9' && v <= limit / 10; p++)
+        v = v * 10 + (*p - '0');
+    if (p == t || *p || v > limit) {
+        fprintf(stderr,
+                "bloomkit: BLOOMKIT_NOW: '%s' is not a time in milliseconds since the epoch "
+                "(digits only, at most 2^61)\n",
+                t);
+        return EXIT_USAGE;
+    }
+    fixed_now_ms = v;
+    bk_set_clock(fixed_clock, &fixed_now_ms);
+    return EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
+    if (set_clock_from_env() != EXIT_OK)
+        return EXIT_USAGE;
     if (argc < 2)
         return usage(stderr, EXIT_USAGE);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

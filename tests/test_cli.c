@@ -596,61 +596,75 @@ START_TEST(two_run_crawl_with_state)
 }
 END_TEST
 
-/* dedup --window: a line comes out again once its window has passed, across
- * runs sharing --state (a real window of 2 s; 8 s when a wrapper such as
- * valgrind runs each command, which takes seconds to start); info lists the
- * generations and plan sizes the window. */
-static double now_s(void)
+/* The time the commands run next take as now (BLOOMKIT_NOW, ms since the
+ * epoch; negative: the system's clock again), so that a window's tests hold
+ * at any machine speed, under valgrind too. */
+static void run_at(int64_t ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    char t[32];
+    snprintf(t, sizeof t, "%lld", (long long)ms);
+    if (ms < 0)
+        unsetenv("BLOOMKIT_NOW");
+    else
+        setenv("BLOOMKIT_NOW", t, 1);
 }
 
+#define SOME_TIME INT64_C(1800000000000) /* 2027-01-15 08:00 UTC, a whole second */
+
+/* dedup --window: a line comes out again once its window has passed, across
+ * runs sharing --state (a window of 2 s, the runs at times set by
+ * BLOOMKIT_NOW); info lists the generations and plan sizes the window. */
 START_TEST(dedup_with_a_window_re_emits_after_it)
 {
     char *state = in_dir("window.bkf");
-    const int secs = getenv("BK_CLI_WRAP") ? 8 : 2;
-    char win[8], shown[64];
-    snprintf(win, sizeof win, "%ds", secs);
-    snprintf(shown, sizeof shown, "window        %s in 8 spans of %gs", win, secs / 8.0);
     const char *lines = "a\nb\nc\n";
-    const double start = now_s(); /* no add of the first run is earlier */
-    run_result r = RUN(lines, "dedup", "--window", win, "--state", state);
+    run_at(SOME_TIME);
+    run_result r = RUN(lines, "dedup", "--window", "2s", "--state", state);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, lines);
     done(&r);
-    r = RUN("a\nd\nb\n", "dedup", "--window", win, "--state", state);
-    const double within = now_s() - start; /* no lookup of the second run is later */
-    /* The guarantee holds for lookups inside the window; a machine too slow
-     * to run two commands in it cannot test it, and says so. */
-    ck_assert_msg(within < secs, "two runs took %.2f s, longer than the %d s window", within, secs);
+    run_at(SOME_TIME + 1900); /* inside the window */
+    r = RUN("a\nd\nb\n", "dedup", "--window", "2s", "--state", state);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "d\n");
     done(&r);
-    const double added = now_s(); /* no add of the second run (d) is later */
     r = RUN(NULL, "info", state);
     ck_assert_int_eq(r.code, 0);
-    ck_assert_ptr_nonnull(strstr(r.out, shown));
+    ck_assert_ptr_nonnull(strstr(r.out, "window        2s in 8 spans of 0.25s"));
     ck_assert_ptr_nonnull(strstr(r.out, "generation    "));
     done(&r);
     r = RUN(NULL, "info", "--json", state);
     ck_assert_int_eq(r.code, 0);
-    snprintf(shown, sizeof shown, "\"window\":\"%s\"", win);
-    ck_assert_ptr_nonnull(strstr(r.out, shown));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"window\":\"2s\""));
     ck_assert_ptr_nonnull(strstr(r.out, "\"generations\":[{\"start\":"));
     done(&r);
-    /* forgotten from a window and a span (9/8 of it) after they were added:
-     * wait until 9/8 window + 0.35 s has passed since the last add */
-    const double wait_s = secs * 9.0 / 8.0 + 0.35 - (now_s() - added);
-    if (wait_s > 0) {
-        struct timespec wait = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
-        nanosleep(&wait, NULL);
-    }
-    r = RUN("a\nb\nc\nd\n", "dedup", "--window", win, "--state", state);
+    /* a key is kept a window after its add, and forgotten by a window and a
+     * span (9/8 of it) after: a, b and c (added at 0) are gone at 2.3 s, d
+     * (added at 1.9 s) is still there at 3.85 s and gone at 4.2 s */
+    run_at(SOME_TIME + 2300);
+    r = RUN("a\nb\nc\nd\n", "check", state);
+    ck_assert_str_eq(r.out, "d\n");
+    done(&r);
+    run_at(SOME_TIME + 3850);
+    r = RUN("d\n", "check", state);
+    ck_assert_str_eq(r.out, "d\n");
+    done(&r);
+    run_at(SOME_TIME + 4200);
+    r = RUN("a\nb\nc\nd\n", "dedup", "--window", "2s", "--state", state);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "a\nb\nc\nd\n");
     done(&r);
+    /* a time that is not one */
+    const char *bad[] = {
+        "", "soon", "-5", "12x", "1e12", "2305843009213693953", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("BLOOMKIT_NOW", bad[i], 1);
+        r = RUN("a\n", "dedup", "--window", "2s", "--state", state);
+        ck_assert_msg(r.code == 2 && strstr(r.err, "BLOOMKIT_NOW") && !*r.out, "'%s': %d %s",
+                      bad[i], r.code, r.err);
+        done(&r);
+    }
+    run_at(-1);
     /* the window's keys belong to variant=window */
     expect_code(RUN("x\n", "dedup", "--window", "2s", "--variant", "standard"), 2,
                 "--window with another variant");
@@ -1015,19 +1029,16 @@ START_TEST(a_window_state_from_a_clock_ahead_is_redated_with_a_warning)
     ck_assert_int_eq(bk_config_parse(&c, "variant=window window=2s generations=2", err, sizeof err),
                      BK_OK);
     const int64_t ahead = INT64_C(3650) * 86400000;
-    bk_set_clock(NULL, NULL);
-    const int64_t real = bk_now_ms();
-    bk_filter *f = NULL;
-    ck_assert_int_eq(bk_new(&c, &f), BK_OK);
-    bk_free(f); /* the same filter the command would make, written from the future: */
     static int64_t at_ms;
-    at_ms = real + ahead;
+    at_ms = SOME_TIME + ahead; /* the filter the command would make, written from the future: */
     bk_set_clock(fixed_clock, &at_ms);
+    bk_filter *f = NULL;
     ck_assert_int_eq(bk_new(&c, &f), BK_OK);
     ck_assert_int_eq(bk_add(f, "y", 1), 1);
     ck_assert_int_eq(bk_save(f, state), BK_OK);
     bk_free(f);
     bk_set_clock(NULL, NULL);
+    run_at(SOME_TIME);
     run_result r = RUN("y\nz\n", "dedup", "--state", state);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "z\n");
@@ -1035,15 +1046,17 @@ START_TEST(a_window_state_from_a_clock_ahead_is_redated_with_a_warning)
                       strstr(r.err, "re-dated"),
                   "%s", r.err);
     done(&r);
-    r = RUN("y\nz\n", "dedup", "--state", state); /* re-dated once: no more warning */
+    run_at(SOME_TIME + 1900); /* re-dated once: no more warning */
+    r = RUN("y\nz\n", "dedup", "--state", state);
     ck_assert_str_eq(r.out, "");
     ck_assert_str_eq(r.err, "");
     done(&r);
     /* forgotten a window and a span (2 s + 1 s) after, not ten years */
-    usleep(3100 * 1000);
+    run_at(SOME_TIME + 1900 + 3000);
     r = RUN("y\nz\n", "dedup", "--state", state);
     ck_assert_str_eq(r.out, "y\nz\n");
     done(&r);
+    run_at(-1);
 }
 END_TEST
 
