@@ -24,6 +24,16 @@
 # Variant builds go to their own folder (BUILD=build/asan ...) so sanitizer
 # objects never mix with normal ones.
 
+# BK_TIME_RECIPES=N in the environment (.ci/run sets it): every recipe line
+# that takes N seconds or more is named with its time (tools/timed-sh), in
+# sub-makes too, so a slow run shows which parts were slow.
+TIMED_SH := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))/tools/timed-sh
+ifneq ($(BK_TIME_RECIPES),)
+ifneq ($(wildcard $(TIMED_SH)),)
+SHELL := $(TIMED_SH)
+endif
+endif
+
 # The release is written once, in include/bloomkit.h; everything else reads it
 # from there (this file, the .pc files) or is checked against it by a test
 # (the Python package's __version__).
