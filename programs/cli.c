@@ -56,6 +56,11 @@ int cli_fail(const cli_opts *o, int code, const char *fmt, ...)
     return code;
 }
 
+int64_t cli_clock_at(void *ctx)
+{
+    return *(const int64_t *)ctx;
+}
+
 const char *cli_utc_time(int64_t ms, int iso, char *buf, size_t n)
 {
     const int64_t secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);

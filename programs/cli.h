@@ -147,6 +147,9 @@ int cli_lib_fail(const cli_opts *o, int rc, const char *what);
 /* UTC time of ms since the epoch into buf: "2026-11-23 18:00:00", or with
  * iso "2026-11-23T18:00:00Z" (RFC 3339); milliseconds when there are some. */
 const char *cli_utc_time(int64_t ms, int iso, char *buf, size_t n);
+/* A clock for bk_set_clock that reads the time the int64_t at ctx holds (ms
+ * since the epoch): BLOOMKIT_NOW's, and the experiments' simulated one. */
+int64_t cli_clock_at(void *ctx);
 /* After opening f (a file or a --redis name, `where`): a warning on stderr
  * when it is a window filter whose generations lay in this clock's future
  * and were re-dated on the way in (bk_filter_stats.redated_from_ms). */

@@ -36,11 +36,6 @@ static int usage(FILE *to, int code)
  * its own choosing, whatever the machine's speed); unset, the system's. */
 static int64_t fixed_now_ms;
 
-static int64_t fixed_clock(void *ctx)
-{
-    return *(const int64_t *)ctx;
-}
-
 static int set_clock_from_env(void)
 {
     const char *t = getenv("BLOOMKIT_NOW");
@@ -59,7 +54,7 @@ static int set_clock_from_env(void)
         return EXIT_USAGE;
     }
     fixed_now_ms = v;
-    bk_set_clock(fixed_clock, &fixed_now_ms);
+    bk_set_clock(cli_clock_at, &fixed_now_ms);
     return EXIT_OK;
 }
 

@@ -28,11 +28,6 @@
  * day boundary makes the run's days the filter's. */
 #define START_MS INT64_C(1767225600000)
 
-static int64_t sim_clock(void *ctx)
-{
-    return *(const int64_t *)ctx;
-}
-
 /* Revisit counts of one age. */
 typedef struct age_stats {
     uint64_t revisits, reemitted, forgotten;
@@ -144,7 +139,7 @@ int exp_run_timed(const experiment *e, int ci, const exp_keys *ins, const exp_ke
         fprintf(stderr, "bloomkit experiment: out of memory for %zu keys\n", n);
         return EXIT_IO;
     }
-    bk_set_clock(sim_clock, &s.now); /* the library's clock is the run's */
+    bk_set_clock(cli_clock_at, &s.now); /* the library's clock is the run's */
     int rc = bk_new(s.cfg, &s.f);
     if (rc == BK_OK)
         s.span = span_of(s.f);
