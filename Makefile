@@ -552,12 +552,13 @@ check-clang-asan:
 	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang-asan OPT=-O1 \
 	  SAN="$(SAN_ASAN) -DBK_DEBUG" run-tests
 check-clang-tsan:
-	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
+	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
 	  OPT=-O1 SAN=-fsanitize=thread run-tests
 
-# The thread suite without Check's fork per test, so TSan sees the whole run.
+# The thread suite without Check's fork per test, so TSan sees the whole run;
+# at the sanitizers' sizes (BK_TEST_SKIP_BIG: tests/testutil.h tu_small).
 check-tsan:
-	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
+	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) BK_TEST_SKIP_BIG=1 $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
 
 install: install-lib install-headers install-pc install-cli install-module
 

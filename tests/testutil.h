@@ -100,12 +100,12 @@ static inline uint64_t tu_seed(const char *what)
     return seed;
 }
 
-/* 1 in the sanitizer builds (make check-asan and check-clang-asan set
- * BK_TEST_SKIP_BIG): what those builds prove is that every path is free of
- * memory errors and undefined behaviour, so the statistical and stress tests
- * run there the same paths at smaller sizes and on fewer repetitions; the
- * plain build (make check) runs them in full, which is where their figures
- * (rates, counts, kills) are proven. */
+/* 1 in the sanitizer builds (make check-asan, check-clang-asan, check-tsan
+ * and check-clang-tsan set BK_TEST_SKIP_BIG): what those builds prove is that
+ * every path is free of memory errors, undefined behaviour and data races,
+ * so the statistical and stress tests run there the same paths at smaller
+ * sizes and on fewer repetitions; the plain build (make check) runs them in
+ * full, which is where their figures (rates, counts, kills) are proven. */
 static inline int tu_small(void)
 {
     return getenv("BK_TEST_SKIP_BIG") != NULL;
