@@ -495,8 +495,13 @@ SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 # timeout is scaled for them (Check's CK_TIMEOUT_MULTIPLIER), so that a
 # busy machine slows the run down without failing it.
 SLOW_TIMEOUTS := 4
+# Every sanitizer run: scaled timeouts, and the statistical and stress tests
+# at the sanitizers' sizes (BK_TEST_SKIP_BIG: tests/testutil.h tu_small).
+SAN_TEST_ENV := CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) BK_TEST_SKIP_BIG=1
 # LeakSanitizer ignores only Check's own allocations (tests/lsan.supp).
-ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS)
+ASAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(SAN_TEST_ENV)
+# The thread suite without Check's fork per test, so TSan sees the whole run.
+TSAN_ENV := CK_RUN_SUITE=threads CK_FORK=no $(SAN_TEST_ENV)
 # The multi-gigabyte file tests run once, in the plain gcc build (make check);
 # under the sanitizers the same code runs at small sizes.
 # The Redis module in a real redis-server (Debian's), driven by redis-py and
@@ -519,7 +524,7 @@ check-module check-module-asan:
 endif
 
 check-asan:
-	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN) -DBK_DEBUG" \
+	$(ASAN_ENV) $(MAKE) BUILD=build/asan OPT=-O1 SAN="$(SAN_ASAN) -DBK_DEBUG" \
 	  run-tests
 	@$(MAKE) --no-print-directory check-python-asan
 
@@ -549,16 +554,14 @@ check-clang-tests:
 	$(MAKE) --no-print-directory CC=clang BUILD=build/clang lib cli build/clang/tests/run_tests \
 	  run-fuzz-replay python
 check-clang-asan:
-	$(ASAN_ENV) BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang-asan OPT=-O1 \
+	$(ASAN_ENV) $(MAKE) --no-print-directory CC=clang BUILD=build/clang-asan OPT=-O1 \
 	  SAN="$(SAN_ASAN) -DBK_DEBUG" run-tests
 check-clang-tsan:
-	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) BK_TEST_SKIP_BIG=1 $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
+	$(TSAN_ENV) $(MAKE) --no-print-directory CC=clang BUILD=build/clang-tsan \
 	  OPT=-O1 SAN=-fsanitize=thread run-tests
 
-# The thread suite without Check's fork per test, so TSan sees the whole run;
-# at the sanitizers' sizes (BK_TEST_SKIP_BIG: tests/testutil.h tu_small).
 check-tsan:
-	CK_RUN_SUITE=threads CK_FORK=no CK_TIMEOUT_MULTIPLIER=$(SLOW_TIMEOUTS) BK_TEST_SKIP_BIG=1 $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
+	$(TSAN_ENV) $(MAKE) BUILD=build/tsan OPT=-O1 SAN=-fsanitize=thread run-tests
 
 install: install-lib install-headers install-pc install-cli install-module
 
